@@ -1,0 +1,1 @@
+"""The pure core: types, ids, normalisation, scoring. No I/O, no asyncio."""

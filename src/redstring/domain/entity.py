@@ -1,0 +1,91 @@
+"""Entities and the relationships between them."""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+from pydantic import BaseModel, Field, JsonValue, field_validator
+
+from redstring.domain.ids import (
+    EntityId,
+    RelationshipId,
+    TenantId,
+    entity_id_for,
+    relationship_id_for,
+)
+from redstring.domain.normalization import normalize_name
+
+
+# Pydantic calls these only once every earlier field has validated.
+def _derived_entity_id(data: dict[str, Any]) -> EntityId:
+    return entity_id_for(data["tenant_id"], data["entity_type"], data["name"])
+
+
+def _derived_relationship_id(data: dict[str, Any]) -> RelationshipId:
+    return relationship_id_for(
+        data["tenant_id"], data["source_id"], data["relationship_type"], data["target_id"]
+    )
+
+
+def _require_text(value: str, field: str) -> str:
+    if not value.strip():
+        raise ValueError(f"{field} must not be blank; pass the text the source document uses")
+    return value
+
+
+class Entity(BaseModel):
+    """A thing the graph knows about, owned by exactly one tenant.
+
+    `id` defaults to `entity_id_for(tenant_id, entity_type, name)`, so the same
+    tenant, type and normalised name always give the same entity.
+    `normalized_name` defaults to `normalize_name(name)`; an extractor may set
+    another form, and the lexical channel scores both. `properties` is free-form
+    JSON. `confidence` is on 0..1.
+    """
+
+    tenant_id: TenantId
+    entity_type: str
+    name: str
+    id: EntityId = Field(default_factory=_derived_entity_id)
+    normalized_name: str = Field(default_factory=lambda data: normalize_name(data.get("name", "")))
+    description: str = ""
+    aliases: list[str] = Field(default_factory=list)
+    properties: dict[str, JsonValue] = Field(default_factory=dict)
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    source_document_ids: list[str] = Field(default_factory=list)
+
+    @field_validator("name")
+    @classmethod
+    def _name_not_blank(cls, value: str) -> str:
+        return _require_text(value, "Entity.name")
+
+    @field_validator("entity_type")
+    @classmethod
+    def _type_not_blank(cls, value: str) -> str:
+        return _require_text(value, "Entity.entity_type")
+
+    def copy_deep(self) -> Self:
+        """A copy sharing no mutable state with this entity."""
+        return self.model_copy(deep=True)
+
+
+class Relationship(BaseModel):
+    """A typed, directed edge between two entities of the same tenant.
+
+    `id` defaults to `relationship_id_for(tenant, source, type, target)`.
+    `confidence` is on 0..1.
+    """
+
+    tenant_id: TenantId
+    source_id: EntityId
+    target_id: EntityId
+    relationship_type: str
+    id: RelationshipId = Field(default_factory=_derived_relationship_id)
+    description: str = ""
+    properties: dict[str, JsonValue] = Field(default_factory=dict)
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+
+    @field_validator("relationship_type")
+    @classmethod
+    def _type_not_blank(cls, value: str) -> str:
+        return _require_text(value, "Relationship.relationship_type")

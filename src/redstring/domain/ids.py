@@ -1,0 +1,63 @@
+"""Identifiers, and the one place deterministic ids are derived.
+
+Every id is a UUID under a `NewType`, so a tenant id cannot be passed where an
+entity id is expected without the type checker saying so. Ids derived from
+content use UUIDv5 under `REDSTRING_NAMESPACE`: the same inputs give the same
+id on every machine and in every store, which is what makes re-extracting a
+document idempotent and a store rebuildable by replay.
+"""
+
+from __future__ import annotations
+
+from typing import NewType
+from uuid import UUID, uuid4, uuid5
+
+from redstring.domain.normalization import normalize_name
+
+TenantId = NewType("TenantId", UUID)
+EntityId = NewType("EntityId", UUID)
+RelationshipId = NewType("RelationshipId", UUID)
+
+#: The UUIDv5 namespace of every derived id. Changing it re-keys every store.
+REDSTRING_NAMESPACE = UUID("6f1c2a3e-8d4b-5e7f-9a0b-1c2d3e4f5a6b")
+
+_SEPARATOR = "\x1f"  # unit separator: cannot occur in a normalised name
+
+
+def new_tenant_id() -> TenantId:
+    """A fresh random tenant id."""
+    return TenantId(uuid4())
+
+
+def entity_id_for(tenant_id: TenantId, entity_type: str, name: str) -> EntityId:
+    """The id of the entity of `entity_type` named `name` in `tenant_id`.
+
+    Type and name are normalised with `normalize_name` first, so "ACME  Corp"
+    and "acme corp" of one type in one tenant are the same entity. The tenant
+    is part of the input: two tenants never share a derived id.
+    """
+    material = _SEPARATOR.join(
+        ["entity", str(tenant_id), normalize_name(entity_type), normalize_name(name)]
+    )
+    return EntityId(uuid5(REDSTRING_NAMESPACE, material))
+
+
+def relationship_id_for(
+    tenant_id: TenantId, source_id: EntityId, relationship_type: str, target_id: EntityId
+) -> RelationshipId:
+    """The id of the `relationship_type` edge from `source_id` to `target_id`."""
+    material = _SEPARATOR.join(
+        [
+            "relationship",
+            str(tenant_id),
+            str(source_id),
+            normalize_name(relationship_type),
+            str(target_id),
+        ]
+    )
+    return RelationshipId(uuid5(REDSTRING_NAMESPACE, material))
+
+
+def derived_uuid(*parts: str) -> UUID:
+    """A UUIDv5 of `parts` under the library namespace, for other derived ids."""
+    return uuid5(REDSTRING_NAMESPACE, _SEPARATOR.join(parts))

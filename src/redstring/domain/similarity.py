@@ -1,0 +1,22 @@
+"""String similarity between two names."""
+
+from __future__ import annotations
+
+import jellyfish
+
+from redstring.domain.normalization import normalize_name
+
+
+def string_similarity(left: str, right: str) -> float:
+    """Jaro-Winkler similarity of the normalised forms, on 0..1 (1 is identical).
+
+    Two strings that normalise to the same form score exactly 1.0; two blank
+    strings score 0.0 rather than a vacuous 1.0.
+    """
+    a = normalize_name(left)
+    b = normalize_name(right)
+    if not a or not b:
+        return 0.0
+    if a == b:
+        return 1.0
+    return float(jellyfish.jaro_winkler_similarity(a, b))

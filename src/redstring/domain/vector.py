@@ -1,0 +1,46 @@
+"""Vectors as the stores hold them, and the one scale of a vector match score.
+
+## The score scale
+
+`VectorMatch.score` is cosine similarity mapped onto 0..1 as
+`(1 + cosine) / 2`: 1.0 is the same direction, 0.5 orthogonal, 0.0 opposite.
+"Score" means different things across vector databases (a distance where
+lower is better, an inner product, a raw cosine on -1..1); every adapter
+converts to this scale, and nothing above an adapter sees another.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+
+from redstring.domain.ids import EntityId, TenantId
+
+
+class VectorRecord(BaseModel):
+    """The embedding of one entity, as a vector store holds it."""
+
+    tenant_id: TenantId
+    entity_id: EntityId
+    entity_type: str
+    vector: list[float]
+
+
+class VectorMatch(BaseModel):
+    """One search hit: an entity and its score on 0..1 (see the module docstring)."""
+
+    entity_id: EntityId
+    entity_type: str
+    score: float = Field(ge=0.0, le=1.0)
+
+
+def cosine_to_score(cosine: float) -> float:
+    """Map a cosine on -1..1 onto the 0..1 match scale, clamping rounding error."""
+    return min(1.0, max(0.0, (1.0 + cosine) / 2.0))
+
+
+def vector_norm(vector: Sequence[float]) -> float:
+    """The Euclidean length of `vector`."""
+    return math.sqrt(math.fsum(component * component for component in vector))

@@ -1,0 +1,162 @@
+"""A complete graph store held in process memory."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from redstring.domain.blocking import blocking_keys_for
+from redstring.domain.entity import Entity, Relationship
+from redstring.domain.errors import UnknownEntityError
+from redstring.domain.ids import EntityId, RelationshipId, TenantId
+from redstring.domain.normalization import normalize_name
+
+
+@dataclass
+class _Tenant:
+    entities: dict[EntityId, Entity] = field(default_factory=dict)
+    relationships: dict[RelationshipId, Relationship] = field(default_factory=dict)
+    blocks: defaultdict[str, set[EntityId]] = field(default_factory=lambda: defaultdict(set))
+    keys_of: dict[EntityId, frozenset[str]] = field(default_factory=dict)
+    edges_of: defaultdict[EntityId, set[RelationshipId]] = field(
+        default_factory=lambda: defaultdict(set)
+    )
+
+
+class InMemoryGraphStore:
+    """A `GraphStore` for a single process: complete, tenant-scoped, not a test double.
+
+    Each tenant's data lives in its own partition. Blocking keys are indexed
+    in a dict, so `find_by_blocking_keys` is a lookup. Objects are copied on
+    the way in and out, so a caller mutating one cannot change what is stored.
+    """
+
+    def __init__(self) -> None:
+        self._tenants: defaultdict[TenantId, _Tenant] = defaultdict(_Tenant)
+
+    async def upsert(
+        self, entities: Sequence[Entity], relationships: Sequence[Relationship] = ()
+    ) -> None:
+        batch = {(entity.tenant_id, entity.id) for entity in entities}
+        for relationship in relationships:
+            for end in (relationship.source_id, relationship.target_id):
+                tenant = relationship.tenant_id
+                if (tenant, end) not in batch and end not in self._part(tenant).entities:
+                    raise UnknownEntityError(entity_id=end, tenant_id=tenant)
+        for entity in entities:
+            self._put_entity(entity.copy_deep())
+        for relationship in relationships:
+            self._put_relationship(relationship.model_copy(deep=True))
+
+    async def get_entities(
+        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> list[Entity]:
+        held = self._part(tenant_id).entities
+        found = (held.get(entity_id) for entity_id in dict.fromkeys(entity_ids))
+        return [entity.copy_deep() for entity in found if entity is not None]
+
+    async def find_by_type(self, entity_type: str, tenant_id: TenantId) -> list[Entity]:
+        wanted = normalize_name(entity_type)
+        return [
+            entity
+            for entity in await self.list_entities(tenant_id)
+            if normalize_name(entity.entity_type) == wanted
+        ]
+
+    async def list_entities(self, tenant_id: TenantId) -> list[Entity]:
+        held = self._part(tenant_id).entities.values()
+        return [entity.copy_deep() for entity in sorted(held, key=lambda e: str(e.id))]
+
+    async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
+        held = self._part(tenant_id).relationships.values()
+        return [rel.model_copy(deep=True) for rel in sorted(held, key=lambda r: str(r.id))]
+
+    async def relationships_of(
+        self, entity_id: EntityId, tenant_id: TenantId
+    ) -> list[Relationship]:
+        part = self._part(tenant_id)
+        ids = sorted(part.edges_of.get(entity_id, set()), key=str)
+        return [part.relationships[rid].model_copy(deep=True) for rid in ids]
+
+    async def neighbours(
+        self, entity_id: EntityId, tenant_id: TenantId
+    ) -> list[tuple[Relationship, Entity]]:
+        held = self._part(tenant_id).entities
+        result: list[tuple[Relationship, Entity]] = []
+        for relationship in await self.relationships_of(entity_id, tenant_id):
+            at_source = relationship.source_id == entity_id
+            other = held.get(relationship.target_id if at_source else relationship.source_id)
+            if other is not None:
+                result.append((relationship, other.copy_deep()))
+        return result
+
+    async def find_by_blocking_keys(
+        self, keys: Sequence[str], tenant_id: TenantId
+    ) -> dict[str, list[Entity]]:
+        part = self._part(tenant_id)
+        result: dict[str, list[Entity]] = {}
+        for key in keys:
+            ids = sorted(part.blocks.get(key, set()), key=str)
+            result[key] = [part.entities[entity_id].copy_deep() for entity_id in ids]
+        return result
+
+    async def delete_entities(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
+        part = self._part(tenant_id)
+        for entity_id in entity_ids:
+            if entity_id not in part.entities:
+                continue
+            for relationship_id in list(part.edges_of.get(entity_id, set())):
+                self._drop_relationship(part, relationship_id)
+            self._unindex(part, entity_id)
+            del part.entities[entity_id]
+            part.edges_of.pop(entity_id, None)
+
+    async def delete_relationships(
+        self, relationship_ids: Sequence[RelationshipId], tenant_id: TenantId
+    ) -> None:
+        part = self._part(tenant_id)
+        for relationship_id in relationship_ids:
+            self._drop_relationship(part, relationship_id)
+
+    async def purge_tenant(self, tenant_id: TenantId) -> None:
+        self._tenants.pop(tenant_id, None)
+
+    def _part(self, tenant_id: TenantId) -> _Tenant:
+        part = self._tenants.get(tenant_id)
+        return part if part is not None else _Tenant()
+
+    def _put_entity(self, entity: Entity) -> None:
+        part = self._tenants[entity.tenant_id]
+        self._unindex(part, entity.id)
+        part.entities[entity.id] = entity
+        keys = blocking_keys_for(entity)
+        part.keys_of[entity.id] = keys
+        for key in keys:
+            part.blocks[key].add(entity.id)
+
+    @staticmethod
+    def _unindex(part: _Tenant, entity_id: EntityId) -> None:
+        for key in part.keys_of.pop(entity_id, frozenset()):
+            members = part.blocks.get(key)
+            if members is not None:
+                members.discard(entity_id)
+                if not members:
+                    del part.blocks[key]
+
+    def _put_relationship(self, relationship: Relationship) -> None:
+        part = self._tenants[relationship.tenant_id]
+        self._drop_relationship(part, relationship.id)
+        part.relationships[relationship.id] = relationship
+        part.edges_of[relationship.source_id].add(relationship.id)
+        part.edges_of[relationship.target_id].add(relationship.id)
+
+    @staticmethod
+    def _drop_relationship(part: _Tenant, relationship_id: RelationshipId) -> None:
+        relationship = part.relationships.pop(relationship_id, None)
+        if relationship is None:
+            return
+        for end in (relationship.source_id, relationship.target_id):
+            edges = part.edges_of.get(end)
+            if edges is not None:
+                edges.discard(relationship_id)

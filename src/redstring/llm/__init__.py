@@ -1,0 +1,1 @@
+"""Model providers: embedding models and language models."""

@@ -1,0 +1,104 @@
+"""Storing entities and relationships, per tenant, with a blocking-key index."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from redstring.domain.entity import Entity, Relationship
+from redstring.domain.ids import EntityId, RelationshipId, TenantId
+
+
+@runtime_checkable
+class GraphReader(Protocol):
+    """Reads entities and relationships of one tenant."""
+
+    async def get_entities(
+        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> list[Entity]:
+        """The entities of these ids in `tenant_id`; missing ids omitted, order unspecified."""
+        ...
+
+    async def find_by_type(self, entity_type: str, tenant_id: TenantId) -> list[Entity]:
+        """Every entity of `entity_type` (compared normalised) in `tenant_id`, by id."""
+        ...
+
+    async def list_entities(self, tenant_id: TenantId) -> list[Entity]:
+        """Every entity of `tenant_id`, ordered by id string."""
+        ...
+
+    async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
+        """Every relationship of `tenant_id`, ordered by id string."""
+        ...
+
+    async def relationships_of(
+        self, entity_id: EntityId, tenant_id: TenantId
+    ) -> list[Relationship]:
+        """Relationships with `entity_id` at either end, ordered by id string."""
+        ...
+
+    async def neighbours(
+        self, entity_id: EntityId, tenant_id: TenantId
+    ) -> list[tuple[Relationship, Entity]]:
+        """Each relationship touching `entity_id` with the entity at its other end.
+
+        Ordered by relationship id string; a relationship whose other end the
+        store lacks is omitted.
+        """
+        ...
+
+
+@runtime_checkable
+class BlockingIndex(Protocol):
+    """Finds entities by blocking key: an index lookup, never a scan."""
+
+    async def find_by_blocking_keys(
+        self, keys: Sequence[str], tenant_id: TenantId
+    ) -> dict[str, list[Entity]]:
+        """For each key asked for, the entities of `tenant_id` filed under it.
+
+        Every key asked for appears in the result (with `[]` when nothing is
+        filed under it); each list is ordered by entity id string.
+        """
+        ...
+
+
+@runtime_checkable
+class GraphWriter(Protocol):
+    """Writes entities and relationships."""
+
+    async def upsert(
+        self, entities: Sequence[Entity], relationships: Sequence[Relationship] = ()
+    ) -> None:
+        """Insert or replace entities and relationships as one atomic batch.
+
+        Everything in the batch must belong to one tenant per item, and each
+        relationship's ends must exist (in the store or in the batch) in the
+        relationship's tenant, or `CrossTenantReferenceError` /
+        `UnknownEntityError` is raised and nothing is written.
+        """
+        ...
+
+    async def delete_entities(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
+        """Remove these entities and every relationship touching them; missing ids ignored."""
+        ...
+
+    async def delete_relationships(
+        self, relationship_ids: Sequence[RelationshipId], tenant_id: TenantId
+    ) -> None:
+        """Remove these relationships; missing ids ignored."""
+        ...
+
+
+@runtime_checkable
+class GraphPurge(Protocol):
+    """Removes everything of one tenant."""
+
+    async def purge_tenant(self, tenant_id: TenantId) -> None:
+        """Delete every entity and relationship of `tenant_id`; other tenants untouched."""
+        ...
+
+
+@runtime_checkable
+class GraphStore(GraphReader, BlockingIndex, GraphWriter, GraphPurge, Protocol):
+    """All graph-store capabilities together."""

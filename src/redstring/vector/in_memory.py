@@ -1,0 +1,132 @@
+"""A complete vector store held in process memory, searched exactly with numpy."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.normalization import normalize_name
+from redstring.domain.vector import VectorMatch, VectorRecord
+from redstring.vector.exact_search import FloatMatrix, top_k, unit_vector, validate_search_args
+
+
+@dataclass(frozen=True)
+class _Matrix:
+    ids: list[EntityId]
+    id_strings: list[str]
+    types: list[str]
+    normalized_types: npt.NDArray[np.str_]
+    rows: FloatMatrix
+
+
+@dataclass
+class _Tenant:
+    records: dict[EntityId, VectorRecord] = field(default_factory=dict)
+    units: dict[EntityId, FloatMatrix] = field(default_factory=dict)
+    cache: _Matrix | None = None
+
+
+class InMemoryVectorStore:
+    """A `VectorStore` for a single process: exact cosine per tenant.
+
+    Each tenant's unit vectors are stacked into one float32 matrix on the first
+    search after a write, so a search is one matrix-vector product.
+    """
+
+    def __init__(self, *, dimension: int) -> None:
+        if dimension <= 0:
+            raise ValueError(f"dimension must be positive, got {dimension}")
+        self._dimension = dimension
+        self._tenants: dict[TenantId, _Tenant] = {}
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    async def upsert(self, records: Sequence[VectorRecord]) -> None:
+        units = [
+            unit_vector(
+                record.vector,
+                dimension=self._dimension,
+                context=f"vector of entity {record.entity_id}",
+            )
+            for record in records
+        ]
+        for record, unit in zip(records, units, strict=True):
+            part = self._tenants.setdefault(record.tenant_id, _Tenant())
+            part.records[record.entity_id] = record.model_copy(deep=True)
+            part.units[record.entity_id] = unit
+            part.cache = None
+
+    async def delete(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
+        part = self._tenants.get(tenant_id)
+        if part is None:
+            return
+        for entity_id in entity_ids:
+            if part.records.pop(entity_id, None) is not None:
+                del part.units[entity_id]
+                part.cache = None
+
+    async def purge_tenant(self, tenant_id: TenantId) -> None:
+        self._tenants.pop(tenant_id, None)
+
+    async def get(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> list[VectorRecord]:
+        part = self._tenants.get(tenant_id)
+        if part is None:
+            return []
+        found = (part.records.get(entity_id) for entity_id in dict.fromkeys(entity_ids))
+        return [record.model_copy(deep=True) for record in found if record is not None]
+
+    async def count(self, tenant_id: TenantId) -> int:
+        part = self._tenants.get(tenant_id)
+        return 0 if part is None else len(part.records)
+
+    async def search(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        entity_types: Sequence[str] | None = None,
+        min_score: float | None = None,
+    ) -> list[VectorMatch]:
+        validate_search_args(k, min_score)
+        query = unit_vector(vector, dimension=self._dimension, context="query vector")
+        part = self._tenants.get(tenant_id)
+        if part is None or k == 0:
+            return []
+        matrix = self._matrix(part)
+        eligible = None
+        if entity_types is not None:
+            wanted = [normalize_name(t) for t in entity_types]
+            eligible = np.isin(matrix.normalized_types, wanted)
+        hits = top_k(
+            matrix.rows, query, matrix.id_strings, k=k, eligible=eligible, min_score=min_score
+        )
+        return [
+            VectorMatch(entity_id=matrix.ids[row], entity_type=matrix.types[row], score=score)
+            for row, score in hits
+        ]
+
+    @staticmethod
+    def _matrix(part: _Tenant) -> _Matrix:
+        if part.cache is None:
+            ids = list(part.records)
+            types = [part.records[entity_id].entity_type for entity_id in ids]
+            rows = (
+                np.stack([part.units[entity_id] for entity_id in ids])
+                if ids
+                else np.zeros((0, 1), dtype=np.float32)
+            )
+            part.cache = _Matrix(
+                ids=ids,
+                id_strings=[str(entity_id) for entity_id in ids],
+                types=types,
+                normalized_types=np.array([normalize_name(t) for t in types], dtype=np.str_),
+                rows=rows,
+            )
+        return part.cache
