@@ -1,0 +1,71 @@
+"""Stored passages: the pieces a document was split into.
+
+A chunk's id is derived from its source document id and its text, never
+supplied by a caller, so indexing the same document twice writes the same
+chunks. Whether a chunk carries an embedding is a per-row fact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import NewType
+
+from pydantic import BaseModel, Field, JsonValue, model_validator
+
+from redstring.domain.ids import EntityId, TenantId
+
+ChunkId = NewType("ChunkId", str)
+
+
+def chunk_id_for(source_id: str, text: str) -> ChunkId:
+    """`c:` plus the first 32 hex digits of SHA-256 over source id and text."""
+    digest = hashlib.sha256(f"{source_id}\x1f{text}".encode()).hexdigest()
+    return ChunkId("c:" + digest[:32])
+
+
+class TextSpan(BaseModel):
+    """A piece of a text: `text == source[start:end]`, offsets in characters."""
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TextSpan:
+        if self.end - self.start != len(self.text):
+            raise ValueError(
+                f"span [{self.start}, {self.end}) does not have the length of its text "
+                f"({len(self.text)} characters)"
+            )
+        return self
+
+
+class StoredChunk(BaseModel):
+    """A passage of a source document, as a chunk store holds it.
+
+    `id` is `chunk_id_for(source_id, text)` and cannot be supplied.
+    `index` is the chunk's position within its source; `start` and `end` are
+    character offsets into the source text. `embedding` is `None` for a row
+    nobody embedded.
+    """
+
+    tenant_id: TenantId
+    source_id: str
+    text: str
+    index: int = Field(ge=0)
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    entity_ids: list[EntityId] = Field(default_factory=list)
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    embedding: list[float] | None = None
+
+    @property
+    def id(self) -> ChunkId:
+        """The derived id of this chunk."""
+        return chunk_id_for(self.source_id, self.text)
+
+    @model_validator(mode="after")
+    def _offsets(self) -> StoredChunk:
+        if self.end < self.start:
+            raise ValueError(f"chunk end {self.end} is before its start {self.start}")
+        return self
