@@ -44,3 +44,41 @@ class RetrievalResult(BaseModel):
 
     query: str
     matches: list[ScoredEntity] = Field(default_factory=list)
+
+
+def require_query(query: str) -> None:
+    """Raise `ValueError` for a blank query (empty or whitespace only)."""
+    if not query.strip():
+        raise ValueError(
+            "query must not be blank: an empty query has no meaning to embed or match. "
+            "Pass the text the user searched for."
+        )
+
+
+def require_k(k: int) -> None:
+    """Raise `ValueError` for a negative `k`; zero is allowed and means no results."""
+    if k < 0:
+        raise ValueError(f"k must be zero or more, got {k}")
+
+
+def resolve_mode(
+    requested: RetrievalMode | None,
+    *,
+    default: RetrievalMode,
+    semantic_available: bool,
+    primary_constructor: str,
+) -> RetrievalMode:
+    """The mode a retrieval runs in.
+
+    `None` resolves to the retriever's `default`. A retriever built without an
+    embedding provider refuses SEMANTIC and HYBRID with a `ValueError` naming
+    `primary_constructor`, the constructor that serves them; HYBRID is refused
+    rather than silently degraded to its lexical half.
+    """
+    mode = default if requested is None else RetrievalMode(requested)
+    if mode is not RetrievalMode.LEXICAL and not semantic_available:
+        raise ValueError(
+            f"{mode.value} retrieval needs an embedding provider, and this retriever was "
+            f"built lexical-only. Construct it with {primary_constructor} to use {mode.value}."
+        )
+    return mode
