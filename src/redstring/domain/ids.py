@@ -56,8 +56,3 @@ def relationship_id_for(
         ]
     )
     return RelationshipId(uuid5(REDSTRING_NAMESPACE, material))
-
-
-def derived_uuid(*parts: str) -> UUID:
-    """A UUIDv5 of `parts` under the library namespace, for other derived ids."""
-    return uuid5(REDSTRING_NAMESPACE, _SEPARATOR.join(parts))

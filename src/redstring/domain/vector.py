@@ -11,9 +11,6 @@ converts to this scale, and nothing above an adapter sees another.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-
 from pydantic import BaseModel, Field
 
 from redstring.domain.ids import EntityId, TenantId
@@ -39,8 +36,3 @@ class VectorMatch(BaseModel):
 def cosine_to_score(cosine: float) -> float:
     """Map a cosine on -1..1 onto the 0..1 match scale, clamping rounding error."""
     return min(1.0, max(0.0, (1.0 + cosine) / 2.0))
-
-
-def vector_norm(vector: Sequence[float]) -> float:
-    """The Euclidean length of `vector`."""
-    return math.sqrt(math.fsum(component * component for component in vector))

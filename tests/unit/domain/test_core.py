@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from redstring import Entity, Relationship, TenantId, entity_id_for
+from redstring import Entity, Relationship, TenantId, entity_id_for, new_tenant_id
 from redstring.domain.normalization import normalize_name
 from redstring.domain.similarity import string_similarity
 from redstring.domain.vector import VectorMatch, cosine_to_score
@@ -85,3 +85,7 @@ def test_the_match_scale_maps_cosine_onto_zero_to_one() -> None:
     assert cosine_to_score(1.0000001) == 1.0
     with pytest.raises(ValueError, match="score"):
         VectorMatch(entity_id=make_entity().id, entity_type="person", score=1.5)
+
+
+def test_new_tenant_ids_are_distinct() -> None:
+    assert new_tenant_id() != new_tenant_id()

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from redstring.domain.retrieval import RetrievalMode, RetrievalResult, ScoredEntity
+from redstring.domain.retrieval import (
+    RetrievalMode,
+    RetrievalResult,
+    ScoredEntity,
+    require_k,
+    require_query,
+    resolve_mode,
+)
 from tests.factories import make_entity
 
 
@@ -43,3 +50,51 @@ def test_the_modes_are_their_own_strings() -> None:
         "lexical",
         "hybrid",
     ]
+
+
+@pytest.mark.parametrize("blank", ["", "   ", "\t\n"])
+def test_a_blank_query_is_refused_with_what_to_do(blank: str) -> None:
+    with pytest.raises(ValueError, match="must not be blank"):
+        require_query(blank)
+
+
+def test_k_zero_is_allowed_and_negative_k_is_refused() -> None:
+    require_k(0)
+    require_k(1)
+    with pytest.raises(ValueError, match="k must be zero or more, got -1"):
+        require_k(-1)
+
+
+def test_none_resolves_to_the_retrievers_default() -> None:
+    assert (
+        resolve_mode(
+            None, default=RetrievalMode.HYBRID, semantic_available=True, primary_constructor="X()"
+        )
+        is RetrievalMode.HYBRID
+    )
+    assert (
+        resolve_mode(
+            "lexical",
+            default=RetrievalMode.HYBRID,
+            semantic_available=True,
+            primary_constructor="X()",
+        )  # type: ignore[arg-type]
+        is RetrievalMode.LEXICAL
+    )
+
+
+@pytest.mark.parametrize("mode", [RetrievalMode.SEMANTIC, RetrievalMode.HYBRID])
+def test_a_lexical_only_retriever_refuses_modes_that_need_embeddings(mode: RetrievalMode) -> None:
+    with pytest.raises(ValueError, match=r"Construct it with Retriever\(embeddings=...\)"):
+        resolve_mode(
+            mode,
+            default=RetrievalMode.LEXICAL,
+            semantic_available=False,
+            primary_constructor="Retriever(embeddings=...)",
+        )
+    assert (
+        resolve_mode(
+            None, default=RetrievalMode.LEXICAL, semantic_available=False, primary_constructor="X"
+        )
+        is RetrievalMode.LEXICAL
+    )
