@@ -194,6 +194,7 @@ class VectorStoreCompliance(ABC):
         store = await self.make_store(DIMENSION)
         tenant = fresh_tenant()
         await store.upsert([record(tenant, fixed_id(1), basis(0))])
+        assert len(await store.search(basis(1), tenant, k=5)) == 1
         await store.upsert([record(tenant, fixed_id(1), basis(1), "place")])
         [match] = await store.search(basis(1), tenant, k=5)
         assert match.score == pytest.approx(1.0, abs=1e-6)
@@ -225,6 +226,7 @@ class VectorStoreCompliance(ABC):
                 record(second, fixed_id(1), basis(0)),
             ]
         )
+        assert len(await store.search(basis(0), first)) == 2
         await store.delete([fixed_id(1), fixed_id(99)], first)
         assert [m.entity_id for m in await store.search(basis(0), first)] == [fixed_id(2)]
         await store.purge_tenant(first)

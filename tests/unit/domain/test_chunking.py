@@ -87,3 +87,19 @@ def test_inconsistent_offsets_are_refused() -> None:
 def test_a_document_needs_an_id() -> None:
     with pytest.raises(ValueError, match="must not be blank"):
         SourceDocument(id=" ", text="x")
+
+
+def test_consecutive_windows_overlap_and_never_start_mid_word() -> None:
+    text = " ".join(f"word{n}" for n in range(200))
+    spans = SlidingWindowChunker(size=100, overlap=30).split(text)
+    assert len(spans) > 5
+    for previous, current in zip(spans, spans[1:], strict=False):
+        assert current.start < previous.end
+        assert previous.end - current.start <= 30
+        assert text[current.start - 1] == " "
+
+
+def test_no_overlap_means_windows_abut() -> None:
+    text = " ".join(f"word{n}" for n in range(200))
+    spans = SlidingWindowChunker(size=100, overlap=0).split(text)
+    assert all(b.start >= a.end for a, b in zip(spans, spans[1:], strict=False))
