@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -93,7 +95,7 @@ def test_consecutive_windows_overlap_and_never_start_mid_word() -> None:
     text = " ".join(f"word{n}" for n in range(200))
     spans = SlidingWindowChunker(size=100, overlap=30).split(text)
     assert len(spans) > 5
-    for previous, current in zip(spans, spans[1:], strict=False):
+    for previous, current in itertools.pairwise(spans):
         assert current.start < previous.end
         assert previous.end - current.start <= 30
         assert text[current.start - 1] == " "
@@ -102,4 +104,4 @@ def test_consecutive_windows_overlap_and_never_start_mid_word() -> None:
 def test_no_overlap_means_windows_abut() -> None:
     text = " ".join(f"word{n}" for n in range(200))
     spans = SlidingWindowChunker(size=100, overlap=0).split(text)
-    assert all(b.start >= a.end for a, b in zip(spans, spans[1:], strict=False))
+    assert all(b.start >= a.end for a, b in itertools.pairwise(spans))
