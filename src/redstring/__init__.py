@@ -8,11 +8,20 @@ in-memory adapters, a deterministic fake embedding provider, and the errors.
 
 from __future__ import annotations
 
+from redstring.chunks.in_memory import InMemoryChunkStore
+from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates, rank_chunks
+from redstring.domain.chunk import ChunkId, StoredChunk, TextSpan, chunk_id_for
+from redstring.domain.chunk_retrieval import ChunkMatch, ChunkRetrievalResult, ScoredChunk
+from redstring.domain.chunking import SlidingWindowChunker
+from redstring.domain.document import SourceDocument
 from redstring.domain.entity import Entity, Relationship
 from redstring.domain.errors import (
+    ChunkSourceMismatchError,
     CompletionError,
     DimensionMismatchError,
+    DuplicateSourceError,
     EmptyCompletionError,
+    InconsistentCorpusError,
     InvalidVectorError,
     MalformedCompletionError,
     RedstringError,
@@ -27,9 +36,19 @@ from redstring.domain.ids import (
     new_tenant_id,
     relationship_id_for,
 )
+from redstring.domain.retrieval import RetrievalMode
+from redstring.domain.tokenize import tokenize
 from redstring.domain.vector import VectorMatch, VectorRecord
 from redstring.graph.in_memory import InMemoryGraphStore
 from redstring.llm.fake_embedding import FakeEmbeddingProvider
+from redstring.ports.chunk_store import (
+    ChunkPurge,
+    ChunkReader,
+    ChunkStore,
+    ChunkWriter,
+    LexicalChunkSource,
+    SemanticChunkSource,
+)
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.graph_store import (
     BlockingIndex,
@@ -44,8 +63,18 @@ from redstring.vector.in_memory import InMemoryVectorStore
 
 __all__ = [
     "BlockingIndex",
+    "ChunkId",
+    "ChunkMatch",
+    "ChunkPurge",
+    "ChunkReader",
+    "ChunkRetrievalResult",
+    "ChunkSourceMismatchError",
+    "ChunkStore",
+    "ChunkWriter",
     "CompletionError",
+    "CorpusStats",
     "DimensionMismatchError",
+    "DuplicateSourceError",
     "EmbeddingProvider",
     "EmptyCompletionError",
     "Entity",
@@ -55,16 +84,28 @@ __all__ = [
     "GraphReader",
     "GraphStore",
     "GraphWriter",
+    "InMemoryChunkStore",
     "InMemoryGraphStore",
     "InMemoryVectorStore",
+    "InconsistentCorpusError",
     "InvalidVectorError",
+    "LexicalCandidate",
+    "LexicalCandidates",
+    "LexicalChunkSource",
     "LlmProvider",
     "MalformedCompletionError",
     "RedstringError",
     "RefusedCompletionError",
     "Relationship",
     "RelationshipId",
+    "RetrievalMode",
+    "ScoredChunk",
+    "SemanticChunkSource",
+    "SlidingWindowChunker",
+    "SourceDocument",
+    "StoredChunk",
     "TenantId",
+    "TextSpan",
     "UnknownEntityError",
     "VectorMatch",
     "VectorPurge",
@@ -72,7 +113,10 @@ __all__ = [
     "VectorSearcher",
     "VectorStore",
     "VectorWriter",
+    "chunk_id_for",
     "entity_id_for",
     "new_tenant_id",
+    "rank_chunks",
     "relationship_id_for",
+    "tokenize",
 ]
