@@ -9,6 +9,12 @@ in-memory adapters, a deterministic fake embedding provider, and the errors.
 from __future__ import annotations
 
 from redstring.chunks.in_memory import InMemoryChunkStore
+from redstring.composition.chunk_retrieval import ChunkRetriever
+from redstring.composition.index_documents import (
+    IndexProgressCallback,
+    IndexReport,
+    index_documents,
+)
 from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates, rank_chunks
 from redstring.domain.chunk import ChunkId, StoredChunk, TextSpan, chunk_id_for
 from redstring.domain.chunk_retrieval import ChunkMatch, ChunkRetrievalResult, ScoredChunk
@@ -68,6 +74,7 @@ __all__ = [
     "ChunkPurge",
     "ChunkReader",
     "ChunkRetrievalResult",
+    "ChunkRetriever",
     "ChunkSourceMismatchError",
     "ChunkStore",
     "ChunkWriter",
@@ -88,6 +95,8 @@ __all__ = [
     "InMemoryGraphStore",
     "InMemoryVectorStore",
     "InconsistentCorpusError",
+    "IndexProgressCallback",
+    "IndexReport",
     "InvalidVectorError",
     "LexicalCandidate",
     "LexicalCandidates",
@@ -115,6 +124,7 @@ __all__ = [
     "VectorWriter",
     "chunk_id_for",
     "entity_id_for",
+    "index_documents",
     "new_tenant_id",
     "rank_chunks",
     "relationship_id_for",
