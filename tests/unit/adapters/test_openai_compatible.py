@@ -265,7 +265,7 @@ async def test_a_single_string_is_refused_not_split_into_characters() -> None:
 
 def test_importing_redstring_does_not_import_the_sdk_or_the_runtime() -> None:
     code = (
-        "import sys, redstring, redstring.llm.openai_compatible\n"
+        "import sys, redstring, redstring.llm.openai_compatible, redstring.llm.local_embedding\n"
         "print(sorted(m for m in ('openai', 'onnxruntime', 'tokenizers') if m in sys.modules))"
     )
     run = subprocess.run(
