@@ -414,3 +414,45 @@ async def test_the_language_model_shares_the_retry_policy() -> None:
         assert len(server.requests) == 3
     # equal jitter: at least half of 0.1 s then half of 0.2 s
     assert waited >= 0.15
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        (Reply(status=401, body={"error": {"message": "bad key"}}), "bad key.*Check `api_key`"),
+        (Reply(status=404, body={"error": "no such model"}), "no such model.*Check `model`"),
+        (Reply(status=422, body={"object": "error", "message": "vLLM says no"}), "vLLM says no"),
+        (Reply(status=409, body={"detail": ["odd"]}), r'\{"detail": \["odd"\]\}'),
+        (Reply(status=413, body=b"request entity too large"), "request entity too large"),
+    ],
+)
+async def test_the_servers_own_words_reach_the_error(reply: Reply, expected: str) -> None:
+    with serve(answering(reply)) as server, pytest.raises(ModelServerError, match=expected):
+        await embedder(server).embed(["Ada"])
+
+
+@pytest.mark.asyncio
+async def test_an_unreadable_retry_after_falls_back_to_backoff() -> None:
+    def limited_once(path: str, request: dict[str, Any], number: int) -> Reply:
+        if number == 1:
+            return error(429, "slow down", **{"retry-after": "soon"})
+        return embeddings(request, DIM)
+
+    with serve(limited_once) as server:
+        [vector] = await embedder(server).embed(["Ada"])
+        assert len(server.requests) == 2
+    assert vector == pytest.approx(vector_for("Ada", DIM))
+
+
+@pytest.mark.asyncio
+async def test_a_retry_after_header_lengthens_the_wait() -> None:
+    def limited_once(path: str, request: dict[str, Any], number: int) -> Reply:
+        if number == 1:
+            return error(429, "slow down", **{"retry-after": "0.3"})
+        return embeddings(request, DIM)
+
+    with serve(limited_once) as server:
+        started = time.perf_counter()
+        await embedder(server, initial_backoff=0.01, max_backoff=1.0).embed(["Ada"])
+        assert time.perf_counter() - started >= 0.3
