@@ -189,6 +189,7 @@ async def test_a_client_error_fails_at_once_with_the_servers_message() -> None:
             await embedder(server, max_attempts=5).embed(["Ada"])
         assert len(server.requests) == 1
     assert raised.value.status == 400
+    assert raised.value.server_message == "input is too long for this model"
 
 
 @pytest.mark.asyncio
