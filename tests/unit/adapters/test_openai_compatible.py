@@ -144,7 +144,7 @@ async def test_a_body_that_is_not_json_is_an_unusable_answer() -> None:
 @pytest.mark.asyncio
 async def test_requests_in_flight_never_exceed_max_concurrency() -> None:
     def slowish(path: str, request: dict[str, Any], number: int) -> Reply:
-        return Reply(body=embeddings(request, DIM).body, delay=0.05)
+        return Reply(body=embeddings(request, DIM).body, delay=0.3)
 
     texts = [f"text {i}" for i in range(16)]
     with serve(slowish) as server:
@@ -195,11 +195,11 @@ async def test_a_client_error_fails_at_once_with_the_servers_message() -> None:
 @pytest.mark.asyncio
 async def test_a_slow_server_times_out_on_every_attempt() -> None:
     def slow(path: str, request: dict[str, Any], number: int) -> Reply:
-        return Reply(body=embeddings(request, DIM).body, delay=0.6)
+        return Reply(body=embeddings(request, DIM).body, delay=2.0)
 
     with serve(slow) as server:
-        with pytest.raises(ModelServerTimeoutError, match=r"within 0\.15 s") as raised:
-            await embedder(server, timeout=0.15, max_attempts=2).embed(["Ada"])
+        with pytest.raises(ModelServerTimeoutError, match=r"within 0\.5 s") as raised:
+            await embedder(server, timeout=0.5, max_attempts=2).embed(["Ada"])
         assert len(server.requests) == 2
     assert raised.value.attempts == 2
 
@@ -207,10 +207,10 @@ async def test_a_slow_server_times_out_on_every_attempt() -> None:
 @pytest.mark.asyncio
 async def test_a_timeout_is_retried_then_succeeds() -> None:
     def slow_once(path: str, request: dict[str, Any], number: int) -> Reply:
-        return Reply(body=embeddings(request, DIM).body, delay=0.6 if number == 1 else 0.0)
+        return Reply(body=embeddings(request, DIM).body, delay=2.0 if number == 1 else 0.0)
 
     with serve(slow_once) as server:
-        [vector] = await embedder(server, timeout=0.15).embed(["Ada"])
+        [vector] = await embedder(server, timeout=0.5).embed(["Ada"])
         assert len(server.requests) == 2
     assert vector == pytest.approx(vector_for("Ada", DIM))
 
