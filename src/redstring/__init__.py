@@ -30,6 +30,7 @@ from redstring.domain.ids import (
 from redstring.domain.vector import VectorMatch, VectorRecord
 from redstring.graph.in_memory import InMemoryGraphStore
 from redstring.llm.fake_embedding import FakeEmbeddingProvider
+from redstring.llm.fake_llm import FakeLlmProvider, Refusal
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.graph_store import (
     BlockingIndex,
@@ -75,4 +76,10 @@ __all__ = [
     "entity_id_for",
     "new_tenant_id",
     "relationship_id_for",
+]
+
+# The write path (issue 5).
+__all__ += [
+    "FakeLlmProvider",
+    "Refusal",
 ]

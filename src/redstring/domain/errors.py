@@ -81,3 +81,15 @@ class InvalidVectorError(RedstringError, ValueError):
             f"{context}: the vector is all zeros or holds NaN/infinity, so its cosine is "
             "undefined. Check the embedding model's output."
         )
+
+
+class ScriptExhaustedError(RedstringError, LookupError):
+    """A scripted fake model was asked more questions than it has answers for."""
+
+    def __init__(self, *, asked: int, prompt_excerpt: str) -> None:
+        self.asked = asked
+        super().__init__(
+            f"the fake model has no answer for call {asked} (prompt starts {prompt_excerpt!r}): "
+            "its script is used up and no substring matched. Add an answer to the script "
+            "or a substring to the mapping."
+        )
