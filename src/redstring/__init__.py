@@ -8,15 +8,33 @@ in-memory adapters, a deterministic fake embedding provider, and the errors.
 
 from __future__ import annotations
 
+from redstring.composition import (
+    AUTO,
+    AutoDomain,
+    GraphBuildReport,
+    MergeSummary,
+    build_graph,
+    rebuild_stores,
+    undo_merge,
+)
+from redstring.domain.document import SourceDocument
 from redstring.domain.entity import Entity, Relationship
 from redstring.domain.errors import (
+    ChunkExtractionError,
     CompletionError,
     DimensionMismatchError,
+    DomainClassificationError,
+    DuplicateDocumentError,
     EmptyCompletionError,
+    IncompleteVectorSetupError,
     InvalidVectorError,
     MalformedCompletionError,
+    MergeAlreadyUndoneError,
+    MergeNotFoundError,
+    MergeNotUndoableError,
     RedstringError,
     RefusedCompletionError,
+    UnknownDomainError,
     UnknownEntityError,
 )
 from redstring.domain.ids import (
@@ -28,10 +46,13 @@ from redstring.domain.ids import (
     relationship_id_for,
 )
 from redstring.domain.vector import VectorMatch, VectorRecord
+from redstring.events.in_memory import InMemoryEventLog
+from redstring.extraction.domains import DomainSchema
 from redstring.graph.in_memory import InMemoryGraphStore
 from redstring.llm.fake_embedding import FakeEmbeddingProvider
 from redstring.llm.fake_llm import FakeLlmProvider, Refusal
 from redstring.ports.embedding_provider import EmbeddingProvider
+from redstring.ports.event_log import EventLog
 from redstring.ports.graph_store import (
     BlockingIndex,
     GraphPurge,
@@ -80,6 +101,25 @@ __all__ = [
 
 # The write path (issue 5).
 __all__ += [
+    "AUTO",
+    "AutoDomain",
+    "ChunkExtractionError",
+    "DomainClassificationError",
+    "DomainSchema",
+    "DuplicateDocumentError",
+    "EventLog",
     "FakeLlmProvider",
+    "GraphBuildReport",
+    "InMemoryEventLog",
+    "IncompleteVectorSetupError",
+    "MergeAlreadyUndoneError",
+    "MergeNotFoundError",
+    "MergeNotUndoableError",
+    "MergeSummary",
     "Refusal",
+    "SourceDocument",
+    "UnknownDomainError",
+    "build_graph",
+    "rebuild_stores",
+    "undo_merge",
 ]

@@ -11,9 +11,12 @@ from redstring.domain.merging import absorb, combine_relationships
 
 
 def choose_survivor(first: Entity, second: Entity) -> tuple[Entity, Entity]:
-    """(survivor, merged): more source documents survives; ties go to the lower id string."""
+    """(survivor, merged): more source documents survives, then the longer name, then the
+    lower id string.
+    """
     ranked = sorted(
-        [first, second], key=lambda entity: (-len(entity.source_document_ids), str(entity.id))
+        [first, second],
+        key=lambda entity: (-len(entity.source_document_ids), -len(entity.name), str(entity.id)),
     )
     return ranked[0], ranked[1]
 

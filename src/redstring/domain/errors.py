@@ -163,3 +163,26 @@ class MergeAlreadyUndoneError(RedstringError, ValueError):
             f"merge {event_id} has already been undone; undoing it twice would duplicate "
             "entities. Nothing was changed."
         )
+
+
+class DuplicateDocumentError(RedstringError, ValueError):
+    """One build was given two documents with the same id."""
+
+    def __init__(self, *, document_id: str) -> None:
+        self.document_id = document_id
+        super().__init__(
+            f"document id {document_id!r} occurs more than once in one build; the second would "
+            "replace the first's chunks. Give each document a distinct id, or join their text."
+        )
+
+
+class MergeNotUndoableError(RedstringError, ValueError):
+    """A later merge involves an entity of the merge asked to be undone."""
+
+    def __init__(self, *, event_id: object, later_event_id: object) -> None:
+        self.event_id = event_id
+        self.later_event_id = later_event_id
+        super().__init__(
+            f"merge {event_id} cannot be undone while the later merge {later_event_id} involves "
+            "its entities. Undo the later merge first. Nothing was changed."
+        )
