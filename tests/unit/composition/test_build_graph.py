@@ -344,3 +344,42 @@ async def test_an_explicit_domain_skips_classification_and_no_vectors_is_fine() 
     assert all(CLASSIFY_MARKER not in call.user for call in model.calls)
     assert all("acquired" in call.system for call in model.calls)
     assert AUTO is not None
+
+
+@pytest.mark.asyncio
+async def test_a_later_build_adds_to_what_earlier_builds_stored() -> None:
+    graph, chunks = InMemoryGraphStore(), DictChunkWriter()
+    first = SourceDocument(id="a", text="Jane Roe founded Acme Corporation in 1950.")
+    later = SourceDocument(id="b", text="Jane Roe retired.")
+    answers = {
+        "founded": {"entities": [ent("Jane Roe", "person", "founder of Acme")]},
+        "retired": {"entities": [ent("Jane Roe", "person")]},
+    }
+    for document in (first, later):
+        await build_graph(
+            [document],
+            provider=FakeLlmProvider(by_substring=answers),
+            graph=graph,
+            tenant_id=DEFAULT_TENANT,
+            domain="general",
+            chunks=chunks,
+        )
+    [jane] = await graph.list_entities(DEFAULT_TENANT)
+    assert jane.description == "founder of Acme"
+    assert jane.source_document_ids == ["a", "b"]
+
+
+@pytest.mark.asyncio
+async def test_rebuilding_a_changed_document_replaces_its_chunks() -> None:
+    graph, chunks = InMemoryGraphStore(), DictChunkWriter()
+    answer = {"entities": [ent("Jane Roe", "person")]}
+    for text in ("Jane Roe founded Acme.", "Jane Roe founded Acme in 1950."):
+        await build_graph(
+            [SourceDocument(id="a", text=text)],
+            provider=FakeLlmProvider(by_substring={"Jane": answer}),
+            graph=graph,
+            tenant_id=DEFAULT_TENANT,
+            domain="general",
+            chunks=chunks,
+        )
+    assert [c.text for c in chunks.rows(DEFAULT_TENANT)] == ["Jane Roe founded Acme in 1950."]

@@ -10,7 +10,7 @@ import pytest
 from redstring import Entity, EntityId, InMemoryGraphStore, Relationship, TenantId
 from redstring.consolidation.consolidator import consolidate
 from redstring.consolidation.merge import plan_undo
-from redstring.domain.blocking import name_keys_for
+from redstring.domain.blocking import TYPE_NAMESPACE, name_keys_for
 from redstring.domain.events import EntitiesMerged
 from redstring.events.in_memory import InMemoryEventLog
 from redstring.projections.graph import GraphProjection
@@ -157,6 +157,13 @@ async def test_candidates_come_from_the_blocking_index_not_a_scan() -> None:
 
         async def find_by_type(self, entity_type: str, tenant_id: TenantId) -> list[Entity]:
             raise AssertionError("consolidation scanned a type block")
+
+        async def find_by_blocking_keys(
+            self, keys: Sequence[str], tenant_id: TenantId
+        ) -> dict[str, list[Entity]]:
+            if any(key.startswith(TYPE_NAMESPACE) for key in keys):
+                raise AssertionError("consolidation looked up a type key, a block of every entity")
+            return await super().find_by_blocking_keys(keys, tenant_id)
 
     graph = NoScanGraph()
     pair = [org("Acme Corporation"), org("Acme Corp")]

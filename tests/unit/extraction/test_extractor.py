@@ -248,3 +248,16 @@ async def test_a_failed_classification_falls_back_to_general_or_raises_under_str
     assert "astrology" in decision.failure
     with pytest.raises(DomainClassificationError):
         await decide_domain(AUTO, FakeLlmProvider([Refusal()]), [DOC], strict=True)
+
+
+@pytest.mark.asyncio
+async def test_a_dropped_relationship_does_not_stop_the_ones_after_it() -> None:
+    answer = {
+        "entities": [ent("Ada"), ent("Bob")],
+        "relationships": [rel("Ada", "Nobody"), rel("Ada", "Bob"), rel("Ghost", "Bob")],
+    }
+    result = await extractor(FakeLlmProvider([answer])).extract(
+        SourceDocument(id="one", text="Ada met Bob."), DEFAULT_TENANT, domain=GENERAL
+    )
+    assert result.relationships_dropped == 2
+    assert [r.relationship_type for r in result.relationships] == ["knows"]
