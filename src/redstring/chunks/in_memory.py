@@ -122,6 +122,13 @@ class InMemoryChunkStore:
         chunks = [part.rows[chunk_id].chunk for chunk_id in part.sources.get(source_id, ())]
         return [_copy(c) for c in sorted(chunks, key=lambda c: (c.index, c.id))]
 
+    async def list_chunks(self, tenant_id: TenantId) -> list[StoredChunk]:
+        part = self._tenants.get(tenant_id)
+        if part is None:
+            return []
+        chunks = [row.chunk for row in part.rows.values()]
+        return [_copy(c) for c in sorted(chunks, key=lambda c: (c.source_id, c.index, c.id))]
+
     async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
         part = self._tenants.get(tenant_id)
         if part is None:

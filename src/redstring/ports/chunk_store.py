@@ -60,6 +60,10 @@ class ChunkReader(Protocol):
         """Every chunk of `tenant_id` naming `entity_id` in `entity_ids`, by (source id, index)."""
         ...
 
+    async def list_chunks(self, tenant_id: TenantId) -> list[StoredChunk]:
+        """Every chunk of `tenant_id`, ordered by (source id, index, id)."""
+        ...
+
 
 @runtime_checkable
 class LexicalChunkSource(Protocol):

@@ -132,6 +132,8 @@ class ChunkStoreCompliance(ABC):
         await store.upsert_chunks([mine, theirs, extra])
         assert await store.get_chunks([mine.id], first) == [mine]
         assert await store.chunks_of_source("doc", first) == [mine]
+        assert await store.list_chunks(first) == [mine]
+        assert await store.list_chunks(second) == sorted([theirs, extra], key=lambda c: c.index)
         assert await store.chunks_of_entity(fixed_id(1), second) == []
         [hit] = await store.search_chunks(axis(0), first, k=5)
         assert hit.chunk.tenant_id == first
@@ -144,6 +146,7 @@ class ChunkStoreCompliance(ABC):
         assert [c.chunk_id for c in found.candidates] == [mine.id]
         await store.delete_source("doc", first)
         assert await store.chunks_of_source("doc", first) == []
+        assert await store.list_chunks(first) == []
         assert len(await store.chunks_of_source("doc", second)) == 2
         assert (await store.lexical_candidates(["shared"], second)).stats.document_count == 2
 

@@ -1,0 +1,253 @@
+"""Building a graph in one call: composes a language model, the extractor, consolidation,
+the event log and the projections into the graph, vector and chunk stores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+from uuid import UUID
+
+from pydantic import BaseModel
+
+from redstring.consolidation.consolidator import DEFAULT_MERGE_THRESHOLD, consolidate
+from redstring.domain.chunking import SlidingWindowChunker
+from redstring.domain.document import SourceDocument
+from redstring.domain.entity import Entity, Relationship
+from redstring.domain.errors import (
+    DimensionMismatchError,
+    DuplicateDocumentError,
+    IncompleteVectorSetupError,
+)
+from redstring.domain.events import (
+    DocumentChunked,
+    DocumentExtracted,
+    EntitiesEmbedded,
+    EntitiesMerged,
+    Event,
+)
+from redstring.domain.ids import EntityId, RelationshipId, TenantId
+from redstring.domain.merging import combine_relationships, combine_sightings
+from redstring.events.in_memory import InMemoryEventLog
+from redstring.extraction.choose import decide_domain
+from redstring.extraction.domains import AUTO, DomainSpec
+from redstring.extraction.extractor import ChunkFailure, Extractor, ProgressCallback
+from redstring.ports.chunk_store import ChunkWriter
+from redstring.ports.embedding_provider import EmbeddingProvider
+from redstring.ports.event_log import EventLog
+from redstring.ports.graph_store import GraphStore
+from redstring.ports.llm_provider import LlmProvider
+from redstring.ports.vector_store import VectorWriter
+from redstring.projections.base import Projection
+from redstring.projections.chunks import ChunkProjection
+from redstring.projections.graph import GraphProjection
+from redstring.projections.replay import EventSink
+from redstring.projections.vectors import VectorProjection, embed_entities
+
+
+class MergeSummary(BaseModel):
+    """One merge of the build: the event to undo it by, who survived, who was folded in."""
+
+    event_id: UUID
+    survivor_id: EntityId
+    survivor_name: str
+    merged_ids: list[EntityId]
+    merged_names: list[str]
+    score: float
+
+
+class GraphBuildReport(BaseModel):
+    """What a `build_graph` call did.
+
+    Counts are of distinct ids written by this build. `domain_confidence` is
+    the model's confidence on 0..1 when it chose the domain (`None` when the
+    caller chose it). `failures` lists every chunk whose answer was unusable.
+    `first_sequence`/`last_sequence` bound the events this build appended
+    (`None` when it appended none).
+    """
+
+    tenant_id: TenantId
+    documents: int
+    entities_written: int
+    relationships_written: int
+    relationships_dropped: int
+    chunks_written: int
+    merges: list[MergeSummary]
+    failures: list[ChunkFailure]
+    domain: str
+    domain_chosen_by: Literal["caller", "model", "fallback"]
+    domain_confidence: float | None
+    domain_failure: str | None
+    events_appended: int
+    first_sequence: int | None
+    last_sequence: int | None
+
+
+async def build_graph(
+    documents: Iterable[SourceDocument],
+    *,
+    provider: LlmProvider,
+    graph: GraphStore,
+    tenant_id: TenantId,
+    embeddings: EmbeddingProvider | None = None,
+    vectors: VectorWriter | None = None,
+    chunks: ChunkWriter | None = None,
+    log: EventLog | None = None,
+    domain: DomainSpec = AUTO,
+    merge_threshold: float = DEFAULT_MERGE_THRESHOLD,
+    concurrency: int = 4,
+    progress: ProgressCallback | None = None,
+    strict: bool = False,
+    chunker: SlidingWindowChunker | None = None,
+) -> GraphBuildReport:
+    """Extract `documents` into `tenant_id`'s graph, consolidate, and fold every store.
+
+    Every change is appended to `log` (a fresh in-memory log when `None`) and
+    folded into `graph` and, when given, `vectors` (entities embedded with
+    `embeddings`) and `chunks`. `merge_threshold` is on 0..1. Before any model
+    call it raises `DimensionMismatchError` when `embeddings` and `vectors`
+    disagree, `IncompleteVectorSetupError` when only one is given,
+    `DuplicateDocumentError` for a repeated document id, `ValueError` for a
+    bad threshold or concurrency, and `UnknownDomainError` for an unknown
+    domain name. With `strict=True` a failed chunk raises
+    `ChunkExtractionError`; documents before it stay written and logged.
+    """
+    docs = list(documents)
+    _check_inputs(docs, embeddings, vectors, merge_threshold)
+    extractor = Extractor(provider, chunker=chunker, concurrency=concurrency)
+    projections: list[Projection] = [GraphProjection(graph)]
+    if vectors is not None:
+        projections.append(VectorProjection(vectors))
+    if chunks is not None:
+        projections.append(ChunkProjection(chunks))
+    sink = EventSink(log if log is not None else InMemoryEventLog(), projections)
+    stored: list[Event] = []
+
+    decision = await decide_domain(domain, provider, docs, strict=strict)
+    failures: list[ChunkFailure] = []
+    entity_ids: set[EntityId] = set()
+    relationship_ids: set[RelationshipId] = set()
+    dropped = chunk_count = 0
+    for document in docs:
+        extraction = await extractor.extract(
+            document, tenant_id, domain=decision.domain_schema, progress=progress, strict=strict
+        )
+        entities = await _with_stored_entities(graph, extraction.entities, tenant_id)
+        relationships = await _with_stored_relationships(graph, extraction.relationships, tenant_id)
+        events: list[Event] = [
+            DocumentExtracted(
+                tenant_id=tenant_id,
+                document_id=document.id,
+                entities=entities,
+                relationships=relationships,
+            ),
+            DocumentChunked(tenant_id=tenant_id, document_id=document.id, chunks=extraction.chunks),
+        ]
+        if embeddings is not None:
+            events.append(await _embedded(embeddings, entities, tenant_id))
+        stored += await sink.emit(events)
+        failures += extraction.failures
+        entity_ids.update(entity.id for entity in entities)
+        relationship_ids.update(relationship.id for relationship in relationships)
+        dropped += extraction.relationships_dropped
+        chunk_count += len(extraction.chunks)
+
+    async def emit_merge(merge: EntitiesMerged) -> None:
+        events: list[Event] = [merge]
+        if embeddings is not None:
+            events.append(await _embedded(embeddings, [merge.survivor_after], tenant_id))
+        stored.extend(await sink.emit(events))
+
+    merges = await consolidate(
+        entity_ids, tenant_id, graph=graph, threshold=merge_threshold, emit=emit_merge
+    )
+    sequences = [event.sequence for event in stored if event.sequence is not None]
+    return GraphBuildReport(
+        tenant_id=tenant_id,
+        documents=len(docs),
+        entities_written=len(entity_ids),
+        relationships_written=len(relationship_ids),
+        relationships_dropped=dropped,
+        chunks_written=chunk_count,
+        merges=[_summary(merge) for merge in merges],
+        failures=failures,
+        domain=decision.name,
+        domain_chosen_by=decision.chosen_by,
+        domain_confidence=decision.confidence,
+        domain_failure=decision.failure,
+        events_appended=sink.appended,
+        first_sequence=min(sequences, default=None),
+        last_sequence=max(sequences, default=None),
+    )
+
+
+def _check_inputs(
+    docs: list[SourceDocument],
+    embeddings: EmbeddingProvider | None,
+    vectors: VectorWriter | None,
+    merge_threshold: float,
+) -> None:
+    if embeddings is not None and vectors is None:
+        raise IncompleteVectorSetupError(missing="vectors")
+    if vectors is not None and embeddings is None:
+        raise IncompleteVectorSetupError(missing="embeddings")
+    if embeddings is not None and vectors is not None and embeddings.dimension != vectors.dimension:
+        raise DimensionMismatchError(
+            expected=vectors.dimension,
+            actual=embeddings.dimension,
+            context="build_graph: the embedding provider against the vector store",
+        )
+    if not 0.0 <= merge_threshold <= 1.0:
+        raise ValueError(f"merge_threshold must be on 0..1, got {merge_threshold}")
+    seen: set[str] = set()
+    for document in docs:
+        if document.id in seen:
+            raise DuplicateDocumentError(document_id=document.id)
+        seen.add(document.id)
+
+
+async def _with_stored_entities(
+    graph: GraphStore, entities: list[Entity], tenant_id: TenantId
+) -> list[Entity]:
+    """Each entity combined with its stored state, so the event carries the state written."""
+    held = {
+        entity.id: entity
+        for entity in await graph.get_entities([e.id for e in entities], tenant_id)
+    }
+    return [
+        combine_sightings(held[entity.id], entity) if entity.id in held else entity
+        for entity in entities
+    ]
+
+
+async def _with_stored_relationships(
+    graph: GraphStore, relationships: list[Relationship], tenant_id: TenantId
+) -> list[Relationship]:
+    held: dict[RelationshipId, Relationship] = {}
+    for source_id in dict.fromkeys(relationship.source_id for relationship in relationships):
+        for stored in await graph.relationships_of(source_id, tenant_id):
+            held[stored.id] = stored
+    return [
+        combine_relationships(held[rel.id], rel) if rel.id in held else rel for rel in relationships
+    ]
+
+
+async def _embedded(
+    embeddings: EmbeddingProvider, entities: list[Entity], tenant_id: TenantId
+) -> EntitiesEmbedded:
+    return EntitiesEmbedded(
+        tenant_id=tenant_id,
+        records=await embed_entities(embeddings, entities),
+        model=type(embeddings).__name__,
+    )
+
+
+def _summary(merge: EntitiesMerged) -> MergeSummary:
+    return MergeSummary(
+        event_id=merge.event_id,
+        survivor_id=merge.survivor_after.id,
+        survivor_name=merge.survivor_after.name,
+        merged_ids=merge.merged_ids,
+        merged_names=[entity.name for entity in merge.merged],
+        score=merge.score,
+    )

@@ -1,0 +1,42 @@
+"""Rebuilding stores from the event log: composes the log with the projections of each store."""
+
+from __future__ import annotations
+
+from redstring.domain.ids import TenantId
+from redstring.ports.chunk_store import ChunkWriter
+from redstring.ports.event_log import EventLog
+from redstring.ports.graph_store import GraphWriter
+from redstring.ports.vector_store import VectorWriter
+from redstring.projections.base import Projection
+from redstring.projections.chunks import ChunkProjection
+from redstring.projections.graph import GraphProjection
+from redstring.projections.replay import replay
+from redstring.projections.vectors import VectorProjection
+
+
+async def rebuild_stores(
+    log: EventLog,
+    tenant_id: TenantId,
+    *,
+    graph: GraphWriter | None = None,
+    vectors: VectorWriter | None = None,
+    chunks: ChunkWriter | None = None,
+    after: int = 0,
+) -> int:
+    """Fold `tenant_id`'s events after `after` into the stores given; no model is called.
+
+    Vectors come from the logged `EntitiesEmbedded` events, so a vector store
+    needs the dimension they were embedded at (else `DimensionMismatchError`).
+    Returns the sequence of the last event folded. Raises `ValueError` when no
+    store is given.
+    """
+    projections: list[Projection] = []
+    if graph is not None:
+        projections.append(GraphProjection(graph))
+    if vectors is not None:
+        projections.append(VectorProjection(vectors))
+    if chunks is not None:
+        projections.append(ChunkProjection(chunks))
+    if not projections:
+        raise ValueError("rebuild_stores needs at least one of graph, vectors or chunks")
+    return await replay(log, tenant_id, projections, after=after)

@@ -1,0 +1,90 @@
+"""Undoing a merge: composes the event log, the consolidation planner and the projections."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from redstring.consolidation.merge import plan_undo
+from redstring.domain.errors import (
+    IncompleteVectorSetupError,
+    MergeAlreadyUndoneError,
+    MergeNotFoundError,
+    MergeNotUndoableError,
+)
+from redstring.domain.events import EntitiesEmbedded, EntitiesMerged, Event, MergeUndone
+from redstring.domain.ids import EntityId, TenantId
+from redstring.ports.embedding_provider import EmbeddingProvider
+from redstring.ports.event_log import EventLog
+from redstring.ports.graph_store import GraphWriter
+from redstring.ports.vector_store import VectorWriter
+from redstring.projections.base import Projection
+from redstring.projections.graph import GraphProjection
+from redstring.projections.replay import EventSink
+from redstring.projections.vectors import VectorProjection, embed_entities
+
+
+async def undo_merge(
+    merge_event_id: UUID,
+    *,
+    tenant_id: TenantId,
+    log: EventLog,
+    graph: GraphWriter,
+    embeddings: EmbeddingProvider | None = None,
+    vectors: VectorWriter | None = None,
+) -> MergeUndone:
+    """Reverse the merge `merge_event_id`: append a `MergeUndone` and fold it.
+
+    The survivor returns to its state before the merge and the merged
+    entities and their relationships come back (re-embedded when `vectors` is
+    given). Raises `MergeNotFoundError`, `MergeAlreadyUndoneError`, or
+    `MergeNotUndoableError` when a later, still-standing merge involves the
+    same entities; nothing changes in those cases.
+    """
+    if (embeddings is None) != (vectors is None):
+        raise IncompleteVectorSetupError(missing="vectors" if vectors is None else "embeddings")
+    events = await log.read(tenant_id)
+    merge = _find_merge(events, merge_event_id, tenant_id)
+    _check_undoable(events, merge)
+    undo = plan_undo(merge)
+    batch: list[Event] = [undo]
+    projections: list[Projection] = [GraphProjection(graph)]
+    if embeddings is not None and vectors is not None:
+        restored = [undo.survivor_restored, *undo.restored]
+        records = await embed_entities(embeddings, restored)
+        batch.append(EntitiesEmbedded(tenant_id=tenant_id, records=records))
+        projections.append(VectorProjection(vectors))
+    await EventSink(log, projections).emit(batch)
+    return undo
+
+
+def _find_merge(events: list[Event], merge_event_id: UUID, tenant_id: TenantId) -> EntitiesMerged:
+    for event in events:
+        if isinstance(event, EntitiesMerged) and event.event_id == merge_event_id:
+            return event
+    raise MergeNotFoundError(event_id=merge_event_id, tenant_id=tenant_id)
+
+
+def _scope(merge: EntitiesMerged) -> set[EntityId]:
+    ids = {merge.survivor_before.id, *merge.merged_ids}
+    for relationship in merge.relationships_removed:
+        ids.update((relationship.source_id, relationship.target_id))
+    return ids
+
+
+def _check_undoable(events: list[Event], merge: EntitiesMerged) -> None:
+    undone = {event.merge_event_id for event in events if isinstance(event, MergeUndone)}
+    if merge.event_id in undone:
+        raise MergeAlreadyUndoneError(event_id=merge.event_id)
+    scope = _scope(merge)
+    later = False
+    for event in events:
+        if event.event_id == merge.event_id:
+            later = True
+            continue
+        if (
+            later
+            and isinstance(event, EntitiesMerged)
+            and event.event_id not in undone
+            and _scope(event) & scope
+        ):
+            raise MergeNotUndoableError(event_id=merge.event_id, later_event_id=event.event_id)

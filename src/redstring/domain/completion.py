@@ -1,0 +1,89 @@
+"""Turning a model's raw answer into a validated JSON object: the one parsing path.
+
+Every `LlmProvider` adapter, real or fake, hands the text it received to
+`parse_completion`, so a scripted answer in a test goes through exactly the
+checks a real model's answer does.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+
+from redstring.domain.errors import (
+    EmptyCompletionError,
+    MalformedCompletionError,
+    RefusedCompletionError,
+)
+
+JsonObject = dict[str, Any]
+
+
+def parse_completion(
+    text: str | None,
+    schema: JsonObject,
+    *,
+    refusal: str | None = None,
+    model: str | None = None,
+) -> JsonObject:
+    """The JSON object in `text`, validated against the JSON schema `schema`.
+
+    `refusal` is the model's refusal message when it declined (a real API
+    reports it separately from the text). Raises `RefusedCompletionError` when
+    `refusal` is non-blank, `EmptyCompletionError` when `text` is `None` or
+    blank, and `MalformedCompletionError` when `text` is not JSON, is not a
+    JSON object, or does not satisfy `schema`. A fenced ```json block is
+    accepted, since models often wrap their answer in one.
+    """
+    if refusal is not None and refusal.strip():
+        raise RefusedCompletionError(
+            f"the model declined to answer: {refusal.strip()!r}. Rephrase the prompt or "
+            "skip this input.",
+            model=model,
+        )
+    if text is None or not text.strip():
+        raise EmptyCompletionError(
+            "the model returned an empty answer. Retry, or check the model's token limit.",
+            model=model,
+        )
+    try:
+        value = json.loads(_unfenced(text))
+    except json.JSONDecodeError as error:
+        raise MalformedCompletionError(
+            f"the model's answer is not JSON ({error.msg} at character {error.pos}): "
+            f"{_excerpt(text)}. Ask for JSON output or use a model that supports it.",
+            model=model,
+        ) from error
+    if not isinstance(value, dict):
+        raise MalformedCompletionError(
+            f"the model's answer is JSON but not an object: {_excerpt(text)}. "
+            "The schema asks for an object.",
+            model=model,
+        )
+    validator = jsonschema.Draft202012Validator(schema)
+    problems = sorted(validator.iter_errors(value), key=lambda error: list(error.absolute_path))
+    if problems:
+        first = problems[0]
+        where = "/".join(str(part) for part in first.absolute_path) or "(root)"
+        raise MalformedCompletionError(
+            f"the model's answer does not satisfy the schema at {where}: {first.message} "
+            f"({len(problems)} problem(s) in all). Retry, or use a model with structured output.",
+            model=model,
+        )
+    return value
+
+
+def _unfenced(text: str) -> str:
+    stripped = text.strip()
+    if stripped.startswith("```") and stripped.endswith("```") and len(stripped) >= 6:
+        body = stripped[3:-3]
+        first_line, _, rest = body.partition("\n")
+        return rest if first_line.strip().isalpha() or not first_line.strip() else body
+    return stripped
+
+
+def _excerpt(text: str, limit: int = 80) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else flat[: limit - 1] + "…")

@@ -1,0 +1,67 @@
+"""An event log held in process memory."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from uuid import UUID
+
+from redstring.domain.events import Event
+from redstring.domain.ids import TenantId
+
+
+@dataclass
+class _Tenant:
+    events: list[Event] = field(default_factory=list)
+    by_id: dict[UUID, Event] = field(default_factory=dict)
+
+
+class InMemoryEventLog:
+    """An `EventLog` for a single process: complete, tenant-scoped, not a test double.
+
+    Events are copied on the way in and out, so a caller mutating one cannot
+    change the log.
+    """
+
+    def __init__(self) -> None:
+        self._tenants: dict[TenantId, _Tenant] = {}
+
+    async def append(self, events: Sequence[Event]) -> list[Event]:
+        stored: list[Event] = []
+        pending: dict[TenantId, list[Event]] = {}
+        for event in events:
+            part = self._tenants.get(event.tenant_id, _Tenant())
+            earlier = part.by_id.get(event.event_id) or next(
+                (e for e in pending.get(event.tenant_id, []) if e.event_id == event.event_id),
+                None,
+            )
+            if earlier is not None:
+                stored.append(earlier)
+                continue
+            queued = pending.setdefault(event.tenant_id, [])
+            sequence = len(part.events) + len(queued) + 1
+            copy = event.model_copy(update={"sequence": sequence}, deep=True)
+            queued.append(copy)
+            stored.append(copy)
+        for tenant_id, queued in pending.items():
+            part = self._tenants.setdefault(tenant_id, _Tenant())
+            part.events.extend(queued)
+            part.by_id.update((event.event_id, event) for event in queued)
+        return [event.model_copy(deep=True) for event in stored]
+
+    async def read(
+        self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
+    ) -> list[Event]:
+        if after < 0:
+            raise ValueError(f"after must be zero or more, got {after}")
+        if limit is not None and limit < 0:
+            raise ValueError(f"limit must be zero or more, got {limit}")
+        part = self._tenants.get(tenant_id)
+        if part is None:
+            return []
+        selected = part.events[after:] if limit is None else part.events[after : after + limit]
+        return [event.model_copy(deep=True) for event in selected]
+
+    async def last_sequence(self, tenant_id: TenantId) -> int:
+        part = self._tenants.get(tenant_id)
+        return 0 if part is None else len(part.events)

@@ -1,0 +1,53 @@
+"""Embedding entities, and folding embeddings and merges into a vector store."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from redstring.domain.entity import Entity
+from redstring.domain.events import EntitiesEmbedded, EntitiesMerged, Event
+from redstring.domain.vector import VectorRecord
+from redstring.ports.embedding_provider import EmbeddingProvider
+from redstring.ports.vector_store import VectorWriter
+
+
+def embedding_text(entity: Entity) -> str:
+    """The text an entity is embedded from: name, type and description.
+
+    More than the bare name, so a query describing an entity can find it.
+    """
+    head = f"{entity.name} ({entity.entity_type})"
+    description = entity.description.strip()
+    return f"{head}: {description}" if description else head
+
+
+async def embed_entities(
+    provider: EmbeddingProvider, entities: Sequence[Entity]
+) -> list[VectorRecord]:
+    """One record per entity, embedded on the provider's document side (`embed`), in order."""
+    if not entities:
+        return []
+    vectors = await provider.embed([embedding_text(entity) for entity in entities])
+    return [
+        VectorRecord(
+            tenant_id=entity.tenant_id,
+            entity_id=entity.id,
+            entity_type=entity.entity_type,
+            vector=vector,
+        )
+        for entity, vector in zip(entities, vectors, strict=True)
+    ]
+
+
+class VectorProjection:
+    """Writes embedded vectors into `vectors` and deletes those of merged-away entities."""
+
+    def __init__(self, vectors: VectorWriter) -> None:
+        self._vectors = vectors
+
+    async def apply(self, event: Event) -> None:
+        """Upsert the records of an `EntitiesEmbedded`; delete the merged ids of a merge."""
+        if isinstance(event, EntitiesEmbedded):
+            await self._vectors.upsert(event.records)
+        elif isinstance(event, EntitiesMerged):
+            await self._vectors.delete(event.merged_ids, event.tenant_id)
