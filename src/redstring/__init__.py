@@ -4,10 +4,13 @@ The public surface is `__all__`; everything else is internal and may change.
 Domain types (`Entity`, `Relationship`, ids, vectors), the ports
 (`EmbeddingProvider`, `VectorStore`, `GraphStore`, `LlmProvider`), complete
 in-memory adapters, a deterministic fake embedding provider, and the errors.
+`Retriever` turns a query into ranked entities of one tenant (semantic and
+lexical channels fused by reciprocal rank, or either alone).
 """
 
 from __future__ import annotations
 
+from redstring.composition.retrieval import Retriever
 from redstring.domain.entity import Entity, Relationship
 from redstring.domain.errors import (
     CompletionError,
@@ -15,6 +18,7 @@ from redstring.domain.errors import (
     EmptyCompletionError,
     InvalidVectorError,
     MalformedCompletionError,
+    MissingCapabilityError,
     RedstringError,
     RefusedCompletionError,
     UnknownEntityError,
@@ -27,6 +31,7 @@ from redstring.domain.ids import (
     new_tenant_id,
     relationship_id_for,
 )
+from redstring.domain.retrieval import RetrievalMode, RetrievalResult, ScoredEntity
 from redstring.domain.vector import VectorMatch, VectorRecord
 from redstring.graph.in_memory import InMemoryGraphStore
 from redstring.llm.fake_embedding import FakeEmbeddingProvider
@@ -60,10 +65,15 @@ __all__ = [
     "InvalidVectorError",
     "LlmProvider",
     "MalformedCompletionError",
+    "MissingCapabilityError",
     "RedstringError",
     "RefusedCompletionError",
     "Relationship",
     "RelationshipId",
+    "RetrievalMode",
+    "RetrievalResult",
+    "Retriever",
+    "ScoredEntity",
     "TenantId",
     "UnknownEntityError",
     "VectorMatch",

@@ -81,3 +81,18 @@ class InvalidVectorError(RedstringError, ValueError):
             f"{context}: the vector is all zeros or holds NaN/infinity, so its cosine is "
             "undefined. Check the embedding model's output."
         )
+
+
+class MissingCapabilityError(RedstringError, TypeError):
+    """A collaborator handed to a composed component lacks a method it needs.
+
+    Raised at construction, before any query runs. `role` is the argument the
+    object was passed as; `missing` lists the methods it does not have.
+    """
+
+    def __init__(self, *, role: str, given: object, missing: list[str], needed: str) -> None:
+        self.role = role
+        self.missing = missing
+        super().__init__(
+            f"{role}={type(given).__name__} lacks {', '.join(missing)}. Pass {needed} for {role}."
+        )

@@ -1,0 +1,260 @@
+"""Entity retrieval: a query string in, the entities of one tenant it means out.
+
+Composes `EmbeddingProvider` + `VectorStore` + `GraphStore`. The provider
+embeds the query, the vector store ranks entity ids by cosine, and the graph
+store supplies lexical candidates by blocking key and turns ids back into
+entities. `vector` and `graph` may not import each other and neither may
+import `llm`, so only this layer can hold all three.
+
+Two channels, fused by reciprocal rank (`domain/fusion.py`):
+
+- semantic: `embed_query` of the query, then `VectorSearcher.search`;
+- lexical: the query's blocking keys (`query_blocking_keys`), the entities
+  filed under them, each scored by `lexical_score`.
+
+**The lexical channel only sees what blocking hands it.** There is no text
+index: its candidates are the entities filed under the query's prefix key or
+soundex key, the same keys consolidation uses. An entity sharing neither key
+with the query is never a lexical candidate, however similar the strings are
+("Lovelace" does not reach "Ada Lovelace" lexically); only the semantic
+channel can find it. That is the price of a lookup instead of a scan.
+
+**A vector match the graph store lacks is dropped, and nothing replaces it.**
+The two stores are fed independently and can lag each other, so a vector
+without its entity is an ordinary state, not a fault: raising would break
+retrieval during a replay. Filling the gap from further down the ranking
+would make a projection that has fallen far behind look healthy, so the
+result is simply shorter than `k`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Self
+
+from redstring.domain.blocking import query_blocking_keys
+from redstring.domain.entity import Entity
+from redstring.domain.errors import DimensionMismatchError, MissingCapabilityError
+from redstring.domain.fusion import reciprocal_rank_fusion
+from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.lexical import lexical_score
+from redstring.domain.normalization import normalize_name
+from redstring.domain.retrieval import (
+    RetrievalMode,
+    RetrievalResult,
+    ScoredEntity,
+    require_k,
+    require_query,
+    resolve_mode,
+)
+from redstring.ports.embedding_provider import EmbeddingProvider
+from redstring.ports.graph_store import GraphStore
+from redstring.ports.vector_store import VectorStore
+
+#: How an error names the constructor that serves SEMANTIC and HYBRID.
+PRIMARY_CONSTRUCTOR = "Retriever(embeddings=..., vectors=..., graph=...)"
+
+_GRAPH_METHODS = ("get_entities", "find_by_blocking_keys")
+
+
+@dataclass(frozen=True)
+class _SemanticSide:
+    embeddings: EmbeddingProvider
+    vectors: VectorStore
+
+
+@dataclass
+class _Ranking:
+    """One channel's answer: ids best first, their scores, and any entities it holds."""
+
+    ids: list[EntityId] = field(default_factory=list)
+    scores: dict[EntityId, float] = field(default_factory=dict)
+    entities: dict[EntityId, Entity] = field(default_factory=dict)
+
+
+class Retriever:
+    """Ranks the entities of one tenant against a free-text query.
+
+    Built with `Retriever(embeddings=..., vectors=..., graph=...)` it runs any
+    mode and defaults to HYBRID; built with `Retriever.lexical_only(graph=...)`
+    it needs no embedding provider, defaults to LEXICAL and refuses the modes
+    that need one. Lexical recall is bounded by blocking: see the module
+    docstring.
+    """
+
+    _graph: GraphStore
+    _semantic: _SemanticSide | None
+    _default_mode: RetrievalMode
+
+    def __init__(
+        self,
+        *,
+        embeddings: EmbeddingProvider,
+        vectors: VectorStore,
+        graph: GraphStore,
+    ) -> None:
+        """Wire every channel.
+
+        Raises `DimensionMismatchError` when `embeddings.dimension` differs
+        from `vectors.dimension`, before any text is embedded, and
+        `MissingCapabilityError` when `graph` is not a graph store.
+        """
+        if embeddings.dimension != vectors.dimension:
+            raise DimensionMismatchError(
+                expected=vectors.dimension,
+                actual=embeddings.dimension,
+                context="Retriever: the embedding provider against the vector store",
+            )
+        self._wire(
+            graph=graph,
+            semantic=_SemanticSide(embeddings=embeddings, vectors=vectors),
+            default_mode=RetrievalMode.HYBRID,
+        )
+
+    @classmethod
+    def lexical_only(cls, *, graph: GraphStore) -> Self:
+        """A retriever with the lexical channel alone: no provider, no vector store.
+
+        Its default mode is LEXICAL; asking it for SEMANTIC or HYBRID raises
+        `ValueError` naming the primary constructor. Raises
+        `MissingCapabilityError` when `graph` is not a graph store.
+        """
+        retriever = cls.__new__(cls)
+        retriever._wire(graph=graph, semantic=None, default_mode=RetrievalMode.LEXICAL)
+        return retriever
+
+    def _wire(
+        self,
+        *,
+        graph: GraphStore,
+        semantic: _SemanticSide | None,
+        default_mode: RetrievalMode,
+    ) -> None:
+        # Both construction paths come through here, so a guard here holds for both.
+        missing = [name for name in _GRAPH_METHODS if not callable(getattr(graph, name, None))]
+        if missing:
+            raise MissingCapabilityError(
+                role="graph", given=graph, missing=missing, needed="a GraphStore"
+            )
+        self._graph = graph
+        self._semantic = semantic
+        self._default_mode = default_mode
+
+    async def retrieve(
+        self,
+        query: str,
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        entity_types: Sequence[str] | None = None,
+        mode: RetrievalMode | None = None,
+    ) -> RetrievalResult:
+        """The at most `k` entities of `tenant_id` best matching `query`, best first.
+
+        `mode=None` means this retriever's default. `entity_types=None` means
+        no filter and `[]` matches nothing; the filter applies to both channels
+        before `k`. `k == 0` returns no matches. Each match carries the fused
+        score (ordinal, comparable only within this result) and each channel's
+        own score on 0..1, or `None` when that channel did not rank it.
+
+        Raises `ValueError` for a blank query, a negative `k`, or a mode this
+        retriever was not built for.
+        """
+        require_query(query)
+        require_k(k)
+        resolved = resolve_mode(
+            mode,
+            default=self._default_mode,
+            semantic_available=self._semantic is not None,
+            primary_constructor=PRIMARY_CONSTRUCTOR,
+        )
+        if k == 0:
+            return RetrievalResult(query=query)
+        semantic_side = self._semantic if resolved is not RetrievalMode.LEXICAL else None
+        semantic, lexical = await asyncio.gather(
+            self._rank_semantically(semantic_side, query, tenant_id, k, entity_types),
+            self._rank_lexically(
+                resolved is not RetrievalMode.SEMANTIC, query, tenant_id, k, entity_types
+            ),
+        )
+        fused = reciprocal_rank_fusion([semantic.ids, lexical.ids])[:k]
+        entities = await self._resolve([entity_id for entity_id, _ in fused], lexical, tenant_id)
+        return RetrievalResult(
+            query=query,
+            matches=[
+                ScoredEntity(
+                    entity=entities[entity_id],
+                    score=score,
+                    semantic=semantic.scores.get(entity_id),
+                    lexical=lexical.scores.get(entity_id),
+                )
+                for entity_id, score in fused
+                if entity_id in entities
+            ],
+        )
+
+    @staticmethod
+    async def _rank_semantically(
+        side: _SemanticSide | None,
+        query: str,
+        tenant_id: TenantId,
+        k: int,
+        entity_types: Sequence[str] | None,
+    ) -> _Ranking:
+        if side is None:
+            return _Ranking()
+        [vector] = await side.embeddings.embed_query([query])
+        matches = await side.vectors.search(vector, tenant_id, k=k, entity_types=entity_types)
+        return _Ranking(
+            ids=[match.entity_id for match in matches],
+            scores={match.entity_id: match.score for match in matches},
+        )
+
+    async def _rank_lexically(
+        self,
+        run: bool,
+        query: str,
+        tenant_id: TenantId,
+        k: int,
+        entity_types: Sequence[str] | None,
+    ) -> _Ranking:
+        if not run:
+            return _Ranking()
+        groups = await self._graph.find_by_blocking_keys(query_blocking_keys(query), tenant_id)
+        candidates: dict[EntityId, Entity] = {}
+        for group in groups.values():
+            for entity in group:
+                candidates.setdefault(entity.id, entity)
+        wanted = None if entity_types is None else {normalize_name(t) for t in entity_types}
+        scored: list[tuple[Entity, float]] = []
+        for entity in candidates.values():
+            if wanted is not None and normalize_name(entity.entity_type) not in wanted:
+                continue
+            score = lexical_score(query, entity)
+            if score <= 0.0:
+                continue  # nothing in common: not a lexical match, so no rank to give
+            scored.append((entity, score))
+        scored.sort(key=lambda pair: (-pair[1], str(pair[0].id)))
+        kept = scored[:k]
+        return _Ranking(
+            ids=[entity.id for entity, _ in kept],
+            scores={entity.id: score for entity, score in kept},
+            entities={entity.id: entity for entity, _ in kept},
+        )
+
+    async def _resolve(
+        self, entity_ids: list[EntityId], lexical: _Ranking, tenant_id: TenantId
+    ) -> dict[EntityId, Entity]:
+        """The entities of `entity_ids` the stores hold; an id neither has is absent."""
+        found = {
+            entity_id: lexical.entities[entity_id]
+            for entity_id in entity_ids
+            if entity_id in lexical.entities
+        }
+        wanted = [entity_id for entity_id in entity_ids if entity_id not in found]
+        if wanted:
+            for entity in await self._graph.get_entities(wanted, tenant_id):
+                found[entity.id] = entity
+        return found

@@ -1,0 +1,449 @@
+"""The composed retrieval surface, over the real in-memory adapters."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from uuid import UUID
+
+import pytest
+
+from redstring import (
+    DimensionMismatchError,
+    Entity,
+    EntityId,
+    FakeEmbeddingProvider,
+    InMemoryGraphStore,
+    InMemoryVectorStore,
+    MissingCapabilityError,
+    RetrievalMode,
+    RetrievalResult,
+    Retriever,
+    TenantId,
+    VectorRecord,
+)
+from redstring.domain.fusion import RRF_K
+from tests.factories import DEFAULT_TENANT, make_entity
+
+DIMENSION = 384
+TENANT = DEFAULT_TENANT
+OTHER_TENANT = TenantId(UUID("33333333-3333-4333-8333-333333333333"))
+PRIMARY = r"Retriever\(embeddings=\.\.\., vectors=\.\.\., graph=\.\.\.\)"
+
+PEOPLE = ["Ada Lovelace", "Grace Hopper", "Alan Turing", "Barbara Liskov", "Edsger Dijkstra"]
+ORGANISATIONS = ["ACME Corporation", "Zebra Holdings", "Analytical Engines Ltd"]
+
+
+def fixed_id(n: int) -> EntityId:
+    """An id whose string order is `n`'s order, so iteration order is chosen, not hoped for."""
+    return EntityId(UUID(f"00000000-0000-4000-8000-{n:012x}"))
+
+
+class CountingProvider(FakeEmbeddingProvider):
+    """The fake provider, counting every call on either side."""
+
+    def __init__(self, *, dimension: int) -> None:
+        super().__init__(dimension=dimension)
+        self.calls = 0
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls += 1
+        return await super().embed(texts)
+
+    async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls += 1  # the base query side delegates to `embed`; count it once
+        return await FakeEmbeddingProvider.embed(self, texts)
+
+
+class OppositeQueryProvider(FakeEmbeddingProvider):
+    """An asymmetric provider: a query points opposite to the same text as a document."""
+
+    async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
+        return [[-x for x in vector] for vector in await self.embed(texts)]
+
+
+class RebuildingGraphStore(InMemoryGraphStore):
+    """A graph store whose reads hand back equal but freshly built entities.
+
+    No port promises object identity, so an adapter that deserialises on
+    every read (as any database-backed one does) is legitimate.
+    """
+
+    async def get_entities(
+        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> list[Entity]:
+        return [_rebuilt(e) for e in await super().get_entities(entity_ids, tenant_id)]
+
+    async def find_by_blocking_keys(
+        self, keys: Sequence[str], tenant_id: TenantId
+    ) -> dict[str, list[Entity]]:
+        groups = await super().find_by_blocking_keys(keys, tenant_id)
+        return {key: [_rebuilt(e) for e in group] for key, group in groups.items()}
+
+
+def _rebuilt(entity: Entity) -> Entity:
+    return Entity.model_validate(entity.model_dump())
+
+
+class Stores:
+    """A provider and both stores, with helpers that write entities the way a projection does."""
+
+    def __init__(
+        self,
+        *,
+        graph: InMemoryGraphStore | None = None,
+        embeddings: FakeEmbeddingProvider | None = None,
+    ) -> None:
+        self.embeddings = embeddings or FakeEmbeddingProvider(dimension=DIMENSION)
+        self.vectors = InMemoryVectorStore(dimension=DIMENSION)
+        self.graph = graph or InMemoryGraphStore()
+
+    def retriever(self) -> Retriever:
+        return Retriever(embeddings=self.embeddings, vectors=self.vectors, graph=self.graph)
+
+    async def add(self, *entities: Entity) -> None:
+        await self.graph.upsert(entities)
+        await self.add_vectors(*entities)
+
+    async def add_vectors(self, *entities: Entity) -> None:
+        vectors = await self.embeddings.embed([entity.name for entity in entities])
+        await self.vectors.upsert(
+            [
+                VectorRecord(
+                    tenant_id=entity.tenant_id,
+                    entity_id=entity.id,
+                    entity_type=entity.entity_type,
+                    vector=vector,
+                )
+                for entity, vector in zip(entities, vectors, strict=True)
+            ]
+        )
+
+
+def corpus(tenant_id: TenantId = TENANT) -> list[Entity]:
+    people = [make_entity(name, tenant_id=tenant_id) for name in PEOPLE]
+    orgs = [
+        make_entity(name, tenant_id=tenant_id, entity_type="organisation") for name in ORGANISATIONS
+    ]
+    return people + orgs
+
+
+async def populated(**kwargs: object) -> Stores:
+    stores = Stores(**kwargs)  # type: ignore[arg-type]
+    await stores.add(*corpus())
+    return stores
+
+
+def names(result: RetrievalResult) -> list[str]:
+    return [match.entity.name for match in result.matches]
+
+
+@pytest.mark.asyncio
+async def test_an_exact_name_is_retrieved() -> None:
+    stores = await populated()
+    for mode in RetrievalMode:
+        result = await stores.retriever().retrieve("Grace Hopper", TENANT, mode=mode)
+        assert names(result)[0] == "Grace Hopper", mode
+        assert result.query == "Grace Hopper"
+
+
+@pytest.mark.asyncio
+async def test_two_tenants_holding_the_same_entity_id_never_cross() -> None:
+    """The composite-key case, forced: one id, two tenants, two different names."""
+    shared = fixed_id(7)
+    stores = Stores()
+    await stores.add(
+        make_entity("Ada Lovelace", tenant_id=TENANT, id=shared),
+        make_entity("Ada Lovelock", tenant_id=OTHER_TENANT, id=shared),
+    )
+    retriever = stores.retriever()
+    for mode in RetrievalMode:
+        mine = await retriever.retrieve("Ada Lovelace", TENANT, mode=mode)
+        theirs = await retriever.retrieve("Ada Lovelace", OTHER_TENANT, mode=mode)
+        assert [(m.entity.name, m.entity.tenant_id) for m in mine.matches] == [
+            ("Ada Lovelace", TENANT)
+        ], mode
+        assert [(m.entity.name, m.entity.tenant_id) for m in theirs.matches] == [
+            ("Ada Lovelock", OTHER_TENANT)
+        ], mode
+
+
+@pytest.mark.asyncio
+async def test_a_vector_match_whose_entity_the_graph_lacks_is_skipped() -> None:
+    """The stores are fed independently; a vector ahead of its entity is ordinary."""
+    stores = await populated()
+    ghost = make_entity("Grace Hopper Jr")
+    await stores.add_vectors(ghost)
+    result = await stores.retriever().retrieve(
+        "Grace Hopper Jr", TENANT, mode=RetrievalMode.SEMANTIC
+    )
+    assert ghost.id not in {match.entity.id for match in result.matches}
+    assert names(result)[0] == "Grace Hopper"
+
+
+@pytest.mark.asyncio
+async def test_a_skipped_dangling_match_is_not_backfilled() -> None:
+    """The count: four vectors, the best one dangling, `k=3` gives two, not three.
+
+    A fourth resolvable vector exists below the cut, so a version that topped
+    up to `k` has something to top up with and would return three.
+    """
+    stores = Stores()
+    present = [make_entity(name) for name in ["Ada Lovelace", "Ada Byron", "Ada King"]]
+    await stores.add(*present)
+    ghost = make_entity("Ada Lovelace King")
+    await stores.add_vectors(ghost)
+    full = await stores.retriever().retrieve(
+        "Ada Lovelace King", TENANT, k=4, mode=RetrievalMode.SEMANTIC
+    )
+    assert len(full.matches) == 3  # the premise: three resolvable matches exist
+    cut = await stores.retriever().retrieve(
+        "Ada Lovelace King", TENANT, k=3, mode=RetrievalMode.SEMANTIC
+    )
+    assert len(cut.matches) == 2
+    assert names(cut) == names(full)[:2]
+
+
+@pytest.mark.asyncio
+async def test_the_lexical_channel_scores_a_candidate_after_a_zero_scoring_one() -> None:
+    """A bad row followed by a good one, both under the query's soundex key.
+
+    "Ïö" codes to the same soundex as "Io" but shares no character with it, so
+    it scores zero; its id sorts first, so it is met first. A loop that stops
+    at it instead of skipping it never reaches "Iowa".
+    """
+    stores = Stores()
+    zero = make_entity("Ïö", id=fixed_id(1))
+    good = make_entity("Iowa", entity_type="place", id=fixed_id(2))
+    await stores.add(zero, good)
+    groups = await stores.graph.find_by_blocking_keys(["s:I000"], TENANT)
+    assert [e.name for e in groups["s:I000"]] == ["Ïö", "Iowa"]  # the premise
+    result = await Retriever.lexical_only(graph=stores.graph).retrieve("Io", TENANT)
+    assert names(result) == ["Iowa"]
+    assert result.matches[0].lexical is not None
+    assert result.matches[0].lexical > 0.0
+
+
+@pytest.mark.asyncio
+async def test_entity_types_filters_the_lexical_channel_before_k_is_applied() -> None:
+    """`k=1` with a better non-matching candidate met and ranked first."""
+    stores = Stores()
+    ship = make_entity("Ada Lovelace", entity_type="ship", id=fixed_id(1))
+    person = make_entity("Ada Lovelace King", id=fixed_id(2))
+    await stores.add(ship, person)
+    retriever = stores.retriever()
+    unfiltered = await retriever.retrieve("Ada Lovelace", TENANT, k=1, mode=RetrievalMode.LEXICAL)
+    assert names(unfiltered) == ["Ada Lovelace"]  # the premise: the ship ranks first
+    for mode in RetrievalMode:
+        result = await retriever.retrieve(
+            "Ada Lovelace", TENANT, k=1, entity_types=["person"], mode=mode
+        )
+        assert [m.entity.id for m in result.matches] == [person.id], mode
+    spelled = await retriever.retrieve(
+        "Ada Lovelace", TENANT, k=1, entity_types=[" PERSON "], mode=RetrievalMode.LEXICAL
+    )
+    assert [m.entity.id for m in spelled.matches] == [person.id]
+
+
+@pytest.mark.asyncio
+async def test_a_result_reports_both_component_scores_when_both_channels_ranked() -> None:
+    stores = await populated()
+    result = await stores.retriever().retrieve("Ada Lovelace", TENANT, mode=RetrievalMode.HYBRID)
+    top = result.matches[0]
+    assert top.entity.name == "Ada Lovelace"
+    assert top.semantic == pytest.approx(1.0)
+    assert top.lexical == 1.0
+    assert top.score == pytest.approx(2 / (RRF_K + 1))
+
+
+@pytest.mark.asyncio
+async def test_a_semantic_only_mode_leaves_lexical_none() -> None:
+    stores = await populated()
+    result = await stores.retriever().retrieve("Ada Lovelace", TENANT, mode=RetrievalMode.SEMANTIC)
+    assert len(result.matches) == len(PEOPLE) + len(ORGANISATIONS)
+    assert all(match.lexical is None for match in result.matches)
+    assert all(match.semantic is not None for match in result.matches)
+
+
+@pytest.mark.asyncio
+async def test_a_lexical_only_mode_makes_no_embedding_call() -> None:
+    provider = CountingProvider(dimension=DIMENSION)
+    stores = await populated(embeddings=provider)
+    provider.calls = 0
+    result = await stores.retriever().retrieve("Ada Lovelace", TENANT, mode=RetrievalMode.LEXICAL)
+    assert names(result) == ["Ada Lovelace"]
+    assert result.matches[0].semantic is None
+    assert provider.calls == 0
+    await stores.retriever().retrieve("Ada Lovelace", TENANT, mode=RetrievalMode.HYBRID)
+    assert provider.calls == 1  # the counter counts: the hybrid query embeds once
+
+
+@pytest.mark.asyncio
+async def test_entities_are_compared_by_equality_not_identity() -> None:
+    """Reads through a store that rebuilds every entity give the same answer."""
+    plain = await populated()
+    rebuilding = await populated(graph=RebuildingGraphStore())
+    for mode in RetrievalMode:
+        expected = await plain.retriever().retrieve("Ada Lovelace", TENANT, mode=mode)
+        actual = await rebuilding.retriever().retrieve("Ada Lovelace", TENANT, mode=mode)
+        assert actual == expected, mode
+    hybrid = await rebuilding.retriever().retrieve("Ada Lovelace", TENANT)
+    ids = [match.entity.id for match in hybrid.matches]
+    assert len(ids) == len(set(ids))
+    top = hybrid.matches[0]
+    assert top.entity == make_entity("Ada Lovelace")
+    assert top.semantic is not None
+    assert top.lexical is not None
+
+
+@pytest.mark.asyncio
+async def test_mutating_a_result_cannot_change_what_a_later_retrieve_returns() -> None:
+    stores = await populated()
+    retriever = stores.retriever()
+    first = await retriever.retrieve("Ada Lovelace", TENANT)
+    snapshot = first.model_copy(deep=True)
+    first.matches[0].entity.name = "Mutated"
+    first.matches[0].entity.properties["x"] = "y"
+    first.matches.clear()
+    second = await retriever.retrieve("Ada Lovelace", TENANT)
+    assert second == snapshot
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("blank", ["", "   ", "\t\n"])
+async def test_a_blank_query_raises(blank: str) -> None:
+    provider = CountingProvider(dimension=DIMENSION)
+    stores = await populated(embeddings=provider)
+    provider.calls = 0
+    with pytest.raises(ValueError, match="blank"):
+        await stores.retriever().retrieve(blank, TENANT)
+    with pytest.raises(ValueError, match="blank"):
+        await Retriever.lexical_only(graph=stores.graph).retrieve(blank, TENANT)
+    assert provider.calls == 0
+
+
+@pytest.mark.asyncio
+async def test_k_zero_returns_nothing_and_a_negative_k_raises() -> None:
+    stores = await populated()
+    for mode in RetrievalMode:
+        empty = await stores.retriever().retrieve("Ada Lovelace", TENANT, k=0, mode=mode)
+        assert empty == RetrievalResult(query="Ada Lovelace", matches=[])
+        with pytest.raises(ValueError, match="k must be zero or more"):
+            await stores.retriever().retrieve("Ada Lovelace", TENANT, k=-1, mode=mode)
+
+
+@pytest.mark.asyncio
+async def test_k_one_and_k_beyond_the_corpus() -> None:
+    stores = await populated()
+    retriever = stores.retriever()
+    everything = await retriever.retrieve("Ada Lovelace", TENANT, k=1000)
+    assert len(everything.matches) == len(PEOPLE) + len(ORGANISATIONS)
+    one = await retriever.retrieve("Ada Lovelace", TENANT, k=1)
+    assert one.matches == everything.matches[:1]
+
+
+@pytest.mark.asyncio
+async def test_empty_entity_types_matches_nothing() -> None:
+    """`[]` means nothing matches; `None` means no filter. Same as the port."""
+    stores = await populated()
+    for mode in RetrievalMode:
+        none = await stores.retriever().retrieve("Ada Lovelace", TENANT, entity_types=[], mode=mode)
+        assert none.matches == [], mode
+        unfiltered = await stores.retriever().retrieve(
+            "Ada Lovelace", TENANT, entity_types=None, mode=mode
+        )
+        assert unfiltered.matches, mode
+
+
+@pytest.mark.asyncio
+async def test_a_provider_and_store_of_different_dimensions_are_refused() -> None:
+    """At construction, before any text is embedded."""
+    provider = CountingProvider(dimension=384)
+    with pytest.raises(DimensionMismatchError) as raised:
+        Retriever(
+            embeddings=provider,
+            vectors=InMemoryVectorStore(dimension=768),
+            graph=InMemoryGraphStore(),
+        )
+    assert (raised.value.expected, raised.value.actual) == (768, 384)
+    assert provider.calls == 0
+
+
+@pytest.mark.asyncio
+async def test_more_results_than_k_are_truncated() -> None:
+    stores = await populated()
+    retriever = stores.retriever()
+    for mode in (RetrievalMode.SEMANTIC, RetrievalMode.HYBRID):
+        everything = await retriever.retrieve("Ada Lovelace", TENANT, k=20, mode=mode)
+        assert len(everything.matches) > 3
+        top = await retriever.retrieve("Ada Lovelace", TENANT, k=3, mode=mode)
+        assert len(top.matches) == 3
+        assert names(top) == names(everything)[:3]
+
+
+@pytest.mark.asyncio
+async def test_hybrid_results_are_ordered_by_fused_score_then_id() -> None:
+    stores = await populated()
+    result = await stores.retriever().retrieve("Ada Lovelace", TENANT, k=20)
+    keys = [(-match.score, str(match.entity.id)) for match in result.matches]
+    assert keys == sorted(keys)
+
+
+@pytest.mark.asyncio
+async def test_retrieve_embeds_the_query_with_the_query_side_of_the_provider() -> None:
+    """With a provider whose query side points the other way, the exact name is last.
+
+    Had `retrieve` called `embed`, "Ada Lovelace" would match itself at 1.0.
+    """
+    stores = await populated(embeddings=OppositeQueryProvider(dimension=DIMENSION))
+    result = await stores.retriever().retrieve("Ada Lovelace", TENANT, mode=RetrievalMode.SEMANTIC)
+    assert names(result)[-1] == "Ada Lovelace"
+    assert result.matches[-1].semantic == pytest.approx(0.0, abs=1e-6)
+
+
+@pytest.mark.asyncio
+async def test_a_lexical_only_retriever_needs_no_provider_and_defaults_to_lexical() -> None:
+    stores = await populated()
+    retriever = Retriever.lexical_only(graph=stores.graph)
+    result = await retriever.retrieve("Ada Lovelace", TENANT)
+    assert names(result) == ["Ada Lovelace"]
+    assert (result.matches[0].semantic, result.matches[0].lexical) == (None, 1.0)
+    assert result == await retriever.retrieve("Ada Lovelace", TENANT, mode=RetrievalMode.LEXICAL)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("mode", [RetrievalMode.SEMANTIC, RetrievalMode.HYBRID])
+async def test_a_lexical_only_retriever_refuses_the_modes_that_need_a_provider(
+    mode: RetrievalMode,
+) -> None:
+    """HYBRID is refused, not quietly narrowed to its lexical half."""
+    stores = await populated()
+    retriever = Retriever.lexical_only(graph=stores.graph)
+    with pytest.raises(ValueError, match=PRIMARY):
+        await retriever.retrieve("Ada Lovelace", TENANT, mode=mode)
+    with pytest.raises(ValueError, match=PRIMARY):
+        await retriever.retrieve("Ada Lovelace", TENANT, k=0, mode=mode)
+
+
+@pytest.mark.asyncio
+async def test_no_mode_on_the_primary_constructor_means_hybrid() -> None:
+    stores = await populated()
+    retriever = stores.retriever()
+    default = await retriever.retrieve("Ada Lovelace", TENANT)
+    assert default == await retriever.retrieve("Ada Lovelace", TENANT, mode=RetrievalMode.HYBRID)
+    top = default.matches[0]
+    assert top.semantic is not None
+    assert top.lexical is not None
+
+
+@pytest.mark.asyncio
+async def test_both_constructors_refuse_a_graph_that_is_not_a_graph_store() -> None:
+    """The guard lives in the shared wiring, so neither path can skip it."""
+    not_a_graph = InMemoryVectorStore(dimension=DIMENSION)
+    with pytest.raises(MissingCapabilityError, match="find_by_blocking_keys"):
+        Retriever.lexical_only(graph=not_a_graph)  # type: ignore[arg-type]
+    with pytest.raises(MissingCapabilityError, match="get_entities"):
+        Retriever(
+            embeddings=FakeEmbeddingProvider(dimension=DIMENSION),
+            vectors=InMemoryVectorStore(dimension=DIMENSION),
+            graph=not_a_graph,  # type: ignore[arg-type]
+        )
