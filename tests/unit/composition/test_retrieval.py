@@ -189,25 +189,25 @@ async def test_a_vector_match_whose_entity_the_graph_lacks_is_skipped() -> None:
 
 @pytest.mark.asyncio
 async def test_a_skipped_dangling_match_is_not_backfilled() -> None:
-    """The count: four vectors, the best one dangling, `k=3` gives two, not three.
+    """The count: the dangling match costs a slot, and nothing takes its place.
 
-    A fourth resolvable vector exists below the cut, so a version that topped
-    up to `k` has something to top up with and would return three.
+    Four vectors, three entities. The ghost ("Ada Lovelace", vector only) ties
+    for second place with "Ada Lovelock" and wins the tie on id, so the fused
+    top three holds it. "Ada Byron" sits just below the cut, so a version that
+    topped up to `k` has something to top up with and would return three.
     """
     stores = Stores()
-    present = [make_entity(name) for name in ["Ada Lovelace", "Ada Byron", "Ada King"]]
-    await stores.add(*present)
-    ghost = make_entity("Ada Lovelace King")
+    await stores.add(*[make_entity(n) for n in ["Ada Lovelace Byron", "Ada Lovelock", "Ada Byron"]])
+    ghost = make_entity("Ada Lovelace", id=fixed_id(1))
     await stores.add_vectors(ghost)
-    full = await stores.retriever().retrieve(
-        "Ada Lovelace King", TENANT, k=4, mode=RetrievalMode.SEMANTIC
-    )
-    assert len(full.matches) == 3  # the premise: three resolvable matches exist
-    cut = await stores.retriever().retrieve(
-        "Ada Lovelace King", TENANT, k=3, mode=RetrievalMode.SEMANTIC
-    )
-    assert len(cut.matches) == 2
-    assert names(cut) == names(full)[:2]
+    retriever = stores.retriever()
+    wide = await retriever.retrieve("Ada Lovelace", TENANT, k=10)
+    assert "Ada Byron" in names(wide)  # the premise: a resolvable match exists below the cut
+    cut = await retriever.retrieve("Ada Lovelace", TENANT, k=3)
+    assert names(cut) == ["Ada Lovelace Byron", "Ada Lovelock"]
+    semantic = await retriever.retrieve("Ada Lovelace", TENANT, k=3, mode=RetrievalMode.SEMANTIC)
+    assert len(semantic.matches) == 2
+    assert ghost.id not in {match.entity.id for match in semantic.matches}
 
 
 @pytest.mark.asyncio
@@ -294,10 +294,18 @@ async def test_entities_are_compared_by_equality_not_identity() -> None:
     """Reads through a store that rebuilds every entity give the same answer."""
     plain = await populated()
     rebuilding = await populated(graph=RebuildingGraphStore())
+    for stores in (plain, rebuilding):
+        # Filed under both of the query's keys, so it comes back twice as two objects.
+        await stores.add(make_entity("Ada Lovelace Byron"))
     for mode in RetrievalMode:
-        expected = await plain.retriever().retrieve("Ada Lovelace", TENANT, mode=mode)
-        actual = await rebuilding.retriever().retrieve("Ada Lovelace", TENANT, mode=mode)
-        assert actual == expected, mode
+        for k in (2, 10):
+            expected = await plain.retriever().retrieve("Ada Lovelace", TENANT, k=k, mode=mode)
+            actual = await rebuilding.retriever().retrieve("Ada Lovelace", TENANT, k=k, mode=mode)
+            assert actual == expected, (mode, k)
+    lexical = await rebuilding.retriever().retrieve(
+        "Ada Lovelace", TENANT, k=2, mode=RetrievalMode.LEXICAL
+    )
+    assert names(lexical) == ["Ada Lovelace", "Ada Lovelace Byron"]
     hybrid = await rebuilding.retriever().retrieve("Ada Lovelace", TENANT)
     ids = [match.entity.id for match in hybrid.matches]
     assert len(ids) == len(set(ids))

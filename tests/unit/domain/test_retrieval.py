@@ -98,3 +98,47 @@ def test_a_lexical_only_retriever_refuses_modes_that_need_embeddings(mode: Retri
         )
         is RetrievalMode.LEXICAL
     )
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\t\n "])
+def test_require_query_refuses_a_blank_query(blank: str) -> None:
+    with pytest.raises(ValueError, match="blank"):
+        require_query(blank)
+    require_query(" ada ")
+
+
+def test_require_k_allows_zero_and_refuses_a_negative() -> None:
+    require_k(0)
+    require_k(1)
+    with pytest.raises(ValueError, match="-1"):
+        require_k(-1)
+
+
+def test_resolve_mode_uses_the_default_only_when_none_is_asked_for() -> None:
+    kwargs = {"semantic_available": True, "primary_constructor": "Primary(...)"}
+    assert resolve_mode(None, default=RetrievalMode.HYBRID, **kwargs) is RetrievalMode.HYBRID
+    assert (
+        resolve_mode(RetrievalMode.SEMANTIC, default=RetrievalMode.HYBRID, **kwargs)
+        is RetrievalMode.SEMANTIC
+    )
+
+
+@pytest.mark.parametrize("mode", [RetrievalMode.SEMANTIC, RetrievalMode.HYBRID, None])
+def test_resolve_mode_refuses_what_a_lexical_only_retriever_cannot_run(
+    mode: RetrievalMode | None,
+) -> None:
+    """HYBRID is refused, not narrowed; a default of HYBRID is refused the same way."""
+    with pytest.raises(ValueError, match=r"Primary\(\.\.\.\)"):
+        resolve_mode(
+            mode,
+            default=RetrievalMode.HYBRID,
+            semantic_available=False,
+            primary_constructor="Primary(...)",
+        )
+    lexical = resolve_mode(
+        RetrievalMode.LEXICAL,
+        default=RetrievalMode.HYBRID,
+        semantic_available=False,
+        primary_constructor="Primary(...)",
+    )
+    assert lexical is RetrievalMode.LEXICAL

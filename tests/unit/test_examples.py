@@ -1,0 +1,90 @@
+"""The end-to-end example and the how-to's example run, using only the public package."""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "end_to_end.py"
+HOW_TO = ROOT / "docs" / "how-to" / "retrieve-entities.md"
+
+
+def foreign_imports(source: str) -> list[str]:
+    """Imports of anything but the `redstring` package root and the standard library."""
+    foreign: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            modules = [("." * node.level) + (node.module or "")]
+        else:
+            continue
+        for module in modules:
+            stdlib = module.split(".")[0] in sys.stdlib_module_names
+            if module != "redstring" and not stdlib:
+                foreign.append(module)
+    return foreign
+
+
+def run(path: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, check=False, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def blocks(output: str) -> dict[str, list[str]]:
+    """Each `query ..., mode ...` header with the ranked lines under it."""
+    found: dict[str, list[str]] = {}
+    header = ""
+    for line in output.splitlines():
+        if line.startswith("query "):
+            header = line
+            found[header] = []
+        elif header and line.strip():
+            found[header].append(line.strip())
+    return found
+
+
+def test_the_import_check_sees_an_internal_import() -> None:
+    source = "import asyncio\nfrom redstring import Entity\nfrom redstring.domain import x\n"
+    assert foreign_imports(source) == ["redstring.domain"]
+    assert foreign_imports("import numpy\nfrom . import y\n") == ["numpy", "."]
+
+
+def test_the_example_imports_nothing_but_redstring() -> None:
+    assert foreign_imports(EXAMPLE.read_text()) == []
+
+
+def test_the_example_ranks_the_abbreviated_company_first_in_every_mode() -> None:
+    output = blocks(run(EXAMPLE))
+    for mode in ("hybrid", "semantic", "lexical"):
+        assert output[f"query 'Acme Corp', mode {mode}"][0].startswith("1. ACME Corporation"), mode
+    top = output["query 'Acme Corp', mode hybrid"][0]
+    assert re.search(r"fused \d\.\d{4}  semantic \d\.\d{3}  lexical \d\.\d{3}$", top), top
+
+
+def test_the_example_shows_the_lexical_recall_limit() -> None:
+    output = blocks(run(EXAMPLE))
+    assert output["query 'Lovelace', mode lexical"] == ["(no matches)"]
+    assert output["query 'Lovelace', mode semantic"][0].startswith("1. Ada Lovelace")
+
+
+def python_blocks(markdown: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", markdown, flags=re.DOTALL)
+
+
+def test_the_how_to_example_runs_and_imports_nothing_but_redstring(tmp_path: Path) -> None:
+    [code] = python_blocks(HOW_TO.read_text())
+    assert foreign_imports(code) == []
+    script = tmp_path / "how_to.py"
+    script.write_text(code)
+    lines = run(script).splitlines()
+    assert lines[0].startswith("ACME Corporation")
+    assert "semantic=" in lines[0]
+    assert "lexical=" in lines[0]
