@@ -59,6 +59,16 @@ EXPECTED = {
     "entity_id_for",
     "new_tenant_id",
     "relationship_id_for",
+    "InvalidProviderSettingError",
+    "MissingExtraError",
+    "ModelIntegrityError",
+    "ModelServerError",
+    "ModelServerResponseError",
+    "ModelServerTimeoutError",
+    "ModelServerUnreachableError",
+    "EvidenceFusion",
+    "FusionStrategy",
+    "ReciprocalRankFusion",
 }
 
 

@@ -96,3 +96,108 @@ class MissingCapabilityError(RedstringError, TypeError):
         super().__init__(
             f"{role}={type(given).__name__} lacks {', '.join(missing)}. Pass {needed} for {role}."
         )
+
+
+class ModelServerError(RedstringError):
+    """A model server answered with an error the caller must fix, or kept failing.
+
+    `status` is the HTTP status of the last answer and `server_message` the
+    server's own words. A 4xx other than 429 is raised at once; a 429 or 5xx
+    only after the provider's attempts are spent (`attempts`).
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        status: int,
+        server_message: str,
+        attempts: int,
+        hint: str,
+    ) -> None:
+        self.base_url = base_url
+        self.model = model
+        self.status = status
+        self.server_message = server_message
+        self.attempts = attempts
+        super().__init__(
+            f"model server {base_url} (model {model!r}) answered HTTP {status} "
+            f"after {attempts} attempt(s): {server_message}. {hint}"
+        )
+
+
+class ModelServerTimeoutError(RedstringError):
+    """A model server did not answer within the timeout, on every attempt."""
+
+    def __init__(self, *, base_url: str, model: str, timeout: float, attempts: int) -> None:
+        self.base_url = base_url
+        self.model = model
+        self.timeout = timeout
+        self.attempts = attempts
+        super().__init__(
+            f"model server {base_url} (model {model!r}) did not answer within {timeout} s "
+            f"on {attempts} attempt(s). Raise `timeout`, lower `batch_size` or "
+            "`max_concurrency`, or check the server's load."
+        )
+
+
+class ModelServerUnreachableError(RedstringError):
+    """No connection could be made to a model server."""
+
+    def __init__(self, *, base_url: str, model: str, detail: str) -> None:
+        self.base_url = base_url
+        self.model = model
+        super().__init__(
+            f"cannot connect to the model server at {base_url} (model {model!r}): {detail}. "
+            "Check that the server is running, that `base_url` includes the API prefix "
+            "(usually ending in /v1), and that host and port are reachable from here."
+        )
+
+
+class MissingExtraError(RedstringError, ImportError):
+    """An optional provider was used without the extra that installs its packages."""
+
+    def __init__(self, *, extra: str, missing: str) -> None:
+        self.extra = extra
+        self.missing = missing
+        super().__init__(
+            f"this provider needs {missing}, which is not installed. "
+            f"Install the extra: pip install 'redstring[{extra}]'."
+        )
+
+
+class ModelServerResponseError(RedstringError):
+    """A model server answered 200 with a body the OpenAI protocol does not allow."""
+
+    def __init__(self, *, base_url: str, model: str, detail: str) -> None:
+        self.base_url = base_url
+        self.model = model
+        super().__init__(
+            f"model server {base_url} (model {model!r}) sent an unusable answer: {detail}. "
+            "Check that the server speaks the OpenAI protocol for this endpoint and model."
+        )
+
+
+class InvalidProviderSettingError(RedstringError, ValueError):
+    """A provider was constructed with a setting outside its allowed range."""
+
+    def __init__(self, *, name: str, value: object, requirement: str) -> None:
+        self.name = name
+        self.value = value
+        super().__init__(f"{name}={value!r} is not allowed: {name} must be {requirement}.")
+
+
+class ModelIntegrityError(RedstringError):
+    """A bundled model file's SHA-256 digest differs from the one pinned."""
+
+    def __init__(self, *, file: str, expected: str, actual: str, package: str) -> None:
+        self.file = file
+        self.expected = expected
+        self.actual = actual
+        self.package = package
+        super().__init__(
+            f"{file} has SHA-256 {actual}, expected {expected}: the file is corrupted or "
+            f"modified, or another version of {package} is installed. Reinstall it: "
+            f"pip install --force-reinstall --no-deps '{package}'."
+        )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 #: The k of 1/(k + rank), from Cormack, Clarke and Buettcher, "Reciprocal Rank
 #: Fusion Outperforms Condorcet and Individual Rank Learning Methods" (SIGIR 2009).
@@ -41,16 +41,17 @@ def reciprocal_rank_fusion[IdT: Hashable](
     return sorted(scores.items(), key=lambda pair: (-pair[1], str(pair[0])))
 
 
-#: A channel's answer as a fusion strategy receives it: `(id, score)` best
-#: first, the score on that channel's stated 0..1 scale.
-type ChannelRanking[IdT] = Sequence[tuple[IdT, float]]
+#: The id type a strategy fuses (module-level so signatures resolve at run time).
+#: A channel's answer reaches a strategy as `(id, score)` pairs best first,
+#: each score on that channel's stated 0..1 scale.
+IdT = TypeVar("IdT", bound=Hashable)
 
 
 class FusionStrategy(Protocol):
     """How the retriever turns its two channels' rankings into one (see docs/adr)."""
 
-    def fuse[IdT: Hashable](
-        self, semantic: ChannelRanking[IdT], lexical: ChannelRanking[IdT]
+    def fuse(
+        self, semantic: Sequence[tuple[IdT, float]], lexical: Sequence[tuple[IdT, float]]
     ) -> list[tuple[IdT, float]]:
         """Every id either channel ranked, once, best first, with its fused score.
 
@@ -64,8 +65,8 @@ class FusionStrategy(Protocol):
 class ReciprocalRankFusion:
     """The seeds' fusion: `reciprocal_rank_fusion` of the two id orders, scores ignored."""
 
-    def fuse[IdT: Hashable](
-        self, semantic: ChannelRanking[IdT], lexical: ChannelRanking[IdT]
+    def fuse(
+        self, semantic: Sequence[tuple[IdT, float]], lexical: Sequence[tuple[IdT, float]]
     ) -> list[tuple[IdT, float]]:
         """`reciprocal_rank_fusion([semantic ids, lexical ids])`."""
         return reciprocal_rank_fusion([[i for i, _ in semantic], [i for i, _ in lexical]])
@@ -103,8 +104,8 @@ class EvidenceFusion:
         if not self.power > 0.0:
             raise ValueError(f"power must be positive, got {self.power}")
 
-    def fuse[IdT: Hashable](
-        self, semantic: ChannelRanking[IdT], lexical: ChannelRanking[IdT]
+    def fuse(
+        self, semantic: Sequence[tuple[IdT, float]], lexical: Sequence[tuple[IdT, float]]
     ) -> list[tuple[IdT, float]]:
         """Ids best first by mean evidence; see the class docstring."""
         evidence: dict[IdT, float] = {}

