@@ -10,12 +10,27 @@ lexical channels fused by reciprocal rank, or either alone).
 
 from __future__ import annotations
 
+from redstring.chunks.in_memory import InMemoryChunkStore
+from redstring.composition.chunk_retrieval import ChunkRetriever
+from redstring.composition.index_documents import (
+    IndexProgressCallback,
+    IndexReport,
+    index_documents,
+)
 from redstring.composition.retrieval import Retriever
+from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates, rank_chunks
+from redstring.domain.chunk import ChunkId, StoredChunk, TextSpan, chunk_id_for
+from redstring.domain.chunk_retrieval import ChunkMatch, ChunkRetrievalResult, ScoredChunk
+from redstring.domain.chunking import SlidingWindowChunker
+from redstring.domain.document import SourceDocument
 from redstring.domain.entity import Entity, Relationship
 from redstring.domain.errors import (
+    ChunkSourceMismatchError,
     CompletionError,
     DimensionMismatchError,
+    DuplicateSourceError,
     EmptyCompletionError,
+    InconsistentCorpusError,
     InvalidProviderSettingError,
     InvalidVectorError,
     MalformedCompletionError,
@@ -40,9 +55,18 @@ from redstring.domain.ids import (
     relationship_id_for,
 )
 from redstring.domain.retrieval import RetrievalMode, RetrievalResult, ScoredEntity
+from redstring.domain.tokenize import tokenize
 from redstring.domain.vector import VectorMatch, VectorRecord
 from redstring.graph.in_memory import InMemoryGraphStore
 from redstring.llm.fake_embedding import FakeEmbeddingProvider
+from redstring.ports.chunk_store import (
+    ChunkPurge,
+    ChunkReader,
+    ChunkStore,
+    ChunkWriter,
+    LexicalChunkSource,
+    SemanticChunkSource,
+)
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.graph_store import (
     BlockingIndex,
@@ -57,8 +81,19 @@ from redstring.vector.in_memory import InMemoryVectorStore
 
 __all__ = [
     "BlockingIndex",
+    "ChunkId",
+    "ChunkMatch",
+    "ChunkPurge",
+    "ChunkReader",
+    "ChunkRetrievalResult",
+    "ChunkRetriever",
+    "ChunkSourceMismatchError",
+    "ChunkStore",
+    "ChunkWriter",
     "CompletionError",
+    "CorpusStats",
     "DimensionMismatchError",
+    "DuplicateSourceError",
     "EmbeddingProvider",
     "EmptyCompletionError",
     "Entity",
@@ -70,10 +105,17 @@ __all__ = [
     "GraphReader",
     "GraphStore",
     "GraphWriter",
+    "InMemoryChunkStore",
     "InMemoryGraphStore",
     "InMemoryVectorStore",
+    "InconsistentCorpusError",
+    "IndexProgressCallback",
+    "IndexReport",
     "InvalidProviderSettingError",
     "InvalidVectorError",
+    "LexicalCandidate",
+    "LexicalCandidates",
+    "LexicalChunkSource",
     "LlmProvider",
     "MalformedCompletionError",
     "MissingCapabilityError",
@@ -91,8 +133,14 @@ __all__ = [
     "RetrievalMode",
     "RetrievalResult",
     "Retriever",
+    "ScoredChunk",
     "ScoredEntity",
+    "SemanticChunkSource",
+    "SlidingWindowChunker",
+    "SourceDocument",
+    "StoredChunk",
     "TenantId",
+    "TextSpan",
     "UnknownEntityError",
     "VectorMatch",
     "VectorPurge",
@@ -100,7 +148,11 @@ __all__ = [
     "VectorSearcher",
     "VectorStore",
     "VectorWriter",
+    "chunk_id_for",
     "entity_id_for",
+    "index_documents",
     "new_tenant_id",
+    "rank_chunks",
     "relationship_id_for",
+    "tokenize",
 ]

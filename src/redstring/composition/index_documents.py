@@ -1,0 +1,203 @@
+"""Indexing documents into the chunk corpus: chunker, optional embedding provider, chunk store.
+
+Composes a `ChunkStore` with an optional `EmbeddingProvider`; calls no
+language model. Each document becomes the chunks of its source (its id), and
+a source is replaced atomically, so re-running on an unchanged document writes
+nothing and a changed one never shows a mix of old and new chunks.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
+
+from redstring.domain.chunk import ChunkId, StoredChunk
+from redstring.domain.chunking import SlidingWindowChunker
+from redstring.domain.document import SourceDocument
+from redstring.domain.errors import DimensionMismatchError, DuplicateSourceError
+from redstring.domain.ids import TenantId
+from redstring.ports.chunk_store import ChunkStore
+from redstring.ports.embedding_provider import EmbeddingProvider
+
+#: Called after each document is settled (written or found unchanged) as
+#: `progress(documents_done, documents_total)`.
+IndexProgressCallback = Callable[[int, int], None]
+
+#: The chunker used when none is given: 1000-character windows, 150 overlapping.
+DEFAULT_CHUNKER = SlidingWindowChunker()
+
+
+class IndexReport(BaseModel):
+    """What one `index_documents` call did.
+
+    `documents` were given; `unchanged` of them already had exactly these
+    chunks stored (embedded, if a provider was given) and were not written;
+    `chunks_written` chunks were written for the others (every chunk of each
+    changed source); `embedded` chunks were sent to the provider.
+    """
+
+    documents: int = Field(ge=0)
+    unchanged: int = Field(ge=0)
+    chunks_written: int = Field(ge=0)
+    embedded: int = Field(ge=0)
+
+
+@dataclass
+class _Plan:
+    source_id: str
+    chunks: list[StoredChunk]
+    write: bool
+    waiting: int = 0
+
+
+@dataclass
+class _Run:
+    total: int
+    progress: IndexProgressCallback | None
+    queue: deque[_Plan] = field(default_factory=deque)
+    pending: list[tuple[_Plan, int]] = field(default_factory=list)
+    done: int = 0
+    unchanged: int = 0
+    written: int = 0
+    embedded: int = 0
+
+
+async def index_documents(
+    documents: Sequence[SourceDocument],
+    *,
+    chunks: ChunkStore,
+    tenant_id: TenantId,
+    embeddings: EmbeddingProvider | None = None,
+    chunker: SlidingWindowChunker = DEFAULT_CHUNKER,
+    batch_size: int = 64,
+    progress: IndexProgressCallback | None = None,
+) -> IndexReport:
+    """Split `documents` into chunks of `tenant_id` in `chunks`, embedding them if asked.
+
+    Documents are split by `chunker` (frozen, so the shared default is safe); each
+    chunk carries its document's metadata. A passage occurring twice in one
+    document has one id, so it is stored once, at its first occurrence. A
+    chunk whose id is already stored keeps its embedding and entity ids (the
+    id is derived from the text, so they were computed from the same text).
+    Missing embeddings are computed with `embeddings.embed` in batches of
+    `batch_size` texts, across documents. Sources are written in document
+    order, each with one `replace_source`; documents not given are untouched.
+
+    Raises before anything is embedded or written: `ValueError` for
+    `batch_size < 1`, `DuplicateSourceError` for two documents with one id,
+    `DimensionMismatchError` when the provider and the store disagree.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+    _require_distinct_ids(documents)
+    if embeddings is not None and embeddings.dimension != chunks.dimension:
+        raise DimensionMismatchError(
+            expected=chunks.dimension,
+            actual=embeddings.dimension,
+            context="index_documents: the chunk store's dimension against the embedding provider's",
+        )
+    run = _Run(total=len(documents), progress=progress)
+    for document in documents:
+        plan = await _plan(document, chunker, chunks, tenant_id, embed=embeddings is not None)
+        run.queue.append(plan)
+        if plan.write:
+            for position, chunk in enumerate(plan.chunks):
+                if embeddings is not None and chunk.embedding is None:
+                    run.pending.append((plan, position))
+                    plan.waiting += 1
+        while embeddings is not None and len(run.pending) >= batch_size:
+            await _embed_batch(run, embeddings, batch_size)
+        await _settle_ready(run, chunks, tenant_id)
+    while embeddings is not None and run.pending:
+        await _embed_batch(run, embeddings, batch_size)
+    await _settle_ready(run, chunks, tenant_id)
+    return IndexReport(
+        documents=run.total,
+        unchanged=run.unchanged,
+        chunks_written=run.written,
+        embedded=run.embedded,
+    )
+
+
+def _require_distinct_ids(documents: Sequence[SourceDocument]) -> None:
+    seen: set[str] = set()
+    for document in documents:
+        if document.id in seen:
+            raise DuplicateSourceError(source_id=document.id)
+        seen.add(document.id)
+
+
+async def _plan(
+    document: SourceDocument,
+    chunker: SlidingWindowChunker,
+    store: ChunkStore,
+    tenant_id: TenantId,
+    *,
+    embed: bool,
+) -> _Plan:
+    """The chunks `document` should have, and whether the stored ones differ."""
+    stored = {c.id: c for c in await store.chunks_of_source(document.id, tenant_id)}
+    wanted: dict[ChunkId, StoredChunk] = {}
+    for span in chunker.split(document.text):
+        chunk = StoredChunk(
+            tenant_id=tenant_id,
+            source_id=document.id,
+            text=span.text,
+            index=len(wanted),
+            start=span.start,
+            end=span.end,
+            metadata=document.metadata,
+        )
+        if chunk.id in wanted:
+            continue
+        previous = stored.get(chunk.id)
+        if previous is not None:
+            chunk = chunk.model_copy(
+                update={"entity_ids": previous.entity_ids, "embedding": previous.embedding}
+            )
+        wanted[chunk.id] = chunk
+    same = stored.keys() == wanted.keys() and all(
+        _same_place(stored[chunk_id], chunk) and (not embed or chunk.embedding is not None)
+        for chunk_id, chunk in wanted.items()
+    )
+    return _Plan(source_id=document.id, chunks=list(wanted.values()), write=not same)
+
+
+def _same_place(stored: StoredChunk, wanted: StoredChunk) -> bool:
+    return (stored.index, stored.start, stored.end, stored.metadata) == (
+        wanted.index,
+        wanted.start,
+        wanted.end,
+        wanted.metadata,
+    )
+
+
+async def _embed_batch(run: _Run, embeddings: EmbeddingProvider, batch_size: int) -> None:
+    batch, run.pending = run.pending[:batch_size], run.pending[batch_size:]
+    vectors = await embeddings.embed([plan.chunks[position].text for plan, position in batch])
+    if len(vectors) != len(batch):
+        raise ValueError(
+            f"the embedding provider returned {len(vectors)} vectors for {len(batch)} texts; "
+            "a provider must return one vector per text"
+        )
+    for (plan, position), vector in zip(batch, vectors, strict=True):
+        plan.chunks[position] = plan.chunks[position].model_copy(update={"embedding": vector})
+        plan.waiting -= 1
+    run.embedded += len(batch)
+
+
+async def _settle_ready(run: _Run, store: ChunkStore, tenant_id: TenantId) -> None:
+    """Write (or skip) every plan at the head of the queue whose embeddings are all in."""
+    while run.queue and run.queue[0].waiting == 0:
+        plan = run.queue.popleft()
+        if plan.write:
+            await store.replace_source(plan.source_id, tenant_id, plan.chunks)
+            run.written += len(plan.chunks)
+        else:
+            run.unchanged += 1
+        run.done += 1
+        if run.progress is not None:
+            run.progress(run.done, run.total)

@@ -1,0 +1,63 @@
+"""What chunk search and chunk retrieval answer with, and what their scores mean.
+
+- `ChunkMatch.score`: cosine mapped onto 0..1, the `VectorMatch` scale.
+- `ScoredChunk.score`: a fused rank score, as `ScoredEntity.score`: ordinal,
+  comparable only within one result, unbounded.
+- `ScoredChunk.semantic`: the chunk's `ChunkMatch.score`, or `None` if the
+  semantic channel did not rank it.
+- `ScoredChunk.bm25`: the raw BM25 score (>= 0, unbounded, see
+  `redstring.domain.bm25`), or `None` if the lexical channel did not rank it.
+- `ScoredChunk.lexical`: `bm25 / (bm25 + 1)`, the same fact squeezed onto
+  0..1 by a fixed monotone map, so it does not depend on the other results;
+  `None` exactly when `bm25` is. It orders chunks like `bm25` and is not a
+  probability or a similarity.
+
+`None` ("not ranked here") and `0.0` ("ranked, scored zero") are different facts.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field, computed_field
+
+from redstring.domain.chunk import StoredChunk
+from redstring.domain.retrieval import RetrievalMode
+
+
+def bm25_to_unit(score: float) -> float:
+    """`score / (score + 1)`: a BM25 score (>= 0) onto 0..1, order kept."""
+    if score < 0.0:
+        raise ValueError(f"a BM25 score is never negative, got {score}")
+    return score / (score + 1.0)
+
+
+class ChunkMatch(BaseModel):
+    """One semantic search hit: a chunk and its cosine on the 0..1 match scale."""
+
+    chunk: StoredChunk
+    score: float = Field(ge=0.0, le=1.0)
+
+
+class ScoredChunk(BaseModel):
+    """One retrieved chunk with its fused score and each channel's own score."""
+
+    chunk: StoredChunk
+    #: Fused, ordinal, unbounded; see the module docstring.
+    score: float
+    #: Cosine on 0..1 (the `VectorMatch` scale), or None if not ranked semantically.
+    semantic: float | None = Field(default=None, ge=0.0, le=1.0)
+    #: Raw BM25 (>= 0, unbounded), or None if not ranked lexically.
+    bm25: float | None = Field(default=None, ge=0.0)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def lexical(self) -> float | None:
+        """`bm25` mapped onto 0..1 by `bm25 / (bm25 + 1)`, or None if not ranked lexically."""
+        return None if self.bm25 is None else bm25_to_unit(self.bm25)
+
+
+class ChunkRetrievalResult(BaseModel):
+    """The answer to one chunk query: matches best first, and the mode that ran."""
+
+    query: str
+    mode: RetrievalMode
+    matches: list[ScoredChunk] = Field(default_factory=list)

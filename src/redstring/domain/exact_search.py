@@ -1,0 +1,72 @@
+"""Exact cosine top-k over a matrix of unit rows, shared by the numpy-backed stores.
+
+Pure math (numpy, no I/O), so it lives in the domain where every sibling
+adapter family (vectors, chunks) may use it without importing another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from redstring.domain.errors import DimensionMismatchError, InvalidVectorError
+
+FloatMatrix = npt.NDArray[np.float32]
+
+
+def unit_vector(vector: Sequence[float], *, dimension: int, context: str) -> FloatMatrix:
+    """`vector` as a float32 unit vector, checked for length and direction."""
+    array = np.asarray(vector, dtype=np.float64)
+    if array.ndim != 1 or array.shape[0] != dimension:
+        actual = int(array.shape[0]) if array.ndim == 1 else int(array.size)
+        raise DimensionMismatchError(expected=dimension, actual=actual, context=context)
+    norm = float(np.linalg.norm(array))
+    if not np.isfinite(norm) or norm == 0.0:
+        raise InvalidVectorError(context=context)
+    return (array / norm).astype(np.float32)
+
+
+def validate_search_args(k: int, min_score: float | None) -> None:
+    """Raise `ValueError` for a negative `k` or a `min_score` outside 0..1."""
+    if k < 0:
+        raise ValueError(f"k must be zero or more, got {k}")
+    if min_score is not None and not 0.0 <= min_score <= 1.0:
+        raise ValueError(f"min_score is on the 0..1 match scale, got {min_score}")
+
+
+def top_k(
+    matrix: FloatMatrix,
+    query: FloatMatrix,
+    ids: Sequence[str],
+    *,
+    k: int,
+    eligible: npt.NDArray[np.bool_] | None,
+    min_score: float | None,
+) -> list[tuple[int, float]]:
+    """`(row, score)` of the `k` best rows, best first, ties by ascending `ids[row]`.
+
+    `eligible` masks rows before `k` applies; so does `min_score`. Scores are
+    on the 0..1 match scale. Rows tied with the k-th score are all considered
+    before cutting, so the cut never depends on the order rows were stored in.
+    """
+    if k == 0 or matrix.shape[0] == 0:
+        return []
+    scores = np.clip((1.0 + matrix @ query) / 2.0, 0.0, 1.0)
+    keep = np.ones(scores.shape[0], dtype=bool) if eligible is None else eligible.copy()
+    if min_score is not None:
+        keep &= scores >= min_score
+    rows = np.flatnonzero(keep)
+    if rows.size == 0:
+        return []
+    candidate_scores = scores[rows]
+    if rows.size > k:
+        threshold = np.partition(candidate_scores, rows.size - k)[rows.size - k]
+        chosen = candidate_scores >= threshold
+        rows, candidate_scores = rows[chosen], candidate_scores[chosen]
+    ranked = sorted(
+        zip(rows.tolist(), candidate_scores.tolist(), strict=True),
+        key=lambda pair: (-pair[1], ids[pair[0]]),
+    )
+    return ranked[:k]

@@ -1,0 +1,465 @@
+"""The contract every `ChunkStore` adapter satisfies.
+
+Subclass `ChunkStoreCompliance` in a test module and implement `make_store`:
+
+    class TestMine(ChunkStoreCompliance):
+        async def make_store(self, dimension: int) -> ChunkStore:
+            return MyChunkStore(dimension=dimension)
+
+The suite is written against the port and the domain only.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from redstring.domain.bm25 import LexicalCandidates
+from redstring.domain.chunk import StoredChunk
+from redstring.domain.errors import DimensionMismatchError, InvalidVectorError
+from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.tokenize import tokenize
+from redstring.ports.chunk_store import ChunkStore
+from redstring.testing._support import fixed_id, fresh_tenant, property_settings
+
+DIMENSION = 8
+
+
+def axis(index: int, sign: float = 1.0, dimension: int = DIMENSION) -> list[float]:
+    """A unit vector along one axis."""
+    vector = [0.0] * dimension
+    vector[index] = sign
+    return vector
+
+
+def blend(a: int, b: int, weight: float, dimension: int = DIMENSION) -> list[float]:
+    """`weight` of axis `a` plus `1 - weight` of axis `b` (not normalised)."""
+    vector = [0.0] * dimension
+    vector[a] += weight
+    vector[b] += 1.0 - weight
+    return vector
+
+
+def passage(
+    tenant: TenantId,
+    source_id: str,
+    text: str,
+    *,
+    index: int = 0,
+    embedding: list[float] | None = None,
+    entity_ids: Sequence[EntityId] = (),
+) -> StoredChunk:
+    """A chunk whose offsets pretend it sits at `index * 1000` in its source."""
+    start = index * 1000
+    return StoredChunk(
+        tenant_id=tenant,
+        source_id=source_id,
+        text=text,
+        index=index,
+        start=start,
+        end=start + len(text),
+        entity_ids=list(entity_ids),
+        embedding=embedding,
+    )
+
+
+def frequencies(found: LexicalCandidates) -> dict[str, dict[str, int]]:
+    """Candidates as `{chunk text: {term: count}}`, zero counts dropped."""
+    return {
+        c.chunk.text: {t: n for t, n in c.term_frequencies.items() if n > 0}
+        for c in found.candidates
+    }
+
+
+class ChunkStoreCompliance(ABC):
+    """Behaviour any `ChunkStore` must show; see the module docstring."""
+
+    @abstractmethod
+    async def make_store(self, dimension: int) -> ChunkStore:
+        """A new, empty store of `dimension`."""
+
+    # -- reading and writing ----------------------------------------------
+
+    @pytest.mark.asyncio
+    async def test_reports_its_dimension(self) -> None:
+        store = await self.make_store(DIMENSION)
+        assert store.dimension == DIMENSION
+
+    @pytest.mark.asyncio
+    async def test_an_upserted_chunk_reads_back_equal_by_id_source_and_entity(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        first = passage(tenant, "doc", "Ada wrote notes.", index=0, entity_ids=[fixed_id(1)])
+        first = first.model_copy(update={"metadata": {"page": 3, "tags": ["a"], "x": None}})
+        second = passage(tenant, "doc", "Babbage built engines.", index=1, embedding=axis(0))
+        other = passage(tenant, "other", "Ada again.", index=0, entity_ids=[fixed_id(1)])
+        await store.upsert_chunks([second, other, first])
+        assert await store.get_chunks([first.id], tenant) == [first]
+        assert await store.chunks_of_source("doc", tenant) == [first, second]
+        assert await store.chunks_of_entity(fixed_id(1), tenant) == [first, other]
+        assert await store.chunks_of_entity(fixed_id(2), tenant) == []
+        [stored] = await store.get_chunks([second.id], tenant)
+        assert stored.embedding == pytest.approx(axis(0))
+
+    @pytest.mark.asyncio
+    async def test_get_chunks_orders_by_id_string_and_omits_missing(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        chunks = [passage(tenant, "doc", f"passage number {n}", index=n) for n in range(5)]
+        await store.upsert_chunks(chunks)
+        missing = passage(tenant, "doc", "never stored").id
+        asked = [chunks[3].id, missing, chunks[0].id, chunks[4].id, chunks[0].id]
+        got = await store.get_chunks(asked, tenant)
+        expected = sorted([chunks[0], chunks[3], chunks[4]], key=lambda c: str(c.id))
+        assert got == expected
+
+    @pytest.mark.asyncio
+    async def test_the_same_source_and_text_in_two_tenants_never_cross(self) -> None:
+        """Same source id and text means the same chunk id in both tenants: a forced collision."""
+        store = await self.make_store(DIMENSION)
+        first, second = fresh_tenant(), fresh_tenant()
+        mine = passage(
+            first, "doc", "shared words here", embedding=axis(0), entity_ids=[fixed_id(1)]
+        )
+        theirs = passage(second, "doc", "shared words here", embedding=axis(1))
+        assert mine.id == theirs.id
+        extra = passage(second, "doc", "shared again", index=1)
+        await store.upsert_chunks([mine, theirs, extra])
+        assert await store.get_chunks([mine.id], first) == [mine]
+        assert await store.chunks_of_source("doc", first) == [mine]
+        assert await store.chunks_of_entity(fixed_id(1), second) == []
+        [hit] = await store.search_chunks(axis(0), first, k=5)
+        assert hit.chunk.tenant_id == first
+        assert hit.score == pytest.approx(1.0, abs=1e-6)
+        [hit] = await store.search_chunks(axis(0), second, k=5)
+        assert hit.score == pytest.approx(0.5, abs=1e-6)
+        found = await store.lexical_candidates(["shared"], first)
+        assert found.stats.document_count == 1
+        assert found.stats.document_frequencies == {"shared": 1}
+        assert [c.chunk.tenant_id for c in found.candidates] == [first]
+        await store.delete_source("doc", first)
+        assert await store.chunks_of_source("doc", first) == []
+        assert len(await store.chunks_of_source("doc", second)) == 2
+        assert (await store.lexical_candidates(["shared"], second)).stats.document_count == 2
+
+    @pytest.mark.asyncio
+    async def test_a_tenant_with_nothing_stored_reads_empty_everywhere(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        await store.upsert_chunks(
+            [passage(fresh_tenant(), "doc", "elsewhere", entity_ids=[fixed_id(1)])]
+        )
+        some_id = passage(tenant, "doc", "elsewhere").id
+        assert await store.get_chunks([some_id], tenant) == []
+        assert await store.chunks_of_source("doc", tenant) == []
+        assert await store.chunks_of_entity(fixed_id(1), tenant) == []
+        assert await store.search_chunks(axis(0), tenant) == []
+        found = await store.lexical_candidates(["elsewhere"], tenant)
+        assert found.candidates == []
+        assert found.stats.document_count == 0
+        assert found.stats.average_length == 0.0
+        assert found.stats.document_frequencies == {"elsewhere": 0}
+        await store.delete_source("doc", tenant)
+        await store.purge_tenant(tenant)
+
+    @pytest.mark.asyncio
+    async def test_mutating_a_returned_or_given_chunk_changes_nothing_stored(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        given_chunk = passage(tenant, "doc", "Ada wrote notes.", embedding=axis(0))
+        await store.upsert_chunks([given_chunk])
+        given_chunk.metadata["changed"] = True
+        assert given_chunk.embedding is not None
+        given_chunk.embedding[0] = -1.0
+        [got] = await store.get_chunks([given_chunk.id], tenant)
+        assert got.metadata == {}
+        got.entity_ids.append(fixed_id(9))
+        assert got.embedding is not None
+        got.embedding[1] = 5.0
+        [again] = await store.chunks_of_source("doc", tenant)
+        assert again.entity_ids == []
+        assert again.embedding == pytest.approx(axis(0))
+        [hit] = await store.search_chunks(axis(0), tenant, k=1)
+        assert hit.score == pytest.approx(1.0, abs=1e-6)
+
+    # -- atomic writes ----------------------------------------------------
+
+    @pytest.mark.asyncio
+    async def test_a_wrong_length_embedding_is_refused_and_nothing_of_its_batch_is_written(
+        self,
+    ) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        good = passage(tenant, "doc", "good passage", embedding=axis(0))
+        bad = passage(tenant, "doc", "bad passage", index=1, embedding=[1.0] * (DIMENSION + 1))
+        with pytest.raises(DimensionMismatchError) as caught:
+            await store.upsert_chunks([good, bad])
+        assert (caught.value.expected, caught.value.actual) == (DIMENSION, DIMENSION + 1)
+        assert await store.chunks_of_source("doc", tenant) == []
+        assert (await store.lexical_candidates(["good"], tenant)).stats.document_count == 0
+
+    @pytest.mark.asyncio
+    async def test_a_zero_embedding_and_a_zero_query_are_refused(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        with pytest.raises(InvalidVectorError):
+            await store.upsert_chunks([passage(tenant, "doc", "zero", embedding=[0.0] * DIMENSION)])
+        with pytest.raises(InvalidVectorError):
+            await store.search_chunks([0.0] * DIMENSION, tenant)
+
+    @pytest.mark.asyncio
+    async def test_replace_source_swaps_the_whole_source(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        old = [
+            passage(tenant, "doc", "old alpha", index=0),
+            passage(tenant, "doc", "kept", index=1),
+        ]
+        neighbour = passage(tenant, "elsewhere", "old alpha")
+        await store.upsert_chunks([*old, neighbour])
+        new = [passage(tenant, "doc", "kept", index=0), passage(tenant, "doc", "new beta", index=1)]
+        await store.replace_source("doc", tenant, new)
+        assert await store.chunks_of_source("doc", tenant) == new
+        assert await store.chunks_of_source("elsewhere", tenant) == [neighbour]
+        found = await store.lexical_candidates(["old", "beta", "kept"], tenant)
+        assert found.stats.document_count == 3
+        assert found.stats.document_frequencies == {"old": 1, "beta": 1, "kept": 1}
+        assert found.stats.average_length == pytest.approx((2 + 1 + 2) / 3)
+
+    @pytest.mark.asyncio
+    async def test_replace_source_refuses_a_foreign_chunk_and_changes_nothing(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant, other = fresh_tenant(), fresh_tenant()
+        before = [passage(tenant, "doc", "original text")]
+        await store.upsert_chunks(before)
+        wrong_source = passage(tenant, "another", "replacement")
+        wrong_tenant = passage(other, "doc", "replacement")
+        bad_vector = passage(tenant, "doc", "replacement", embedding=[1.0])
+        for foreign in (wrong_source, wrong_tenant):
+            with pytest.raises(ValueError, match=r"another|tenant"):
+                await store.replace_source("doc", tenant, [passage(tenant, "doc", "ok"), foreign])
+        with pytest.raises(DimensionMismatchError):
+            await store.replace_source("doc", tenant, [passage(tenant, "doc", "ok"), bad_vector])
+        assert await store.chunks_of_source("doc", tenant) == before
+        assert await store.chunks_of_source("another", tenant) == []
+        assert await store.chunks_of_source("doc", other) == []
+        found = await store.lexical_candidates(["original", "ok"], tenant)
+        assert found.stats.document_frequencies == {"original": 1, "ok": 0}
+
+    @pytest.mark.asyncio
+    async def test_replace_source_with_nothing_empties_it(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        await store.upsert_chunks([passage(tenant, "doc", "something", embedding=axis(0))])
+        await store.replace_source("doc", tenant, [])
+        assert await store.chunks_of_source("doc", tenant) == []
+        assert await store.search_chunks(axis(0), tenant) == []
+
+    @pytest.mark.asyncio
+    async def test_delete_source_and_purge_tenant(self) -> None:
+        store = await self.make_store(DIMENSION)
+        first, second = fresh_tenant(), fresh_tenant()
+        await store.upsert_chunks(
+            [
+                passage(first, "a", "alpha text", embedding=axis(0)),
+                passage(first, "b", "beta text", embedding=axis(0)),
+                passage(second, "a", "alpha text", embedding=axis(0)),
+            ]
+        )
+        await store.delete_source("a", first)
+        await store.delete_source("never", first)
+        assert [m.chunk.source_id for m in await store.search_chunks(axis(0), first)] == ["b"]
+        assert (await store.lexical_candidates(["alpha"], first)).candidates == []
+        await store.purge_tenant(first)
+        assert await store.chunks_of_source("b", first) == []
+        assert (await store.lexical_candidates(["text"], first)).stats.document_count == 0
+        assert len(await store.chunks_of_source("a", second)) == 1
+
+    # -- lexical ------------------------------------------------------------
+
+    @pytest.mark.asyncio
+    async def test_postings_count_terms_as_tokenize_gives_them(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        text = "The Engine, the ENGINE and the engine's notes"
+        await store.upsert_chunks(
+            [passage(tenant, "doc", text), passage(tenant, "doc", "notes", index=1)]
+        )
+        found = await store.lexical_candidates(["engine", "notes", "absent", "engine"], tenant)
+        assert found.stats.document_count == 2
+        assert found.stats.average_length == pytest.approx((len(tokenize(text)) + 1) / 2)
+        assert found.stats.document_frequencies == {"engine": 1, "notes": 2, "absent": 0}
+        by_text = {c.chunk.text: c for c in found.candidates}
+        assert by_text[text].length == len(tokenize(text))
+        assert frequencies(found) == {text: {"engine": 3, "notes": 1}, "notes": {"notes": 1}}
+
+    @pytest.mark.asyncio
+    async def test_writing_a_chunk_again_does_not_duplicate_its_postings(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        chunk = passage(tenant, "doc", "engine engine notes")
+        await store.upsert_chunks([chunk])
+        await store.upsert_chunks([chunk, chunk])
+        await store.replace_source("doc", tenant, [chunk])
+        await store.replace_source("doc", tenant, [chunk, chunk])
+        found = await store.lexical_candidates(["engine"], tenant)
+        assert found.stats.document_count == 1
+        assert found.stats.average_length == pytest.approx(3.0)
+        assert found.stats.document_frequencies == {"engine": 1}
+        assert [c.chunk.id for c in found.candidates] == [chunk.id]
+        assert found.candidates[0].term_frequencies["engine"] == 2
+
+    @pytest.mark.asyncio
+    async def test_the_lexical_filter_narrows_candidates_but_not_statistics(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        await store.upsert_chunks(
+            [passage(tenant, "a", "engine one"), passage(tenant, "b", "engine two words")]
+        )
+        everything = await store.lexical_candidates(["engine"], tenant)
+        only_b = await store.lexical_candidates(["engine"], tenant, source_ids=["b"])
+        nothing = await store.lexical_candidates(["engine"], tenant, source_ids=[])
+        assert sorted(c.chunk.source_id for c in everything.candidates) == ["a", "b"]
+        assert [c.chunk.source_id for c in only_b.candidates] == ["b"]
+        assert nothing.candidates == []
+        assert only_b.stats == everything.stats == nothing.stats
+
+    @pytest.mark.asyncio
+    @property_settings
+    @given(
+        texts=st.lists(
+            st.tuples(
+                st.sampled_from(["a", "b", "c"]),
+                st.lists(
+                    st.sampled_from(["ada", "engine", "notes", "the", "Ada", "ENGINE"]), max_size=6
+                ),
+            ),
+            max_size=10,
+        ),
+        decoys=st.lists(st.sampled_from(["ada", "engine", "notes"]), max_size=5),
+        terms=st.lists(
+            st.sampled_from(["ada", "engine", "notes", "missing"]), min_size=1, max_size=3
+        ),
+    )
+    async def test_lexical_candidates_agree_with_a_brute_force_count(
+        self, texts: list[tuple[str, list[str]]], decoys: list[str], terms: list[str]
+    ) -> None:
+        """Another tenant holds colliding chunks (same source and text) that must not count."""
+        store = await self.make_store(DIMENSION)
+        tenant, other = fresh_tenant(), fresh_tenant()
+        chunks = {}
+        for n, (source, words) in enumerate(texts):
+            chunk = passage(tenant, source, " ".join(words) + f" n{n % 3}", index=n)
+            chunks[chunk.id] = chunk
+        await store.upsert_chunks(list(chunks.values()))
+        await store.upsert_chunks(
+            [passage(other, "a", f"{word} n0", index=i) for i, word in enumerate(decoys)]
+        )
+        found = await store.lexical_candidates(terms, tenant)
+        counted = {c.id: Counter(tokenize(c.text)) for c in chunks.values()}
+        assert found.stats.document_count == len(chunks)
+        total = sum(sum(counts.values()) for counts in counted.values())
+        assert found.stats.average_length == pytest.approx(total / len(chunks) if chunks else 0.0)
+        assert found.stats.document_frequencies == {
+            t: sum(1 for counts in counted.values() if counts[t]) for t in dict.fromkeys(terms)
+        }
+        expected = {
+            cid: {t: counts[t] for t in terms if counts[t]}
+            for cid, counts in counted.items()
+            if any(counts[t] for t in terms)
+        }
+        actual = {
+            c.chunk.id: {t: n for t, n in c.term_frequencies.items() if n} for c in found.candidates
+        }
+        assert len(found.candidates) == len(actual)
+        assert actual == expected
+        for candidate in found.candidates:
+            assert candidate.length == sum(counted[candidate.chunk.id].values())
+
+    # -- semantic -----------------------------------------------------------
+
+    @pytest.mark.asyncio
+    async def test_unembedded_rows_are_never_semantic_matches_but_stay_lexical(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        embedded = passage(tenant, "doc", "engine embedded", embedding=axis(1))
+        bare = passage(tenant, "doc", "engine bare", index=1)
+        await store.upsert_chunks([embedded, bare])
+        matches = await store.search_chunks(axis(0), tenant, k=10)
+        assert [m.chunk.id for m in matches] == [embedded.id]
+        found = await store.lexical_candidates(["engine"], tenant)
+        assert sorted(c.chunk.text for c in found.candidates) == ["engine bare", "engine embedded"]
+
+    @pytest.mark.asyncio
+    async def test_scores_are_on_the_match_scale_best_first(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        same = passage(tenant, "doc", "same", embedding=[3.0 * x for x in axis(0)])
+        near = passage(tenant, "doc", "near", index=1, embedding=blend(0, 1, 0.8))
+        opposite = passage(tenant, "doc", "opposite", index=2, embedding=axis(0, sign=-1.0))
+        await store.upsert_chunks([opposite, near, same])
+        matches = await store.search_chunks(axis(0), tenant, k=3)
+        assert [m.chunk.id for m in matches] == [same.id, near.id, opposite.id]
+        cosine = 0.8 / math.sqrt(0.8**2 + 0.2**2)
+        assert [m.score for m in matches] == pytest.approx([1.0, (1 + cosine) / 2, 0.0], abs=1e-6)
+
+    @pytest.mark.asyncio
+    async def test_the_source_filter_applies_before_k(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        best = passage(tenant, "a", "best", embedding=axis(0))
+        wanted = passage(tenant, "b", "wanted", embedding=blend(0, 1, 0.6))
+        await store.upsert_chunks([best, wanted])
+        [match] = await store.search_chunks(axis(0), tenant, k=1, source_ids=["b"])
+        assert match.chunk.id == wanted.id
+        assert await store.search_chunks(axis(0), tenant, k=1, source_ids=[]) == []
+
+    @pytest.mark.asyncio
+    async def test_ties_break_by_ascending_chunk_id_string(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        chunks = [passage(tenant, "doc", f"tied {n}", index=n, embedding=axis(0)) for n in range(6)]
+        in_order = sorted(chunks, key=lambda c: str(c.id))
+        await store.upsert_chunks(list(reversed(in_order)))
+        matches = await store.search_chunks(axis(0), tenant, k=4)
+        assert [m.chunk.id for m in matches] == [c.id for c in in_order[:4]]
+
+    @pytest.mark.asyncio
+    async def test_k_zero_one_beyond_the_corpus_and_negative(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        await store.upsert_chunks(
+            [
+                passage(tenant, "doc", f"row {n}", index=n, embedding=blend(0, n, 0.5))
+                for n in range(1, 4)
+            ]
+        )
+        assert await store.search_chunks(axis(0), tenant, k=0) == []
+        assert len(await store.search_chunks(axis(0), tenant, k=1)) == 1
+        assert len(await store.search_chunks(axis(0), tenant, k=50)) == 3
+        with pytest.raises(ValueError, match="k"):
+            await store.search_chunks(axis(0), tenant, k=-1)
+
+    @pytest.mark.asyncio
+    async def test_a_wrong_length_query_is_refused_even_for_an_empty_tenant(self) -> None:
+        store = await self.make_store(DIMENSION)
+        with pytest.raises(DimensionMismatchError):
+            await store.search_chunks([1.0] * (DIMENSION + 1), fresh_tenant())
+
+    @pytest.mark.asyncio
+    async def test_a_replaced_embedding_is_the_one_searched(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        chunk = passage(tenant, "doc", "moving", embedding=axis(0))
+        await store.upsert_chunks([chunk])
+        await store.upsert_chunks([chunk.model_copy(update={"embedding": axis(1)})])
+        [match] = await store.search_chunks(axis(1), tenant, k=5)
+        assert match.score == pytest.approx(1.0, abs=1e-6)
+        await store.upsert_chunks([chunk.model_copy(update={"embedding": None})])
+        assert await store.search_chunks(axis(1), tenant, k=5) == []

@@ -1,0 +1,77 @@
+"""Real components with a record of how they were called (not mocks)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from redstring import (
+    ChunkMatch,
+    FakeEmbeddingProvider,
+    InMemoryChunkStore,
+    LexicalCandidates,
+    StoredChunk,
+    TenantId,
+)
+
+
+class RecordingEmbeddings(FakeEmbeddingProvider):
+    """The fake provider, remembering the size of every `embed` and `embed_query` call."""
+
+    def __init__(self, *, dimension: int) -> None:
+        super().__init__(dimension=dimension)
+        self.document_batches: list[int] = []
+        self.query_batches: list[int] = []
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.document_batches.append(len(texts))
+        return await super().embed(texts)
+
+    async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
+        self.query_batches.append(len(texts))
+        return await super().embed(texts)
+
+
+class RecordingChunkStore(InMemoryChunkStore):
+    """The in-memory store, remembering which sources were replaced."""
+
+    def __init__(self, *, dimension: int) -> None:
+        super().__init__(dimension=dimension)
+        self.replaced: list[str] = []
+
+    async def replace_source(
+        self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
+    ) -> None:
+        await super().replace_source(source_id, tenant_id, chunks)
+        self.replaced.append(source_id)
+
+
+class RendezvousChunkStore(InMemoryChunkStore):
+    """A store whose two searches each wait for the other to start: sequential calls time out."""
+
+    def __init__(self, *, dimension: int) -> None:
+        super().__init__(dimension=dimension)
+        self.barrier = asyncio.Barrier(2)
+
+    async def search_chunks(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        source_ids: Sequence[str] | None = None,
+    ) -> list[ChunkMatch]:
+        async with asyncio.timeout(2):
+            await self.barrier.wait()
+        return await super().search_chunks(vector, tenant_id, k=k, source_ids=source_ids)
+
+    async def lexical_candidates(
+        self,
+        terms: Sequence[str],
+        tenant_id: TenantId,
+        *,
+        source_ids: Sequence[str] | None = None,
+    ) -> LexicalCandidates:
+        async with asyncio.timeout(2):
+            await self.barrier.wait()
+        return await super().lexical_candidates(terms, tenant_id, source_ids=source_ids)
