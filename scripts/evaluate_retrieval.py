@@ -414,7 +414,7 @@ def plot(reports: dict[str, dict[str, Any]], out_dir: Path) -> list[Path]:
         axis.set_ylim(0, 1.05)
         axis.set_ylabel("hit@10 (holdout)")
         axis.set_title(f"Entity retrieval quality per query shape — {name} embeddings")
-        axis.legend(loc="lower left", ncols=3)
+        axis.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
     figure.tight_layout()
     path = out_dir / "quality_by_shape.png"
     figure.savefig(path, dpi=110)

@@ -76,7 +76,7 @@ class ReciprocalRankFusion:
 #: all. Fitted on the quality corpus's fit half (ADR 0060).
 EVIDENCE_LEXICAL_FLOOR = 0.8
 #: The exponent that sharpens each channel's evidence (ADR 0060).
-EVIDENCE_POWER = 4.0
+EVIDENCE_POWER = 6.0
 
 
 @dataclass(frozen=True)

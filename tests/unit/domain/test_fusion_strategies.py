@@ -31,8 +31,8 @@ def ids(fused: list[tuple[UUID, float]]) -> list[UUID]:
 
 
 def test_the_default_is_evidence_fusion_with_the_recorded_constants() -> None:
-    assert EvidenceFusion(lexical_floor=0.8, power=4.0) == DEFAULT_FUSION
-    assert (EVIDENCE_LEXICAL_FLOOR, EVIDENCE_POWER) == (0.8, 4.0)
+    assert EvidenceFusion(lexical_floor=0.8, power=6.0) == DEFAULT_FUSION
+    assert (EVIDENCE_LEXICAL_FLOOR, EVIDENCE_POWER) == (0.8, 6.0)
 
 
 @given(
