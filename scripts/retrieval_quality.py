@@ -215,7 +215,11 @@ class Metrics:
 
 
 def measure(pairs: Iterable[tuple[QualityQuery, Sequence[EntityId]]]) -> Metrics:
-    """Metrics of `(query, ranked ids)` pairs; hit figures only count queries with targets."""
+    """Metrics of `(query, ranked ids)` pairs.
+
+    hit@1, hit@10 and MRR average over the queries that have targets (NaN if
+    none do); `empty` averages over every query (NaN if there are none).
+    """
     n = graded = hits1 = hits10 = empties = 0
     reciprocal = 0.0
     for query, ids in pairs:
@@ -229,16 +233,19 @@ def measure(pairs: Iterable[tuple[QualityQuery, Sequence[EntityId]]]) -> Metrics
             hits10 += 1
             hits1 += rank == 1
             reciprocal += 1.0 / rank
-    if n == 0:
-        return Metrics(n=0, hit1=math.nan, hit10=math.nan, mrr=math.nan, empty=math.nan)
-    per = graded or 1
+    if graded == 0:
+        return Metrics(n=n, hit1=math.nan, hit10=math.nan, mrr=math.nan, empty=_share(empties, n))
     return Metrics(
         n=n,
-        hit1=hits1 / per if graded else math.nan,
-        hit10=hits10 / per if graded else math.nan,
-        mrr=reciprocal / per if graded else math.nan,
+        hit1=hits1 / graded,
+        hit10=hits10 / graded,
+        mrr=reciprocal / graded,
         empty=empties / n,
     )
+
+
+def _share(count: int, total: int) -> float:
+    return count / total if total else math.nan
 
 
 def measure_by_shape(
