@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -112,14 +113,14 @@ class InMemoryChunkStore:
             return []
         wanted = sorted({str(chunk_id) for chunk_id in chunk_ids})
         found = (part.rows.get(ChunkId(chunk_id)) for chunk_id in wanted)
-        return [row.chunk.model_copy(deep=True) for row in found if row is not None]
+        return [_copy(row.chunk) for row in found if row is not None]
 
     async def chunks_of_source(self, source_id: str, tenant_id: TenantId) -> list[StoredChunk]:
         part = self._tenants.get(tenant_id)
         if part is None:
             return []
         chunks = [part.rows[chunk_id].chunk for chunk_id in part.sources.get(source_id, ())]
-        return [c.model_copy(deep=True) for c in sorted(chunks, key=lambda c: (c.index, c.id))]
+        return [_copy(c) for c in sorted(chunks, key=lambda c: (c.index, c.id))]
 
     async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
         part = self._tenants.get(tenant_id)
@@ -127,7 +128,7 @@ class InMemoryChunkStore:
             return []
         chunks = [part.rows[chunk_id].chunk for chunk_id in part.entities.get(entity_id, ())]
         chunks.sort(key=lambda c: (c.source_id, c.index, c.id))
-        return [chunk.model_copy(deep=True) for chunk in chunks]
+        return [_copy(chunk) for chunk in chunks]
 
     # -- searching ---------------------------------------------------------
 
@@ -154,9 +155,7 @@ class InMemoryChunkStore:
                     frequencies.setdefault(chunk_id, {})[term] = frequency
         candidates = [
             LexicalCandidate(
-                chunk=part.rows[chunk_id].chunk.model_copy(deep=True),
-                length=part.rows[chunk_id].length,
-                term_frequencies=found,
+                chunk_id=chunk_id, length=part.rows[chunk_id].length, term_frequencies=found
             )
             for chunk_id, found in frequencies.items()
         ]
@@ -181,7 +180,7 @@ class InMemoryChunkStore:
             eligible = np.isin(matrix.sources, np.array(list(source_ids), dtype=np.str_))
         hits = top_k(matrix.rows, query, matrix.id_strings, k=k, eligible=eligible, min_score=None)
         return [
-            ChunkMatch(chunk=part.rows[matrix.ids[row]].chunk.model_copy(deep=True), score=score)
+            ChunkMatch(chunk=_copy(part.rows[matrix.ids[row]].chunk), score=score)
             for row, score in hits
         ]
 
@@ -194,11 +193,22 @@ class InMemoryChunkStore:
             )
         counts = Counter(tokenize(chunk.text))
         return _Row(
-            chunk=chunk.model_copy(deep=True),
+            chunk=_copy(chunk),
             counts=dict(counts),
             length=counts.total(),
             unit=unit,
         )
+
+
+def _copy(chunk: StoredChunk) -> StoredChunk:
+    """An independent copy: the mutable fields are copied, the rest is immutable."""
+    return chunk.model_copy(
+        update={
+            "entity_ids": list(chunk.entity_ids),
+            "metadata": copy.deepcopy(chunk.metadata) if chunk.metadata else {},
+            "embedding": None if chunk.embedding is None else list(chunk.embedding),
+        }
+    )
 
 
 def _insert(part: _Tenant, row: _Row) -> None:

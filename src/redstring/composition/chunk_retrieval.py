@@ -6,7 +6,9 @@ cosine over the chunks that carry an embedding; the lexical channel is BM25
 (`redstring.domain.bm25`) over the store's inverted index. HYBRID runs both
 concurrently and fuses them with reciprocal rank fusion. A chunk with no
 embedding is simply not a semantic candidate, so HYBRID over a partly embedded
-corpus still answers those chunks lexically.
+corpus still answers those chunks lexically. BM25 ranks chunk ids; only the
+fused `k` best are fetched, and one deleted in between is skipped without
+backfilling (fewer than `k` is already a legal answer).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import asyncio
 from collections.abc import Sequence
 
 from redstring.domain.bm25 import rank_chunks
-from redstring.domain.chunk import ChunkId, StoredChunk
+from redstring.domain.chunk import ChunkId
 from redstring.domain.chunk_retrieval import ChunkMatch, ChunkRetrievalResult, ScoredChunk
 from redstring.domain.errors import DimensionMismatchError
 from redstring.domain.fusion import reciprocal_rank_fusion
@@ -39,7 +41,7 @@ class ChunkRetriever:
     """
 
     _semantic: tuple[EmbeddingProvider, SemanticChunkSource] | None
-    _lexical: LexicalChunkSource
+    _lexical: ChunkStore
     _default: RetrievalMode
 
     def __init__(self, *, embeddings: EmbeddingProvider, chunks: ChunkStore) -> None:
@@ -53,7 +55,7 @@ class ChunkRetriever:
         self._wire(semantic=(embeddings, chunks), lexical=chunks, default=RetrievalMode.HYBRID)
 
     @classmethod
-    def lexical_only(cls, *, chunks: LexicalChunkSource) -> ChunkRetriever:
+    def lexical_only(cls, *, chunks: ChunkStore) -> ChunkRetriever:
         """A retriever running BM25 only: no embedding provider, LEXICAL by default."""
         retriever = cls.__new__(cls)
         retriever._wire(semantic=None, lexical=chunks, default=RetrievalMode.LEXICAL)
@@ -63,7 +65,7 @@ class ChunkRetriever:
         self,
         *,
         semantic: tuple[EmbeddingProvider, SemanticChunkSource] | None,
-        lexical: LexicalChunkSource,
+        lexical: ChunkStore,
         default: RetrievalMode,
     ) -> None:
         self._semantic = semantic
@@ -116,7 +118,26 @@ class ChunkRetriever:
             _semantic_channel(pair, query, tenant_id, k, source_ids),
             _lexical_channel(lexical_source, query, tenant_id, k, source_ids),
         )
-        return ChunkRetrievalResult(query=query, mode=resolved, matches=_fuse(semantic, lexical, k))
+        fused = reciprocal_rank_fusion(
+            [[m.chunk.id for m in semantic], [chunk_id for chunk_id, _ in lexical]]
+        )[:k]
+        known = {m.chunk.id: m.chunk for m in semantic}
+        missing = [chunk_id for chunk_id, _ in fused if chunk_id not in known]
+        if missing:
+            known.update((c.id, c) for c in await self._lexical.get_chunks(missing, tenant_id))
+        cosine = {m.chunk.id: m.score for m in semantic}
+        bm25 = dict(lexical)
+        matches = [
+            ScoredChunk(
+                chunk=known[chunk_id],
+                score=score,
+                semantic=cosine.get(chunk_id),
+                bm25=bm25.get(chunk_id),
+            )
+            for chunk_id, score in fused
+            if chunk_id in known  # deleted since it was ranked: skipped, no backfill
+        ]
+        return ChunkRetrievalResult(query=query, mode=resolved, matches=matches)
 
 
 async def _semantic_channel(
@@ -140,36 +161,10 @@ async def _lexical_channel(
     tenant_id: TenantId,
     k: int,
     source_ids: Sequence[str] | None,
-) -> list[tuple[StoredChunk, float]]:
+) -> list[tuple[ChunkId, float]]:
     """BM25 over the store's candidates for the query's terms; `[]` when not run."""
     terms = tokenize(query)
     if source is None or not terms:
         return []
     found = await source.lexical_candidates(terms, tenant_id, source_ids=source_ids)
     return rank_chunks(terms, found.candidates, found.stats, k=k)
-
-
-def _fuse(
-    semantic: list[ChunkMatch], lexical: list[tuple[StoredChunk, float]], k: int
-) -> list[ScoredChunk]:
-    chunks: dict[ChunkId, StoredChunk] = {}
-    cosine: dict[ChunkId, float] = {}
-    bm25: dict[ChunkId, float] = {}
-    for match in semantic:
-        chunks[match.chunk.id] = match.chunk
-        cosine[match.chunk.id] = match.score
-    for chunk, score in lexical:
-        chunks.setdefault(chunk.id, chunk)
-        bm25[chunk.id] = score
-    fused = reciprocal_rank_fusion(
-        [[m.chunk.id for m in semantic], [chunk.id for chunk, _ in lexical]]
-    )
-    return [
-        ScoredChunk(
-            chunk=chunks[chunk_id],
-            score=score,
-            semantic=cosine.get(chunk_id),
-            bm25=bm25.get(chunk_id),
-        )
-        for chunk_id, score in fused[:k]
-    ]

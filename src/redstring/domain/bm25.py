@@ -15,12 +15,13 @@ statistics rank identically.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from redstring.domain.chunk import ChunkId, StoredChunk
+from redstring.domain.chunk import ChunkId
 from redstring.domain.errors import InconsistentCorpusError
 from redstring.domain.retrieval import require_k
 
@@ -48,11 +49,13 @@ class CorpusStats(BaseModel):
 class LexicalCandidate(BaseModel):
     """A chunk containing at least one query term, with the counts BM25 needs.
 
+    Only the id: a store ranks on counts and the caller fetches the `k` winners,
+    so no store materialises the text of every chunk sharing a common term.
     `length` is the chunk's term count; `term_frequencies` maps each query term
     the chunk contains to its count there (terms it lacks may be absent or 0).
     """
 
-    chunk: StoredChunk
+    chunk_id: ChunkId
     length: int = Field(ge=0)
     term_frequencies: dict[str, int] = Field(default_factory=dict)
 
@@ -94,7 +97,7 @@ def bm25_score(
             raise InconsistentCorpusError(
                 term=term,
                 detail=(
-                    f"chunk {candidate.chunk.id} contains it but its document frequency is "
+                    f"chunk {candidate.chunk_id} contains it but its document frequency is "
                     f"{document_frequency} in a corpus of {stats.document_count} chunks"
                 ),
             )
@@ -115,8 +118,8 @@ def rank_chunks(
     stats: CorpusStats,
     *,
     k: int,
-) -> list[tuple[StoredChunk, float]]:
-    """The `k` best candidates as `(chunk, bm25 score)`, best first, ties by chunk id string.
+) -> list[tuple[ChunkId, float]]:
+    """The `k` best candidates as `(chunk id, bm25 score)`, best first, ties by id string.
 
     Candidates containing no query term are dropped. `k == 0` gives `[]`;
     `k < 0` raises `ValueError`. A chunk offered twice raises
@@ -125,9 +128,9 @@ def rank_chunks(
     """
     require_k(k)
     seen: set[ChunkId] = set()
-    scored: list[tuple[StoredChunk, float]] = []
+    scored: list[tuple[ChunkId, float]] = []
     for candidate in candidates:
-        chunk_id = candidate.chunk.id
+        chunk_id = candidate.chunk_id
         if chunk_id in seen:
             raise InconsistentCorpusError(
                 term=None, detail=f"chunk {chunk_id} was offered as a candidate twice"
@@ -135,6 +138,5 @@ def rank_chunks(
         seen.add(chunk_id)
         score = bm25_score(query_terms, candidate, stats)
         if score > 0.0:
-            scored.append((candidate.chunk, score))
-    scored.sort(key=lambda pair: (-pair[1], str(pair[0].id)))
-    return scored[:k]
+            scored.append((chunk_id, score))
+    return heapq.nsmallest(k, scored, key=lambda pair: (-pair[1], str(pair[0])))

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Sequence
 
 from redstring import (
+    ChunkId,
     ChunkMatch,
     FakeEmbeddingProvider,
     InMemoryChunkStore,
@@ -75,3 +76,13 @@ class RendezvousChunkStore(InMemoryChunkStore):
         async with asyncio.timeout(2):
             await self.barrier.wait()
         return await super().lexical_candidates(terms, tenant_id, source_ids=source_ids)
+
+
+class VanishingChunkStore(InMemoryChunkStore):
+    """A store that deletes source `gone` just before fetching chunks by id."""
+
+    async def get_chunks(
+        self, chunk_ids: Sequence[ChunkId], tenant_id: TenantId
+    ) -> list[StoredChunk]:
+        await self.delete_source("gone", tenant_id)
+        return await super().get_chunks(chunk_ids, tenant_id)

@@ -15,7 +15,11 @@ from redstring import (
     index_documents,
     new_tenant_id,
 )
-from tests.unit.composition.support import RecordingEmbeddings, RendezvousChunkStore
+from tests.unit.composition.support import (
+    RecordingEmbeddings,
+    RendezvousChunkStore,
+    VanishingChunkStore,
+)
 
 DIMENSION = 32
 PRIMARY = r"ChunkRetriever\(embeddings=\.\.\., chunks=\.\.\.\)"
@@ -289,3 +293,28 @@ async def test_mutating_a_result_changes_nothing_stored() -> None:
     again = await retriever.retrieve_chunks("engine", tenant)
     assert again.matches
     assert all(m.chunk.metadata == {} for m in again.matches)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("mode", [RetrievalMode.LEXICAL, RetrievalMode.HYBRID])
+async def test_a_chunk_deleted_after_ranking_is_skipped_without_backfill(
+    mode: RetrievalMode,
+) -> None:
+    """`gone` ranks in the fused top 2 and vanishes before it is fetched: one match, not two."""
+    store = VanishingChunkStore(dimension=DIMENSION)
+    embeddings = RecordingEmbeddings(dimension=DIMENSION)
+    tenant = new_tenant_id()
+    lexical_only = [
+        SourceDocument(id="gone", text="engine engine"),
+        SourceDocument(id="kept", text="engine"),
+    ]
+    semantic_only = [
+        SourceDocument(id="sem-1", text="steam"),
+        SourceDocument(id="sem-2", text="boiler"),
+    ]
+    await index_documents(lexical_only, chunks=store, tenant_id=tenant)
+    await index_documents(semantic_only, chunks=store, tenant_id=tenant, embeddings=embeddings)
+    retriever = ChunkRetriever(embeddings=embeddings, chunks=store)
+    result = await retriever.retrieve_chunks("engine", tenant, k=2, mode=mode)
+    assert "gone" not in [m.chunk.source_id for m in result.matches]
+    assert len(result.matches) == 1
