@@ -11,7 +11,6 @@ never leave this module: they become `ModelServerError`,
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -159,15 +158,12 @@ def _cause(error: BaseException) -> str:
 
 
 def _server_message(error: Any) -> str:
-    """The server's own words from an OpenAI-style error body, else its raw text."""
+    """The server's own words: the SDK hands over the body's "error" member, if any."""
     body = error.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return str(inner["message"])
-        if isinstance(inner, str):
-            return inner
-        return json.dumps(body)[:500]
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return str(body["message"])
+    if isinstance(body, str) and body:
+        return body
     text: str = error.response.text
     return text[:500] if text else str(error.message)
 

@@ -209,7 +209,9 @@ async def test_an_untouched_copy_loads(tmp_path: Path) -> None:
     real = packaged_files()
     model = tmp_path / "model.onnx"
     shutil.copyfile(real.model, model)
-    provider = LocalEmbeddingProvider(files=ModelFiles(model=model, tokenizer=real.tokenizer))
+    provider = LocalEmbeddingProvider(
+        files=ModelFiles(model=model, tokenizer=real.tokenizer), threads=1
+    )
     [vector] = await provider.embed(["Ada Lovelace"])
     assert vector == pytest.approx((await shared().embed(["Ada Lovelace"]))[0], abs=1e-5)
 

@@ -144,7 +144,7 @@ async def test_a_body_that_is_not_json_is_an_unusable_answer() -> None:
 @pytest.mark.asyncio
 async def test_requests_in_flight_never_exceed_max_concurrency() -> None:
     def slowish(path: str, request: dict[str, Any], number: int) -> Reply:
-        return Reply(body=embeddings(request, DIM).body, delay=0.05)
+        return Reply(body=embeddings(request, DIM).body, delay=0.3)
 
     texts = [f"text {i}" for i in range(16)]
     with serve(slowish) as server:
@@ -189,16 +189,17 @@ async def test_a_client_error_fails_at_once_with_the_servers_message() -> None:
             await embedder(server, max_attempts=5).embed(["Ada"])
         assert len(server.requests) == 1
     assert raised.value.status == 400
+    assert raised.value.server_message == "input is too long for this model"
 
 
 @pytest.mark.asyncio
 async def test_a_slow_server_times_out_on_every_attempt() -> None:
     def slow(path: str, request: dict[str, Any], number: int) -> Reply:
-        return Reply(body=embeddings(request, DIM).body, delay=0.6)
+        return Reply(body=embeddings(request, DIM).body, delay=2.0)
 
     with serve(slow) as server:
-        with pytest.raises(ModelServerTimeoutError, match=r"within 0\.15 s") as raised:
-            await embedder(server, timeout=0.15, max_attempts=2).embed(["Ada"])
+        with pytest.raises(ModelServerTimeoutError, match=r"within 0\.5 s") as raised:
+            await embedder(server, timeout=0.5, max_attempts=2).embed(["Ada"])
         assert len(server.requests) == 2
     assert raised.value.attempts == 2
 
@@ -206,10 +207,10 @@ async def test_a_slow_server_times_out_on_every_attempt() -> None:
 @pytest.mark.asyncio
 async def test_a_timeout_is_retried_then_succeeds() -> None:
     def slow_once(path: str, request: dict[str, Any], number: int) -> Reply:
-        return Reply(body=embeddings(request, DIM).body, delay=0.6 if number == 1 else 0.0)
+        return Reply(body=embeddings(request, DIM).body, delay=2.0 if number == 1 else 0.0)
 
     with serve(slow_once) as server:
-        [vector] = await embedder(server, timeout=0.15).embed(["Ada"])
+        [vector] = await embedder(server, timeout=0.5).embed(["Ada"])
         assert len(server.requests) == 2
     assert vector == pytest.approx(vector_for("Ada", DIM))
 
@@ -414,3 +415,45 @@ async def test_the_language_model_shares_the_retry_policy() -> None:
         assert len(server.requests) == 3
     # equal jitter: at least half of 0.1 s then half of 0.2 s
     assert waited >= 0.15
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        (Reply(status=401, body={"error": {"message": "bad key"}}), "bad key.*Check `api_key`"),
+        (Reply(status=404, body={"error": "no such model"}), "no such model.*Check `model`"),
+        (Reply(status=422, body={"object": "error", "message": "vLLM says no"}), "vLLM says no"),
+        (Reply(status=409, body={"detail": ["odd"]}), r'\{"detail": \["odd"\]\}'),
+        (Reply(status=413, body=b"request entity too large"), "request entity too large"),
+    ],
+)
+async def test_the_servers_own_words_reach_the_error(reply: Reply, expected: str) -> None:
+    with serve(answering(reply)) as server, pytest.raises(ModelServerError, match=expected):
+        await embedder(server).embed(["Ada"])
+
+
+@pytest.mark.asyncio
+async def test_an_unreadable_retry_after_falls_back_to_backoff() -> None:
+    def limited_once(path: str, request: dict[str, Any], number: int) -> Reply:
+        if number == 1:
+            return error(429, "slow down", **{"retry-after": "soon"})
+        return embeddings(request, DIM)
+
+    with serve(limited_once) as server:
+        [vector] = await embedder(server).embed(["Ada"])
+        assert len(server.requests) == 2
+    assert vector == pytest.approx(vector_for("Ada", DIM))
+
+
+@pytest.mark.asyncio
+async def test_a_retry_after_header_lengthens_the_wait() -> None:
+    def limited_once(path: str, request: dict[str, Any], number: int) -> Reply:
+        if number == 1:
+            return error(429, "slow down", **{"retry-after": "0.3"})
+        return embeddings(request, DIM)
+
+    with serve(limited_once) as server:
+        started = time.perf_counter()
+        await embedder(server, initial_backoff=0.01, max_backoff=1.0).embed(["Ada"])
+        assert time.perf_counter() - started >= 0.3
