@@ -16,8 +16,9 @@ sit about 0.02 below these figures so only a real regression crosses them:
     no_match         150  —      —       —      0.580  (non-empty 0.420)
 
 Re-measure with `uv run python scripts/evaluate_retrieval.py --provider fake`
-(the lexical columns do not depend on the provider) and move a floor only
-with the change that earns it. surname_only and reordered measure 0.000: a
+(the lexical columns do not depend on the provider; the report splits them
+into the fit and holdout halves, these figures pool both) and move a floor
+only with the change that earns it. surname_only and reordered measure 0.000: a
 floor of zero could not fail, so they carry no hit floor; raising them is
 issue 10's target (BACKLOG.md), and that change should add their floors.
 """
