@@ -6,8 +6,9 @@ deterministic fake embedding provider, so it needs no model and no network.
 The fake provider's vectors reflect shared words, not meaning, so the semantic
 scores here show the mechanics, not what a real model would rank.
 
-The second query shows the lexical channel's recall limit: "Lovelace" shares
-no blocking key with "Ada Lovelace", so only the semantic channel finds it.
+The second query shows per-token blocking (ADR 0070): "Lovelace" alone
+shares the key of its token with "Ada Lovelace", so the lexical channel
+finds it too.
 """
 
 from __future__ import annotations

@@ -30,6 +30,10 @@ from redstring.composition.index_documents import (
     IndexReport,
     index_documents,
 )
+from redstring.composition.rekey import (
+    RekeyReport,
+    rekey_graph,
+)
 from redstring.composition.retrieval import (
     Retriever,
 )
@@ -157,6 +161,7 @@ from redstring.ports.event_log import (
 )
 from redstring.ports.graph_store import (
     BlockingIndex,
+    BlockingIndexMaintenance,
     GraphPurge,
     GraphReader,
     GraphStore,
@@ -179,6 +184,7 @@ __all__ = [
     "AUTO",
     "AutoDomain",
     "BlockingIndex",
+    "BlockingIndexMaintenance",
     "ChunkExtractionError",
     "ChunkFailure",
     "ChunkId",
@@ -247,6 +253,7 @@ __all__ = [
     "RedstringError",
     "Refusal",
     "RefusedCompletionError",
+    "RekeyReport",
     "Relationship",
     "RelationshipId",
     "RetrievalMode",
@@ -275,6 +282,7 @@ __all__ = [
     "new_tenant_id",
     "rank_chunks",
     "rebuild_stores",
+    "rekey_graph",
     "relationship_id_for",
     "tokenize",
     "undo_merge",

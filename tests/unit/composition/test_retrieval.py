@@ -211,26 +211,6 @@ async def test_a_skipped_dangling_match_is_not_backfilled() -> None:
 
 
 @pytest.mark.asyncio
-async def test_the_lexical_channel_scores_a_candidate_after_a_zero_scoring_one() -> None:
-    """A bad row followed by a good one, both under the query's soundex key.
-
-    "Ïö" codes to the same soundex as "Io" but shares no character with it, so
-    it scores zero; its id sorts first, so it is met first. A loop that stops
-    at it instead of skipping it never reaches "Iowa".
-    """
-    stores = Stores()
-    zero = make_entity("Ïö", id=fixed_id(1))
-    good = make_entity("Iowa", entity_type="place", id=fixed_id(2))
-    await stores.add(zero, good)
-    groups = await stores.graph.find_by_blocking_keys(["s:I000"], TENANT)
-    assert [e.name for e in groups["s:I000"]] == ["Ïö", "Iowa"]  # the premise
-    result = await Retriever.lexical_only(graph=stores.graph).retrieve("Io", TENANT)
-    assert names(result) == ["Iowa"]
-    assert result.matches[0].lexical is not None
-    assert result.matches[0].lexical > 0.0
-
-
-@pytest.mark.asyncio
 async def test_entity_types_filters_the_lexical_channel_before_k_is_applied() -> None:
     """`k=1` with a better non-matching candidate met and ranked first."""
     stores = Stores()
@@ -460,7 +440,7 @@ async def test_no_mode_on_the_primary_constructor_means_hybrid() -> None:
 async def test_both_constructors_refuse_a_graph_that_is_not_a_graph_store() -> None:
     """The guard lives in the shared wiring, so neither path can skip it."""
     not_a_graph = InMemoryVectorStore(dimension=DIMENSION)
-    with pytest.raises(MissingCapabilityError, match="find_by_blocking_keys"):
+    with pytest.raises(MissingCapabilityError, match="find_ids_by_blocking_keys"):
         Retriever.lexical_only(graph=not_a_graph)  # type: ignore[arg-type]
     with pytest.raises(MissingCapabilityError, match="get_entities"):
         Retriever(
