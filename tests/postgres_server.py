@@ -82,8 +82,11 @@ def stop_by_pid(data_dir: Path) -> None:
 
 
 @contextlib.contextmanager
-def running_server() -> Iterator[str]:
-    """A URL of a PostgreSQL server with pgvector available; see the module docstring."""
+def running_server(*, durable: bool = False) -> Iterator[str]:
+    """A URL of a PostgreSQL server with pgvector available; see the module docstring.
+
+    Unless `durable`, fsync and synchronous commit are turned off for speed.
+    """
     external = os.environ.get(URL_VARIABLE)
     if external:
         yield external
@@ -107,7 +110,8 @@ def running_server() -> Iterator[str]:
         url = server.get_uri()
         with psycopg.connect(url, autocommit=True) as connection:
             # A throw-away server needs no durability; the crash tests use SQLite.
-            for setting in ("fsync", "synchronous_commit", "full_page_writes"):
+            settings = () if durable else ("fsync", "synchronous_commit", "full_page_writes")
+            for setting in settings:
                 connection.execute(
                     sql.SQL("ALTER SYSTEM SET {} = off").format(sql.Identifier(setting))
                 )

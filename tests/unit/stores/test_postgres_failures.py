@@ -13,10 +13,12 @@ from psycopg import sql
 from redstring import (
     DimensionMismatchError,
     Entity,
+    Relationship,
     StoreUnavailableError,
     new_tenant_id,
     open_postgres,
 )
+from redstring.domain.blocking import prefix_key_for_name
 
 
 @pytest.mark.asyncio
@@ -35,40 +37,47 @@ async def test_an_unreachable_server_raises_unavailable_quickly(tmp_path: Path) 
 async def test_a_backend_killed_mid_batch_writes_nothing(postgres_url: str) -> None:
     schema = f"t_{uuid.uuid4().hex[:12]}"
     stores = await open_postgres(postgres_url, dimension=4, schema=schema, max_size=2)
-    tenant = new_tenant_id()
-    ada = Entity(tenant_id=tenant, entity_type="person", name="Ada Lovelace")
-    await stores.graph.upsert([ada])
-    # A trigger that kills its own backend when the poison row arrives, after
-    # the rows before it in the batch were inserted.
-    with psycopg.connect(postgres_url, autocommit=True) as admin:
-        admin.execute(
-            sql.SQL(
-                "CREATE FUNCTION {s}.die() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
-                " IF NEW.body->>'name' = 'Poison Pill' THEN"
-                " PERFORM pg_terminate_backend(pg_backend_pid()); END IF;"
-                " RETURN NEW; END $$"
-            ).format(s=sql.Identifier(schema))
-        )
-        admin.execute(
-            sql.SQL(
-                "CREATE TRIGGER die BEFORE INSERT ON {s}.graph_entities"
-                " FOR EACH ROW EXECUTE FUNCTION {s}.die()"
-            ).format(s=sql.Identifier(schema))
-        )
-    batch = [
-        ada.model_copy(update={"description": "edited"}),
-        Entity(tenant_id=tenant, entity_type="person", name="Grace Hopper"),
-        Entity(tenant_id=tenant, entity_type="person", name="Poison Pill"),
-        Entity(tenant_id=tenant, entity_type="person", name="Alan Turing"),
-    ]
-    with pytest.raises(StoreUnavailableError) as caught:
-        await stores.graph.upsert(batch)
-    assert caught.value.store.startswith("PostgresGraphStore")
-    assert await stores.graph.list_entities(tenant) == [ada]
-    # The pool replaced the dead connection: the store keeps working.
-    await stores.graph.upsert(batch[:2])
-    assert len(await stores.graph.list_entities(tenant)) == 2
-    await stores.close()
+    try:
+        tenant = new_tenant_id()
+        ada = Entity(tenant_id=tenant, entity_type="person", name="Ada Lovelace")
+        await stores.graph.upsert([ada])
+        # A trigger that kills its own backend when the poison edge arrives: the
+        # batch's entities and blocking keys went in by then, as earlier statements.
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute(
+                sql.SQL(
+                    "CREATE FUNCTION {s}.die() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                    " IF NEW.body->>'relationship_type' = 'poisons' THEN"
+                    " PERFORM pg_terminate_backend(pg_backend_pid()); END IF;"
+                    " RETURN NEW; END $$"
+                ).format(s=sql.Identifier(schema))
+            )
+            admin.execute(
+                sql.SQL(
+                    "CREATE TRIGGER die BEFORE INSERT ON {s}.graph_relationships"
+                    " FOR EACH ROW EXECUTE FUNCTION {s}.die()"
+                ).format(s=sql.Identifier(schema))
+            )
+        grace = Entity(tenant_id=tenant, entity_type="person", name="Grace Hopper")
+        entities = [ada.model_copy(update={"description": "edited"}), grace]
+
+        def edge(kind: str) -> Relationship:
+            return Relationship(
+                tenant_id=tenant, source_id=ada.id, target_id=grace.id, relationship_type=kind
+            )
+
+        with pytest.raises(StoreUnavailableError) as caught:
+            await stores.graph.upsert(entities, [edge("knows"), edge("poisons")])
+        assert caught.value.store.startswith("PostgresGraphStore")
+        assert await stores.graph.list_entities(tenant) == [ada]
+        assert await stores.graph.list_relationships(tenant) == []
+        key = prefix_key_for_name("Grace Hopper")
+        assert (await stores.graph.find_by_blocking_keys([key], tenant))[key] == []
+        # The pool replaced the dead connection: the store keeps working.
+        await stores.graph.upsert(entities, [edge("knows")])
+        assert len(await stores.graph.list_relationships(tenant)) == 1
+    finally:
+        await stores.close()
 
 
 @pytest.mark.asyncio
