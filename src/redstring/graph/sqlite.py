@@ -147,10 +147,12 @@ class SqliteGraphStore:
     async def relationships_of(
         self, entity_id: EntityId, tenant_id: TenantId
     ) -> list[Relationship]:
+        # A UNION of two index lookups: with OR, SQLite may walk the tenant's whole range.
         return await self._relationships(
-            "SELECT body FROM graph_relationships WHERE tenant_id = ?"
-            " AND (source_id = ? OR target_id = ?) ORDER BY id",
-            (str(tenant_id), str(entity_id), str(entity_id)),
+            "SELECT body FROM (SELECT id, body FROM graph_relationships"
+            " WHERE tenant_id = :tenant AND source_id = :me UNION SELECT id, body"
+            " FROM graph_relationships WHERE tenant_id = :tenant AND target_id = :me) ORDER BY id",
+            {"tenant": str(tenant_id), "me": str(entity_id)},
         )
 
     async def neighbours(
@@ -162,12 +164,13 @@ class SqliteGraphStore:
             return [
                 (row[0], row[1])
                 for row in connection.execute(
-                    "SELECT r.body, e.body FROM graph_relationships r JOIN graph_entities e"
-                    " ON e.tenant_id = r.tenant_id"
-                    " AND e.id = CASE WHEN r.source_id = ? THEN r.target_id ELSE r.source_id END"
-                    " WHERE r.tenant_id = ? AND (r.source_id = ? OR r.target_id = ?)"
+                    "SELECT r.body, e.body FROM (SELECT id, body, target_id AS other"
+                    " FROM graph_relationships WHERE tenant_id = :tenant AND source_id = :me"
+                    " UNION SELECT id, body, source_id AS other FROM graph_relationships"
+                    " WHERE tenant_id = :tenant AND target_id = :me) r"
+                    " JOIN graph_entities e ON e.tenant_id = :tenant AND e.id = r.other"
                     " ORDER BY r.id",
-                    (me, str(tenant_id), me, me),
+                    {"tenant": str(tenant_id), "me": me},
                 )
             ]
 
@@ -231,7 +234,9 @@ class SqliteGraphStore:
         bodies = await self._read(lambda c: [row[0] for row in c.execute(query, parameters)])
         return [Entity.model_validate_json(body) for body in bodies]
 
-    async def _relationships(self, query: str, parameters: tuple[str, ...]) -> list[Relationship]:
+    async def _relationships(
+        self, query: str, parameters: tuple[str, ...] | dict[str, str]
+    ) -> list[Relationship]:
         bodies = await self._read(lambda c: [row[0] for row in c.execute(query, parameters)])
         return [Relationship.model_validate_json(body) for body in bodies]
 
