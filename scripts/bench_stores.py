@@ -25,6 +25,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -221,10 +222,13 @@ async def run_size(n: int, queries: int, uncached_queries: int, url: str | None)
     results.append(cached)
     sqlite.close()
     uncached_stores = open_sqlite(folder / "bench.db", cache_tenants=0)
-    uncached = Result("SQLite, no matrix cache", note=f" ({uncached_queries} queries)")
-    await measure(uncached, None, uncached_stores.vectors, corpus, uncached_queries)
+    uncached = Result(
+        "SQLite, no matrix cache", note=f" ({min(uncached_queries, queries)} queries)"
+    )
+    await measure(uncached, None, uncached_stores.vectors, corpus, min(uncached_queries, queries))
     results.append(uncached)
     uncached_stores.close()
+    shutil.rmtree(folder, ignore_errors=True)
 
     if url is not None:
         schema = f"bench_{n}"

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import tempfile
+import uuid
 from pathlib import Path
+
+import pytest
 
 from redstring import GraphStore, VectorStore
 from redstring.graph.sqlite import SqliteGraphStore
@@ -13,21 +15,28 @@ from redstring.testing.vector_store import VectorStoreCompliance
 from redstring.vector.sqlite import SqliteVectorStore
 
 
-def _new_file() -> SqliteDatabase:
-    # Hypothesis calls make_store once per example, so a pytest tmp_path is not enough.
-    return SqliteDatabase(Path(tempfile.mkdtemp(prefix="redstring-sqlite-")) / "store.db")
+class _NewFiles:
+    folder: Path
+
+    @pytest.fixture(autouse=True)
+    def _folder(self, tmp_path: Path) -> None:
+        self.folder = tmp_path
+
+    def new_file(self) -> SqliteDatabase:
+        # Hypothesis calls make_store once per example: one file per call.
+        return SqliteDatabase(self.folder / f"{uuid.uuid4().hex}.db")
 
 
-class TestSqliteGraphStore(GraphStoreCompliance):
+class TestSqliteGraphStore(_NewFiles, GraphStoreCompliance):
     async def make_store(self) -> GraphStore:
-        return SqliteGraphStore(_new_file())
+        return SqliteGraphStore(self.new_file())
 
 
-class TestSqliteVectorStore(VectorStoreCompliance):
+class TestSqliteVectorStore(_NewFiles, VectorStoreCompliance):
     async def make_store(self, dimension: int) -> VectorStore:
-        return SqliteVectorStore(_new_file(), dimension=dimension)
+        return SqliteVectorStore(self.new_file(), dimension=dimension)
 
 
-class TestSqliteVectorStoreWithoutCache(VectorStoreCompliance):
+class TestSqliteVectorStoreWithoutCache(_NewFiles, VectorStoreCompliance):
     async def make_store(self, dimension: int) -> VectorStore:
-        return SqliteVectorStore(_new_file(), dimension=dimension, cache_tenants=0)
+        return SqliteVectorStore(self.new_file(), dimension=dimension, cache_tenants=0)
