@@ -10,6 +10,8 @@ lexical channels fused by reciprocal rank, or either alone).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from redstring.chunks.in_memory import (
     InMemoryChunkStore,
 )
@@ -36,6 +38,10 @@ from redstring.composition.rekey import (
 )
 from redstring.composition.retrieval import (
     Retriever,
+)
+from redstring.composition.sqlite_stores import (
+    SqliteStores,
+    open_sqlite,
 )
 from redstring.domain.bm25 import (
     CorpusStats,
@@ -90,6 +96,12 @@ from redstring.domain.errors import (
     ModelServerUnreachableError,
     RedstringError,
     RefusedCompletionError,
+    SchemaMigrationRequiredError,
+    SchemaTooNewError,
+    SchemaVersionError,
+    StoreError,
+    StoreOperationError,
+    StoreUnavailableError,
     UnknownDomainError,
     UnknownEntityError,
 )
@@ -138,12 +150,20 @@ from redstring.extraction.extractor import (
 from redstring.graph.in_memory import (
     InMemoryGraphStore,
 )
+from redstring.graph.sqlite import (
+    SqliteGraphStore,
+)
 from redstring.llm.fake_embedding import (
     FakeEmbeddingProvider,
 )
 from redstring.llm.fake_llm import (
     FakeLlmProvider,
     Refusal,
+)
+from redstring.llm.local_embedding import LocalEmbeddingProvider, ModelFiles
+from redstring.llm.openai_compatible import (
+    OpenAICompatibleEmbeddingProvider,
+    OpenAICompatibleLlmProvider,
 )
 from redstring.ports.chunk_store import (
     ChunkPurge,
@@ -176,9 +196,42 @@ from redstring.ports.vector_store import (
     VectorStore,
     VectorWriter,
 )
+from redstring.storage.schema import Schema
+from redstring.storage.sqlite import SqliteDatabase
 from redstring.vector.in_memory import (
     InMemoryVectorStore,
 )
+from redstring.vector.sqlite import (
+    SqliteVectorStore,
+)
+
+if TYPE_CHECKING:
+    from redstring.composition.postgres_stores import PostgresStores, open_postgres
+    from redstring.graph.postgres import PostgresGraphStore
+    from redstring.storage.postgres import PostgresDatabase
+    from redstring.vector.postgres import PgVectorStore
+
+# The PostgreSQL adapters need the `postgres` extra, so they load on first use.
+_POSTGRES = {
+    "PgVectorStore": "redstring.vector.postgres",
+    "PostgresDatabase": "redstring.storage.postgres",
+    "PostgresGraphStore": "redstring.graph.postgres",
+    "PostgresStores": "redstring.composition.postgres_stores",
+    "open_postgres": "redstring.composition.postgres_stores",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _POSTGRES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'redstring' has no attribute {name!r}")
+    from importlib import import_module  # noqa: PLC0415
+
+    try:
+        return getattr(import_module(module), name)
+    except ModuleNotFoundError as error:
+        raise MissingExtraError(extra="postgres", missing=str(error.name)) from error
+
 
 __all__ = [
     "AUTO",
@@ -236,6 +289,7 @@ __all__ = [
     "LexicalCandidates",
     "LexicalChunkSource",
     "LlmProvider",
+    "LocalEmbeddingProvider",
     "MalformedCompletionError",
     "MergeAlreadyUndoneError",
     "MergeNotFoundError",
@@ -244,11 +298,18 @@ __all__ = [
     "MergeUndone",
     "MissingCapabilityError",
     "MissingExtraError",
+    "ModelFiles",
     "ModelIntegrityError",
     "ModelServerError",
     "ModelServerResponseError",
     "ModelServerTimeoutError",
     "ModelServerUnreachableError",
+    "OpenAICompatibleEmbeddingProvider",
+    "OpenAICompatibleLlmProvider",
+    "PgVectorStore",
+    "PostgresDatabase",
+    "PostgresGraphStore",
+    "PostgresStores",
     "ReciprocalRankFusion",
     "RedstringError",
     "Refusal",
@@ -259,11 +320,22 @@ __all__ = [
     "RetrievalMode",
     "RetrievalResult",
     "Retriever",
+    "Schema",
+    "SchemaMigrationRequiredError",
+    "SchemaTooNewError",
+    "SchemaVersionError",
     "ScoredChunk",
     "ScoredEntity",
     "SemanticChunkSource",
     "SlidingWindowChunker",
     "SourceDocument",
+    "SqliteDatabase",
+    "SqliteGraphStore",
+    "SqliteStores",
+    "SqliteVectorStore",
+    "StoreError",
+    "StoreOperationError",
+    "StoreUnavailableError",
     "StoredChunk",
     "TenantId",
     "TextSpan",
@@ -280,6 +352,8 @@ __all__ = [
     "entity_id_for",
     "index_documents",
     "new_tenant_id",
+    "open_postgres",
+    "open_sqlite",
     "rank_chunks",
     "rebuild_stores",
     "rekey_graph",
