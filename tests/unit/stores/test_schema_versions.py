@@ -59,7 +59,7 @@ def test_sqlite_refuses_a_file_from_a_newer_library(tmp_path: Path) -> None:
         raw.execute("UPDATE redstring_schema SET version = 99 WHERE component = 'graph'")
     with pytest.raises(SchemaTooNewError) as caught:
         open_sqlite(path)
-    assert (caught.value.component, caught.value.found, caught.value.expected) == ("graph", 99, 1)
+    assert (caught.value.component, caught.value.found, caught.value.expected) == ("graph", 99, 2)
     assert "Upgrade redstring" in str(caught.value)
     with sqlite3.connect(path) as raw:
         assert raw.execute(
