@@ -247,12 +247,12 @@ class Retriever:
             query_blocking_keys(query), tenant_id, limit=LEXICAL_BLOCK_LIMIT
         )
         wanted = None if entity_types is None else {normalize_name(t) for t in entity_types}
-        scored: list[tuple[Entity, float]] = []
-        for entity in await self._candidates(blocks, wanted, tenant_id):
-            score = lexical_score(query, entity)
-            if score <= 0.0:
-                continue  # nothing in common: not a lexical match, so no rank to give
-            scored.append((entity, score))
+        # Every candidate shares a key, hence at least its first letter, with the
+        # query, so its score is above zero (ADR 0070): each one gets a rank.
+        scored = [
+            (entity, lexical_score(query, entity))
+            for entity in await self._candidates(blocks, wanted, tenant_id)
+        ]
         scored.sort(key=lambda pair: (-pair[1], str(pair[0].id)))
         kept = scored[:k]
         return _Ranking(

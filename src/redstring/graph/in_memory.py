@@ -177,12 +177,8 @@ class InMemoryGraphStore:
         text = str(entity_id)
         part.version_of.pop(entity_id, None)
         for key in part.keys_of.pop(entity_id, frozenset()):
-            members = part.blocks.get(key)
-            if members is None:
-                continue
-            at = bisect_left(members, text, key=str)
-            if at < len(members) and members[at] == entity_id:
-                del members[at]
+            members = part.blocks[key]  # keys_of and blocks change together
+            del members[bisect_left(members, text, key=str)]
             if not members:
                 del part.blocks[key]
 

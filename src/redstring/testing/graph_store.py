@@ -144,8 +144,12 @@ class GraphStoreCompliance(ABC):
         assert [e.id for e in capped[key]] == [fixed_id(1), fixed_id(2), fixed_id(3)]
         whole = await store.find_by_blocking_keys([key], tenant)
         assert len(whole[key]) == 7
+        ids = await store.find_ids_by_blocking_keys([key], tenant, limit=3)
+        assert ids == {key: [fixed_id(1), fixed_id(2), fixed_id(3)]}
         with pytest.raises(ValueError, match="limit"):
             await store.find_by_blocking_keys([key], tenant, limit=0)
+        with pytest.raises(ValueError, match="limit"):
+            await store.find_ids_by_blocking_keys([key], tenant, limit=0)
 
     @pytest.mark.asyncio
     async def test_the_default_cap_is_max_block_members(self) -> None:

@@ -21,6 +21,7 @@ from redstring import (
     TenantId,
     VectorRecord,
 )
+from redstring.domain.blocking import LEXICAL_CANDIDATE_LIMIT
 from redstring.domain.fusion import (
     DEFAULT_FUSION,
     RRF_K,
@@ -448,3 +449,38 @@ async def test_both_constructors_refuse_a_graph_that_is_not_a_graph_store() -> N
             vectors=InMemoryVectorStore(dimension=DIMENSION),
             graph=not_a_graph,  # type: ignore[arg-type]
         )
+
+
+def numbered(n: int) -> EntityId:
+    return EntityId(UUID(f"00000000-0000-4000-8000-{n:012x}"))
+
+
+@pytest.mark.asyncio
+async def test_the_type_filter_applies_before_the_lexical_candidate_cut() -> None:
+    """More people than the cut share every key with the query and sort first; the filter
+    must still reach the one organisation that shares fewer."""
+    graph = InMemoryGraphStore()
+    people = [
+        make_entity("Acme Lovelace", id=numbered(n)) for n in range(1, LEXICAL_CANDIDATE_LIMIT + 20)
+    ]
+    company = make_entity("Acme Holdings", entity_type="organization", id=numbered(999))
+    await graph.upsert([*people, company])
+    retriever = Retriever.lexical_only(graph=graph)
+    unfiltered = await retriever.retrieve("Acme Lovelace", TENANT, k=LEXICAL_CANDIDATE_LIMIT + 50)
+    assert company.id not in {m.entity.id for m in unfiltered.matches}  # the premise: cut
+    only = await retriever.retrieve("Acme Lovelace", TENANT, entity_types=["organization"])
+    assert names(only) == ["Acme Holdings"]
+
+
+@pytest.mark.asyncio
+async def test_a_filtered_walk_stops_once_enough_candidates_of_the_type_are_found() -> None:
+    graph = InMemoryGraphStore()
+    crowd = [
+        make_entity(f"Acme Unit{n:03d}", entity_type="organization", id=numbered(n))
+        for n in range(1, 3 * LEXICAL_CANDIDATE_LIMIT)
+    ]
+    await graph.upsert(crowd)
+    result = await Retriever.lexical_only(graph=graph).retrieve(
+        "Acme", TENANT, k=3, entity_types=["organization"]
+    )
+    assert [m.entity.id for m in result.matches] == [numbered(1), numbered(2), numbered(3)]
