@@ -220,14 +220,14 @@ async def run_size(n: int, queries: int, uncached_queries: int, url: str | None)
     await ingest(cached, sqlite.graph, sqlite.vectors, corpus)
     await measure(cached, sqlite.graph, sqlite.vectors, corpus, queries)
     results.append(cached)
-    sqlite.close()
+    await sqlite.close()
     uncached_stores = open_sqlite(folder / "bench.db", cache_tenants=0)
     uncached = Result(
         "SQLite, no matrix cache", note=f" ({min(uncached_queries, queries)} queries)"
     )
     await measure(uncached, None, uncached_stores.vectors, corpus, min(uncached_queries, queries))
     results.append(uncached)
-    uncached_stores.close()
+    await uncached_stores.close()
     shutil.rmtree(folder, ignore_errors=True)
 
     if url is not None:

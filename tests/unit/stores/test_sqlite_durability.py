@@ -56,7 +56,7 @@ async def test_a_file_written_by_another_process_reads_back(tmp_path: Path) -> N
     [best, _] = await stores.vectors.search([1, 0, 0, 0], tenant, k=2)
     assert best.entity_id == ada.id
     assert best.score == pytest.approx(1.0)
-    stores.close()
+    await stores.close()
 
 
 @pytest.mark.asyncio
@@ -69,7 +69,7 @@ async def test_a_writer_killed_mid_batch_leaves_the_previous_state(tmp_path: Pat
         tenant_id=tenant, source_id=ada.id, target_id=charles.id, relationship_type="knows"
     )
     await stores.graph.upsert([ada, charles], [knows])
-    stores.close()
+    await stores.close()
 
     child = _child("crash_writer.py", str(path), str(tenant), "4000")
     assert child.stdout is not None
@@ -91,7 +91,7 @@ async def test_a_writer_killed_mid_batch_leaves_the_previous_state(tmp_path: Pat
     connection = reopened.database.connection
     assert connection.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     assert connection.execute("PRAGMA foreign_key_check").fetchall() == []
-    reopened.close()
+    await reopened.close()
 
 
 @pytest.mark.asyncio
@@ -129,7 +129,7 @@ async def test_a_locked_file_raises_unavailable_and_writes_nothing(tmp_path: Pat
     assert caught.value.store.startswith("SqliteGraphStore")
     assert await stores.graph.list_entities(tenant) == [ada]
     assert await stores.vectors.count(tenant) == 0
-    stores.close()
+    await stores.close()
 
 
 def test_a_file_that_cannot_be_opened_raises_unavailable(tmp_path: Path) -> None:
@@ -144,20 +144,23 @@ def test_a_file_that_cannot_be_opened_raises_unavailable(tmp_path: Path) -> None
 @pytest.mark.asyncio
 async def test_a_closed_database_raises_unavailable(tmp_path: Path) -> None:
     stores = open_sqlite(tmp_path / "closed.db", dimension=4)
-    stores.close()
+    await stores.close()
     with pytest.raises(StoreUnavailableError, match="closed"):
         await stores.graph.list_entities(new_tenant_id())
 
 
-def test_the_dimension_is_recorded_and_checked(tmp_path: Path) -> None:
+@pytest.mark.asyncio
+async def test_the_dimension_is_recorded_and_checked(tmp_path: Path) -> None:
     path = tmp_path / "dims.db"
     with pytest.raises(StoreOperationError, match="dimension"):
         open_sqlite(path)
-    open_sqlite(path, dimension=4).close()
+    await open_sqlite(path, dimension=4).close()
     with pytest.raises(DimensionMismatchError) as caught:
         open_sqlite(path, dimension=8)
     assert (caught.value.expected, caught.value.actual) == (4, 8)
-    assert open_sqlite(path).vectors.dimension == 4
+    async with open_sqlite(path) as stores:
+        assert stores.vectors.dimension == 4
+        assert stores.chunks.dimension == 4
 
 
 @pytest.mark.asyncio
@@ -184,5 +187,5 @@ async def test_a_write_through_another_connection_invalidates_the_cached_matrix(
     assert [m.entity_id for m in await reader.vectors.search([0, 1, 0, 0], tenant, k=1)] == [ada.id]
     await writer.vectors.purge_tenant(tenant)
     assert await reader.vectors.search([0, 1, 0, 0], tenant, k=1) == []
-    reader.close()
-    writer.close()
+    await reader.close()
+    await writer.close()
