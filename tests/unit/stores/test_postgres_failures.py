@@ -94,5 +94,12 @@ async def test_the_dimension_is_recorded_and_checked(postgres_url: str) -> None:
 async def test_a_closed_pool_raises_unavailable(postgres_url: str) -> None:
     stores = await open_postgres(postgres_url, dimension=4, schema=f"t_{uuid.uuid4().hex[:12]}")
     await stores.close()
+    tenant = new_tenant_id()
     with pytest.raises(StoreUnavailableError):
-        await stores.vectors.count(new_tenant_id())
+        await stores.vectors.count(tenant)
+    with pytest.raises(StoreUnavailableError) as chunks:
+        await stores.chunks.lexical_candidates(["ada"], tenant)
+    with pytest.raises(StoreUnavailableError) as events:
+        await stores.events.read(tenant)
+    assert chunks.value.store.startswith("PostgresChunkStore")
+    assert events.value.store.startswith("PostgresEventLog")
