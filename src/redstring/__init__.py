@@ -158,6 +158,11 @@ from redstring.llm.fake_llm import (
     FakeLlmProvider,
     Refusal,
 )
+from redstring.llm.local_embedding import LocalEmbeddingProvider, ModelFiles
+from redstring.llm.openai_compatible import (
+    OpenAICompatibleEmbeddingProvider,
+    OpenAICompatibleLlmProvider,
+)
 from redstring.ports.chunk_store import (
     ChunkPurge,
     ChunkReader,
@@ -284,6 +289,7 @@ __all__ = [
     "LexicalCandidates",
     "LexicalChunkSource",
     "LlmProvider",
+    "LocalEmbeddingProvider",
     "MalformedCompletionError",
     "MergeAlreadyUndoneError",
     "MergeNotFoundError",
@@ -292,11 +298,14 @@ __all__ = [
     "MergeUndone",
     "MissingCapabilityError",
     "MissingExtraError",
+    "ModelFiles",
     "ModelIntegrityError",
     "ModelServerError",
     "ModelServerResponseError",
     "ModelServerTimeoutError",
     "ModelServerUnreachableError",
+    "OpenAICompatibleEmbeddingProvider",
+    "OpenAICompatibleLlmProvider",
     "PgVectorStore",
     "PostgresChunkStore",
     "PostgresDatabase",
