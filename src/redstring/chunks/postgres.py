@@ -287,12 +287,15 @@ class PostgresChunkStore:
         if source_ids is not None:
             where += " AND source_id = ANY(%(sources)s)"
             parameters["sources"] = list(source_ids)
-        # MATERIALIZED: rank every embedded row of the tenant, never an approximate index.
+        # MATERIALIZED: rank every embedded row of the tenant, never an approximate
+        # index; only the k winners' bodies are read.
         statement = self._db.sql(
-            "WITH scored AS MATERIALIZED (SELECT chunk_id, body, embedding,"
-            f" embedding <=> %(q)s AS distance FROM {{schema}}.chunk_rows WHERE {where})"
-            " SELECT body, embedding, distance FROM scored ORDER BY distance, chunk_id"
-            " LIMIT %(k)s"
+            "WITH scored AS MATERIALIZED (SELECT chunk_id, embedding <=> %(q)s AS distance"
+            f" FROM {{schema}}.chunk_rows WHERE {where}),"
+            " best AS (SELECT chunk_id, distance FROM scored ORDER BY distance, chunk_id"
+            " LIMIT %(k)s)"
+            " SELECT r.body, r.embedding, best.distance FROM best JOIN {schema}.chunk_rows r"
+            " ON r.tenant_id = %(tenant)s AND r.chunk_id = best.chunk_id"
         )
 
         async def work(connection: Connection) -> list[tuple[Any, ...]]:

@@ -113,29 +113,41 @@ async def write(stores: Stores, tenant: TenantId) -> None:
     await index_documents(DOCUMENTS, chunks=stores.chunks, tenant_id=tenant, embeddings=embeddings)
 
 
-Answer = list[tuple[str, str, float]]
+Answer = list[tuple[str, str, tuple[float, ...]]]
 
 
 async def read(stores: Stores, tenant: TenantId) -> Answer:
-    """Every query's entity and chunk answers as (query/mode, id, score), in rank order."""
+    """Every query's entity and chunk answers as (query/mode, id, scores), in rank order.
+
+    The scores are the fused one and each channel's own (a missing one as -1).
+    """
     embeddings = FakeEmbeddingProvider(dimension=DIMENSION)
     entities = Retriever(embeddings=embeddings, vectors=stores.vectors, graph=stores.graph)
     passages = ChunkRetriever(embeddings=embeddings, chunks=stores.chunks)
     answer: Answer = []
     for query in QUERIES:
         result = await entities.retrieve(query, tenant, k=5)
-        answer += [(f"entity {query}", m.entity.name, m.score) for m in result.matches]
+        answer += [
+            (f"entity {query}", m.entity.name, scores(m.score, m.semantic, m.lexical))
+            for m in result.matches
+        ]
         for mode in RetrievalMode:
             found = await passages.retrieve_chunks(query, tenant, k=3, mode=mode)
-            answer += [(f"chunk {query} {mode}", str(m.chunk.id), m.score) for m in found.matches]
+            answer += [
+                (f"chunk {query} {mode}", str(m.chunk.id), scores(m.score, m.semantic, m.bm25))
+                for m in found.matches
+            ]
     return answer
+
+
+def scores(*values: float | None) -> tuple[float, ...]:
+    return tuple(-1.0 if value is None else value for value in values)
 
 
 def same(actual: Answer, expected: Answer) -> None:
     assert [(label, name) for label, name, _ in actual] == [(lbl, n) for lbl, n, _ in expected]
-    assert [score for *_, score in actual] == pytest.approx(
-        [score for *_, score in expected], abs=1e-5
-    )
+    flat = [value for *_, values in actual for value in values]
+    assert flat == pytest.approx([value for *_, values in expected for value in values], abs=1e-5)
 
 
 def without_embeddings(chunks: list[StoredChunk]) -> list[StoredChunk]:
