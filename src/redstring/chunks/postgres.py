@@ -34,6 +34,9 @@ def schema_for(dimension: int) -> Schema:
                 " source_id text NOT NULL, idx integer NOT NULL, length integer NOT NULL,"
                 f" body jsonb NOT NULL, embedding vector({int(dimension)}),"
                 " PRIMARY KEY (tenant_id, chunk_id))",
+                # Keep embeddings in the row (a wide row would push them out to
+                # TOAST, and every exact search would then detoast each one).
+                "ALTER TABLE {schema}.chunk_rows ALTER COLUMN embedding SET STORAGE MAIN",
                 "CREATE INDEX chunk_rows_by_source ON {schema}.chunk_rows"
                 " (tenant_id, source_id, idx, chunk_id)",
                 "CREATE TABLE {schema}.chunk_entities ("

@@ -215,7 +215,9 @@ class SqliteChunkStore:
 
     async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
         return await self._select(
-            "SELECT r.body, r.embedding FROM chunk_entities e JOIN chunk_rows r"
+            # CROSS JOIN keeps the entity's postings outermost: the planner would
+            # otherwise walk the tenant's rows in output order to save a sort.
+            "SELECT r.body, r.embedding FROM chunk_entities e CROSS JOIN chunk_rows r"
             " ON r.tenant_id = e.tenant_id AND r.chunk_id = e.chunk_id"
             " WHERE e.tenant_id = ? AND e.entity_id = ?"
             " ORDER BY r.source_id, r.idx, r.chunk_id",
