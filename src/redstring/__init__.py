@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from redstring.chunks.in_memory import (
     InMemoryChunkStore,
 )
+from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.composition import (
     AUTO,
     AutoDomain,
@@ -141,6 +142,7 @@ from redstring.domain.vector import (
 from redstring.events.in_memory import (
     InMemoryEventLog,
 )
+from redstring.events.sqlite import SqliteEventLog
 from redstring.extraction.domains import (
     DomainSchema,
 )
@@ -206,7 +208,9 @@ from redstring.vector.sqlite import (
 )
 
 if TYPE_CHECKING:
+    from redstring.chunks.postgres import PostgresChunkStore
     from redstring.composition.postgres_stores import PostgresStores, open_postgres
+    from redstring.events.postgres import PostgresEventLog
     from redstring.graph.postgres import PostgresGraphStore
     from redstring.storage.postgres import PostgresDatabase
     from redstring.vector.postgres import PgVectorStore
@@ -215,6 +219,8 @@ if TYPE_CHECKING:
 _POSTGRES = {
     "PgVectorStore": "redstring.vector.postgres",
     "PostgresDatabase": "redstring.storage.postgres",
+    "PostgresChunkStore": "redstring.chunks.postgres",
+    "PostgresEventLog": "redstring.events.postgres",
     "PostgresGraphStore": "redstring.graph.postgres",
     "PostgresStores": "redstring.composition.postgres_stores",
     "open_postgres": "redstring.composition.postgres_stores",
@@ -307,7 +313,9 @@ __all__ = [
     "OpenAICompatibleEmbeddingProvider",
     "OpenAICompatibleLlmProvider",
     "PgVectorStore",
+    "PostgresChunkStore",
     "PostgresDatabase",
+    "PostgresEventLog",
     "PostgresGraphStore",
     "PostgresStores",
     "ReciprocalRankFusion",
@@ -329,7 +337,9 @@ __all__ = [
     "SemanticChunkSource",
     "SlidingWindowChunker",
     "SourceDocument",
+    "SqliteChunkStore",
     "SqliteDatabase",
+    "SqliteEventLog",
     "SqliteGraphStore",
     "SqliteStores",
     "SqliteVectorStore",
