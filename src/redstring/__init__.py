@@ -33,6 +33,10 @@ from redstring.composition.index_documents import (
     IndexReport,
     index_documents,
 )
+from redstring.composition.rekey import (
+    RekeyReport,
+    rekey_graph,
+)
 from redstring.composition.retrieval import (
     Retriever,
 )
@@ -179,6 +183,7 @@ from redstring.ports.event_log import (
 )
 from redstring.ports.graph_store import (
     BlockingIndex,
+    BlockingIndexMaintenance,
     GraphPurge,
     GraphReader,
     GraphStore,
@@ -238,6 +243,7 @@ __all__ = [
     "AUTO",
     "AutoDomain",
     "BlockingIndex",
+    "BlockingIndexMaintenance",
     "ChunkExtractionError",
     "ChunkFailure",
     "ChunkId",
@@ -316,6 +322,7 @@ __all__ = [
     "RedstringError",
     "Refusal",
     "RefusedCompletionError",
+    "RekeyReport",
     "Relationship",
     "RelationshipId",
     "RetrievalMode",
@@ -359,6 +366,7 @@ __all__ = [
     "open_sqlite",
     "rank_chunks",
     "rebuild_stores",
+    "rekey_graph",
     "relationship_id_for",
     "tokenize",
     "undo_merge",

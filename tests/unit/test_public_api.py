@@ -149,6 +149,9 @@ EXPECTED = {
     "relationship_id_for",
     "tokenize",
     "undo_merge",
+    "BlockingIndexMaintenance",
+    "RekeyReport",
+    "rekey_graph",
 }
 
 

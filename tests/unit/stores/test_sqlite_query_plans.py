@@ -61,6 +61,9 @@ async def test_graph_lookups_search_indexes_and_scan_nothing(tmp_path: Path, ana
         "find_by_blocking_keys": lambda: store.find_by_blocking_keys(
             query_blocking_keys("Ada 7"), tenant
         ),
+        "find_ids_by_blocking_keys": lambda: store.find_ids_by_blocking_keys(
+            query_blocking_keys("Ada 7"), tenant
+        ),
         "get_entities": lambda: store.get_entities([someone.id], tenant),
         "find_by_type": lambda: store.find_by_type("person", tenant),
         "relationships_of": lambda: store.relationships_of(someone.id, tenant),
