@@ -251,7 +251,8 @@ class Retriever:
             if score <= 0.0:
                 continue  # nothing in common: not a lexical match, so no rank to give
             scored.append((entity, score))
-        scored.sort(key=lambda pair: (-pair[1], str(pair[0].id)))
+        # A UUID orders as its canonical string does: the ascending-id tie-break.
+        scored.sort(key=lambda pair: (-pair[1], pair[0].id))
         kept = scored[:k]
         return _Ranking(
             ids=[entity.id for entity, _ in kept],

@@ -97,7 +97,8 @@ class InMemoryGraphStore:
         part = self._part(tenant_id)
         result: dict[str, list[Entity]] = {}
         for key in keys:
-            ids = sorted(part.blocks.get(key, set()), key=str)
+            # UUIDs order as their canonical strings do (fixed-width hex), and faster.
+            ids = sorted(part.blocks.get(key, set()))
             result[key] = [part.entities[entity_id].copy_deep() for entity_id in ids]
         return result
 
