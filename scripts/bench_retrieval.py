@@ -584,7 +584,7 @@ def plot(results: list[dict], chunks: list[dict], path: Path) -> None:
     dims = sorted({r["dim"] for r in results})
     fig, axes = plt.subplots(1, len(dims) + 1, figsize=(6 * (len(dims) + 1), 4.5), squeeze=False)
     for ax, dim in zip(axes[0], dims, strict=False):
-        for store in STORES:
+        for colour, store in zip(("C0", "C1", "C2", "C3"), STORES, strict=True):
             rows = sorted(
                 (r for r in results if r["dim"] == dim and r["store"] == store),
                 key=lambda r: r["n"],
@@ -596,6 +596,7 @@ def plot(results: list[dict], chunks: list[dict], path: Path) -> None:
                     [r["n"] for r in rows],
                     [r["latency"][mode]["p50"] for r in rows],
                     style,
+                    color=colour,
                     label=f"{store} {mode}",
                 )
         floor = sorted((r for r in results if r["dim"] == dim), key=lambda r: r["n"])
@@ -642,7 +643,21 @@ def machine() -> str:
     )
 
 
+def report(entity_results: list[dict], chunk_results: list[dict], plot_path: str) -> None:
+    print("\n## Entities (median / p90 ms)\n")
+    print(entity_table(entity_results))
+    print("\n## Chunks (median / p90 ms)\n")
+    print(chunk_table(chunk_results))
+    print("\n## Targets\n")
+    print(targets(entity_results, chunk_results))
+    plot(entity_results, chunk_results, Path(plot_path))
+
+
 def parent(args: argparse.Namespace) -> None:
+    if args.from_json:
+        saved = json.loads(Path(args.from_json).read_text())
+        report(saved["entities"], saved["chunks"], args.plot)
+        return
     sizes = list(args.sizes) + ([1_000_000] if args.million else [])
     print(f"Machine: {machine()}\n", flush=True)
     entity_results: list[dict] = []
@@ -679,13 +694,7 @@ def parent(args: argparse.Namespace) -> None:
                     Path(args.json).write_text(
                         json.dumps({"entities": entity_results, "chunks": chunk_results}, indent=1)
                     )
-    print("\n## Entities (median / p90 ms)\n")
-    print(entity_table(entity_results))
-    print("\n## Chunks (median / p90 ms)\n")
-    print(chunk_table(chunk_results))
-    print("\n## Targets\n")
-    print(targets(entity_results, chunk_results))
-    plot(entity_results, chunk_results, Path(args.plot))
+    report(entity_results, chunk_results, args.plot)
     print(f"\nplot: {args.plot}; raw figures: {args.json}")
 
 
@@ -707,6 +716,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--no-chunks", action="store_true")
     parser.add_argument("--json", default=str(Path(tempfile.gettempdir()) / "bench_retrieval.json"))
+    parser.add_argument(
+        "--from-json", help="print the tables and draw the plot of a saved run, running nothing"
+    )
     parser.add_argument("--plot", default=str(ROOT / "docs/img/bench_latency.png"))
     parent(parser.parse_args(argv))
 
