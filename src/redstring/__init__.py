@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from redstring.chunks.in_memory import (
     InMemoryChunkStore,
 )
+from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.composition import (
     AUTO,
     AutoDomain,
@@ -31,6 +32,10 @@ from redstring.composition.index_documents import (
     IndexProgressCallback,
     IndexReport,
     index_documents,
+)
+from redstring.composition.rekey import (
+    RekeyReport,
+    rekey_graph,
 )
 from redstring.composition.retrieval import (
     Retriever,
@@ -137,6 +142,7 @@ from redstring.domain.vector import (
 from redstring.events.in_memory import (
     InMemoryEventLog,
 )
+from redstring.events.sqlite import SqliteEventLog
 from redstring.extraction.domains import (
     DomainSchema,
 )
@@ -156,6 +162,11 @@ from redstring.llm.fake_llm import (
     FakeLlmProvider,
     Refusal,
 )
+from redstring.llm.local_embedding import LocalEmbeddingProvider, ModelFiles
+from redstring.llm.openai_compatible import (
+    OpenAICompatibleEmbeddingProvider,
+    OpenAICompatibleLlmProvider,
+)
 from redstring.ports.chunk_store import (
     ChunkPurge,
     ChunkReader,
@@ -172,6 +183,7 @@ from redstring.ports.event_log import (
 )
 from redstring.ports.graph_store import (
     BlockingIndex,
+    BlockingIndexMaintenance,
     GraphPurge,
     GraphReader,
     GraphStore,
@@ -196,7 +208,9 @@ from redstring.vector.sqlite import (
 )
 
 if TYPE_CHECKING:
+    from redstring.chunks.postgres import PostgresChunkStore
     from redstring.composition.postgres_stores import PostgresStores, open_postgres
+    from redstring.events.postgres import PostgresEventLog
     from redstring.graph.postgres import PostgresGraphStore
     from redstring.storage.postgres import PostgresDatabase
     from redstring.vector.postgres import PgVectorStore
@@ -205,6 +219,8 @@ if TYPE_CHECKING:
 _POSTGRES = {
     "PgVectorStore": "redstring.vector.postgres",
     "PostgresDatabase": "redstring.storage.postgres",
+    "PostgresChunkStore": "redstring.chunks.postgres",
+    "PostgresEventLog": "redstring.events.postgres",
     "PostgresGraphStore": "redstring.graph.postgres",
     "PostgresStores": "redstring.composition.postgres_stores",
     "open_postgres": "redstring.composition.postgres_stores",
@@ -227,6 +243,7 @@ __all__ = [
     "AUTO",
     "AutoDomain",
     "BlockingIndex",
+    "BlockingIndexMaintenance",
     "ChunkExtractionError",
     "ChunkFailure",
     "ChunkId",
@@ -278,6 +295,7 @@ __all__ = [
     "LexicalCandidates",
     "LexicalChunkSource",
     "LlmProvider",
+    "LocalEmbeddingProvider",
     "MalformedCompletionError",
     "MergeAlreadyUndoneError",
     "MergeNotFoundError",
@@ -286,19 +304,25 @@ __all__ = [
     "MergeUndone",
     "MissingCapabilityError",
     "MissingExtraError",
+    "ModelFiles",
     "ModelIntegrityError",
     "ModelServerError",
     "ModelServerResponseError",
     "ModelServerTimeoutError",
     "ModelServerUnreachableError",
+    "OpenAICompatibleEmbeddingProvider",
+    "OpenAICompatibleLlmProvider",
     "PgVectorStore",
+    "PostgresChunkStore",
     "PostgresDatabase",
+    "PostgresEventLog",
     "PostgresGraphStore",
     "PostgresStores",
     "ReciprocalRankFusion",
     "RedstringError",
     "Refusal",
     "RefusedCompletionError",
+    "RekeyReport",
     "Relationship",
     "RelationshipId",
     "RetrievalMode",
@@ -313,7 +337,9 @@ __all__ = [
     "SemanticChunkSource",
     "SlidingWindowChunker",
     "SourceDocument",
+    "SqliteChunkStore",
     "SqliteDatabase",
+    "SqliteEventLog",
     "SqliteGraphStore",
     "SqliteStores",
     "SqliteVectorStore",
@@ -340,6 +366,7 @@ __all__ = [
     "open_sqlite",
     "rank_chunks",
     "rebuild_stores",
+    "rekey_graph",
     "relationship_id_for",
     "tokenize",
     "undo_merge",

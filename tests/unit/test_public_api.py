@@ -22,6 +22,10 @@ from collections.abc import Callable, Iterator
 import redstring
 
 EXPECTED = {
+    "ModelFiles",
+    "LocalEmbeddingProvider",
+    "OpenAICompatibleEmbeddingProvider",
+    "OpenAICompatibleLlmProvider",
     "Schema",
     "PostgresDatabase",
     "SqliteDatabase",
@@ -93,6 +97,8 @@ EXPECTED = {
     "ModelServerTimeoutError",
     "ModelServerUnreachableError",
     "PgVectorStore",
+    "PostgresChunkStore",
+    "PostgresEventLog",
     "PostgresGraphStore",
     "PostgresStores",
     "ReciprocalRankFusion",
@@ -112,6 +118,8 @@ EXPECTED = {
     "SemanticChunkSource",
     "SlidingWindowChunker",
     "SourceDocument",
+    "SqliteChunkStore",
+    "SqliteEventLog",
     "SqliteGraphStore",
     "SqliteStores",
     "SqliteVectorStore",
@@ -141,6 +149,9 @@ EXPECTED = {
     "relationship_id_for",
     "tokenize",
     "undo_merge",
+    "BlockingIndexMaintenance",
+    "RekeyReport",
+    "rekey_graph",
 }
 
 
