@@ -100,7 +100,8 @@ def stored_vector(vector: Sequence[float], *, dimension: int, context: str) -> F
     is what would be stored and searched.
     """
     unit_vector(vector, dimension=dimension, context=context)
-    array = np.asarray(vector, dtype=np.float32)
+    with np.errstate(over="ignore"):  # an overflow becomes inf, refused just below
+        array = np.asarray(vector, dtype=np.float32)
     norm = float(np.linalg.norm(array.astype(np.float64)))
     if not np.isfinite(norm) or norm == 0.0:
         raise InvalidVectorError(context=f"{context} (as float32)")
