@@ -1,0 +1,55 @@
+"""Call redstring's MCP tools the way an agent would: start the server, list its tools, search.
+
+    uv run python examples/mcp_client.py --db demo.db "who wrote the first program"
+
+Starts `redstring mcp --db DB` as a subprocess (the same Python, so the same
+install), speaks MCP to it over stdio with the SDK's client, lists the tools
+and calls `search_passages` (or the tool named by `--tool`), printing the
+structured result. Extra arguments after `--` go to `redstring mcp`
+(for example `-- --tenant acme --embeddings none`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+
+async def run(db: str, query: str, tool: str, k: int, server_args: list[str]) -> int:
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "redstring.cli", "mcp", "--db", db, *server_args],
+    )
+    async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = (await session.list_tools()).tools
+        print("tools:", ", ".join(t.name for t in tools))
+        result = await session.call_tool(tool, {"query": query, "k": k})
+    if result.is_error:
+        print("tool error:", result.content[0].text, file=sys.stderr)
+        return 1
+    print(json.dumps(result.structured_content, indent=2))
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("query")
+    parser.add_argument("--db", required=True)
+    parser.add_argument(
+        "--tool", default="search_passages", choices=["search_passages", "search_entities"]
+    )
+    parser.add_argument("-k", type=int, default=3)
+    parser.add_argument("server_args", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    extra = args.server_args[1:] if args.server_args[:1] == ["--"] else args.server_args
+    return asyncio.run(run(args.db, args.query, args.tool, args.k, extra))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
