@@ -97,6 +97,11 @@ from redstring.domain.events import (
     Event,
     MergeUndone,
 )
+from redstring.domain.fusion import (
+    EvidenceFusion,
+    FusionStrategy,
+    ReciprocalRankFusion,
+)
 from redstring.domain.ids import (
     EntityId,
     RelationshipId,
@@ -123,7 +128,9 @@ from redstring.events.in_memory import (
 from redstring.extraction.domains import (
     DomainSchema,
 )
-from redstring.extraction.extractor import ChunkFailure
+from redstring.extraction.extractor import (
+    ChunkFailure,
+)
 from redstring.graph.in_memory import (
     InMemoryGraphStore,
 )
@@ -200,8 +207,10 @@ __all__ = [
     "EntityId",
     "Event",
     "EventLog",
+    "EvidenceFusion",
     "FakeEmbeddingProvider",
     "FakeLlmProvider",
+    "FusionStrategy",
     "GraphBuildReport",
     "GraphPurge",
     "GraphReader",
@@ -234,6 +243,7 @@ __all__ = [
     "ModelServerResponseError",
     "ModelServerTimeoutError",
     "ModelServerUnreachableError",
+    "ReciprocalRankFusion",
     "RedstringError",
     "Refusal",
     "RefusedCompletionError",

@@ -6,7 +6,8 @@ store supplies lexical candidates by blocking key and turns ids back into
 entities. `vector` and `graph` may not import each other and neither may
 import `llm`, so only this layer can hold all three.
 
-Two channels, fused by reciprocal rank (`domain/fusion.py`):
+Two channels, fused by a `FusionStrategy` (`domain/fusion.py`; by default
+`EvidenceFusion`, with `ReciprocalRankFusion` one argument away):
 
 - semantic: `embed_query` of the query, then `VectorSearcher.search`;
 - lexical: the query's blocking keys (`query_blocking_keys`), the entities
@@ -37,7 +38,7 @@ from typing import Self
 from redstring.domain.blocking import query_blocking_keys
 from redstring.domain.entity import Entity
 from redstring.domain.errors import DimensionMismatchError, MissingCapabilityError
-from redstring.domain.fusion import reciprocal_rank_fusion
+from redstring.domain.fusion import DEFAULT_FUSION, FusionStrategy
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.lexical import lexical_score
 from redstring.domain.normalization import normalize_name
@@ -87,6 +88,7 @@ class Retriever:
     _graph: GraphStore
     _semantic: _SemanticSide | None
     _default_mode: RetrievalMode
+    _fusion: FusionStrategy
 
     def __init__(
         self,
@@ -94,8 +96,10 @@ class Retriever:
         embeddings: EmbeddingProvider,
         vectors: VectorStore,
         graph: GraphStore,
+        fusion: FusionStrategy = DEFAULT_FUSION,
     ) -> None:
-        """Wire every channel.
+        """Wire every channel; `fusion` merges them (pass `ReciprocalRankFusion()`
+        for the seeds' plain RRF).
 
         Raises `DimensionMismatchError` when `embeddings.dimension` differs
         from `vectors.dimension`, before any text is embedded, and
@@ -111,6 +115,7 @@ class Retriever:
             graph=graph,
             semantic=_SemanticSide(embeddings=embeddings, vectors=vectors),
             default_mode=RetrievalMode.HYBRID,
+            fusion=fusion,
         )
 
     @classmethod
@@ -122,7 +127,12 @@ class Retriever:
         `MissingCapabilityError` when `graph` is not a graph store.
         """
         retriever = cls.__new__(cls)
-        retriever._wire(graph=graph, semantic=None, default_mode=RetrievalMode.LEXICAL)
+        retriever._wire(
+            graph=graph,
+            semantic=None,
+            default_mode=RetrievalMode.LEXICAL,
+            fusion=DEFAULT_FUSION,
+        )
         return retriever
 
     def _wire(
@@ -131,6 +141,7 @@ class Retriever:
         graph: GraphStore,
         semantic: _SemanticSide | None,
         default_mode: RetrievalMode,
+        fusion: FusionStrategy,
     ) -> None:
         # Both construction paths come through here, so a guard here holds for both.
         missing = [name for name in _GRAPH_METHODS if not callable(getattr(graph, name, None))]
@@ -141,6 +152,7 @@ class Retriever:
         self._graph = graph
         self._semantic = semantic
         self._default_mode = default_mode
+        self._fusion = fusion
 
     async def retrieve(
         self,
@@ -179,7 +191,10 @@ class Retriever:
                 resolved is not RetrievalMode.SEMANTIC, query, tenant_id, k, entity_types
             ),
         )
-        fused = reciprocal_rank_fusion([semantic.ids, lexical.ids])[:k]
+        fused = self._fusion.fuse(
+            [(i, semantic.scores[i]) for i in semantic.ids],
+            [(i, lexical.scores[i]) for i in lexical.ids],
+        )[:k]
         entities = await self._resolve([entity_id for entity_id, _ in fused], lexical, tenant_id)
         return RetrievalResult(
             query=query,

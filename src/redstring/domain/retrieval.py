@@ -1,8 +1,9 @@
 """What a retrieval answers with, and what its scores mean.
 
-`ScoredEntity.score` is a fused rank score: ordinal, comparable only within
-one result, meaningless across queries, never a similarity, and unbounded (it
-grows with the number of channels). It is deliberately not on
+`ScoredEntity.score` is the fusion strategy's score: ordinal, comparable only
+within one result, meaningless across queries, never a similarity. Its range
+belongs to the strategy (0..1 for the default `EvidenceFusion`, unbounded for
+plain reciprocal rank fusion; ADR 0060), so it is deliberately not read as
 `VectorMatch`'s 0..1 scale.
 
 `semantic` and `lexical` are the channels' own scores on 0..1, or `None` when
@@ -31,7 +32,7 @@ class ScoredEntity(BaseModel):
     """One retrieved entity with its fused score and the channels' own scores."""
 
     entity: Entity
-    #: Fused, ordinal, unbounded; see the module docstring.
+    #: Fused and ordinal; its range depends on the fusion (see the module docstring).
     score: float
     #: Cosine mapped onto 0..1 (the `VectorMatch` scale), or None if not ranked semantically.
     semantic: float | None = Field(default=None, ge=0.0, le=1.0)

@@ -21,7 +21,12 @@ from redstring import (
     TenantId,
     VectorRecord,
 )
-from redstring.domain.fusion import RRF_K
+from redstring.domain.fusion import (
+    DEFAULT_FUSION,
+    RRF_K,
+    FusionStrategy,
+    ReciprocalRankFusion,
+)
 from tests.factories import DEFAULT_TENANT, make_entity
 
 DIMENSION = 384
@@ -97,8 +102,10 @@ class Stores:
         self.vectors = InMemoryVectorStore(dimension=DIMENSION)
         self.graph = graph or InMemoryGraphStore()
 
-    def retriever(self) -> Retriever:
-        return Retriever(embeddings=self.embeddings, vectors=self.vectors, graph=self.graph)
+    def retriever(self, fusion: FusionStrategy = DEFAULT_FUSION) -> Retriever:
+        return Retriever(
+            embeddings=self.embeddings, vectors=self.vectors, graph=self.graph, fusion=fusion
+        )
 
     async def add(self, *entities: Entity) -> None:
         await self.graph.upsert(entities)
@@ -247,12 +254,17 @@ async def test_entity_types_filters_the_lexical_channel_before_k_is_applied() ->
 @pytest.mark.asyncio
 async def test_a_result_reports_both_component_scores_when_both_channels_ranked() -> None:
     stores = await populated()
-    result = await stores.retriever().retrieve("Ada Lovelace", TENANT, mode=RetrievalMode.HYBRID)
+    plain_rrf = stores.retriever(fusion=ReciprocalRankFusion())
+    result = await plain_rrf.retrieve("Ada Lovelace", TENANT, mode=RetrievalMode.HYBRID)
     top = result.matches[0]
     assert top.entity.name == "Ada Lovelace"
     assert top.semantic == pytest.approx(1.0)
     assert top.lexical == 1.0
     assert top.score == pytest.approx(2 / (RRF_K + 1))
+    # The default fusion reads the same two certainties as full evidence.
+    default = await stores.retriever().retrieve("Ada Lovelace", TENANT, mode=RetrievalMode.HYBRID)
+    assert default.matches[0].entity.name == "Ada Lovelace"
+    assert default.matches[0].score == pytest.approx(1.0)
 
 
 @pytest.mark.asyncio
@@ -391,7 +403,8 @@ async def test_more_results_than_k_are_truncated() -> None:
 @pytest.mark.asyncio
 async def test_hybrid_results_are_ordered_by_fused_score_then_id() -> None:
     stores = await populated()
-    result = await stores.retriever().retrieve("Ada Lovelace", TENANT, k=20)
+    plain_rrf = stores.retriever(fusion=ReciprocalRankFusion())
+    result = await plain_rrf.retrieve("Ada Lovelace", TENANT, k=20)
     keys = [(-match.score, str(match.entity.id)) for match in result.matches]
     assert keys == sorted(keys)
 

@@ -1,0 +1,276 @@
+"""The entity-retrieval quality harness: corpus in, per-query rankings and metrics out.
+
+Shared by `scripts/evaluate_retrieval.py` (the report) and
+`tests/quality/test_lexical_floors.py` (the CI floors), so both measure the
+same thing the same way. It builds real stores (`InMemoryGraphStore`,
+`InMemoryVectorStore`) from `tests/data/quality/entity_corpus.json` and asks
+a real `Retriever`; nothing here scores a query itself.
+
+Grading: a query hits at rank r when the r-th match carries any of the
+query's acceptable `targets`. hit@1, hit@10 and MRR (reciprocal rank of the
+first hit within the top 10, else 0) are over queries that have targets;
+`empty` is the share of queries answered with no match at all. For a
+`no_match` query (no targets) the figure that matters is `non_empty`, the
+share answered with something.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from uuid import UUID, uuid5
+
+from redstring import (
+    EmbeddingProvider,
+    Entity,
+    EntityId,
+    InMemoryGraphStore,
+    InMemoryVectorStore,
+    RetrievalMode,
+    Retriever,
+    TenantId,
+    VectorRecord,
+)
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data" / "quality"
+ENTITY_CORPUS = DATA_DIR / "entity_corpus.json"
+PASSAGES = DATA_DIR / "passages.json"
+
+TENANT = TenantId(UUID("5a1e0000-0000-4000-8000-00000000c0de"))
+#: Namespace of the evaluation's entity ids (one per corpus key).
+_ID_NAMESPACE = UUID("b6f3a0f2-6b7c-4c1e-9d55-3f0e3c1b7a01")
+DEPTH = 10
+SHAPES = (
+    "exact",
+    "typo",
+    "surname_only",
+    "first_name_only",
+    "reordered",
+    "initials",
+    "abbreviation",
+    "alias",
+    "no_match",
+)
+SPLITS = ("fit", "holdout")
+
+
+@dataclass(frozen=True)
+class QualityQuery:
+    """One graded query: its text, its shape, its half, and every acceptable entity."""
+
+    id: str
+    shape: str
+    split: str
+    text: str
+    targets: frozenset[EntityId]
+
+
+@dataclass(frozen=True)
+class EntityCorpus:
+    """The entities of one tenant and the queries graded against them."""
+
+    entities: list[Entity]
+    queries: list[QualityQuery]
+
+
+def entity_id_of(key: str) -> EntityId:
+    """The evaluation's id for a corpus key.
+
+    The corpus holds a few different people sharing one name; derived ids
+    would merge them, so each corpus record gets its own id.
+    """
+    return EntityId(uuid5(_ID_NAMESPACE, key))
+
+
+def load_entity_corpus(path: Path = ENTITY_CORPUS) -> EntityCorpus:
+    """Read the committed corpus into entities of `TENANT` and graded queries."""
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    entities = [
+        Entity(
+            tenant_id=TENANT,
+            id=entity_id_of(row["key"]),
+            entity_type=row["entity_type"],
+            name=row["name"],
+            aliases=list(row["aliases"]),
+            properties=dict(row["properties"]),
+        )
+        for row in raw["entities"]
+    ]
+    queries = [
+        QualityQuery(
+            id=row["id"],
+            shape=row["shape"],
+            split=row["split"],
+            text=row["query"],
+            targets=frozenset(entity_id_of(key) for key in row["targets"]),
+        )
+        for row in raw["queries"]
+    ]
+    return EntityCorpus(entities=entities, queries=queries)
+
+
+def embedding_text(entity: Entity) -> str:
+    """The text an entity's vector is embedded from: name, type, description, aliases.
+
+    The single rule of the evaluation; when the library's write path gains
+    its own rule, this must call it instead.
+    """
+    text = f"{entity.name} ({entity.entity_type})"
+    if entity.description.strip():
+        text += f": {entity.description.strip()}"
+    if entity.aliases:
+        text += "; also known as " + ", ".join(entity.aliases)
+    return text
+
+
+async def build_graph(corpus: EntityCorpus) -> InMemoryGraphStore:
+    """A graph store holding every corpus entity."""
+    graph = InMemoryGraphStore()
+    await graph.upsert(corpus.entities)
+    return graph
+
+
+async def build_vectors(
+    corpus: EntityCorpus, provider: EmbeddingProvider, batch: int = 256
+) -> InMemoryVectorStore:
+    """A vector store holding `provider`'s embedding of each entity's `embedding_text`."""
+    vectors = InMemoryVectorStore(dimension=provider.dimension)
+    for start in range(0, len(corpus.entities), batch):
+        part = corpus.entities[start : start + batch]
+        embedded = await provider.embed([embedding_text(entity) for entity in part])
+        await vectors.upsert(
+            [
+                VectorRecord(
+                    tenant_id=entity.tenant_id,
+                    entity_id=entity.id,
+                    entity_type=entity.entity_type,
+                    vector=vector,
+                )
+                for entity, vector in zip(part, embedded, strict=True)
+            ]
+        )
+    return vectors
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One mode's answer to one query: ids best first with both channel scores."""
+
+    ids: list[EntityId]
+    semantic: dict[EntityId, float]
+    lexical: dict[EntityId, float]
+
+
+async def rank_all(
+    retriever: Retriever,
+    queries: Sequence[QualityQuery],
+    mode: RetrievalMode,
+    k: int = DEPTH,
+) -> list[Ranked]:
+    """`retriever`'s answer in `mode` to each query, in query order."""
+    answers = []
+    for query in queries:
+        result = await retriever.retrieve(query.text, TENANT, k=k, mode=mode)
+        answers.append(
+            Ranked(
+                ids=[match.entity.id for match in result.matches],
+                semantic={
+                    m.entity.id: m.semantic for m in result.matches if m.semantic is not None
+                },
+                lexical={m.entity.id: m.lexical for m in result.matches if m.lexical is not None},
+            )
+        )
+    return answers
+
+
+def first_hit(ids: Sequence[EntityId], targets: frozenset[EntityId], k: int = DEPTH) -> int | None:
+    """One-based rank of the first acceptable id within the top `k`, or None."""
+    for rank, entity_id in enumerate(ids[:k], start=1):
+        if entity_id in targets:
+            return rank
+    return None
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """Quality of one group of queries (see the module docstring for each figure)."""
+
+    n: int
+    hit1: float
+    hit10: float
+    mrr: float
+    empty: float
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {
+            "n": self.n,
+            "hit@1": self.hit1,
+            "hit@10": self.hit10,
+            "mrr": self.mrr,
+            "empty": self.empty,
+        }
+
+
+def measure(pairs: Iterable[tuple[QualityQuery, Sequence[EntityId]]]) -> Metrics:
+    """Metrics of `(query, ranked ids)` pairs.
+
+    hit@1, hit@10 and MRR average over the queries that have targets (NaN if
+    none do); `empty` averages over every query (NaN if there are none).
+    """
+    n = graded = hits1 = hits10 = empties = 0
+    reciprocal = 0.0
+    for query, ids in pairs:
+        n += 1
+        empties += not ids
+        if not query.targets:
+            continue
+        graded += 1
+        rank = first_hit(ids, query.targets)
+        if rank is not None:
+            hits10 += 1
+            hits1 += rank == 1
+            reciprocal += 1.0 / rank
+    if graded == 0:
+        return Metrics(n=n, hit1=math.nan, hit10=math.nan, mrr=math.nan, empty=_share(empties, n))
+    return Metrics(
+        n=n,
+        hit1=hits1 / graded,
+        hit10=hits10 / graded,
+        mrr=reciprocal / graded,
+        empty=empties / n,
+    )
+
+
+def _share(count: int, total: int) -> float:
+    return count / total if total else math.nan
+
+
+def measure_by_shape(
+    queries: Sequence[QualityQuery],
+    rankings: Sequence[Sequence[EntityId]],
+    split: str | None = None,
+) -> dict[str, Metrics]:
+    """`measure` per shape (and `all` over the shapes with targets), for one split or both."""
+    pairs = [
+        (query, ids)
+        for query, ids in zip(queries, rankings, strict=True)
+        if split is None or query.split == split
+    ]
+    report = {shape: measure(p for p in pairs if p[0].shape == shape) for shape in SHAPES}
+    report["all"] = measure(p for p in pairs if p[0].targets)
+    return report
+
+
+def ndcg_at(ranked: Sequence[int], gains: Sequence[float], k: int = DEPTH) -> float:
+    """nDCG@k of `ranked` document indices under graded `gains` (index -> gain >= 0).
+
+    DCG = sum of gain / log2(rank + 1) over the top k; the ideal orders all
+    documents by gain. Returns 0.0 when every gain is zero.
+    """
+    dcg = sum(gains[doc] / math.log2(rank + 1) for rank, doc in enumerate(ranked[:k], start=1))
+    ideal = sorted(gains, reverse=True)[:k]
+    best = sum(gain / math.log2(rank + 1) for rank, gain in enumerate(ideal, start=1))
+    return dcg / best if best > 0 else 0.0
