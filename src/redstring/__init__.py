@@ -10,6 +10,8 @@ lexical channels fused by reciprocal rank, or either alone).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from redstring.chunks.in_memory import (
     InMemoryChunkStore,
 )
@@ -32,6 +34,10 @@ from redstring.composition.index_documents import (
 )
 from redstring.composition.retrieval import (
     Retriever,
+)
+from redstring.composition.sqlite_stores import (
+    SqliteStores,
+    open_sqlite,
 )
 from redstring.domain.bm25 import (
     CorpusStats,
@@ -86,6 +92,12 @@ from redstring.domain.errors import (
     ModelServerUnreachableError,
     RedstringError,
     RefusedCompletionError,
+    SchemaMigrationRequiredError,
+    SchemaTooNewError,
+    SchemaVersionError,
+    StoreError,
+    StoreOperationError,
+    StoreUnavailableError,
     UnknownDomainError,
     UnknownEntityError,
 )
@@ -134,6 +146,9 @@ from redstring.extraction.extractor import (
 from redstring.graph.in_memory import (
     InMemoryGraphStore,
 )
+from redstring.graph.sqlite import (
+    SqliteGraphStore,
+)
 from redstring.llm.fake_embedding import (
     FakeEmbeddingProvider,
 )
@@ -171,9 +186,42 @@ from redstring.ports.vector_store import (
     VectorStore,
     VectorWriter,
 )
+from redstring.storage.schema import Schema
+from redstring.storage.sqlite import SqliteDatabase
 from redstring.vector.in_memory import (
     InMemoryVectorStore,
 )
+from redstring.vector.sqlite import (
+    SqliteVectorStore,
+)
+
+if TYPE_CHECKING:
+    from redstring.composition.postgres_stores import PostgresStores, open_postgres
+    from redstring.graph.postgres import PostgresGraphStore
+    from redstring.storage.postgres import PostgresDatabase
+    from redstring.vector.postgres import PgVectorStore
+
+# The PostgreSQL adapters need the `postgres` extra, so they load on first use.
+_POSTGRES = {
+    "PgVectorStore": "redstring.vector.postgres",
+    "PostgresDatabase": "redstring.storage.postgres",
+    "PostgresGraphStore": "redstring.graph.postgres",
+    "PostgresStores": "redstring.composition.postgres_stores",
+    "open_postgres": "redstring.composition.postgres_stores",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _POSTGRES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'redstring' has no attribute {name!r}")
+    from importlib import import_module  # noqa: PLC0415
+
+    try:
+        return getattr(import_module(module), name)
+    except ModuleNotFoundError as error:
+        raise MissingExtraError(extra="postgres", missing=str(error.name)) from error
+
 
 __all__ = [
     "AUTO",
@@ -243,6 +291,10 @@ __all__ = [
     "ModelServerResponseError",
     "ModelServerTimeoutError",
     "ModelServerUnreachableError",
+    "PgVectorStore",
+    "PostgresDatabase",
+    "PostgresGraphStore",
+    "PostgresStores",
     "ReciprocalRankFusion",
     "RedstringError",
     "Refusal",
@@ -252,11 +304,22 @@ __all__ = [
     "RetrievalMode",
     "RetrievalResult",
     "Retriever",
+    "Schema",
+    "SchemaMigrationRequiredError",
+    "SchemaTooNewError",
+    "SchemaVersionError",
     "ScoredChunk",
     "ScoredEntity",
     "SemanticChunkSource",
     "SlidingWindowChunker",
     "SourceDocument",
+    "SqliteDatabase",
+    "SqliteGraphStore",
+    "SqliteStores",
+    "SqliteVectorStore",
+    "StoreError",
+    "StoreOperationError",
+    "StoreUnavailableError",
     "StoredChunk",
     "TenantId",
     "TextSpan",
@@ -273,6 +336,8 @@ __all__ = [
     "entity_id_for",
     "index_documents",
     "new_tenant_id",
+    "open_postgres",
+    "open_sqlite",
     "rank_chunks",
     "rebuild_stores",
     "relationship_id_for",

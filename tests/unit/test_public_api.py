@@ -22,6 +22,9 @@ from collections.abc import Callable, Iterator
 import redstring
 
 EXPECTED = {
+    "Schema",
+    "PostgresDatabase",
+    "SqliteDatabase",
     "AUTO",
     "AutoDomain",
     "BlockingIndex",
@@ -89,6 +92,9 @@ EXPECTED = {
     "ModelServerResponseError",
     "ModelServerTimeoutError",
     "ModelServerUnreachableError",
+    "PgVectorStore",
+    "PostgresGraphStore",
+    "PostgresStores",
     "ReciprocalRankFusion",
     "RedstringError",
     "Refusal",
@@ -98,11 +104,20 @@ EXPECTED = {
     "RetrievalMode",
     "RetrievalResult",
     "Retriever",
+    "SchemaMigrationRequiredError",
+    "SchemaTooNewError",
+    "SchemaVersionError",
     "ScoredChunk",
     "ScoredEntity",
     "SemanticChunkSource",
     "SlidingWindowChunker",
     "SourceDocument",
+    "SqliteGraphStore",
+    "SqliteStores",
+    "SqliteVectorStore",
+    "StoreError",
+    "StoreOperationError",
+    "StoreUnavailableError",
     "StoredChunk",
     "TenantId",
     "TextSpan",
@@ -119,6 +134,8 @@ EXPECTED = {
     "entity_id_for",
     "index_documents",
     "new_tenant_id",
+    "open_postgres",
+    "open_sqlite",
     "rank_chunks",
     "rebuild_stores",
     "relationship_id_for",
@@ -153,7 +170,10 @@ def _named_types(hint: object) -> Iterator[object]:
 
 
 def _hints(obj: Callable[..., object] | type) -> dict[str, object]:
-    return typing.get_type_hints(obj)
+    # PEP 695 type parameters (`def read[T](...)`) are not module globals, so
+    # string annotations naming them resolve only with the function's own.
+    params = {param.__name__: param for param in getattr(obj, "__type_params__", ())}
+    return typing.get_type_hints(obj, localns=params)
 
 
 def _signature_hints(obj: object) -> Iterator[tuple[str, object]]:

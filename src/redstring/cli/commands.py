@@ -12,7 +12,12 @@ from redstring.cli import queries, render
 from redstring.cli.documents import read_documents
 from redstring.cli.errors import ChunkStoreUnavailableError
 from redstring.cli.progress import ProgressLine
-from redstring.cli.providers import embedding_provider, llm_provider
+from redstring.cli.providers import (
+    embedding_provider,
+    llm_endpoint,
+    llm_provider,
+    require_reachable,
+)
 from redstring.cli.store_set import StoreOpener
 from redstring.cli.stores import open_store_set
 from redstring.cli.tenants import parse_tenant
@@ -86,6 +91,7 @@ async def _build(args: argparse.Namespace, context: Context) -> None:
     tenant = parse_tenant(args.tenant)
     documents = read_documents(args.paths)
     provider = llm_provider(args, context.env)
+    await require_reachable(*llm_endpoint(args, context.env))
     embeddings = embedding_provider(args, context.env)
     domain: DomainSpec = AUTO if args.domain == "auto" else args.domain
     started: dict[str, int] = {}
@@ -170,8 +176,9 @@ async def _passages(args: argparse.Namespace, context: Context) -> None:
 
 async def _stats(args: argparse.Namespace, context: Context) -> None:
     tenant = parse_tenant(args.tenant)
+    embeddings = embedding_provider(args, context.env)  # only its dimension: see stores.py
     async with context.opener(
-        args.db, dimension=None, create=False, migrate=args.migrate
+        args.db, dimension=_dimension(embeddings), create=False, migrate=args.migrate
     ) as stores:
         answer = await queries.stats(stores, tenant)
     if args.json:

@@ -19,7 +19,11 @@ from redstring.cli import commands
 from redstring.cli.providers import EMBEDDING_KINDS
 from redstring.cli.store_set import StoreOpener
 from redstring.cli.tenants import DEFAULT_TENANT, DEFAULT_TENANT_NAME
-from redstring.domain.errors import DimensionMismatchError, RedstringError
+from redstring.domain.errors import (
+    DimensionMismatchError,
+    RedstringError,
+    SchemaMigrationRequiredError,
+)
 from redstring.domain.retrieval import RetrievalMode
 
 
@@ -128,7 +132,11 @@ def build_parser() -> argparse.ArgumentParser:
     passages.add_argument(
         "--source", action="append", dest="sources", metavar="ID", help="keep passages of ID"
     )
-    stats = sub.add_parser("stats", parents=[p["db"]], help="count what the database holds")
+    stats = sub.add_parser(
+        "stats",
+        parents=[p["db"], p["embed"], p["key"]],
+        help="count what the database holds",
+    )
     stats.add_argument("--json", action="store_true", help="print JSON for scripts")
     sub.add_parser(
         "mcp",
@@ -182,7 +190,9 @@ def main(
 
 def _one_line(error: BaseException) -> str:
     text = " ".join(str(error).split())
-    if isinstance(error, DimensionMismatchError):
+    if isinstance(error, SchemaMigrationRequiredError):
+        text += " From the command line: back the database up, then add --migrate."
+    elif isinstance(error, DimensionMismatchError):
         text += (
             " From the command line: pass the same --embeddings settings the database was "
             "written with."

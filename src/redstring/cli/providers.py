@@ -17,12 +17,15 @@ installed, and no embedding provider otherwise.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import importlib.util
 from collections.abc import Mapping
 from typing import Literal
+from urllib.parse import urlsplit
 
 from redstring.cli.errors import InvalidSettingError, MissingSettingError
-from redstring.domain.errors import MissingExtraError
+from redstring.domain.errors import MissingExtraError, ModelServerUnreachableError
 from redstring.llm.local_embedding import LocalEmbeddingProvider, packaged_files
 from redstring.llm.openai_compatible import (
     OpenAICompatibleEmbeddingProvider,
@@ -116,15 +119,45 @@ def embedding_provider(
     )
 
 
+def llm_endpoint(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[str, str]:
+    """The language model's base URL and model name; `MissingSettingError` without either."""
+    what = "`redstring build`"
+    base_url = _required(args, "llm_base_url", env, what=what, variable="REDSTRING_LLM_BASE_URL")
+    model = _required(args, "llm_model", env, what=what, variable="REDSTRING_LLM_MODEL")
+    return base_url, model
+
+
 def llm_provider(args: argparse.Namespace, env: Mapping[str, str]) -> LlmProvider:
     """The OpenAI-protocol language model the flags and environment configure.
 
     Raises `MissingSettingError` without a base URL or a model.
     """
-    what = "`redstring build`"
-    base_url = _required(args, "llm_base_url", env, what=what, variable="REDSTRING_LLM_BASE_URL")
-    model = _required(args, "llm_model", env, what=what, variable="REDSTRING_LLM_MODEL")
+    base_url, model = llm_endpoint(args, env)
     return OpenAICompatibleLlmProvider(base_url=base_url, model=model, api_key=_api_key(args, env))
+
+
+async def require_reachable(base_url: str, model: str, *, connect_seconds: float = 5.0) -> None:
+    """Open (and close) a TCP connection to `base_url`'s host and port.
+
+    `build_graph` records a chunk the model could not answer as a failure and
+    carries on, so without this check an unreachable server would make a build
+    that "succeeds" with nothing in it. Raises `ModelServerUnreachableError`.
+    """
+    parts = urlsplit(base_url)
+    host = parts.hostname
+    if parts.scheme not in ("http", "https") or not host:
+        raise InvalidSettingError(
+            name="--llm-base-url", value=base_url, requirement="an http:// or https:// URL"
+        )
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), connect_seconds)
+    except (OSError, TimeoutError) as error:
+        detail = f"{type(error).__name__}: {error}".rstrip(": ")
+        raise ModelServerUnreachableError(base_url=base_url, model=model, detail=detail) from None
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
 
 
 def positive_int(raw: str, *, name: str) -> int:

@@ -350,3 +350,81 @@ class MergeNotUndoableError(RedstringError, ValueError):
             f"merge {event_id} cannot be undone while the later merge {later_event_id} involves "
             "its entities. Undo the later merge first. Nothing was changed."
         )
+
+
+class StoreError(RedstringError):
+    """A persistent store could not do what was asked. `store` names the adapter."""
+
+    def __init__(self, message: str, *, store: str) -> None:
+        self.store = store
+        super().__init__(message)
+
+
+class StoreUnavailableError(StoreError):
+    """The database behind a store cannot be reached, opened, locked or written.
+
+    `cause` is the driver's own account. Nothing of the batch in flight was
+    written: every batch is one transaction.
+    """
+
+    def __init__(self, *, store: str, cause: str) -> None:
+        self.cause = cause
+        super().__init__(
+            f"{store}: the database is unavailable ({cause}). Nothing of the current batch "
+            "was written; check that the database is reachable and writable, then retry.",
+            store=store,
+        )
+
+
+class StoreOperationError(StoreError):
+    """The database rejected a statement for a reason other than availability."""
+
+    def __init__(self, *, store: str, cause: str) -> None:
+        self.cause = cause
+        super().__init__(
+            f"{store}: the database rejected the operation ({cause}). Nothing of the current "
+            "batch was written.",
+            store=store,
+        )
+
+
+class SchemaVersionError(StoreError):
+    """A database's recorded schema version is not the one this library writes."""
+
+    def __init__(
+        self, message: str, *, store: str, component: str, found: int, expected: int
+    ) -> None:
+        self.component = component
+        self.found = found
+        self.expected = expected
+        super().__init__(message, store=store)
+
+
+class SchemaTooNewError(SchemaVersionError):
+    """The database was written by a newer redstring; this one refuses to touch it."""
+
+    def __init__(self, *, store: str, component: str, found: int, expected: int) -> None:
+        super().__init__(
+            f"{store}: schema '{component}' is at version {found}, newer than the {expected} "
+            "this redstring knows. Upgrade redstring to open this database; it was not modified.",
+            store=store,
+            component=component,
+            found=found,
+            expected=expected,
+        )
+
+
+class SchemaMigrationRequiredError(SchemaVersionError):
+    """The database is at an older schema version and was opened without `migrate=True`."""
+
+    def __init__(self, *, store: str, component: str, found: int, expected: int) -> None:
+        super().__init__(
+            f"{store}: schema '{component}' is at version {found}; this redstring needs "
+            f"{expected}. Back the database up, then open it with migrate=True (for example "
+            "open_sqlite(path, migrate=True) or open_postgres(url, migrate=True)) to upgrade "
+            "it in place. It was not modified.",
+            store=store,
+            component=component,
+            found=found,
+            expected=expected,
+        )

@@ -70,3 +70,23 @@ def top_k(
         key=lambda pair: (-pair[1], ids[pair[0]]),
     )
     return ranked[:k]
+
+
+def stored_vector(vector: Sequence[float], *, dimension: int, context: str) -> FloatMatrix:
+    """`vector` as the float32 array a persistent store keeps, checked like `unit_vector`.
+
+    Also refuses a vector whose float32 form overflows or vanishes, since that
+    is what would be stored and searched.
+    """
+    unit_vector(vector, dimension=dimension, context=context)
+    array = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(array.astype(np.float64)))
+    if not np.isfinite(norm) or norm == 0.0:
+        raise InvalidVectorError(context=f"{context} (as float32)")
+    return array
+
+
+def unit_rows(matrix: FloatMatrix) -> FloatMatrix:
+    """Each row of `matrix` scaled to length one (rows are known to be non-zero)."""
+    norms = np.linalg.norm(matrix.astype(np.float64), axis=1, keepdims=True)
+    return (matrix / norms).astype(np.float32)

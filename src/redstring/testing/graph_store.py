@@ -205,6 +205,19 @@ class GraphStoreCompliance(ABC):
         assert await store.list_entities(tenant) == [charles]
 
     @pytest.mark.asyncio
+    async def test_re_upserting_an_entity_keeps_its_relationships(self) -> None:
+        """A store that replaces a row by delete-then-insert cascades its edges away."""
+        store = await self.make_store()
+        tenant = fresh_tenant()
+        ada, charles = person(tenant, "Ada Lovelace"), person(tenant, "Charles Babbage")
+        knows = edge(ada, charles)
+        await store.upsert([ada, charles], [knows])
+        renamed = ada.model_copy(update={"description": "mathematician"})
+        await store.upsert([renamed])
+        assert await store.relationships_of(ada.id, tenant) == [knows]
+        assert await store.get_entities([ada.id], tenant) == [renamed]
+
+    @pytest.mark.asyncio
     async def test_delete_relationships(self) -> None:
         store = await self.make_store()
         tenant = fresh_tenant()

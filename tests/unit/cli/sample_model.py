@@ -2,18 +2,22 @@
 
 Chat requests are answered by the first marker found in the prompt (the
 domain question, or a phrase of one sample document); embedding requests get
-deterministic vectors of `DIMENSION`. Served by the providers' test server.
+`FakeEmbeddingProvider` vectors of `DIMENSION` (texts sharing words point
+alike). Served by the providers' test server.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
+from redstring import FakeEmbeddingProvider
 from redstring.extraction.prompts import CLASSIFY_MARKER
-from tests.unit.adapters.openai_protocol_server import Reply, chat, embeddings, error
+from tests.unit.adapters.openai_protocol_server import Reply, chat, error
 
 DIMENSION = 16
+_EMBEDDINGS = FakeEmbeddingProvider(dimension=DIMENSION)
 
 
 def _e(name: str, kind: str, description: str = "") -> dict[str, str]:
@@ -77,7 +81,12 @@ ANSWERS: dict[str, Any] = {
 
 def script(path: str, request: dict[str, Any], number: int) -> Reply:
     if path.endswith("/embeddings"):
-        return embeddings(request, DIMENSION)
+        vectors = asyncio.run(_EMBEDDINGS.embed(request["input"]))
+        data = [
+            {"object": "embedding", "index": i, "embedding": vector}
+            for i, vector in enumerate(vectors)
+        ]
+        return Reply(body={"object": "list", "data": data, "model": request["model"]})
     prompt = "\n".join(str(message.get("content", "")) for message in request["messages"])
     for marker, answer in ANSWERS.items():
         if marker in prompt:

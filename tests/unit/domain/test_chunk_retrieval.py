@@ -6,8 +6,6 @@ import pytest
 
 from redstring.domain.chunk import StoredChunk
 from redstring.domain.chunk_retrieval import ChunkMatch, ScoredChunk, bm25_to_unit
-from redstring.domain.exact_search import top_k, unit_vector
-from redstring.vector import exact_search
 from tests.factories import DEFAULT_TENANT
 
 
@@ -47,8 +45,3 @@ def test_a_component_score_off_its_scale_is_rejected(field: str, bad: float) -> 
         ScoredChunk.model_validate({"chunk": a_chunk(), "score": 0.5, field: bad})
     with pytest.raises(ValueError, match="score"):
         ChunkMatch(chunk=a_chunk(), score=1.5)
-
-
-def test_the_old_exact_search_path_re_exports_the_domain_helpers() -> None:
-    assert exact_search.top_k is top_k
-    assert exact_search.unit_vector is unit_vector

@@ -1,0 +1,255 @@
+"""A graph store in PostgreSQL: entities, relationships and blocking keys as tables."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from uuid import UUID
+
+from redstring.domain.blocking import blocking_keys_for
+from redstring.domain.entity import Entity, Relationship
+from redstring.domain.errors import UnknownEntityError
+from redstring.domain.ids import EntityId, RelationshipId, TenantId
+from redstring.domain.normalization import normalize_name
+from redstring.storage.postgres import Connection, PostgresDatabase
+from redstring.storage.schema import Schema
+
+# Every primary and foreign key leads with tenant_id, so each table can be
+# distributed by tenant (Citus) and a tenant's rows are one index range.
+SCHEMA = Schema(
+    component="graph",
+    migrations=[
+        [
+            "CREATE TABLE {schema}.graph_entities ("
+            " tenant_id uuid NOT NULL, id uuid NOT NULL, normalized_type text NOT NULL,"
+            " body jsonb NOT NULL, PRIMARY KEY (tenant_id, id))",
+            "CREATE INDEX graph_entities_by_type ON {schema}.graph_entities"
+            " (tenant_id, normalized_type, id)",
+            "CREATE TABLE {schema}.graph_blocking_keys ("
+            " tenant_id uuid NOT NULL, key text NOT NULL, entity_id uuid NOT NULL,"
+            " PRIMARY KEY (tenant_id, key, entity_id),"
+            " FOREIGN KEY (tenant_id, entity_id) REFERENCES {schema}.graph_entities (tenant_id, id)"
+            " ON DELETE CASCADE)",
+            "CREATE INDEX graph_blocking_keys_by_entity ON {schema}.graph_blocking_keys"
+            " (tenant_id, entity_id)",
+            "CREATE TABLE {schema}.graph_relationships ("
+            " tenant_id uuid NOT NULL, id uuid NOT NULL, source_id uuid NOT NULL,"
+            " target_id uuid NOT NULL, body jsonb NOT NULL, PRIMARY KEY (tenant_id, id),"
+            " FOREIGN KEY (tenant_id, source_id) REFERENCES {schema}.graph_entities (tenant_id, id)"
+            " ON DELETE CASCADE,"
+            " FOREIGN KEY (tenant_id, target_id) REFERENCES {schema}.graph_entities (tenant_id, id)"
+            " ON DELETE CASCADE)",
+            "CREATE INDEX graph_relationships_by_source ON {schema}.graph_relationships"
+            " (tenant_id, source_id)",
+            "CREATE INDEX graph_relationships_by_target ON {schema}.graph_relationships"
+            " (tenant_id, target_id)",
+        ]
+    ],
+)
+
+
+class PostgresGraphStore:
+    """A `GraphStore` in PostgreSQL, sharing a pool and a schema with other stores.
+
+    Build it with `await PostgresGraphStore.open(database)`. Entities and
+    relationships are stored as JSON; blocking keys in an indexed table, so
+    `find_by_blocking_keys` is an index range lookup. Each `upsert` or delete
+    is one transaction. Raises `SchemaVersionError`s on opening and
+    `StoreError`s when the server fails.
+    """
+
+    def __init__(self, database: PostgresDatabase) -> None:
+        self._db = database
+        self._name = f"PostgresGraphStore(schema={database.schema})"
+        q = database.sql
+        self._upsert_entity = q(
+            "INSERT INTO {schema}.graph_entities (tenant_id, id, normalized_type, body)"
+            " VALUES (%s, %s, %s, %s::jsonb) ON CONFLICT (tenant_id, id) DO UPDATE SET"
+            " normalized_type = excluded.normalized_type, body = excluded.body"
+        )
+        self._clear_keys = q(
+            "DELETE FROM {schema}.graph_blocking_keys WHERE tenant_id = %s AND entity_id = %s"
+        )
+        self._insert_key = q(
+            "INSERT INTO {schema}.graph_blocking_keys (tenant_id, key, entity_id)"
+            " VALUES (%s, %s, %s)"
+        )
+        self._upsert_relationship = q(
+            "INSERT INTO {schema}.graph_relationships"
+            " (tenant_id, id, source_id, target_id, body) VALUES (%s, %s, %s, %s, %s::jsonb)"
+            " ON CONFLICT (tenant_id, id) DO UPDATE SET source_id = excluded.source_id,"
+            " target_id = excluded.target_id, body = excluded.body"
+        )
+        self._held = q(
+            "SELECT id FROM {schema}.graph_entities WHERE tenant_id = %s AND id = ANY(%s)"
+        )
+
+    @classmethod
+    async def open(cls, database: PostgresDatabase, *, migrate: bool = False) -> PostgresGraphStore:
+        """The store over `database`, its tables created or (with `migrate`) upgraded."""
+        store = cls(database)
+        await database.ensure_schema(SCHEMA, migrate=migrate, store=store._name)
+        return store
+
+    async def upsert(
+        self, entities: Sequence[Entity], relationships: Sequence[Relationship] = ()
+    ) -> None:
+        entity_rows = [
+            (e.tenant_id, e.id, normalize_name(e.entity_type), e.model_dump_json())
+            for e in entities
+        ]
+        key_rows = [(e.tenant_id, key, e.id) for e in entities for key in blocking_keys_for(e)]
+        relationship_rows = [
+            (r.tenant_id, r.id, r.source_id, r.target_id, r.model_dump_json())
+            for r in relationships
+        ]
+        batch: set[tuple[UUID, UUID]] = {(e.tenant_id, e.id) for e in entities}
+
+        async def work(connection: Connection) -> None:
+            await self._require_ends(connection, relationships, batch)
+            async with connection.cursor() as cursor:
+                if entity_rows:
+                    await cursor.executemany(self._upsert_entity, entity_rows)
+                    await cursor.executemany(self._clear_keys, [row[:2] for row in entity_rows])
+                if key_rows:
+                    await cursor.executemany(self._insert_key, key_rows)
+                if relationship_rows:
+                    await cursor.executemany(self._upsert_relationship, relationship_rows)
+
+        await self._db.write(work, store=self._name)
+
+    async def _require_ends(
+        self,
+        connection: Connection,
+        relationships: Sequence[Relationship],
+        batch: set[tuple[UUID, UUID]],
+    ) -> None:
+        wanted: defaultdict[UUID, set[UUID]] = defaultdict(set)
+        for r in relationships:
+            for end in (r.source_id, r.target_id):
+                if (r.tenant_id, end) not in batch:
+                    wanted[r.tenant_id].add(end)
+        held: set[tuple[UUID, UUID]] = set()
+        for tenant, ids in wanted.items():
+            cursor = await connection.execute(self._held, (tenant, list(ids)))
+            held.update((tenant, row[0]) for row in await cursor.fetchall())
+        for r in relationships:
+            for end in (r.source_id, r.target_id):
+                if (r.tenant_id, end) not in batch and (r.tenant_id, end) not in held:
+                    raise UnknownEntityError(entity_id=end, tenant_id=r.tenant_id)
+
+    async def get_entities(
+        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> list[Entity]:
+        return await self._entities(
+            "SELECT body::text FROM {schema}.graph_entities WHERE tenant_id = %s AND id = ANY(%s)",
+            (tenant_id, list(dict.fromkeys(entity_ids))),
+        )
+
+    async def find_by_type(self, entity_type: str, tenant_id: TenantId) -> list[Entity]:
+        return await self._entities(
+            "SELECT body::text FROM {schema}.graph_entities"
+            " WHERE tenant_id = %s AND normalized_type = %s ORDER BY id",
+            (tenant_id, normalize_name(entity_type)),
+        )
+
+    async def list_entities(self, tenant_id: TenantId) -> list[Entity]:
+        return await self._entities(
+            "SELECT body::text FROM {schema}.graph_entities WHERE tenant_id = %s ORDER BY id",
+            (tenant_id,),
+        )
+
+    async def list_tenants(self) -> list[TenantId]:
+        rows = await self._rows("SELECT DISTINCT tenant_id::text FROM {schema}.graph_entities", ())
+        return sorted((TenantId(UUID(row[0])) for row in rows), key=str)
+
+    async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
+        rows = await self._rows(
+            "SELECT body::text FROM {schema}.graph_relationships WHERE tenant_id = %s ORDER BY id",
+            (tenant_id,),
+        )
+        return [Relationship.model_validate_json(row[0]) for row in rows]
+
+    async def relationships_of(
+        self, entity_id: EntityId, tenant_id: TenantId
+    ) -> list[Relationship]:
+        rows = await self._rows(
+            "SELECT body::text FROM {schema}.graph_relationships WHERE tenant_id = %s"
+            " AND (source_id = %s OR target_id = %s) ORDER BY id",
+            (tenant_id, entity_id, entity_id),
+        )
+        return [Relationship.model_validate_json(row[0]) for row in rows]
+
+    async def neighbours(
+        self, entity_id: EntityId, tenant_id: TenantId
+    ) -> list[tuple[Relationship, Entity]]:
+        rows = await self._rows(
+            "SELECT r.body::text, e.body::text FROM {schema}.graph_relationships r"
+            " JOIN {schema}.graph_entities e ON e.tenant_id = r.tenant_id"
+            " AND e.id = CASE WHEN r.source_id = %(me)s THEN r.target_id ELSE r.source_id END"
+            " WHERE r.tenant_id = %(tenant)s AND (r.source_id = %(me)s OR r.target_id = %(me)s)"
+            " ORDER BY r.id",
+            {"me": entity_id, "tenant": tenant_id},
+        )
+        return [
+            (Relationship.model_validate_json(rel), Entity.model_validate_json(other))
+            for rel, other in rows
+        ]
+
+    async def find_by_blocking_keys(
+        self, keys: Sequence[str], tenant_id: TenantId
+    ) -> dict[str, list[Entity]]:
+        rows = await self._rows(
+            "SELECT b.key, e.body::text FROM {schema}.graph_blocking_keys b"
+            " JOIN {schema}.graph_entities e ON e.tenant_id = b.tenant_id AND e.id = b.entity_id"
+            " WHERE b.tenant_id = %s AND b.key = ANY(%s) ORDER BY b.key, b.entity_id",
+            (tenant_id, list(dict.fromkeys(keys))),
+        )
+        result: dict[str, list[Entity]] = {key: [] for key in keys}
+        for key, body in rows:
+            result[key].append(Entity.model_validate_json(body))
+        return result
+
+    async def delete_entities(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
+        await self._execute(
+            "DELETE FROM {schema}.graph_entities WHERE tenant_id = %s AND id = ANY(%s)",
+            (tenant_id, list(entity_ids)),
+        )
+
+    async def delete_relationships(
+        self, relationship_ids: Sequence[RelationshipId], tenant_id: TenantId
+    ) -> None:
+        await self._execute(
+            "DELETE FROM {schema}.graph_relationships WHERE tenant_id = %s AND id = ANY(%s)",
+            (tenant_id, list(relationship_ids)),
+        )
+
+    async def purge_tenant(self, tenant_id: TenantId) -> None:
+        async def work(connection: Connection) -> None:
+            for table in ("graph_relationships", "graph_blocking_keys", "graph_entities"):
+                await connection.execute(
+                    self._db.sql(f"DELETE FROM {{schema}}.{table} WHERE tenant_id = %s"),
+                    (tenant_id,),
+                )
+
+        await self._db.write(work, store=self._name)
+
+    async def _execute(self, template: str, parameters: tuple[object, ...]) -> None:
+        async def work(connection: Connection) -> None:
+            await connection.execute(self._db.sql(template), parameters)
+
+        await self._db.write(work, store=self._name)
+
+    async def _rows(
+        self, template: str, parameters: tuple[object, ...] | dict[str, object]
+    ) -> list[tuple[str, ...]]:
+        async def work(connection: Connection) -> list[tuple[str, ...]]:
+            cursor = await connection.execute(self._db.sql(template), parameters)
+            return [tuple(row) for row in await cursor.fetchall()]
+
+        return await self._db.read(work, store=self._name)
+
+    async def _entities(self, template: str, parameters: tuple[object, ...]) -> list[Entity]:
+        return [
+            Entity.model_validate_json(row[0]) for row in await self._rows(template, parameters)
+        ]

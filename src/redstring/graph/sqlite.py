@@ -1,0 +1,270 @@
+"""A graph store in a SQLite file: entities, relationships and blocking keys as tables."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+from uuid import UUID
+
+from redstring.domain.blocking import blocking_keys_for
+from redstring.domain.entity import Entity, Relationship
+from redstring.domain.errors import UnknownEntityError
+from redstring.domain.ids import EntityId, RelationshipId, TenantId
+from redstring.domain.normalization import normalize_name
+from redstring.storage.schema import Schema
+from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
+
+SCHEMA = Schema(
+    component="graph",
+    migrations=[
+        [
+            "CREATE TABLE graph_entities ("
+            " tenant_id TEXT NOT NULL, id TEXT NOT NULL, normalized_type TEXT NOT NULL,"
+            " body TEXT NOT NULL, PRIMARY KEY (tenant_id, id))",
+            "CREATE INDEX graph_entities_by_type ON graph_entities"
+            " (tenant_id, normalized_type, id)",
+            "CREATE TABLE graph_blocking_keys ("
+            " tenant_id TEXT NOT NULL, key TEXT NOT NULL, entity_id TEXT NOT NULL,"
+            " PRIMARY KEY (tenant_id, key, entity_id),"
+            " FOREIGN KEY (tenant_id, entity_id) REFERENCES graph_entities (tenant_id, id)"
+            " ON DELETE CASCADE) WITHOUT ROWID",
+            "CREATE INDEX graph_blocking_keys_by_entity ON graph_blocking_keys"
+            " (tenant_id, entity_id)",
+            "CREATE TABLE graph_relationships ("
+            " tenant_id TEXT NOT NULL, id TEXT NOT NULL, source_id TEXT NOT NULL,"
+            " target_id TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (tenant_id, id),"
+            " FOREIGN KEY (tenant_id, source_id) REFERENCES graph_entities (tenant_id, id)"
+            " ON DELETE CASCADE,"
+            " FOREIGN KEY (tenant_id, target_id) REFERENCES graph_entities (tenant_id, id)"
+            " ON DELETE CASCADE)",
+            "CREATE INDEX graph_relationships_by_source ON graph_relationships"
+            " (tenant_id, source_id)",
+            "CREATE INDEX graph_relationships_by_target ON graph_relationships"
+            " (tenant_id, target_id)",
+        ]
+    ],
+)
+
+
+class SqliteGraphStore:
+    """A `GraphStore` in a SQLite file shared with other stores.
+
+    Every key starts with `tenant_id`. Entities and relationships are stored
+    as their JSON, so what is read back equals what was written. Blocking keys
+    live in an indexed table, so `find_by_blocking_keys` is an index range
+    lookup. Each `upsert` or delete is one transaction. Raises
+    `SchemaVersionError`s on opening and `StoreError`s when the file fails.
+    """
+
+    def __init__(self, database: SqliteDatabase, *, migrate: bool = False) -> None:
+        self._db = database
+        self._name = f"SqliteGraphStore({database.path})"
+        database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
+
+    async def upsert(
+        self, entities: Sequence[Entity], relationships: Sequence[Relationship] = ()
+    ) -> None:
+        entity_rows = [
+            (
+                str(e.tenant_id),
+                str(e.id),
+                normalize_name(e.entity_type),
+                e.model_dump_json(),
+                sorted(blocking_keys_for(e)),
+            )
+            for e in entities
+        ]
+        relationship_rows = [
+            (str(r.tenant_id), str(r.id), str(r.source_id), str(r.target_id), r.model_dump_json())
+            for r in relationships
+        ]
+        batch = {(row[0], row[1]) for row in entity_rows}
+
+        def work(connection: sqlite3.Connection) -> None:
+            _require_ends(connection, relationships, batch)
+            for tenant, entity_id, normalized_type, body, keys in entity_rows:
+                connection.execute(
+                    "INSERT INTO graph_entities (tenant_id, id, normalized_type, body)"
+                    " VALUES (?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO UPDATE SET"
+                    " normalized_type = excluded.normalized_type, body = excluded.body",
+                    (tenant, entity_id, normalized_type, body),
+                )
+                connection.execute(
+                    "DELETE FROM graph_blocking_keys WHERE tenant_id = ? AND entity_id = ?",
+                    (tenant, entity_id),
+                )
+                connection.executemany(
+                    "INSERT INTO graph_blocking_keys (tenant_id, key, entity_id) VALUES (?, ?, ?)",
+                    [(tenant, key, entity_id) for key in keys],
+                )
+            connection.executemany(
+                "INSERT INTO graph_relationships (tenant_id, id, source_id, target_id, body)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO UPDATE SET"
+                " source_id = excluded.source_id, target_id = excluded.target_id,"
+                " body = excluded.body",
+                relationship_rows,
+            )
+
+        await self._db.write(work, store=self._name)
+
+    async def get_entities(
+        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> list[Entity]:
+        wanted = [str(i) for i in dict.fromkeys(entity_ids)]
+
+        def work(connection: sqlite3.Connection) -> list[str]:
+            bodies: list[str] = []
+            for part in chunked(wanted):
+                bodies.extend(
+                    row[0]
+                    for row in connection.execute(
+                        "SELECT body FROM graph_entities WHERE tenant_id = ?"
+                        f" AND id IN ({placeholders(len(part))})",
+                        (str(tenant_id), *part),
+                    )
+                )
+            return bodies
+
+        return [Entity.model_validate_json(body) for body in await self._read(work)]
+
+    async def find_by_type(self, entity_type: str, tenant_id: TenantId) -> list[Entity]:
+        return await self._entities(
+            "SELECT body FROM graph_entities WHERE tenant_id = ? AND normalized_type = ?"
+            " ORDER BY id",
+            (str(tenant_id), normalize_name(entity_type)),
+        )
+
+    async def list_entities(self, tenant_id: TenantId) -> list[Entity]:
+        return await self._entities(
+            "SELECT body FROM graph_entities WHERE tenant_id = ? ORDER BY id", (str(tenant_id),)
+        )
+
+    async def list_tenants(self) -> list[TenantId]:
+        # DISTINCT over the primary key's leading column: an index walk, not a table scan.
+        tenants = await self._read(
+            lambda c: [row[0] for row in c.execute("SELECT DISTINCT tenant_id FROM graph_entities")]
+        )
+        return sorted((TenantId(UUID(tenant)) for tenant in tenants), key=str)
+
+    async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
+        return await self._relationships(
+            "SELECT body FROM graph_relationships WHERE tenant_id = ? ORDER BY id",
+            (str(tenant_id),),
+        )
+
+    async def relationships_of(
+        self, entity_id: EntityId, tenant_id: TenantId
+    ) -> list[Relationship]:
+        # A UNION of two index lookups: with OR, SQLite may walk the tenant's whole range.
+        return await self._relationships(
+            "SELECT body FROM (SELECT id, body FROM graph_relationships"
+            " WHERE tenant_id = :tenant AND source_id = :me UNION SELECT id, body"
+            " FROM graph_relationships WHERE tenant_id = :tenant AND target_id = :me) ORDER BY id",
+            {"tenant": str(tenant_id), "me": str(entity_id)},
+        )
+
+    async def neighbours(
+        self, entity_id: EntityId, tenant_id: TenantId
+    ) -> list[tuple[Relationship, Entity]]:
+        me = str(entity_id)
+
+        def work(connection: sqlite3.Connection) -> list[tuple[str, str]]:
+            return [
+                (row[0], row[1])
+                for row in connection.execute(
+                    "SELECT r.body, e.body FROM (SELECT id, body, target_id AS other"
+                    " FROM graph_relationships WHERE tenant_id = :tenant AND source_id = :me"
+                    " UNION SELECT id, body, source_id AS other FROM graph_relationships"
+                    " WHERE tenant_id = :tenant AND target_id = :me) r"
+                    " JOIN graph_entities e ON e.tenant_id = :tenant AND e.id = r.other"
+                    " ORDER BY r.id",
+                    {"tenant": str(tenant_id), "me": me},
+                )
+            ]
+
+        return [
+            (Relationship.model_validate_json(rel), Entity.model_validate_json(other))
+            for rel, other in await self._read(work)
+        ]
+
+    async def find_by_blocking_keys(
+        self, keys: Sequence[str], tenant_id: TenantId
+    ) -> dict[str, list[Entity]]:
+        wanted = list(dict.fromkeys(keys))
+
+        def work(connection: sqlite3.Connection) -> list[tuple[str, str]]:
+            rows: list[tuple[str, str]] = []
+            for part in chunked(wanted):
+                rows.extend(
+                    (row[0], row[1])
+                    for row in connection.execute(
+                        "SELECT b.key, e.body FROM graph_blocking_keys b JOIN graph_entities e"
+                        " ON e.tenant_id = b.tenant_id AND e.id = b.entity_id"
+                        f" WHERE b.tenant_id = ? AND b.key IN ({placeholders(len(part))})"
+                        " ORDER BY b.key, b.entity_id",
+                        (str(tenant_id), *part),
+                    )
+                )
+            return rows
+
+        result: dict[str, list[Entity]] = {key: [] for key in keys}
+        for key, body in await self._read(work):
+            result[key].append(Entity.model_validate_json(body))
+        return result
+
+    async def delete_entities(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
+        await self._delete("graph_entities", [str(i) for i in entity_ids], tenant_id)
+
+    async def delete_relationships(
+        self, relationship_ids: Sequence[RelationshipId], tenant_id: TenantId
+    ) -> None:
+        await self._delete("graph_relationships", [str(i) for i in relationship_ids], tenant_id)
+
+    async def purge_tenant(self, tenant_id: TenantId) -> None:
+        def work(connection: sqlite3.Connection) -> None:
+            for table in ("graph_relationships", "graph_blocking_keys", "graph_entities"):
+                connection.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (str(tenant_id),))
+
+        await self._db.write(work, store=self._name)
+
+    async def _delete(self, table: str, ids: list[str], tenant_id: TenantId) -> None:
+        def work(connection: sqlite3.Connection) -> None:
+            for part in chunked(ids):
+                connection.execute(
+                    f"DELETE FROM {table} WHERE tenant_id = ?"
+                    f" AND id IN ({placeholders(len(part))})",
+                    (str(tenant_id), *part),
+                )
+
+        await self._db.write(work, store=self._name)
+
+    async def _entities(self, query: str, parameters: tuple[str, ...]) -> list[Entity]:
+        bodies = await self._read(lambda c: [row[0] for row in c.execute(query, parameters)])
+        return [Entity.model_validate_json(body) for body in bodies]
+
+    async def _relationships(
+        self, query: str, parameters: tuple[str, ...] | dict[str, str]
+    ) -> list[Relationship]:
+        bodies = await self._read(lambda c: [row[0] for row in c.execute(query, parameters)])
+        return [Relationship.model_validate_json(body) for body in bodies]
+
+    async def _read[R](self, work: Callable[[sqlite3.Connection], R]) -> R:
+        return await self._db.read(work, store=self._name)
+
+
+def _require_ends(
+    connection: sqlite3.Connection,
+    relationships: Sequence[Relationship],
+    batch: set[tuple[str, str]],
+) -> None:
+    """Raise `UnknownEntityError` for the first relationship end held neither here nor in batch."""
+    for relationship in relationships:
+        tenant = str(relationship.tenant_id)
+        for end in (relationship.source_id, relationship.target_id):
+            if (tenant, str(end)) in batch:
+                continue
+            held = connection.execute(
+                "SELECT 1 FROM graph_entities WHERE tenant_id = ? AND id = ?", (tenant, str(end))
+            ).fetchone()
+            if held is None:
+                raise UnknownEntityError(entity_id=end, tenant_id=relationship.tenant_id)

@@ -1,0 +1,186 @@
+"""One PostgreSQL schema shared by several stores: a pool, transactions, schema versions.
+
+`PostgresDatabase` owns a psycopg `AsyncConnectionPool`. Table names in the
+SQL handed to it are written `{schema}.table` and qualified with the
+configured schema. `write` runs its work as one transaction. Driver errors
+leave as `StoreUnavailableError` (cannot reach or keep the server) or
+`StoreOperationError` (the server rejected a statement).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from psycopg import AsyncConnection, sql
+from psycopg_pool import AsyncConnectionPool
+
+from redstring.domain.errors import StoreOperationError, StoreUnavailableError
+from redstring.storage.schema import Schema, pending_migrations
+
+type Connection = AsyncConnection[Any]
+type Configure = Callable[[Connection], Awaitable[None]]
+
+_META = (
+    "CREATE TABLE IF NOT EXISTS {schema}.redstring_schema ("
+    " component text PRIMARY KEY, version integer NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS {schema}.redstring_settings ("
+    " component text NOT NULL, name text NOT NULL, value text NOT NULL,"
+    " PRIMARY KEY (component, name))",
+)
+
+
+class PostgresDatabase:
+    """A pool of connections to one database, and the schema the stores live in.
+
+    Build it with `await PostgresDatabase.connect(...)`; `close()` it when done.
+    """
+
+    def __init__(self, pool: AsyncConnectionPool[Connection], *, schema: str, name: str) -> None:
+        self.pool = pool
+        self.schema = schema
+        self.name = name
+
+    @classmethod
+    async def connect(
+        cls,
+        url: str,
+        *,
+        schema: str = "redstring",
+        extensions: Sequence[str] = (),
+        configure: Configure | None = None,
+        min_size: int = 1,
+        max_size: int = 10,
+        connect_timeout: float = 10.0,
+    ) -> PostgresDatabase:
+        """Create `extensions` and `schema` if missing, then open a pool of connections.
+
+        `configure` runs on every new pooled connection (registering types,
+        say). Raises `StoreUnavailableError` when the server cannot be reached
+        within `connect_timeout` seconds.
+        """
+        name = f"PostgresDatabase(schema={schema})"
+        timeout = max(1, round(connect_timeout))
+        with _translated(name):
+            async with await psycopg.AsyncConnection.connect(
+                url, autocommit=True, connect_timeout=timeout
+            ) as connection:
+                for extension in extensions:
+                    await connection.execute(
+                        sql.SQL("CREATE EXTENSION IF NOT EXISTS {}").format(
+                            sql.Identifier(extension)
+                        )
+                    )
+                await connection.execute(
+                    sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema))
+                )
+            pool: AsyncConnectionPool[Connection] = AsyncConnectionPool(
+                url,
+                min_size=min_size,
+                max_size=max_size,
+                timeout=connect_timeout,
+                kwargs={"autocommit": True, "connect_timeout": timeout},
+                configure=configure,
+                check=AsyncConnectionPool.check_connection,
+                open=False,
+            )
+            try:
+                await pool.open(wait=True, timeout=connect_timeout)
+            except BaseException:
+                await pool.close()
+                raise
+        return cls(pool, schema=schema, name=name)
+
+    async def close(self) -> None:
+        """Close every pooled connection."""
+        await self.pool.close()
+
+    def sql(self, template: str) -> sql.Composed:
+        """`template` with `{schema}` replaced by the quoted schema name."""
+        return sql.SQL(template).format(schema=sql.Identifier(self.schema))
+
+    async def read[T](self, work: Callable[[Connection], Awaitable[T]], *, store: str) -> T:
+        """Run `work` on a pooled connection (autocommit: one snapshot per statement)."""
+        with _translated(store):
+            async with self.pool.connection() as connection:
+                return await work(connection)
+
+    async def write[T](self, work: Callable[[Connection], Awaitable[T]], *, store: str) -> T:
+        """Run `work` as one transaction on a pooled connection; any exception rolls it back."""
+        with _translated(store):
+            async with self.pool.connection() as connection, connection.transaction():
+                return await work(connection)
+
+    async def ensure_schema(self, schema: Schema, *, migrate: bool, store: str) -> None:
+        """Create `schema`'s tables, or upgrade them when `migrate`; see `pending_migrations`.
+
+        Runs under a transaction-scoped advisory lock, so two processes opening
+        the same database at once do not both migrate it.
+        """
+
+        async def work(connection: Connection) -> None:
+            await connection.execute(
+                "SELECT pg_advisory_xact_lock(hashtext(%s))", (f"redstring:{self.schema}",)
+            )
+            for statement in _META:
+                await connection.execute(self.sql(statement))
+            cursor = await connection.execute(
+                self.sql("SELECT version FROM {schema}.redstring_schema WHERE component = %s"),
+                (schema.component,),
+            )
+            row = await cursor.fetchone()
+            found = None if row is None else int(row[0])
+            for migration in pending_migrations(schema, found, migrate=migrate, store=store):
+                for statement in migration:
+                    await connection.execute(self.sql(statement))
+            await connection.execute(
+                self.sql(
+                    "INSERT INTO {schema}.redstring_schema (component, version) VALUES (%s, %s)"
+                    " ON CONFLICT (component) DO UPDATE SET version = excluded.version"
+                ),
+                (schema.component, schema.version),
+            )
+
+        await self.write(work, store=store)
+
+    async def ensure_setting(self, component: str, name: str, value: str, *, store: str) -> str:
+        """The stored value of a setting, recording `value` first if there is none."""
+
+        async def work(connection: Connection) -> str:
+            await connection.execute(
+                self.sql(
+                    "INSERT INTO {schema}.redstring_settings (component, name, value)"
+                    " VALUES (%s, %s, %s) ON CONFLICT (component, name) DO NOTHING"
+                ),
+                (component, name, value),
+            )
+            cursor = await connection.execute(
+                self.sql(
+                    "SELECT value FROM {schema}.redstring_settings"
+                    " WHERE component = %s AND name = %s"
+                ),
+                (component, name),
+            )
+            row = await cursor.fetchone()
+            assert row is not None  # written just above in this transaction
+            return str(row[0])
+
+        return await self.write(work, store=store)
+
+
+@contextmanager
+def _translated(store: str) -> Iterator[None]:
+    try:
+        yield
+    except psycopg.Error as error:
+        raise translate_postgres_error(error, store=store) from error
+
+
+def translate_postgres_error(error: psycopg.Error, *, store: str) -> Exception:
+    """The `StoreError` a psycopg exception (pool timeouts included) stands for."""
+    cause = f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error) else ''}"
+    if isinstance(error, psycopg.OperationalError | psycopg.InterfaceError):
+        return StoreUnavailableError(store=store, cause=cause)
+    return StoreOperationError(store=store, cause=cause)

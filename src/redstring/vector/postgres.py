@@ -1,0 +1,276 @@
+"""A vector store in PostgreSQL with pgvector: exact by default, HNSW on request."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pgvector.psycopg import register_vector_async
+from psycopg import sql
+
+from redstring.domain.errors import DimensionMismatchError
+from redstring.domain.exact_search import stored_vector, unit_vector, validate_search_args
+from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.normalization import normalize_name
+from redstring.domain.vector import VectorMatch, VectorRecord, cosine_to_score
+from redstring.storage.postgres import Connection, PostgresDatabase
+from redstring.storage.schema import Schema
+
+#: The extension the vector store needs; create it before the pool opens.
+EXTENSIONS = ("vector",)
+
+type SearchMode = Literal["exact", "hnsw"]
+
+
+async def configure_connection(connection: Connection) -> None:
+    """Teach a new pooled connection the pgvector types (pass as the pool's `configure`)."""
+    await register_vector_async(connection)
+
+
+def schema_for(dimension: int) -> Schema:
+    """The vector tables for `dimension`; the column type fixes it at creation."""
+    return Schema(
+        component="vector",
+        migrations=[
+            [
+                "CREATE TABLE {schema}.vector_records ("
+                " tenant_id uuid NOT NULL, entity_id uuid NOT NULL, entity_type text NOT NULL,"
+                f" normalized_type text NOT NULL, embedding vector({int(dimension)}) NOT NULL,"
+                " PRIMARY KEY (tenant_id, entity_id))",
+                "CREATE INDEX vector_records_by_type ON {schema}.vector_records"
+                " (tenant_id, normalized_type)",
+            ]
+        ],
+    )
+
+
+class PgVectorStore:
+    """A `VectorStore` in PostgreSQL + pgvector; scores on the 0..1 match scale.
+
+    Build it with `await PgVectorStore.open(database, dimension=...)` over a
+    database whose pool was configured with `configure_connection`.
+
+    `search_mode="exact"` (the default) ranks every row of the tenant that
+    passes the filters: correct under any filter. `"hnsw"` creates an HNSW
+    index (cosine) if missing and searches it with pgvector's iterative index
+    scan (`hnsw.iterative_scan`), so a tenant- and type-filtered query keeps
+    scanning until it has `k` rows; it is approximate, and its recall is
+    measured by `scripts/bench_stores.py`, not promised.
+    """
+
+    def __init__(
+        self,
+        database: PostgresDatabase,
+        *,
+        dimension: int,
+        search_mode: SearchMode = "exact",
+        iterative_scan: Literal["relaxed_order", "strict_order"] = "relaxed_order",
+        ef_search: int = 40,
+    ) -> None:
+        if dimension <= 0:
+            raise ValueError(f"dimension must be positive, got {dimension}")
+        if search_mode not in ("exact", "hnsw"):
+            raise ValueError(f"search_mode is 'exact' or 'hnsw', got {search_mode!r}")
+        if iterative_scan not in ("relaxed_order", "strict_order"):
+            raise ValueError(
+                f"iterative_scan is 'relaxed_order' or 'strict_order', got {iterative_scan!r}"
+            )
+        self._db = database
+        self._dimension = dimension
+        self._mode = search_mode
+        self._iterative_scan = iterative_scan
+        self._ef_search = ef_search
+        self._name = f"PgVectorStore(schema={database.schema})"
+
+    @classmethod
+    async def open(
+        cls,
+        database: PostgresDatabase,
+        *,
+        dimension: int,
+        migrate: bool = False,
+        search_mode: SearchMode = "exact",
+        iterative_scan: Literal["relaxed_order", "strict_order"] = "relaxed_order",
+        ef_search: int = 40,
+    ) -> PgVectorStore:
+        """The store over `database`; raises `DimensionMismatchError` if it holds another size."""
+        store = cls(
+            database,
+            dimension=dimension,
+            search_mode=search_mode,
+            iterative_scan=iterative_scan,
+            ef_search=ef_search,
+        )
+        await database.ensure_schema(schema_for(dimension), migrate=migrate, store=store._name)
+        stored = int(
+            await database.ensure_setting("vector", "dimension", str(dimension), store=store._name)
+        )
+        if stored != dimension:
+            raise DimensionMismatchError(
+                expected=stored, actual=dimension, context=f"{store._name} holds vectors of"
+            )
+        if search_mode == "hnsw":
+            await store.create_hnsw_index()
+        return store
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    async def create_hnsw_index(self) -> None:
+        """Build the HNSW (cosine) index if it is missing; slow on a large table."""
+
+        async def work(connection: Connection) -> None:
+            await connection.execute(
+                self._db.sql(
+                    "CREATE INDEX IF NOT EXISTS vector_records_hnsw ON {schema}.vector_records"
+                    " USING hnsw (embedding vector_cosine_ops)"
+                )
+            )
+
+        await self._db.write(work, store=self._name)
+
+    async def upsert(self, records: Sequence[VectorRecord]) -> None:
+        rows = [
+            (
+                r.tenant_id,
+                r.entity_id,
+                r.entity_type,
+                normalize_name(r.entity_type),
+                stored_vector(
+                    r.vector, dimension=self._dimension, context=f"vector of entity {r.entity_id}"
+                ),
+            )
+            for r in records
+        ]
+        statement = self._db.sql(
+            "INSERT INTO {schema}.vector_records"
+            " (tenant_id, entity_id, entity_type, normalized_type, embedding)"
+            " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (tenant_id, entity_id) DO UPDATE SET"
+            " entity_type = excluded.entity_type, normalized_type = excluded.normalized_type,"
+            " embedding = excluded.embedding"
+        )
+
+        async def work(connection: Connection) -> None:
+            if rows:
+                async with connection.cursor() as cursor:
+                    await cursor.executemany(statement, rows)
+
+        await self._db.write(work, store=self._name)
+
+    async def delete(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
+        await self._write(
+            "DELETE FROM {schema}.vector_records WHERE tenant_id = %s AND entity_id = ANY(%s)",
+            (tenant_id, list(entity_ids)),
+        )
+
+    async def purge_tenant(self, tenant_id: TenantId) -> None:
+        await self._write("DELETE FROM {schema}.vector_records WHERE tenant_id = %s", (tenant_id,))
+
+    async def get(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> list[VectorRecord]:
+        rows = await self._read(
+            "SELECT entity_id, entity_type, embedding FROM {schema}.vector_records"
+            " WHERE tenant_id = %s AND entity_id = ANY(%s)",
+            (tenant_id, list(dict.fromkeys(entity_ids))),
+        )
+        return [
+            VectorRecord(
+                tenant_id=tenant_id,
+                entity_id=EntityId(entity_id),
+                entity_type=entity_type,
+                vector=embedding.to_list(),
+            )
+            for entity_id, entity_type, embedding in rows
+        ]
+
+    async def count(self, tenant_id: TenantId) -> int:
+        rows = await self._read(
+            "SELECT count(*) FROM {schema}.vector_records WHERE tenant_id = %s", (tenant_id,)
+        )
+        return int(rows[0][0])
+
+    async def search(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        entity_types: Sequence[str] | None = None,
+        min_score: float | None = None,
+    ) -> list[VectorMatch]:
+        validate_search_args(k, min_score)
+        query = unit_vector(vector, dimension=self._dimension, context="query vector")
+        if k == 0 or (entity_types is not None and not entity_types):
+            return []
+        parameters: dict[str, object] = {"q": query, "tenant": tenant_id, "k": k}
+        filters = ["tenant_id = %(tenant)s"]
+        if entity_types is not None:
+            filters.append("normalized_type = ANY(%(types)s)")
+            parameters["types"] = [normalize_name(t) for t in entity_types]
+        score = "greatest(0.0, least(1.0, 1.0 - (embedding <=> %(q)s) / 2.0))"
+        if min_score is not None:
+            filters.append(f"{score} >= %(min_score)s")
+            parameters["min_score"] = min_score
+        where = " AND ".join(filters)
+        if self._mode == "exact":
+            rows = await self._exact(where, parameters)
+        else:
+            rows = await self._hnsw(where, parameters)
+        hits = sorted(
+            ((cosine_to_score(1.0 - float(d)), str(i), i, t) for i, t, d in rows),
+            key=lambda hit: (-hit[0], hit[1]),
+        )
+        return [
+            VectorMatch(entity_id=EntityId(i), entity_type=t, score=s) for s, _, i, t in hits[:k]
+        ]
+
+    async def _exact(self, where: str, parameters: dict[str, object]) -> list[tuple[Any, ...]]:
+        # MATERIALIZED keeps the planner from ordering by an HNSW index, if one exists.
+        return await self._read(
+            "WITH scored AS MATERIALIZED (SELECT entity_id, entity_type,"
+            " embedding <=> %(q)s AS distance FROM {schema}.vector_records"
+            f" WHERE {where})"
+            " SELECT entity_id, entity_type, distance FROM scored"
+            " ORDER BY distance, entity_id LIMIT %(k)s",
+            parameters,
+        )
+
+    async def _hnsw(self, where: str, parameters: dict[str, object]) -> list[tuple[Any, ...]]:
+        statement = self._db.sql(
+            "SELECT entity_id, entity_type, embedding <=> %(q)s AS distance"
+            f" FROM {{schema}}.vector_records WHERE {where}"
+            " ORDER BY embedding <=> %(q)s LIMIT %(k)s"
+        )
+        ef_search = max(self._ef_search, int(str(parameters["k"])))
+        # SET takes no bind parameters: the values are quoted client-side instead.
+        settings = (
+            sql.SQL("SET LOCAL hnsw.iterative_scan = {}").format(sql.Literal(self._iterative_scan)),
+            sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(min(ef_search, 1000))),
+        )
+
+        async def work(connection: Connection) -> list[tuple[Any, ...]]:
+            for setting in settings:
+                await connection.execute(setting)
+            cursor = await connection.execute(statement, parameters)
+            return [tuple(row) for row in await cursor.fetchall()]
+
+        return await self._db.write(work, store=self._name)
+
+    async def _read(
+        self, template: str, parameters: tuple[object, ...] | dict[str, object]
+    ) -> list[tuple[Any, ...]]:
+        statement = self._db.sql(template)
+
+        async def work(connection: Connection) -> list[tuple[Any, ...]]:
+            cursor = await connection.execute(statement, parameters)
+            return [tuple(row) for row in await cursor.fetchall()]
+
+        return await self._db.read(work, store=self._name)
+
+    async def _write(self, template: str, parameters: tuple[object, ...]) -> None:
+        statement = self._db.sql(template)
+
+        async def work(connection: Connection) -> None:
+            await connection.execute(statement, parameters)
+
+        await self._db.write(work, store=self._name)

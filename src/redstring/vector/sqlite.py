@@ -1,0 +1,255 @@
+"""A vector store in a SQLite file: float32 blobs, searched exactly with numpy."""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from redstring.domain.errors import DimensionMismatchError
+from redstring.domain.exact_search import (
+    FloatMatrix,
+    stored_vector,
+    top_k,
+    unit_rows,
+    unit_vector,
+    validate_search_args,
+)
+from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.normalization import normalize_name
+from redstring.domain.vector import VectorMatch, VectorRecord
+from redstring.storage.schema import Schema
+from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
+
+SCHEMA = Schema(
+    component="vector",
+    migrations=[
+        [
+            "CREATE TABLE vector_records ("
+            " tenant_id TEXT NOT NULL, entity_id TEXT NOT NULL, entity_type TEXT NOT NULL,"
+            " normalized_type TEXT NOT NULL, vector BLOB NOT NULL,"
+            " PRIMARY KEY (tenant_id, entity_id))",
+            # A fresh random token per write of a tenant: a cached matrix is
+            # valid while its token is current, across processes too.
+            "CREATE TABLE vector_generations ( tenant_id TEXT PRIMARY KEY, token TEXT NOT NULL)",
+        ]
+    ],
+)
+
+_BUMP = (
+    "INSERT INTO vector_generations (tenant_id, token) VALUES (?, ?)"
+    " ON CONFLICT (tenant_id) DO UPDATE SET token = excluded.token"
+)
+
+
+@dataclass(frozen=True)
+class _Matrix:
+    token: str | None
+    ids: list[str]
+    types: list[str]
+    normalized_types: npt.NDArray[np.str_]
+    rows: FloatMatrix
+
+
+class SqliteVectorStore:
+    """A `VectorStore` in a SQLite file: exact cosine per tenant, scores on 0..1.
+
+    Vectors are stored as float32 blobs keyed by (tenant, entity). A search
+    loads the tenant's unit-row matrix and ranks it with numpy; with
+    `cache_tenants > 0` the matrices of that many recently searched tenants
+    stay in memory until a write to the tenant (from any process) changes
+    its generation token. The file's dimension is recorded on first open;
+    opening it with another raises `DimensionMismatchError`.
+    """
+
+    def __init__(
+        self,
+        database: SqliteDatabase,
+        *,
+        dimension: int,
+        migrate: bool = False,
+        cache_tenants: int = 16,
+    ) -> None:
+        if dimension <= 0:
+            raise ValueError(f"dimension must be positive, got {dimension}")
+        self._db = database
+        self._name = f"SqliteVectorStore({database.path})"
+        database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
+        stored = int(
+            database.ensure_setting("vector", "dimension", str(dimension), store=self._name)
+        )
+        if stored != dimension:
+            raise DimensionMismatchError(
+                expected=stored, actual=dimension, context=f"{self._name} holds vectors of"
+            )
+        self._dimension = dimension
+        self._cache_tenants = cache_tenants
+        self._cache: OrderedDict[str, _Matrix] = OrderedDict()
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    async def upsert(self, records: Sequence[VectorRecord]) -> None:
+        rows = [
+            (
+                str(r.tenant_id),
+                str(r.entity_id),
+                r.entity_type,
+                normalize_name(r.entity_type),
+                stored_vector(
+                    r.vector, dimension=self._dimension, context=f"vector of entity {r.entity_id}"
+                ).tobytes(),
+            )
+            for r in records
+        ]
+
+        def work(connection: sqlite3.Connection) -> None:
+            connection.executemany(
+                "INSERT INTO vector_records"
+                " (tenant_id, entity_id, entity_type, normalized_type, vector)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant_id, entity_id) DO UPDATE SET"
+                " entity_type = excluded.entity_type,"
+                " normalized_type = excluded.normalized_type, vector = excluded.vector",
+                rows,
+            )
+            _bump(connection, {row[0] for row in rows})
+
+        await self._db.write(work, store=self._name)
+
+    async def delete(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
+        ids = [str(i) for i in entity_ids]
+
+        def work(connection: sqlite3.Connection) -> None:
+            for part in chunked(ids):
+                connection.execute(
+                    "DELETE FROM vector_records WHERE tenant_id = ?"
+                    f" AND entity_id IN ({placeholders(len(part))})",
+                    (str(tenant_id), *part),
+                )
+            _bump(connection, {str(tenant_id)})
+
+        await self._db.write(work, store=self._name)
+
+    async def purge_tenant(self, tenant_id: TenantId) -> None:
+        def work(connection: sqlite3.Connection) -> None:
+            for table in ("vector_records", "vector_generations"):
+                connection.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (str(tenant_id),))
+
+        await self._db.write(work, store=self._name)
+
+    async def get(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> list[VectorRecord]:
+        wanted = [str(i) for i in dict.fromkeys(entity_ids)]
+
+        def work(connection: sqlite3.Connection) -> list[tuple[str, str, bytes]]:
+            found: list[tuple[str, str, bytes]] = []
+            for part in chunked(wanted):
+                found.extend(
+                    connection.execute(
+                        "SELECT entity_id, entity_type, vector FROM vector_records"
+                        f" WHERE tenant_id = ? AND entity_id IN ({placeholders(len(part))})",
+                        (str(tenant_id), *part),
+                    )
+                )
+            return found
+
+        return [
+            VectorRecord(
+                tenant_id=tenant_id,
+                entity_id=EntityId(uuid.UUID(entity_id)),
+                entity_type=entity_type,
+                vector=np.frombuffer(blob, dtype=np.float32).tolist(),
+            )
+            for entity_id, entity_type, blob in await self._db.read(work, store=self._name)
+        ]
+
+    async def count(self, tenant_id: TenantId) -> int:
+        def work(connection: sqlite3.Connection) -> int:
+            row = connection.execute(
+                "SELECT count(*) FROM vector_records WHERE tenant_id = ?", (str(tenant_id),)
+            ).fetchone()
+            return int(row[0])
+
+        return await self._db.read(work, store=self._name)
+
+    async def search(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        entity_types: Sequence[str] | None = None,
+        min_score: float | None = None,
+    ) -> list[VectorMatch]:
+        validate_search_args(k, min_score)
+        query = unit_vector(vector, dimension=self._dimension, context="query vector")
+        if k == 0 or (entity_types is not None and not entity_types):
+            return []
+        wanted = None if entity_types is None else [normalize_name(t) for t in entity_types]
+
+        def work(connection: sqlite3.Connection) -> list[VectorMatch]:
+            matrix = self._matrix(connection, str(tenant_id))
+            eligible = None if wanted is None else np.isin(matrix.normalized_types, wanted)
+            hits = top_k(
+                matrix.rows, query, matrix.ids, k=k, eligible=eligible, min_score=min_score
+            )
+            return [
+                VectorMatch(
+                    entity_id=EntityId(uuid.UUID(matrix.ids[row])),
+                    entity_type=matrix.types[row],
+                    score=score,
+                )
+                for row, score in hits
+            ]
+
+        return await self._db.read(work, store=self._name)
+
+    def _matrix(self, connection: sqlite3.Connection, tenant: str) -> _Matrix:
+        """The tenant's matrix, from the cache while its generation token is current."""
+        row = connection.execute(
+            "SELECT token FROM vector_generations WHERE tenant_id = ?", (tenant,)
+        ).fetchone()
+        token = None if row is None else str(row[0])
+        cached = self._cache.get(tenant)
+        if cached is not None and cached.token == token:
+            self._cache.move_to_end(tenant)
+            return cached
+        matrix = self._load(connection, tenant, token)
+        if self._cache_tenants > 0:
+            self._cache[tenant] = matrix
+            self._cache.move_to_end(tenant)
+            while len(self._cache) > self._cache_tenants:
+                self._cache.popitem(last=False)
+        return matrix
+
+    def _load(self, connection: sqlite3.Connection, tenant: str, token: str | None) -> _Matrix:
+        ids: list[str] = []
+        types: list[str] = []
+        normalized: list[str] = []
+        blobs: list[bytes] = []
+        for entity_id, entity_type, normalized_type, blob in connection.execute(
+            "SELECT entity_id, entity_type, normalized_type, vector FROM vector_records"
+            " WHERE tenant_id = ?",
+            (tenant,),
+        ):
+            ids.append(entity_id)
+            types.append(entity_type)
+            normalized.append(normalized_type)
+            blobs.append(blob)
+        raw = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), self._dimension)
+        return _Matrix(
+            token=token,
+            ids=ids,
+            types=types,
+            normalized_types=np.array(normalized, dtype=np.str_),
+            rows=unit_rows(raw) if ids else raw,
+        )
+
+
+def _bump(connection: sqlite3.Connection, tenants: set[str]) -> None:
+    connection.executemany(_BUMP, [(tenant, uuid.uuid4().hex) for tenant in sorted(tenants)])

@@ -1,0 +1,52 @@
+"""The PostgreSQL adapters pass the same compliance suites as every adapter.
+
+Each `make_store` opens a new, empty schema in this module's database; the
+pools opened during a test are closed after it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest_asyncio
+
+from redstring import GraphStore, VectorStore
+from redstring.composition.postgres_stores import PostgresStores, open_postgres
+from redstring.testing.graph_store import GraphStoreCompliance
+from redstring.testing.vector_store import VectorStoreCompliance
+
+
+class _OpensSchemas:
+    url: str
+    opened: list[PostgresStores]
+
+    @pytest_asyncio.fixture(autouse=True)
+    async def _pools(self, postgres_url: str) -> AsyncIterator[None]:
+        self.url = postgres_url
+        self.opened = []
+        yield
+        for stores in self.opened:
+            await stores.close()
+
+    async def open(self, dimension: int, **options: object) -> PostgresStores:
+        stores = await open_postgres(
+            self.url,
+            dimension=dimension,
+            schema=f"t_{uuid.uuid4().hex[:12]}",
+            min_size=1,
+            max_size=2,
+            **options,  # type: ignore[arg-type]
+        )
+        self.opened.append(stores)
+        return stores
+
+
+class TestPostgresGraphStore(_OpensSchemas, GraphStoreCompliance):
+    async def make_store(self) -> GraphStore:
+        return (await self.open(8)).graph
+
+
+class TestPgVectorStoreExact(_OpensSchemas, VectorStoreCompliance):
+    async def make_store(self, dimension: int) -> VectorStore:
+        return (await self.open(dimension)).vectors

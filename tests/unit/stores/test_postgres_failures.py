@@ -1,0 +1,98 @@
+"""PostgreSQL stores fail loudly and atomically when the server goes away."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from redstring import (
+    DimensionMismatchError,
+    Entity,
+    Relationship,
+    StoreUnavailableError,
+    new_tenant_id,
+    open_postgres,
+)
+from redstring.domain.blocking import prefix_key_for_name
+
+
+@pytest.mark.asyncio
+async def test_an_unreachable_server_raises_unavailable_quickly(tmp_path: Path) -> None:
+    # A socket folder with no server behind it.
+    url = f"postgresql://postgres@/postgres?host={tmp_path}"
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailableError) as caught:
+        await open_postgres(url, dimension=4, connect_timeout=2)
+    assert time.monotonic() - started < 10
+    assert "PostgresDatabase" in str(caught.value)
+    assert "OperationalError" in caught.value.cause
+
+
+@pytest.mark.asyncio
+async def test_a_backend_killed_mid_batch_writes_nothing(postgres_url: str) -> None:
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    stores = await open_postgres(postgres_url, dimension=4, schema=schema, max_size=2)
+    try:
+        tenant = new_tenant_id()
+        ada = Entity(tenant_id=tenant, entity_type="person", name="Ada Lovelace")
+        await stores.graph.upsert([ada])
+        # A trigger that kills its own backend when the poison edge arrives: the
+        # batch's entities and blocking keys went in by then, as earlier statements.
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute(
+                sql.SQL(
+                    "CREATE FUNCTION {s}.die() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                    " IF NEW.body->>'relationship_type' = 'poisons' THEN"
+                    " PERFORM pg_terminate_backend(pg_backend_pid()); END IF;"
+                    " RETURN NEW; END $$"
+                ).format(s=sql.Identifier(schema))
+            )
+            admin.execute(
+                sql.SQL(
+                    "CREATE TRIGGER die BEFORE INSERT ON {s}.graph_relationships"
+                    " FOR EACH ROW EXECUTE FUNCTION {s}.die()"
+                ).format(s=sql.Identifier(schema))
+            )
+        grace = Entity(tenant_id=tenant, entity_type="person", name="Grace Hopper")
+        entities = [ada.model_copy(update={"description": "edited"}), grace]
+
+        def edge(kind: str) -> Relationship:
+            return Relationship(
+                tenant_id=tenant, source_id=ada.id, target_id=grace.id, relationship_type=kind
+            )
+
+        with pytest.raises(StoreUnavailableError) as caught:
+            await stores.graph.upsert(entities, [edge("knows"), edge("poisons")])
+        assert caught.value.store.startswith("PostgresGraphStore")
+        assert await stores.graph.list_entities(tenant) == [ada]
+        assert await stores.graph.list_relationships(tenant) == []
+        key = prefix_key_for_name("Grace Hopper")
+        assert (await stores.graph.find_by_blocking_keys([key], tenant))[key] == []
+        # The pool replaced the dead connection: the store keeps working.
+        await stores.graph.upsert(entities, [edge("knows")])
+        assert len(await stores.graph.list_relationships(tenant)) == 1
+    finally:
+        await stores.close()
+
+
+@pytest.mark.asyncio
+async def test_the_dimension_is_recorded_and_checked(postgres_url: str) -> None:
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    stores = await open_postgres(postgres_url, dimension=4, schema=schema)
+    await stores.close()
+    with pytest.raises(DimensionMismatchError) as caught:
+        await open_postgres(postgres_url, dimension=8, schema=schema)
+    assert (caught.value.expected, caught.value.actual) == (4, 8)
+
+
+@pytest.mark.asyncio
+async def test_a_closed_pool_raises_unavailable(postgres_url: str) -> None:
+    stores = await open_postgres(postgres_url, dimension=4, schema=f"t_{uuid.uuid4().hex[:12]}")
+    await stores.close()
+    with pytest.raises(StoreUnavailableError):
+        await stores.vectors.count(new_tenant_id())

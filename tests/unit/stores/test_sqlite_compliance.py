@@ -1,0 +1,42 @@
+"""The SQLite adapters pass the same compliance suites as every adapter, each on a new file."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+
+from redstring import GraphStore, VectorStore
+from redstring.graph.sqlite import SqliteGraphStore
+from redstring.storage.sqlite import SqliteDatabase
+from redstring.testing.graph_store import GraphStoreCompliance
+from redstring.testing.vector_store import VectorStoreCompliance
+from redstring.vector.sqlite import SqliteVectorStore
+
+
+class _NewFiles:
+    folder: Path
+
+    @pytest.fixture(autouse=True)
+    def _folder(self, tmp_path: Path) -> None:
+        self.folder = tmp_path
+
+    def new_file(self) -> SqliteDatabase:
+        # Hypothesis calls make_store once per example: one file per call.
+        return SqliteDatabase(self.folder / f"{uuid.uuid4().hex}.db")
+
+
+class TestSqliteGraphStore(_NewFiles, GraphStoreCompliance):
+    async def make_store(self) -> GraphStore:
+        return SqliteGraphStore(self.new_file())
+
+
+class TestSqliteVectorStore(_NewFiles, VectorStoreCompliance):
+    async def make_store(self, dimension: int) -> VectorStore:
+        return SqliteVectorStore(self.new_file(), dimension=dimension)
+
+
+class TestSqliteVectorStoreWithoutCache(_NewFiles, VectorStoreCompliance):
+    async def make_store(self, dimension: int) -> VectorStore:
+        return SqliteVectorStore(self.new_file(), dimension=dimension, cache_tenants=0)

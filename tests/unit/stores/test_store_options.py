@@ -1,0 +1,123 @@
+"""Options and edge paths of the persistent stores that the compliance suites do not reach."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import psycopg
+import pytest
+
+import redstring
+from redstring import (
+    Entity,
+    StoreOperationError,
+    StoreUnavailableError,
+    VectorRecord,
+    new_tenant_id,
+    open_postgres,
+    open_sqlite,
+)
+from redstring.storage.sqlite import SqliteDatabase
+from redstring.vector.postgres import PgVectorStore
+from redstring.vector.sqlite import SqliteVectorStore
+
+
+def _unit(n: int, dimension: int = 4) -> list[float]:
+    return [1.0 if i == n % dimension else 0.1 * n for i in range(dimension)]
+
+
+def test_an_in_memory_sqlite_database_is_refused_for_lack_of_wal() -> None:
+    with pytest.raises(StoreUnavailableError, match="WAL"):
+        open_sqlite(":memory:", dimension=4)
+
+
+def test_a_non_positive_dimension_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="dimension"):
+        SqliteVectorStore(SqliteDatabase(tmp_path / "d.db"), dimension=0)
+
+
+@pytest.mark.asyncio
+async def test_the_matrix_cache_keeps_at_most_its_bound_and_stays_correct(tmp_path: Path) -> None:
+    store = SqliteVectorStore(SqliteDatabase(tmp_path / "c.db"), dimension=4, cache_tenants=1)
+    tenants = [new_tenant_id() for _ in range(3)]
+    ids = {}
+    for n, tenant in enumerate(tenants):
+        entity = Entity(tenant_id=tenant, entity_type="person", name=f"Person {n}")
+        ids[tenant] = entity.id
+        await store.upsert(
+            [
+                VectorRecord(
+                    tenant_id=tenant, entity_id=entity.id, entity_type="person", vector=_unit(n)
+                )
+            ]
+        )
+    for _ in range(2):
+        for n, tenant in enumerate(tenants):
+            [hit] = await store.search(_unit(n), tenant, k=5)
+            assert hit.entity_id == ids[tenant]
+    assert len(store._cache) == 1
+
+
+@pytest.mark.asyncio
+async def test_a_value_postgres_rejects_is_an_operation_error_and_writes_nothing(
+    postgres_url: str,
+) -> None:
+    stores = await open_postgres(postgres_url, dimension=4, schema=f"t_{uuid.uuid4().hex[:12]}")
+    tenant = new_tenant_id()
+    fine = Entity(tenant_id=tenant, entity_type="person", name="Ada Lovelace")
+    nul = Entity(tenant_id=tenant, entity_type="person", name="Ada\x00Lovelace")
+    with pytest.raises(StoreOperationError) as caught:
+        await stores.graph.upsert([fine, nul])
+    assert caught.value.store.startswith("PostgresGraphStore")
+    assert await stores.graph.list_entities(tenant) == []
+    await stores.close()
+
+
+@pytest.mark.asyncio
+async def test_hnsw_mode_builds_its_index_and_keeps_the_search_contract(postgres_url: str) -> None:
+    """Only invariants every approximate answer must keep; recall is the benchmark's job."""
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    stores = await open_postgres(postgres_url, dimension=4, schema=schema, search_mode="hnsw")
+    tenant, other = new_tenant_id(), new_tenant_id()
+    records = [
+        VectorRecord(
+            tenant_id=t,
+            entity_id=Entity(tenant_id=t, entity_type=kind, name=f"E{n}").id,
+            entity_type=kind,
+            vector=_unit(n),
+        )
+        for t in (tenant, other)
+        for n in range(30)
+        for kind in ("person", "place")
+    ]
+    await stores.vectors.upsert(records)
+    mine = {r.entity_id for r in records if r.tenant_id == tenant and r.entity_type == "place"}
+    hits = await stores.vectors.search(_unit(3), tenant, k=5, entity_types=["place"], min_score=0.1)
+    assert len(hits) <= 5
+    assert {h.entity_id for h in hits} <= mine
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert all(0.1 <= h.score <= 1.0 for h in hits)
+    with psycopg.connect(postgres_url) as connection:
+        indexes = connection.execute(
+            "SELECT indexname FROM pg_indexes WHERE schemaname = %s", (schema,)
+        ).fetchall()
+    assert ("vector_records_hnsw",) in indexes
+    await stores.close()
+
+
+@pytest.mark.asyncio
+async def test_bad_search_options_are_refused(postgres_url: str) -> None:
+    stores = await open_postgres(postgres_url, dimension=4, schema=f"t_{uuid.uuid4().hex[:12]}")
+    with pytest.raises(ValueError, match="search_mode"):
+        PgVectorStore(stores.database, dimension=4, search_mode="fast")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="iterative_scan"):
+        PgVectorStore(stores.database, dimension=4, iterative_scan="off")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="dimension"):
+        PgVectorStore(stores.database, dimension=0)
+    await stores.close()
+
+
+def test_an_unknown_attribute_of_the_package_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no_such_thing"):
+        _ = redstring.no_such_thing
