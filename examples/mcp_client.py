@@ -4,7 +4,7 @@
 
 Starts `redstring mcp --db DB` as a subprocess (the same Python, so the same
 install), speaks MCP to it over stdio with the SDK's client, lists the tools
-and calls `search_passages` (or the tool named by `--tool`), printing the
+and calls `search_entities` (or the tool named by `--tool`), printing the
 structured result. Extra arguments after `--` go to `redstring mcp`
 (for example `-- --tenant acme --embeddings none`).
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 
 from mcp.client.session import ClientSession
@@ -21,9 +22,12 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 
 async def run(db: str, query: str, tool: str, k: int, server_args: list[str]) -> int:
+    # The SDK starts servers with a minimal environment; pass redstring's settings on.
+    settings = {k: v for k, v in os.environ.items() if k.startswith(("REDSTRING_", "OPENAI_"))}
     server = StdioServerParameters(
         command=sys.executable,
         args=["-m", "redstring.cli", "mcp", "--db", db, *server_args],
+        env=settings,
     )
     async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -34,6 +38,7 @@ async def run(db: str, query: str, tool: str, k: int, server_args: list[str]) ->
         print("tool error:", result.content[0].text, file=sys.stderr)
         return 1
     print(json.dumps(result.structured_content, indent=2))
+    sys.stdout.flush()
     return 0
 
 
@@ -42,7 +47,7 @@ def main() -> int:
     parser.add_argument("query")
     parser.add_argument("--db", required=True)
     parser.add_argument(
-        "--tool", default="search_passages", choices=["search_passages", "search_entities"]
+        "--tool", default="search_entities", choices=["search_entities", "search_passages"]
     )
     parser.add_argument("-k", type=int, default=3)
     parser.add_argument("server_args", nargs=argparse.REMAINDER)

@@ -15,7 +15,7 @@ import pytest
 
 from redstring.cli.tenants import DEFAULT_TENANT, parse_tenant
 from tests.unit.adapters.openai_protocol_server import serve
-from tests.unit.cli.console import SAMPLES, assert_one_error_line, clean_env, redstring
+from tests.unit.cli.console import ROOT, SAMPLES, assert_one_error_line, clean_env, redstring
 from tests.unit.cli.mcp_client import session
 from tests.unit.cli.sample_model import DIMENSION, script
 
@@ -118,6 +118,15 @@ def test_build_then_search_stats_and_the_mcp_server_on_one_sqlite_file(tmp_path:
             "search", "Ada Lovelace", "--db", db, "--tenant", "acme", "--json", env=env
         )
         served = asyncio.run(_ask_the_mcp_server(db, env))
+        example = subprocess.run(
+            [sys.executable, "examples/mcp_client.py", "--db", db, "-k", "1", "Ada Lovelace"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
     assert built.status == 0, built.err
     report = json.loads(built.out)
     assert (report["documents"], report["entities_written"], report["failures"]) == (5, 13, [])
@@ -142,6 +151,11 @@ def test_build_then_search_stats_and_the_mcp_server_on_one_sqlite_file(tmp_path:
     assert tenant["entities_by_type"] == {"location": 2, "organization": 5, "person": 6}
     assert (tenant["relationships"], tenant["vectors"]) == (7, 13)
     assert json.loads(elsewhere.out)["matches"] == []
+
+    assert example.returncode == 0, example.stderr
+    tools_line, _, printed = example.stdout.partition("\n")
+    assert tools_line == "tools: search_entities, search_passages, get_entity"
+    assert [m["name"] for m in json.loads(printed)["matches"]] == ["Ada Lovelace"]
 
     tools, ada, neighbours = served
     assert tools == ["get_entity", "search_entities", "search_passages"]
