@@ -156,6 +156,11 @@ from redstring.llm.fake_llm import (
     FakeLlmProvider,
     Refusal,
 )
+from redstring.llm.local_embedding import LocalEmbeddingProvider, ModelFiles
+from redstring.llm.openai_compatible import (
+    OpenAICompatibleEmbeddingProvider,
+    OpenAICompatibleLlmProvider,
+)
 from redstring.ports.chunk_store import (
     ChunkPurge,
     ChunkReader,
@@ -278,6 +283,7 @@ __all__ = [
     "LexicalCandidates",
     "LexicalChunkSource",
     "LlmProvider",
+    "LocalEmbeddingProvider",
     "MalformedCompletionError",
     "MergeAlreadyUndoneError",
     "MergeNotFoundError",
@@ -286,11 +292,14 @@ __all__ = [
     "MergeUndone",
     "MissingCapabilityError",
     "MissingExtraError",
+    "ModelFiles",
     "ModelIntegrityError",
     "ModelServerError",
     "ModelServerResponseError",
     "ModelServerTimeoutError",
     "ModelServerUnreachableError",
+    "OpenAICompatibleEmbeddingProvider",
+    "OpenAICompatibleLlmProvider",
     "PgVectorStore",
     "PostgresDatabase",
     "PostgresGraphStore",

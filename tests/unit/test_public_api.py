@@ -22,6 +22,10 @@ from collections.abc import Callable, Iterator
 import redstring
 
 EXPECTED = {
+    "ModelFiles",
+    "LocalEmbeddingProvider",
+    "OpenAICompatibleEmbeddingProvider",
+    "OpenAICompatibleLlmProvider",
     "Schema",
     "PostgresDatabase",
     "SqliteDatabase",

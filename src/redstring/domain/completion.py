@@ -34,31 +34,33 @@ def parse_completion(
     reports it separately from the text). Raises `RefusedCompletionError` when
     `refusal` is non-blank, `EmptyCompletionError` when `text` is `None` or
     blank, and `MalformedCompletionError` when `text` is not JSON, is not a
-    JSON object, or does not satisfy `schema`. A fenced ```json block is
-    accepted, since models often wrap their answer in one.
+    JSON object, or does not satisfy `schema`. A fenced ```json block, or one
+    object amid prose ("Here it is: {...}"), is accepted, since models without
+    structured output often wrap their answer.
     """
+    who = "the model" if model is None else f"model {model!r}"
     if refusal is not None and refusal.strip():
         raise RefusedCompletionError(
-            f"the model declined to answer: {refusal.strip()!r}. Rephrase the prompt or "
+            f"{who} declined to answer: {refusal.strip()!r}. Rephrase the prompt or "
             "skip this input.",
             model=model,
         )
     if text is None or not text.strip():
         raise EmptyCompletionError(
-            "the model returned an empty answer. Retry, or check the model's token limit.",
+            f"{who} returned an empty answer. Retry, or check the model's output token limit.",
             model=model,
         )
     try:
-        value = json.loads(_unfenced(text))
+        value = _decode(text)
     except json.JSONDecodeError as error:
         raise MalformedCompletionError(
-            f"the model's answer is not JSON ({error.msg} at character {error.pos}): "
+            f"{who} answered text that is not JSON ({error.msg} at character {error.pos}): "
             f"{_excerpt(text)}. Ask for JSON output or use a model that supports it.",
             model=model,
         ) from error
     if not isinstance(value, dict):
         raise MalformedCompletionError(
-            f"the model's answer is JSON but not an object: {_excerpt(text)}. "
+            f"{who} answered JSON that is not an object: {_excerpt(text)}. "
             "The schema asks for an object.",
             model=model,
         )
@@ -68,11 +70,25 @@ def parse_completion(
         first = problems[0]
         where = "/".join(str(part) for part in first.absolute_path) or "(root)"
         raise MalformedCompletionError(
-            f"the model's answer does not satisfy the schema at {where}: {first.message} "
+            f"{who} answered JSON that does not satisfy the schema at {where}: {first.message} "
             f"({len(problems)} problem(s) in all). Retry, or use a model with structured output.",
             model=model,
         )
     return value
+
+
+def _decode(text: str) -> Any:
+    body = _unfenced(text)
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError:
+        start, end = body.find("{"), body.rfind("}")
+        if 0 <= start < end:
+            try:
+                return json.loads(body[start : end + 1])
+            except json.JSONDecodeError:
+                pass
+        raise
 
 
 def _unfenced(text: str) -> str:

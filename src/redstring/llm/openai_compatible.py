@@ -16,14 +16,13 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+from redstring.domain.completion import parse_completion
 from redstring.domain.errors import (
     DimensionMismatchError,
     EmptyCompletionError,
     InvalidProviderSettingError,
     ModelServerResponseError,
-    RefusedCompletionError,
 )
-from redstring.llm._json_answer import parse_json_answer
 from redstring.llm._openai_transport import OpenAITransport, require_positive
 
 if TYPE_CHECKING:
@@ -208,17 +207,6 @@ class OpenAICompatibleLlmProvider:
             )
         choice = completion.choices[0]
         refusal = getattr(choice.message, "refusal", None)
-        if refusal or choice.finish_reason == "content_filter":
-            raise RefusedCompletionError(
-                f"model {self._model!r} declined to answer: {refusal or 'content filter'}. "
-                "Rephrase the input or use another model.",
-                model=self._model,
-            )
-        content = choice.message.content
-        if content is None or not content.strip():
-            raise EmptyCompletionError(
-                f"model {self._model!r} answered with no text (finish reason "
-                f"{choice.finish_reason!r}). Raise the model's output limit or check its logs.",
-                model=self._model,
-            )
-        return parse_json_answer(content, schema, model=self._model)
+        if not refusal and choice.finish_reason == "content_filter":
+            refusal = "stopped by the server's content filter"
+        return parse_completion(choice.message.content, schema, refusal=refusal, model=self._model)
