@@ -2,8 +2,9 @@
 
 A folder is read recursively; hidden files and folders (a name starting with
 `.`) are skipped. A document's id is its path relative to the working
-directory (absolute when outside it), in `/` form, so indexing the same files
-from the same place again finds the same sources. Files are read as UTF-8.
+directory (absolute when outside it; `..` collapsed, links not followed), in
+`/` form, so indexing the same files from the same place again finds the
+same sources. Files are read as UTF-8.
 """
 
 from __future__ import annotations
@@ -31,11 +32,11 @@ def read_documents(paths: Sequence[str]) -> list[SourceDocument]:
         path = Path(raw)
         if path.is_dir():
             for found in sorted(_walk(path)):
-                files.setdefault(found.resolve(), None)
+                files.setdefault(Path(os.path.abspath(found)), None)
         elif path.is_file():
             if path.suffix.lower() not in SUFFIXES:
                 raise DocumentPathError(path=raw, detail="not a text or Markdown file")
-            files.setdefault(path.resolve(), None)
+            files.setdefault(Path(os.path.abspath(path)), None)
         else:
             raise DocumentPathError(path=raw, detail="no such file or folder")
     if not files:
@@ -70,7 +71,7 @@ def _read(path: Path) -> SourceDocument:
 
 def _source_id(path: Path) -> str:
     try:
-        return path.relative_to(Path.cwd().resolve()).as_posix()
+        return path.relative_to(os.path.abspath(Path.cwd())).as_posix()
     except ValueError:
         return path.as_posix()
 

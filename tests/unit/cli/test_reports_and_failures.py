@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import importlib.util
 import io
+import re
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -14,16 +18,18 @@ from redstring import ChunkFailure, GraphBuildReport, MergeSummary, entity_id_fo
 from redstring.cli import providers
 from redstring.cli.answers import EntitySearchAnswer
 from redstring.cli.documents import read_documents
-from redstring.cli.errors import InvalidSettingError
+from redstring.cli.errors import DocumentPathError, InvalidSettingError
 from redstring.cli.main import main
 from redstring.cli.providers import local_extra_installed, require_reachable
 from redstring.cli.queries import resolve_mode
 from redstring.cli.render import print_build_report, print_entities
 from redstring.cli.store_set import StoreSet
+from redstring.cli.stores import open_store_set
 from redstring.cli.tenants import DEFAULT_TENANT
 from redstring.domain.errors import MissingExtraError
 from redstring.domain.ids import tenant_id_for
 from redstring.domain.retrieval import RetrievalMode
+from tests.unit.cli.world import populated_stores
 
 
 class Broken(Exception):
@@ -160,3 +166,78 @@ def test_a_heading_without_text_and_a_file_that_starts_with_prose_take_the_file_
     (tmp_path / "a.md").write_text("#\n\n## Second\n", encoding="utf-8")
     (tmp_path / "b.md").write_text("Prose first.\n# Late heading\n", encoding="utf-8")
     assert [d.title for d in read_documents(["a.md", "b.md"])] == ["Second", "b"]
+
+
+@asynccontextmanager
+async def interrupted_opener(
+    db: str, *, dimension: int | None, create: bool, migrate: bool
+) -> AsyncIterator[StoreSet]:
+    raise KeyboardInterrupt
+    yield  # pragma: no cover
+
+
+def test_an_interrupt_is_one_line_and_status_130() -> None:
+    assert run("stats", "--db", "x", opener=interrupted_opener) == (
+        130,
+        "redstring: interrupted\n",
+    )
+
+
+def test_a_provider_of_another_dimension_is_one_line_naming_the_fix() -> None:
+    stores, _ = asyncio.run(populated_stores())  # dimension 32
+
+    @asynccontextmanager
+    async def opener(
+        db: str, *, dimension: int | None, create: bool, migrate: bool
+    ) -> AsyncIterator[StoreSet]:
+        yield stores
+
+    err = io.StringIO()
+    env = {
+        "REDSTRING_EMBEDDINGS": "openai",
+        "REDSTRING_EMBED_BASE_URL": "http://127.0.0.1:9/v1",
+        "REDSTRING_EMBED_MODEL": "e",
+        "REDSTRING_EMBED_DIMENSION": "8",
+    }
+    status = main(
+        ["search", "Ada", "--db", "x"], env=env, opener=opener, stdout=io.StringIO(), stderr=err
+    )
+    assert status == 1
+    assert "expected dimension 32, got 8" in err.getvalue()
+    assert err.getvalue().endswith(
+        "From the command line: pass the same --embeddings settings the database was "
+        "written with.\n"
+    )
+
+
+def test_mcp_without_its_extra_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: None if name == "mcp" else real(name)
+    )
+    status, err = run("mcp", "--db", "x", "--embeddings", "none")
+    assert status == 1
+    assert "pip install 'redstring[mcp]'" in err
+
+
+@pytest.mark.asyncio
+async def test_postgres_without_its_extra_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "redstring.composition.postgres_stores", None)
+    with pytest.raises(MissingExtraError, match=re.escape("pip install 'redstring[postgres]'")):
+        async with open_store_set(
+            "postgresql://nowhere/db", dimension=None, create=False, migrate=False
+        ):
+            pass  # pragma: no cover
+
+
+def test_an_empty_file_and_a_dangling_link_in_a_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "empty.md").write_text("\n\n", encoding="utf-8")
+    [empty] = read_documents(["docs"])
+    assert (empty.title, empty.text) == ("empty", "\n\n")
+    (tmp_path / "docs" / "gone.md").symlink_to(tmp_path / "nowhere.md")
+    with pytest.raises(DocumentPathError, match=re.escape("docs/gone.md: cannot be read")):
+        read_documents(["docs"])
