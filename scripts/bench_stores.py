@@ -9,7 +9,14 @@ entity's name. Prints median and p90 latencies, their ratio to the in-memory
 baseline measured in the same run, ingest throughput, and recall@10 of HNSW
 against exact search.
 
+Then, for each chunk count C, the store calls `ChunkRetriever.retrieve_chunks`
+makes: ingest C chunks (about 60 words drawn from a Zipf vocabulary, with
+384-dimensional embeddings; plus C/10 in a second tenant) into the in-memory
+chunk store (the baseline), SQLite and PostgreSQL, then time
+`lexical_candidates` for 3-term queries and `search_chunks` (k=10).
+
     uv run python scripts/bench_stores.py --sizes 10000 100000 [--queries 200]
+    uv run python scripts/bench_stores.py --sizes --chunk-sizes 10000 100000
 
 PostgreSQL comes from TEST_DATABASE_URL, or an embedded server (PostgreSQL 18
 + pgvector, durable settings) started and stopped by this script.
@@ -31,7 +38,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,10 +52,13 @@ sys.path.insert(0, str(ROOT))
 from tests.postgres_server import running_server  # noqa: E402
 
 from redstring import (  # noqa: E402
+    ChunkStore,
     Entity,
     GraphStore,
+    InMemoryChunkStore,
     InMemoryGraphStore,
     InMemoryVectorStore,
+    StoredChunk,
     TenantId,
     VectorRecord,
     VectorStore,
@@ -56,6 +66,7 @@ from redstring import (  # noqa: E402
     open_sqlite,
 )
 from redstring.domain.blocking import query_blocking_keys  # noqa: E402
+from redstring.domain.tokenize import tokenize  # noqa: E402
 
 DIMENSION = 384
 K = 10
@@ -220,14 +231,14 @@ async def run_size(n: int, queries: int, uncached_queries: int, url: str | None)
     await ingest(cached, sqlite.graph, sqlite.vectors, corpus)
     await measure(cached, sqlite.graph, sqlite.vectors, corpus, queries)
     results.append(cached)
-    sqlite.close()
+    await sqlite.close()
     uncached_stores = open_sqlite(folder / "bench.db", cache_tenants=0)
     uncached = Result(
         "SQLite, no matrix cache", note=f" ({min(uncached_queries, queries)} queries)"
     )
     await measure(uncached, None, uncached_stores.vectors, corpus, min(uncached_queries, queries))
     results.append(uncached)
-    uncached_stores.close()
+    await uncached_stores.close()
     shutil.rmtree(folder, ignore_errors=True)
 
     if url is not None:
@@ -254,9 +265,160 @@ async def run_size(n: int, queries: int, uncached_queries: int, url: str | None)
     report(n, results)
 
 
+VOCABULARY = 20_000
+WORDS_PER_CHUNK = 60
+
+
+@dataclass
+class ChunkCorpus:
+    """A deterministic chunk corpus, generated in batches so no backend holds it twice."""
+
+    size: int
+    seed: int
+    tenant: TenantId
+    other: TenantId
+    words: list[str]
+    centres: np.ndarray
+    term_queries: list[list[str]]
+    vector_queries: np.ndarray
+
+    def batches(self, batch: int = 1000) -> Iterator[list[StoredChunk]]:
+        rng = np.random.default_rng(self.seed)
+        owners = [(self.tenant, self.size), (self.other, self.size // 10)]
+        for owner, count in owners:
+            for start in range(0, count, batch):
+                chunks = []
+                for n in range(start, min(count, start + batch)):
+                    ranks = np.minimum(rng.zipf(1.1, WORDS_PER_CHUNK), VOCABULARY) - 1
+                    text = " ".join(self.words[r] for r in ranks) + f" n{n}"
+                    centre = self.centres[int(rng.integers(0, len(self.centres)))]
+                    vector = centre + 0.6 * rng.standard_normal(DIMENSION).astype(np.float32)
+                    chunks.append(
+                        StoredChunk(
+                            tenant_id=owner,
+                            source_id=f"doc-{n // 20}",
+                            text=text,
+                            index=n % 20,
+                            start=0,
+                            end=len(text),
+                            embedding=vector.tolist(),
+                        )
+                    )
+                yield chunks
+
+
+def make_chunk_corpus(size: int, queries: int, seed: int) -> ChunkCorpus:
+    rng = np.random.default_rng(seed + 1)
+    words: list[str] = []
+    seen: set[str] = set()
+    while len(words) < VOCABULARY:
+        word = "".join(rng.choice(SYLLABLES, size=int(rng.integers(2, 4))))
+        if word not in seen and tokenize(word) == [word]:
+            seen.add(word)
+            words.append(word)
+    # Query terms: one frequent (rank < 100), one middling (< 2,000), one rare.
+    term_queries = [
+        [
+            words[int(rng.integers(0, 100))],
+            words[int(rng.integers(100, 2_000))],
+            words[int(rng.integers(2_000, VOCABULARY))],
+        ]
+        for _ in range(queries)
+    ]
+    centres = rng.standard_normal((max(10, size // 500), DIMENSION)).astype(np.float32)
+    picks = centres[rng.integers(0, len(centres), size=queries)]
+    vector_queries = picks + 0.6 * rng.standard_normal(picks.shape).astype(np.float32)
+    return ChunkCorpus(
+        size=size,
+        seed=seed,
+        tenant=TenantId(uuid.uuid4()),
+        other=TenantId(uuid.uuid4()),
+        words=words,
+        centres=centres,
+        term_queries=term_queries,
+        vector_queries=vector_queries,
+    )
+
+
+@dataclass
+class ChunkResult:
+    name: str
+    ingest_per_s: float = float("nan")
+    lexical: list[float] = field(default_factory=list)
+    candidates: list[int] = field(default_factory=list)
+    semantic: list[float] = field(default_factory=list)
+    found: list[list[str]] = field(default_factory=list)
+
+
+async def bench_chunks(
+    name: str, store: ChunkStore, corpus: ChunkCorpus, queries: int
+) -> ChunkResult:
+    result = ChunkResult(name)
+    spent = 0.0  # only the upserts: generating the corpus is not the store's time
+    for batch in corpus.batches():
+        started = time.perf_counter()
+        await store.upsert_chunks(batch)
+        spent += time.perf_counter() - started
+    result.ingest_per_s = (corpus.size + corpus.size // 10) / spent
+    await store.search_chunks(corpus.vector_queries[0].tolist(), corpus.tenant, k=K)  # warm
+    for i in range(queries):
+        terms = corpus.term_queries[i]
+        ms, found = await timed(lambda terms=terms: store.lexical_candidates(terms, corpus.tenant))
+        result.lexical.append(ms)
+        result.candidates.append(len(found.candidates))  # type: ignore[attr-defined]
+        q = corpus.vector_queries[i].tolist()
+        ms, hits = await timed(lambda q=q: store.search_chunks(q, corpus.tenant, k=K))
+        result.semantic.append(ms)
+        result.found.append([str(h.chunk.id) for h in hits])  # type: ignore[attr-defined]
+    return result
+
+
+def report_chunks(size: int, results: list[ChunkResult]) -> None:
+    base = results[0]
+    print(f"\n## C = {size:,} chunks in the searched tenant (+{size // 10:,} in another)\n")
+    print(
+        "| store | lexical_candidates p50 / p90 ms (x base) | candidates per query (median)"
+        " | search_chunks p50 / p90 ms (x base) | same top-10 as base | ingest chunks/s |"
+    )
+    print("| --- | --- | --- | --- | --- | --- |")
+    for r in results:
+
+        def cell(values: list[float], baseline: list[float]) -> str:
+            ratio = statistics.median(values) / statistics.median(baseline)
+            return f"{pct(values, 50):.2f} / {pct(values, 90):.2f} ({ratio:.1f}x)"
+
+        agree = sum(f == b for f, b in zip(r.found, base.found, strict=True)) / len(base.found)
+        print(
+            f"| {r.name} | {cell(r.lexical, base.lexical)}"
+            f" | {statistics.median(r.candidates):,.0f} | {cell(r.semantic, base.semantic)}"
+            f" | {agree:.0%} | {r.ingest_per_s:,.0f} |"
+        )
+    sys.stdout.flush()
+
+
+async def run_chunk_size(size: int, queries: int, url: str | None) -> None:
+    corpus = make_chunk_corpus(size, queries, seed=size)
+    results = [
+        await bench_chunks(
+            "in-memory (baseline)", InMemoryChunkStore(dimension=DIMENSION), corpus, queries
+        )
+    ]
+    folder = Path(tempfile.mkdtemp(prefix="redstring-bench-"))
+    async with open_sqlite(folder / "chunks.db", dimension=DIMENSION) as sqlite:
+        results.append(await bench_chunks("SQLite", sqlite.chunks, corpus, queries))
+    shutil.rmtree(folder, ignore_errors=True)
+    if url is not None:
+        async with await open_postgres(
+            url, dimension=DIMENSION, schema=f"bench_chunks_{size}", max_size=4
+        ) as pg:
+            results.append(await bench_chunks("PostgreSQL exact", pg.chunks, corpus, queries))
+    report_chunks(size, results)
+
+
 async def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[10_000, 100_000])
+    parser.add_argument("--chunk-sizes", type=int, nargs="*", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--uncached-queries", type=int, default=20)
     parser.add_argument("--no-postgres", action="store_true")
@@ -274,6 +436,8 @@ async def main(argv: list[str]) -> None:
                 connection.execute("SELECT pg_reload_conf()")
         for n in args.sizes:
             await run_size(n, args.queries, args.uncached_queries, url)
+        for n in args.chunk_sizes:
+            await run_chunk_size(n, args.queries, url)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from redstring.chunks.in_memory import (
     InMemoryChunkStore,
 )
+from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.composition import (
     AUTO,
     AutoDomain,
@@ -31,6 +32,10 @@ from redstring.composition.index_documents import (
     IndexProgressCallback,
     IndexReport,
     index_documents,
+)
+from redstring.composition.rekey import (
+    RekeyReport,
+    rekey_graph,
 )
 from redstring.composition.retrieval import (
     Retriever,
@@ -137,6 +142,7 @@ from redstring.domain.vector import (
 from redstring.events.in_memory import (
     InMemoryEventLog,
 )
+from redstring.events.sqlite import SqliteEventLog
 from redstring.extraction.domains import (
     DomainSchema,
 )
@@ -177,6 +183,7 @@ from redstring.ports.event_log import (
 )
 from redstring.ports.graph_store import (
     BlockingIndex,
+    BlockingIndexMaintenance,
     GraphPurge,
     GraphReader,
     GraphStore,
@@ -201,7 +208,9 @@ from redstring.vector.sqlite import (
 )
 
 if TYPE_CHECKING:
+    from redstring.chunks.postgres import PostgresChunkStore
     from redstring.composition.postgres_stores import PostgresStores, open_postgres
+    from redstring.events.postgres import PostgresEventLog
     from redstring.graph.postgres import PostgresGraphStore
     from redstring.storage.postgres import PostgresDatabase
     from redstring.vector.postgres import PgVectorStore
@@ -210,6 +219,8 @@ if TYPE_CHECKING:
 _POSTGRES = {
     "PgVectorStore": "redstring.vector.postgres",
     "PostgresDatabase": "redstring.storage.postgres",
+    "PostgresChunkStore": "redstring.chunks.postgres",
+    "PostgresEventLog": "redstring.events.postgres",
     "PostgresGraphStore": "redstring.graph.postgres",
     "PostgresStores": "redstring.composition.postgres_stores",
     "open_postgres": "redstring.composition.postgres_stores",
@@ -232,6 +243,7 @@ __all__ = [
     "AUTO",
     "AutoDomain",
     "BlockingIndex",
+    "BlockingIndexMaintenance",
     "ChunkExtractionError",
     "ChunkFailure",
     "ChunkId",
@@ -301,13 +313,16 @@ __all__ = [
     "OpenAICompatibleEmbeddingProvider",
     "OpenAICompatibleLlmProvider",
     "PgVectorStore",
+    "PostgresChunkStore",
     "PostgresDatabase",
+    "PostgresEventLog",
     "PostgresGraphStore",
     "PostgresStores",
     "ReciprocalRankFusion",
     "RedstringError",
     "Refusal",
     "RefusedCompletionError",
+    "RekeyReport",
     "Relationship",
     "RelationshipId",
     "RetrievalMode",
@@ -322,7 +337,9 @@ __all__ = [
     "SemanticChunkSource",
     "SlidingWindowChunker",
     "SourceDocument",
+    "SqliteChunkStore",
     "SqliteDatabase",
+    "SqliteEventLog",
     "SqliteGraphStore",
     "SqliteStores",
     "SqliteVectorStore",
@@ -349,6 +366,7 @@ __all__ = [
     "open_sqlite",
     "rank_chunks",
     "rebuild_stores",
+    "rekey_graph",
     "relationship_id_for",
     "tokenize",
     "undo_merge",

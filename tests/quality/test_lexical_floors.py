@@ -1,26 +1,30 @@
 """Floors the LEXICAL channel may not fall below on the committed quality corpus.
 
 Measured on tests/data/quality/entity_corpus.json (both halves, 1,441
-queries) with `Retriever.lexical_only` over `InMemoryGraphStore`; the floors
-sit about 0.02 below these figures so only a real regression crosses them:
+queries) with `Retriever.lexical_only` over `InMemoryGraphStore`, with the
+per-token key scheme and token-aware score of ADR 0070; the floors sit about
+0.02 below these figures so only a real regression crosses them:
 
-    shape            n    hit@1  hit@10  MRR    empty
-    exact            150  1.000  1.000   1.000  0.000
-    typo             200  0.810  0.810   0.810  0.135
-    surname_only     150  0.000  0.000   0.000  0.653
-    first_name_only  150  0.787  0.820   0.798  0.120
-    reordered        150  0.000  0.000   0.000  0.553
-    initials         150  0.087  0.087   0.087  0.627
-    abbreviation     146  0.747  0.781   0.764  0.151
-    alias            195  0.349  0.364   0.355  0.538
-    no_match         150  —      —       —      0.580  (non-empty 0.420)
+    shape            n    hit@10  MRR    empty   (before ADR 0070: hit@10, empty)
+    exact            150  1.000   1.000  0.000   (1.000, 0.000)
+    typo             200  0.960   0.960  0.010   (0.810, 0.135)
+    surname_only     150  1.000   0.992  0.000   (0.000, 0.653)
+    first_name_only  150  1.000   0.993  0.000   (0.820, 0.120)
+    reordered        150  1.000   1.000  0.000   (0.000, 0.553)
+    initials         150  1.000   1.000  0.000   (0.087, 0.627)
+    abbreviation     146  0.973   0.961  0.007   (0.781, 0.151)
+    alias            195  0.492   0.464  0.415   (0.364, 0.538)
+    no_match         150  —       —      0.027   (non-empty 0.973, was 0.420)
+
+A query that matches nothing now almost always gets *something* back (a
+shared first name is a real partial match), so the no_match guard is on
+confidence instead: the share whose best lexical score reaches 0.9 (measured
+0.087; the median best score is 0.72, against 1.0 for exact queries).
 
 Re-measure with `uv run python scripts/evaluate_retrieval.py --provider fake`
 (the lexical columns do not depend on the provider; the report splits them
 into the fit and holdout halves, these figures pool both) and move a floor
-only with the change that earns it. surname_only and reordered measure 0.000: a
-floor of zero could not fail, so they carry no hit floor; raising them is
-issue 10's target (BACKLOG.md), and that change should add their floors.
+only with the change that earns it.
 """
 
 from __future__ import annotations
@@ -32,7 +36,9 @@ import pytest
 
 from redstring import RetrievalMode, Retriever
 from retrieval_quality import (
+    EntityCorpus,
     Metrics,
+    Ranked,
     build_graph,
     load_entity_corpus,
     measure_by_shape,
@@ -42,33 +48,44 @@ from retrieval_quality import (
 #: shape -> (hit@10 floor, MRR floor)
 HIT_FLOORS = {
     "exact": (1.0, 1.0),
-    "typo": (0.79, 0.79),
-    "first_name_only": (0.80, 0.77),
-    "initials": (0.07, 0.07),
-    "abbreviation": (0.76, 0.74),
-    "alias": (0.34, 0.33),
+    "typo": (0.94, 0.94),
+    "surname_only": (0.98, 0.97),
+    "first_name_only": (0.98, 0.97),
+    "reordered": (0.98, 0.98),
+    "initials": (0.98, 0.98),
+    "abbreviation": (0.95, 0.94),
+    "alias": (0.47, 0.44),
 }
 #: shape -> the largest share of queries answered with nothing
 EMPTY_CEILINGS = {
     "exact": 0.0,
-    "typo": 0.16,
-    "first_name_only": 0.14,
-    "abbreviation": 0.17,
-    "alias": 0.56,
+    "typo": 0.03,
+    "surname_only": 0.02,
+    "first_name_only": 0.02,
+    "reordered": 0.02,
+    "initials": 0.02,
+    "abbreviation": 0.03,
+    "alias": 0.44,
 }
-#: A query that matches nothing should mostly get nothing back lexically.
-NO_MATCH_NON_EMPTY_CEILING = 0.44
+#: A query that matches nothing may get partial matches, but rarely a confident one.
+NO_MATCH_CONFIDENT = 0.9
+NO_MATCH_CONFIDENT_CEILING = 0.11
+
+
+@cache
+def lexical_answers() -> tuple[EntityCorpus, list[Ranked]]:
+    async def answer() -> tuple[EntityCorpus, list[Ranked]]:
+        corpus = load_entity_corpus()
+        retriever = Retriever.lexical_only(graph=await build_graph(corpus))
+        return corpus, await rank_all(retriever, corpus.queries, RetrievalMode.LEXICAL)
+
+    return asyncio.run(answer())
 
 
 @cache
 def lexical_quality() -> dict[str, Metrics]:
-    async def measure() -> dict[str, Metrics]:
-        corpus = load_entity_corpus()
-        retriever = Retriever.lexical_only(graph=await build_graph(corpus))
-        ranked = await rank_all(retriever, corpus.queries, RetrievalMode.LEXICAL)
-        return measure_by_shape(corpus.queries, [answer.ids for answer in ranked])
-
-    return asyncio.run(measure())
+    corpus, ranked = lexical_answers()
+    return measure_by_shape(corpus.queries, [answer.ids for answer in ranked])
 
 
 @pytest.mark.parametrize("shape", sorted(HIT_FLOORS))
@@ -87,9 +104,15 @@ def test_lexical_empty_answers_stay_below_their_ceilings(shape: str) -> None:
     )
 
 
-def test_queries_that_match_nothing_mostly_get_nothing() -> None:
-    non_empty = 1.0 - lexical_quality()["no_match"].empty
-    assert non_empty <= NO_MATCH_NON_EMPTY_CEILING, f"no_match answered {non_empty:.3f}"
+def test_queries_that_match_nothing_rarely_get_a_confident_answer() -> None:
+    corpus, ranked = lexical_answers()
+    best = [
+        max(answer.lexical.values(), default=0.0)
+        for query, answer in zip(corpus.queries, ranked, strict=True)
+        if query.shape == "no_match"
+    ]
+    confident = sum(score >= NO_MATCH_CONFIDENT for score in best) / len(best)
+    assert confident <= NO_MATCH_CONFIDENT_CEILING, f"no_match confident {confident:.3f}"
 
 
 def test_the_corpus_is_the_committed_one() -> None:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "end_to_end.py"
 HOW_TO = ROOT / "docs" / "how-to" / "retrieve-entities.md"
@@ -61,18 +63,45 @@ def test_the_example_imports_nothing_but_redstring() -> None:
     assert foreign_imports(EXAMPLE.read_text()) == []
 
 
-def test_the_example_ranks_the_abbreviated_company_first_in_every_mode() -> None:
-    output = blocks(run(EXAMPLE))
+@pytest.fixture(scope="module")
+def example_output() -> str:
+    """The example's output, run once for the tests that read it."""
+    return run(EXAMPLE)
+
+
+def test_the_example_builds_a_graph_on_sqlite_and_merges_the_misspelt_duplicate(
+    example_output: str,
+) -> None:
+    first = example_output.splitlines()[0]
+    assert re.match(r"built .*redstring\.db: 7 entities, 3 relationships, 1 merge\(s\)", first), (
+        first
+    )
+
+
+def test_the_example_ranks_the_abbreviated_company_first_in_every_mode(example_output: str) -> None:
+    output = blocks(example_output)
     for mode in ("hybrid", "semantic", "lexical"):
         assert output[f"query 'Acme Corp', mode {mode}"][0].startswith("1. ACME Corporation"), mode
     top = output["query 'Acme Corp', mode hybrid"][0]
     assert re.search(r"fused \d\.\d{4}  semantic \d\.\d{3}  lexical \d\.\d{3}$", top), top
 
 
-def test_the_example_shows_the_lexical_recall_limit() -> None:
-    output = blocks(run(EXAMPLE))
-    assert output["query 'Lovelace', mode lexical"] == ["(no matches)"]
+def test_the_example_finds_a_surname_lexically_and_semantically_and_a_paraphrase(
+    example_output: str,
+) -> None:
+    output = blocks(example_output)
+    assert output["query 'Lovelace', mode lexical"][0].startswith("1. Ada Lovelace")
+    assert output["query 'Lovelace', mode hybrid"][0].startswith("1. Ada Lovelace")
     assert output["query 'Lovelace', mode semantic"][0].startswith("1. Ada Lovelace")
+    paraphrase = output["query 'who designed a mechanical computer', mode semantic"]
+    assert paraphrase[0].startswith("1. Charles Babbage")
+
+
+def test_the_example_ranks_passages_with_both_component_scores(example_output: str) -> None:
+    lines = example_output.splitlines()
+    at = lines.index("passages for 'mechanical general-purpose computer'")
+    assert lines[at + 1].strip().startswith("1. [babbage.md]")
+    assert re.search(r"semantic \d\.\d{3}  lexical \d\.\d{3}$", lines[at + 1]), lines[at + 1]
 
 
 def python_blocks(markdown: str) -> list[str]:

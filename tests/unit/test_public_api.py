@@ -97,6 +97,8 @@ EXPECTED = {
     "ModelServerTimeoutError",
     "ModelServerUnreachableError",
     "PgVectorStore",
+    "PostgresChunkStore",
+    "PostgresEventLog",
     "PostgresGraphStore",
     "PostgresStores",
     "ReciprocalRankFusion",
@@ -116,6 +118,8 @@ EXPECTED = {
     "SemanticChunkSource",
     "SlidingWindowChunker",
     "SourceDocument",
+    "SqliteChunkStore",
+    "SqliteEventLog",
     "SqliteGraphStore",
     "SqliteStores",
     "SqliteVectorStore",
@@ -145,6 +149,9 @@ EXPECTED = {
     "relationship_id_for",
     "tokenize",
     "undo_merge",
+    "BlockingIndexMaintenance",
+    "RekeyReport",
+    "rekey_graph",
 }
 
 

@@ -119,6 +119,7 @@ async def _build(args: argparse.Namespace, context: Context) -> None:
                 embeddings=embeddings,
                 vectors=stores.vectors if embeddings is not None else None,
                 chunks=stores.chunks,
+                log=stores.events,
                 domain=domain,
                 progress=progress,
             )

@@ -7,22 +7,25 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from redstring.ports.chunk_store import ChunkStore
+from redstring.ports.event_log import EventLog
 from redstring.ports.graph_store import GraphStore
 from redstring.ports.vector_store import VectorStore
 
 
 @dataclass(frozen=True)
 class StoreSet:
-    """The graph, vector and chunk stores of one database.
+    """The graph, vector and chunk stores and the event log of one database.
 
-    `chunks` is `None` where the backend has no persistent chunk store yet.
-    `backend` names the kind of database ("SQLite", "PostgreSQL") for messages.
+    `chunks` is `None` for a backend without a chunk store, and `events` for
+    one without an event log (`build` then logs in memory only). `backend`
+    names the kind of database ("SQLite", "PostgreSQL") for messages.
     """
 
     backend: str
     graph: GraphStore
     vectors: VectorStore
     chunks: ChunkStore | None
+    events: EventLog | None = None
 
 
 class StoreOpener(Protocol):

@@ -52,9 +52,15 @@ async def open_store_set(
         migrate=migrate,
     )
     try:
-        yield StoreSet(backend="SQLite", graph=sqlite.graph, vectors=sqlite.vectors, chunks=None)
+        yield StoreSet(
+            backend="SQLite",
+            graph=sqlite.graph,
+            vectors=sqlite.vectors,
+            chunks=sqlite.chunks,
+            events=sqlite.events,
+        )
     finally:
-        sqlite.close()
+        await sqlite.close()
 
 
 @asynccontextmanager
@@ -73,7 +79,11 @@ async def _postgres(url: str, *, dimension: int | None, migrate: bool) -> AsyncI
     )
     try:
         yield StoreSet(
-            backend="PostgreSQL", graph=postgres.graph, vectors=postgres.vectors, chunks=None
+            backend="PostgreSQL",
+            graph=postgres.graph,
+            vectors=postgres.vectors,
+            chunks=postgres.chunks,
+            events=postgres.events,
         )
     finally:
         await postgres.close()

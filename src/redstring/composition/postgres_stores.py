@@ -1,14 +1,18 @@
 """`open_postgres`: the stores of several families sharing one PostgreSQL pool and schema.
 
-Composes `redstring.graph` and `redstring.vector` adapters over one
+Composes the `redstring.graph`, `redstring.vector`, `redstring.chunks` and
+`redstring.events` adapters over one
 `redstring.storage.postgres.PostgresDatabase`. Needs the `postgres` extra.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Literal
 
+from redstring.chunks.postgres import PostgresChunkStore
+from redstring.events.postgres import PostgresEventLog
 from redstring.graph.postgres import PostgresGraphStore
 from redstring.storage.postgres import PostgresDatabase
 from redstring.vector.postgres import (
@@ -21,15 +25,28 @@ from redstring.vector.postgres import (
 
 @dataclass
 class PostgresStores:
-    """The stores of one PostgreSQL schema; `await close()` releases the pool."""
+    """The stores of one PostgreSQL schema: `await close()` it, or use it as `async with`."""
 
     database: PostgresDatabase
     graph: PostgresGraphStore
     vectors: PgVectorStore
+    chunks: PostgresChunkStore
+    events: PostgresEventLog
 
     async def close(self) -> None:
-        """Close the shared pool."""
+        """Close the shared pool; the stores raise `StoreUnavailableError` after."""
         await self.database.close()
+
+    async def __aenter__(self) -> PostgresStores:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
 
 
 async def open_postgres(
@@ -46,6 +63,7 @@ async def open_postgres(
 ) -> PostgresStores:
     """Connect to `url` and open the stores in `schema`, creating their tables if absent.
 
+    `dimension` is the length of entity vectors and chunk embeddings.
     `pgvector` is created if missing (which needs the privilege to). An
     older schema raises `SchemaMigrationRequiredError` unless `migrate=True`;
     a newer one `SchemaTooNewError`; an unreachable server
@@ -69,7 +87,11 @@ async def open_postgres(
             search_mode=search_mode,
             iterative_scan=iterative_scan,
         )
+        chunks = await PostgresChunkStore.open(database, dimension=dimension, migrate=migrate)
+        events = await PostgresEventLog.open(database, migrate=migrate)
     except BaseException:
         await database.close()
         raise
-    return PostgresStores(database=database, graph=graph, vectors=vectors)
+    return PostgresStores(
+        database=database, graph=graph, vectors=vectors, chunks=chunks, events=events
+    )

@@ -1,15 +1,18 @@
-"""`open_sqlite`: the stores of several families sharing one SQLite file.
+"""`open_sqlite`: the stores of every family sharing one SQLite file.
 
-Composes `redstring.graph` and `redstring.vector` adapters over one
-`redstring.storage.sqlite.SqliteDatabase`.
+Composes the `redstring.graph`, `redstring.vector`, `redstring.chunks` and
+`redstring.events` adapters over one `redstring.storage.sqlite.SqliteDatabase`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
 
+from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.domain.errors import StoreOperationError
+from redstring.events.sqlite import SqliteEventLog
 from redstring.graph.sqlite import SqliteGraphStore
 from redstring.storage.sqlite import SqliteDatabase
 from redstring.vector.sqlite import SqliteVectorStore
@@ -17,15 +20,28 @@ from redstring.vector.sqlite import SqliteVectorStore
 
 @dataclass
 class SqliteStores:
-    """The stores of one SQLite file; `close()` releases the file."""
+    """The stores of one SQLite file: `await close()` it, or use it as `async with`."""
 
     database: SqliteDatabase
     graph: SqliteGraphStore
     vectors: SqliteVectorStore
+    chunks: SqliteChunkStore
+    events: SqliteEventLog
 
-    def close(self) -> None:
-        """Close the shared connection."""
+    async def close(self) -> None:
+        """Close the shared connection; the stores raise `StoreUnavailableError` after."""
         self.database.close()
+
+    async def __aenter__(self) -> SqliteStores:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
 
 
 def open_sqlite(
@@ -38,10 +54,11 @@ def open_sqlite(
 ) -> SqliteStores:
     """Open (creating if absent) the database file at `path` and the stores over it.
 
-    `dimension` is the vector length; it may be omitted for a file that
-    already records one. An older schema raises `SchemaMigrationRequiredError`
-    unless `migrate=True`; a newer one raises `SchemaTooNewError`; a file
-    that cannot be opened raises `StoreUnavailableError`.
+    `dimension` is the length of entity vectors and chunk embeddings; it may
+    be omitted for a file that already records one. An older schema raises
+    `SchemaMigrationRequiredError` unless `migrate=True`; a newer one raises
+    `SchemaTooNewError`; a file that cannot be opened raises
+    `StoreUnavailableError`.
     """
     database = SqliteDatabase(path, busy_timeout=busy_timeout)
     try:
@@ -57,7 +74,13 @@ def open_sqlite(
         vectors = SqliteVectorStore(
             database, dimension=dimension, migrate=migrate, cache_tenants=cache_tenants
         )
+        chunks = SqliteChunkStore(
+            database, dimension=dimension, migrate=migrate, cache_tenants=cache_tenants
+        )
+        events = SqliteEventLog(database, migrate=migrate)
     except BaseException:
         database.close()
         raise
-    return SqliteStores(database=database, graph=graph, vectors=vectors)
+    return SqliteStores(
+        database=database, graph=graph, vectors=vectors, chunks=chunks, events=events
+    )

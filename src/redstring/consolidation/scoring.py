@@ -19,36 +19,9 @@ import re
 from dataclasses import dataclass
 
 from redstring.domain.entity import Entity
+from redstring.domain.legal_forms import LEGAL_SUFFIXES
 from redstring.domain.normalization import normalize_name
 from redstring.domain.similarity import string_similarity
-
-#: Legal-form words, each mapped to one canonical spelling.
-LEGAL_SUFFIXES: dict[str, str] = {
-    "ltd": "ltd",
-    "limited": "ltd",
-    "inc": "inc",
-    "incorporated": "inc",
-    "corp": "corp",
-    "corporation": "corp",
-    "co": "co",
-    "company": "co",
-    "llc": "llc",
-    "llp": "llp",
-    "lp": "lp",
-    "plc": "plc",
-    "gmbh": "gmbh",
-    "ag": "ag",
-    "sa": "sa",
-    "sarl": "sarl",
-    "bv": "bv",
-    "nv": "nv",
-    "pty": "pty",
-    "oy": "oy",
-    "ab": "ab",
-    "kk": "kk",
-    "srl": "srl",
-    "spa": "spa",
-}
 
 _WORD = re.compile(r"\w+")
 

@@ -1,51 +1,125 @@
 """Blocking keys: the index that makes candidate generation a lookup, not a scan.
 
-An entity is filed under a few short keys, namespaced by kind:
+Key scheme version `KEY_VERSION` (ADR 0070, amending 0003). Names are keyed in
+their `matching_form` (accents folded, punctuation made space). An entity is
+filed under short keys, namespaced by kind, for its name and each alias:
 
-- `p:` the first `PREFIX_LENGTH` characters of the normalised name;
-- `s:` the soundex of the whole name, after NFKD and reduction to ASCII
-  letters (absent when nothing can be coded: digits-only or non-Latin names);
-- `t:` the normalised entity type, so no entity is ever unblockable.
+- `p:` the first `PREFIX_LENGTH` characters of the whole name;
+- `s:` the soundex of the whole name's ASCII letters (absent when none);
+- `w:` the first `TOKEN_PREFIX_LENGTH` characters of each keyed token;
+- `x:` the soundex of each keyed token's ASCII letters (absent when none);
+- `i:` the initials of the keyed tokens, when there are at least two;
+- `t:` the normalised entity type (never looked up by a query).
 
-Two entities can only be compared (for merging, or for a query's lexical
-channel) if they share a key. A key too broad (a soundex of one short token,
-say) makes a block the size of a tenant; a key too narrow misses matches.
-Coding digits, spaces or CJK with soundex would collide far too widely, which
-is why letters are reduced to ASCII first and why NFKD comes *before* that
-filter: decomposing "é" into "e" + a combining mark keeps its base letter.
+A keyed token has at least `MIN_TOKEN_LENGTH` characters and is not in
+`KEYLESS_TOKENS` (legal forms and function words, which would file a large
+share of a tenant under one key). A query looks up the same name keys, plus
+`i:` + each of its short alphabetic tokens, so "UCI" finds "United Capital
+Intl Corp". Stores cap every block at `MAX_BLOCK_MEMBERS` (the port says how).
 """
 
 from __future__ import annotations
 
-import unicodedata
+import heapq
+import operator
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from uuid import UUID
 
 import jellyfish
 
 from redstring.domain.entity import Entity
-from redstring.domain.normalization import normalize_name
+from redstring.domain.ids import EntityId
+from redstring.domain.legal_forms import LEGAL_SUFFIXES
+from redstring.domain.normalization import matching_form, matching_tokens, normalize_name
+
+#: The version of this key scheme; stores record it beside their index (ADR 0070).
+KEY_VERSION = 2
 
 PREFIX_LENGTH = 5
+TOKEN_PREFIX_LENGTH = 4
+MIN_TOKEN_LENGTH = 2
+#: The longest query token also looked up as an initials key (an acronym).
+MAX_ACRONYM_LENGTH = 6
+#: The most entities a store returns for one key of one tenant (ADR 0070).
+MAX_BLOCK_MEMBERS = 1000
+#: The most ids per key the lexical channel asks for (at most MAX_BLOCK_MEMBERS), and
+#: the most candidates it fetches and scores per query (ADR 0070).
+LEXICAL_BLOCK_LIMIT = 250
+LEXICAL_CANDIDATE_LIMIT = 50
+
+_AS_INT = operator.attrgetter("int")
+_ID_MASK = (1 << 128) - 1
+
 PREFIX_NAMESPACE = "p:"
 SOUNDEX_NAMESPACE = "s:"
+TOKEN_PREFIX_NAMESPACE = "w:"
+TOKEN_SOUNDEX_NAMESPACE = "x:"
+INITIALS_NAMESPACE = "i:"
 TYPE_NAMESPACE = "t:"
+
+#: Tokens that never make a key: legal forms and function words.
+KEYLESS_TOKENS: frozenset[str] = frozenset(LEGAL_SUFFIXES) | {
+    "the",
+    "of",
+    "and",
+    "for",
+    "a",
+    "an",
+}
 
 
 def prefix_key_for_name(name: str) -> str:
-    """`p:` plus the first `PREFIX_LENGTH` characters of `normalize_name(name)`."""
-    return PREFIX_NAMESPACE + normalize_name(name)[:PREFIX_LENGTH]
+    """`p:` plus the first `PREFIX_LENGTH` characters of `matching_form(name)`."""
+    return PREFIX_NAMESPACE + matching_form(name)[:PREFIX_LENGTH]
+
+
+def _soundex(text: str) -> str | None:
+    letters = "".join(ch for ch in text if ch.isascii() and ch.isalpha())
+    return jellyfish.soundex(letters) if letters else None
 
 
 def soundex_key_for_name(name: str) -> str | None:
-    """`s:` plus the soundex of the whole name, or `None` when no letter can be coded.
+    """`s:` plus the soundex of the ASCII letters of `matching_form(name)`, or `None`.
 
-    The name is normalised, NFKD-decomposed, and reduced to its ASCII letters
-    before coding; the whole name is coded, not its first token.
+    The whole name is coded, not its first token; `None` when no letter can
+    be coded (digits only, non-Latin script).
     """
-    decomposed = unicodedata.normalize("NFKD", normalize_name(name))
-    letters = "".join(ch for ch in decomposed if ch.isascii() and ch.isalpha())
-    if not letters:
-        return None
-    return SOUNDEX_NAMESPACE + jellyfish.soundex(letters)
+    code = _soundex(matching_form(name))
+    return None if code is None else SOUNDEX_NAMESPACE + code
+
+
+def keyed_tokens(name: str) -> list[str]:
+    """The tokens of `name` that make keys: `MIN_TOKEN_LENGTH`+ long, not in `KEYLESS_TOKENS`."""
+    return [
+        token
+        for token in matching_tokens(name)
+        if len(token) >= MIN_TOKEN_LENGTH and token not in KEYLESS_TOKENS
+    ]
+
+
+def token_keys_for(token: str) -> list[str]:
+    """The `w:` prefix key and, when codable, the `x:` soundex key of one token."""
+    keys = [TOKEN_PREFIX_NAMESPACE + token[:TOKEN_PREFIX_LENGTH]]
+    code = _soundex(token)
+    if code is not None:
+        keys.append(TOKEN_SOUNDEX_NAMESPACE + code)
+    return keys
+
+
+def initials_of(name: str) -> str:
+    """The first letters of the tokens of `name` that are not in `KEYLESS_TOKENS`.
+
+    "Monis & Lapienis International" -> "mli"; legal forms and function words
+    do not count, so "United Capital Intl Corp" -> "uci".
+    """
+    return "".join(token[0] for token in matching_tokens(name) if token not in KEYLESS_TOKENS)
+
+
+def initials_key_for_name(name: str) -> str | None:
+    """`i:` plus `initials_of(name)`, or `None` when that has fewer than two letters."""
+    initials = initials_of(name)
+    return INITIALS_NAMESPACE + initials if len(initials) >= 2 else None
 
 
 def type_key_for(entity_type: str) -> str:
@@ -69,8 +143,16 @@ def type_key(entity: Entity) -> str:
 
 
 def name_keys_for(name: str) -> list[str]:
-    """The prefix and soundex keys of one name, absent soundex dropped, no repeats."""
-    keys = [prefix_key_for_name(name), soundex_key_for_name(name)]
+    """Every name key of one name (whole-name, per-token, initials); no repeats, stable order.
+
+    A blank name (after matching normalisation) has no keys.
+    """
+    if not matching_form(name):
+        return []
+    keys: list[str | None] = [prefix_key_for_name(name), soundex_key_for_name(name)]
+    for token in keyed_tokens(name):
+        keys.extend(token_keys_for(token))
+    keys.append(initials_key_for_name(name))
     return list(dict.fromkeys(key for key in keys if key is not None))
 
 
@@ -82,17 +164,43 @@ def blocking_keys_for(entity: Entity) -> frozenset[str]:
     """
     keys = {type_key(entity)}
     for name in [entity.name, *entity.aliases]:
-        if name.strip():
-            keys.update(name_keys_for(name))
+        keys.update(name_keys_for(name))
     return frozenset(keys)
 
 
 def query_blocking_keys(query: str) -> list[str]:
     """The keys a free-text query looks for candidates under.
 
-    Prefix and soundex only, never a type key: a type key matches every entity
-    of its type, which would turn candidate generation into a scan;
-    `entity_types` filters candidates instead. An absent soundex is dropped; no
-    key repeats; the order is stable.
+    Its name keys (`name_keys_for`), plus `i:` + each alphabetic token of
+    2..`MAX_ACRONYM_LENGTH` characters not in `KEYLESS_TOKENS`, so an acronym
+    finds its expansion.
+    Never a type key: that would hand back a whole type; `entity_types`
+    filters candidates instead. No key repeats; the order is stable.
     """
-    return name_keys_for(query)
+    keys = name_keys_for(query)
+    for token in matching_tokens(query):
+        short = MIN_TOKEN_LENGTH <= len(token) <= MAX_ACRONYM_LENGTH
+        if short and token.isalpha() and token not in KEYLESS_TOKENS:
+            keys.append(INITIALS_NAMESPACE + token)
+    return list(dict.fromkeys(keys))
+
+
+def shortlist(blocks: Mapping[str, Sequence[EntityId]], limit: int) -> list[EntityId]:
+    """The at most `limit` ids filed under the most of `blocks`' keys, best first.
+
+    An id under more of the query's keys shares more of its name with the
+    query; ties go to the ascending id string (the retriever's tie-break, so
+    a capped block and a cut shortlist keep the same entities). An id listed
+    twice under one key counts once. `limit` below 1 gives `[]`.
+    """
+    if limit < 1:
+        return []
+    # A UUID's string is fixed-width lowercase hex, so ordering by its 128-bit
+    # integer is ordering by its string; ints hash and compare far faster than
+    # UUIDs. Each candidate becomes one int, (-hits << 128) | id, whose order is
+    # the shortlist's order.
+    hits: Counter[int] = Counter()
+    for ids in blocks.values():
+        hits.update(set(map(_AS_INT, ids)))
+    ranked = heapq.nsmallest(limit, [(-count << 128) | number for number, count in hits.items()])
+    return [EntityId(UUID(int=key & _ID_MASK)) for key in ranked]

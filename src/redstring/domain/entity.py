@@ -27,6 +27,15 @@ def _derived_relationship_id(data: dict[str, Any]) -> RelationshipId:
     )
 
 
+def _copy_json(value: Any) -> Any:
+    """A copy of a JSON value sharing no list or dict with it (scalars are immutable)."""
+    if isinstance(value, dict):
+        return {key: _copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy_json(item) for item in value]
+    return value
+
+
 def _require_text(value: str, field: str) -> str:
     if not value.strip():
         raise ValueError(f"{field} must not be blank; pass the text the source document uses")
@@ -65,8 +74,18 @@ class Entity(BaseModel):
         return _require_text(value, "Entity.entity_type")
 
     def copy_deep(self) -> Self:
-        """A copy sharing no mutable state with this entity."""
-        return self.model_copy(deep=True)
+        """A copy sharing no mutable state with this entity.
+
+        Only the containers are copied (the other fields are immutable), which
+        is several times cheaper than a generic deep copy on the read path.
+        """
+        return self.model_copy(
+            update={
+                "aliases": list(self.aliases),
+                "properties": _copy_json(self.properties),
+                "source_document_ids": list(self.source_document_ids),
+            }
+        )
 
 
 class Relationship(BaseModel):

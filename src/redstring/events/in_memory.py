@@ -8,6 +8,7 @@ from uuid import UUID
 
 from redstring.domain.events import Event
 from redstring.domain.ids import TenantId
+from redstring.events.reading import check_read_bounds
 
 
 @dataclass
@@ -52,10 +53,7 @@ class InMemoryEventLog:
     async def read(
         self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
     ) -> list[Event]:
-        if after < 0:
-            raise ValueError(f"after must be zero or more, got {after}")
-        if limit is not None and limit < 0:
-            raise ValueError(f"limit must be zero or more, got {limit}")
+        check_read_bounds(after, limit)
         part = self._tenants.get(tenant_id)
         if part is None:
             return []

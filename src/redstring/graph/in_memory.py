@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from redstring.domain.blocking import blocking_keys_for
+from redstring.domain.blocking import KEY_VERSION, MAX_BLOCK_MEMBERS, blocking_keys_for
 from redstring.domain.entity import Entity, Relationship
 from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
@@ -17,8 +18,11 @@ from redstring.domain.normalization import normalize_name
 class _Tenant:
     entities: dict[EntityId, Entity] = field(default_factory=dict)
     relationships: dict[RelationshipId, Relationship] = field(default_factory=dict)
-    blocks: defaultdict[str, set[EntityId]] = field(default_factory=lambda: defaultdict(set))
+    #: key -> the ids filed under it, kept in id-string order, so a capped read is a slice.
+    blocks: defaultdict[str, list[EntityId]] = field(default_factory=lambda: defaultdict(list))
     keys_of: dict[EntityId, frozenset[str]] = field(default_factory=dict)
+    #: entity -> the KEY_VERSION its keys were computed with.
+    version_of: dict[EntityId, int] = field(default_factory=dict)
     edges_of: defaultdict[EntityId, set[RelationshipId]] = field(
         default_factory=lambda: defaultdict(set)
     )
@@ -28,8 +32,9 @@ class InMemoryGraphStore:
     """A `GraphStore` for a single process: complete, tenant-scoped, not a test double.
 
     Each tenant's data lives in its own partition. Blocking keys are indexed
-    in a dict, so `find_by_blocking_keys` is a lookup. Objects are copied on
-    the way in and out, so a caller mutating one cannot change what is stored.
+    in a dict of id-sorted lists, so `find_by_blocking_keys` is a lookup and
+    its cap a slice. Objects are copied on the way in and out, so a caller
+    mutating one cannot change what is stored.
     """
 
     def __init__(self) -> None:
@@ -96,14 +101,41 @@ class InMemoryGraphStore:
         return result
 
     async def find_by_blocking_keys(
-        self, keys: Sequence[str], tenant_id: TenantId
+        self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[Entity]]:
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
         part = self._part(tenant_id)
+        copies: dict[EntityId, Entity] = {}  # one copy per entity per call
         result: dict[str, list[Entity]] = {}
         for key in keys:
-            ids = sorted(part.blocks.get(key, set()), key=str)
-            result[key] = [part.entities[entity_id].copy_deep() for entity_id in ids]
+            members = part.blocks.get(key, [])[:limit]
+            result[key] = [
+                copies[entity_id]
+                if entity_id in copies
+                else copies.setdefault(entity_id, part.entities[entity_id].copy_deep())
+                for entity_id in members
+            ]
         return result
+
+    async def find_ids_by_blocking_keys(
+        self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
+    ) -> dict[str, list[EntityId]]:
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        blocks = self._part(tenant_id).blocks
+        return {key: blocks.get(key, [])[:limit] for key in keys}
+
+    async def blocking_key_version(self, tenant_id: TenantId) -> int | None:
+        versions = self._part(tenant_id).version_of.values()
+        return min(versions, default=None)
+
+    async def rebuild_blocking_index(self, tenant_id: TenantId) -> int:
+        part = self._part(tenant_id)
+        held = list(part.entities.values())
+        for entity in held:
+            self._index(part, entity)
+        return len(held)
 
     async def delete_entities(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
         part = self._part(tenant_id)
@@ -132,21 +164,27 @@ class InMemoryGraphStore:
 
     def _put_entity(self, entity: Entity) -> None:
         part = self._tenants[entity.tenant_id]
-        self._unindex(part, entity.id)
         part.entities[entity.id] = entity
+        self._index(part, entity)
+
+    @classmethod
+    def _index(cls, part: _Tenant, entity: Entity) -> None:
+        cls._unindex(part, entity.id)
         keys = blocking_keys_for(entity)
         part.keys_of[entity.id] = keys
+        part.version_of[entity.id] = KEY_VERSION
         for key in keys:
-            part.blocks[key].add(entity.id)
+            insort(part.blocks[key], entity.id, key=str)
 
     @staticmethod
     def _unindex(part: _Tenant, entity_id: EntityId) -> None:
+        text = str(entity_id)
+        part.version_of.pop(entity_id, None)
         for key in part.keys_of.pop(entity_id, frozenset()):
-            members = part.blocks.get(key)
-            if members is not None:
-                members.discard(entity_id)
-                if not members:
-                    del part.blocks[key]
+            members = part.blocks[key]  # keys_of and blocks change together
+            del members[bisect_left(members, text, key=str)]
+            if not members:
+                del part.blocks[key]
 
     def _put_relationship(self, relationship: Relationship) -> None:
         part = self._tenants[relationship.tenant_id]

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from uuid import UUID
 
-from redstring.domain.blocking import blocking_keys_for
+from redstring.domain.blocking import KEY_VERSION, MAX_BLOCK_MEMBERS, blocking_keys_for
 from redstring.domain.entity import Entity, Relationship
 from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
@@ -43,7 +43,12 @@ SCHEMA = Schema(
             " (tenant_id, source_id)",
             "CREATE INDEX graph_relationships_by_target ON {schema}.graph_relationships"
             " (tenant_id, target_id)",
-        ]
+        ],
+        # Blocking key scheme versions (ADR 0070): rows written before this
+        # migration were filed under version 1, the whole-name keys of ADR 0003.
+        [
+            "ALTER TABLE {schema}.graph_entities ADD COLUMN key_version integer NOT NULL DEFAULT 1",
+        ],
     ],
 )
 
@@ -63,9 +68,11 @@ class PostgresGraphStore:
         self._name = f"PostgresGraphStore(schema={database.schema})"
         q = database.sql
         self._upsert_entity = q(
-            "INSERT INTO {schema}.graph_entities (tenant_id, id, normalized_type, body)"
-            " VALUES (%s, %s, %s, %s::jsonb) ON CONFLICT (tenant_id, id) DO UPDATE SET"
-            " normalized_type = excluded.normalized_type, body = excluded.body"
+            "INSERT INTO {schema}.graph_entities"
+            " (tenant_id, id, normalized_type, body, key_version)"
+            " VALUES (%s, %s, %s, %s::jsonb, %s) ON CONFLICT (tenant_id, id) DO UPDATE SET"
+            " normalized_type = excluded.normalized_type, body = excluded.body,"
+            " key_version = excluded.key_version"
         )
         self._clear_keys = q(
             "DELETE FROM {schema}.graph_blocking_keys WHERE tenant_id = %s AND entity_id = %s"
@@ -95,7 +102,7 @@ class PostgresGraphStore:
         self, entities: Sequence[Entity], relationships: Sequence[Relationship] = ()
     ) -> None:
         entity_rows = [
-            (e.tenant_id, e.id, normalize_name(e.entity_type), e.model_dump_json())
+            (e.tenant_id, e.id, normalize_name(e.entity_type), e.model_dump_json(), KEY_VERSION)
             for e in entities
         ]
         key_rows = [(e.tenant_id, key, e.id) for e in entities for key in blocking_keys_for(e)]
@@ -197,18 +204,70 @@ class PostgresGraphStore:
         ]
 
     async def find_by_blocking_keys(
-        self, keys: Sequence[str], tenant_id: TenantId
+        self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[Entity]]:
+        _require_limit(limit)
+        # Per key, one index range cut at `limit` by LATERAL ... LIMIT: never a whole block.
         rows = await self._rows(
-            "SELECT b.key, e.body::text FROM {schema}.graph_blocking_keys b"
-            " JOIN {schema}.graph_entities e ON e.tenant_id = b.tenant_id AND e.id = b.entity_id"
-            " WHERE b.tenant_id = %s AND b.key = ANY(%s) ORDER BY b.key, b.entity_id",
-            (tenant_id, list(dict.fromkeys(keys))),
+            "SELECT k.key, e.body::text FROM unnest(%(keys)s::text[]) AS k(key)"
+            " CROSS JOIN LATERAL (SELECT b.entity_id FROM {schema}.graph_blocking_keys b"
+            " WHERE b.tenant_id = %(tenant)s AND b.key = k.key"
+            " ORDER BY b.entity_id LIMIT %(limit)s) b"
+            " JOIN {schema}.graph_entities e ON e.tenant_id = %(tenant)s AND e.id = b.entity_id"
+            " ORDER BY k.key, b.entity_id",
+            {"keys": list(dict.fromkeys(keys)), "tenant": tenant_id, "limit": limit},
         )
         result: dict[str, list[Entity]] = {key: [] for key in keys}
         for key, body in rows:
             result[key].append(Entity.model_validate_json(body))
         return result
+
+    async def find_ids_by_blocking_keys(
+        self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
+    ) -> dict[str, list[EntityId]]:
+        _require_limit(limit)
+        rows = await self._rows(
+            "SELECT k.key, b.entity_id FROM unnest(%(keys)s::text[]) AS k(key)"
+            " CROSS JOIN LATERAL (SELECT b.entity_id FROM {schema}.graph_blocking_keys b"
+            " WHERE b.tenant_id = %(tenant)s AND b.key = k.key"
+            " ORDER BY b.entity_id LIMIT %(limit)s) b ORDER BY k.key, b.entity_id",
+            {"keys": list(dict.fromkeys(keys)), "tenant": tenant_id, "limit": limit},
+        )
+        result: dict[str, list[EntityId]] = {key: [] for key in keys}
+        for key, entity_id in rows:
+            result[key].append(EntityId(UUID(str(entity_id))))
+        return result
+
+    async def blocking_key_version(self, tenant_id: TenantId) -> int | None:
+        rows = await self._rows(
+            "SELECT MIN(key_version) FROM {schema}.graph_entities WHERE tenant_id = %s",
+            (tenant_id,),
+        )
+        return None if not rows or rows[0][0] is None else int(rows[0][0])
+
+    async def rebuild_blocking_index(self, tenant_id: TenantId) -> int:
+        q = self._db.sql
+
+        async def work(connection: Connection) -> int:
+            cursor = await connection.execute(
+                q("SELECT body::text FROM {schema}.graph_entities WHERE tenant_id = %s"),
+                (tenant_id,),
+            )
+            entities = [Entity.model_validate_json(row[0]) for row in await cursor.fetchall()]
+            await connection.execute(
+                q("DELETE FROM {schema}.graph_blocking_keys WHERE tenant_id = %s"), (tenant_id,)
+            )
+            rows = [(tenant_id, key, e.id) for e in entities for key in blocking_keys_for(e)]
+            async with connection.cursor() as keys:
+                if rows:
+                    await keys.executemany(self._insert_key, rows)
+            await connection.execute(
+                q("UPDATE {schema}.graph_entities SET key_version = %s WHERE tenant_id = %s"),
+                (KEY_VERSION, tenant_id),
+            )
+            return len(entities)
+
+        return await self._db.write(work, store=self._name)
 
     async def delete_entities(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
         await self._execute(
@@ -253,3 +312,8 @@ class PostgresGraphStore:
         return [
             Entity.model_validate_json(row[0]) for row in await self._rows(template, parameters)
         ]
+
+
+def _require_limit(limit: int) -> None:
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, got {limit}")

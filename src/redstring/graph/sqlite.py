@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from uuid import UUID
 
-from redstring.domain.blocking import blocking_keys_for
+from redstring.domain.blocking import KEY_VERSION, MAX_BLOCK_MEMBERS, blocking_keys_for
 from redstring.domain.entity import Entity, Relationship
 from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
@@ -41,9 +41,17 @@ SCHEMA = Schema(
             " (tenant_id, source_id)",
             "CREATE INDEX graph_relationships_by_target ON graph_relationships"
             " (tenant_id, target_id)",
-        ]
+        ],
+        # Blocking key scheme versions (ADR 0070): rows written before this
+        # migration were filed under version 1, the whole-name keys of ADR 0003.
+        [
+            "ALTER TABLE graph_entities ADD COLUMN key_version INTEGER NOT NULL DEFAULT 1",
+        ],
     ],
 )
+
+#: Keys per statement: each is one capped subquery of a compound SELECT.
+_KEYS_PER_STATEMENT = 100
 
 
 class SqliteGraphStore:
@@ -84,19 +92,13 @@ class SqliteGraphStore:
             _require_ends(connection, relationships, batch)
             for tenant, entity_id, normalized_type, body, keys in entity_rows:
                 connection.execute(
-                    "INSERT INTO graph_entities (tenant_id, id, normalized_type, body)"
-                    " VALUES (?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO UPDATE SET"
-                    " normalized_type = excluded.normalized_type, body = excluded.body",
-                    (tenant, entity_id, normalized_type, body),
+                    "INSERT INTO graph_entities (tenant_id, id, normalized_type, body, key_version)"
+                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO UPDATE SET"
+                    " normalized_type = excluded.normalized_type, body = excluded.body,"
+                    " key_version = excluded.key_version",
+                    (tenant, entity_id, normalized_type, body, KEY_VERSION),
                 )
-                connection.execute(
-                    "DELETE FROM graph_blocking_keys WHERE tenant_id = ? AND entity_id = ?",
-                    (tenant, entity_id),
-                )
-                connection.executemany(
-                    "INSERT INTO graph_blocking_keys (tenant_id, key, entity_id) VALUES (?, ?, ?)",
-                    [(tenant, key, entity_id) for key in keys],
-                )
+                _file(connection, tenant, entity_id, keys)
             connection.executemany(
                 "INSERT INTO graph_relationships (tenant_id, id, source_id, target_id, body)"
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO UPDATE SET"
@@ -188,29 +190,87 @@ class SqliteGraphStore:
         ]
 
     async def find_by_blocking_keys(
-        self, keys: Sequence[str], tenant_id: TenantId
+        self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[Entity]]:
+        rows = await self._capped_blocks(keys, tenant_id, limit, with_bodies=True)
+        result: dict[str, list[Entity]] = {key: [] for key in keys}
+        for key, body in rows:
+            result[key].append(Entity.model_validate_json(body))
+        return result
+
+    async def find_ids_by_blocking_keys(
+        self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
+    ) -> dict[str, list[EntityId]]:
+        rows = await self._capped_blocks(keys, tenant_id, limit, with_bodies=False)
+        result: dict[str, list[EntityId]] = {key: [] for key in keys}
+        for key, entity_id in rows:
+            result[key].append(EntityId(UUID(entity_id)))
+        return result
+
+    async def _capped_blocks(
+        self, keys: Sequence[str], tenant_id: TenantId, limit: int, *, with_bodies: bool
+    ) -> list[tuple[str, str]]:
+        """(key, body or id) rows: per key its first `limit` entity ids, by key then id.
+
+        One statement per `_KEYS_PER_STATEMENT` keys: a compound SELECT of one
+        `ORDER BY entity_id LIMIT` index range per key, so a large block is cut
+        in the index, never read whole.
+        """
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
         wanted = list(dict.fromkeys(keys))
+        tenant = str(tenant_id)
+        one = (
+            "SELECT * FROM (SELECT key, entity_id FROM graph_blocking_keys"
+            " WHERE tenant_id = ? AND key = ? ORDER BY entity_id LIMIT ?)"
+        )
 
         def work(connection: sqlite3.Connection) -> list[tuple[str, str]]:
             rows: list[tuple[str, str]] = []
-            for part in chunked(wanted):
-                rows.extend(
-                    (row[0], row[1])
-                    for row in connection.execute(
-                        "SELECT b.key, e.body FROM graph_blocking_keys b JOIN graph_entities e"
-                        " ON e.tenant_id = b.tenant_id AND e.id = b.entity_id"
-                        f" WHERE b.tenant_id = ? AND b.key IN ({placeholders(len(part))})"
-                        " ORDER BY b.key, b.entity_id",
-                        (str(tenant_id), *part),
+            for start in range(0, len(wanted), _KEYS_PER_STATEMENT):
+                part = wanted[start : start + _KEYS_PER_STATEMENT]
+                blocks = " UNION ALL ".join([one] * len(part))
+                parameters = [value for key in part for value in (tenant, key, limit)]
+                if with_bodies:
+                    statement = (
+                        f"SELECT b.key, e.body FROM ({blocks}) b JOIN graph_entities e"
+                        " ON e.tenant_id = ? AND e.id = b.entity_id ORDER BY b.key, b.entity_id"
                     )
-                )
+                    parameters.append(tenant)
+                else:
+                    statement = f"SELECT key, entity_id FROM ({blocks}) ORDER BY key, entity_id"
+                rows.extend((row[0], row[1]) for row in connection.execute(statement, parameters))
             return rows
 
-        result: dict[str, list[Entity]] = {key: [] for key in keys}
-        for key, body in await self._read(work):
-            result[key].append(Entity.model_validate_json(body))
-        return result
+        return await self._read(work)
+
+    async def blocking_key_version(self, tenant_id: TenantId) -> int | None:
+        def work(connection: sqlite3.Connection) -> int | None:
+            row = connection.execute(
+                "SELECT MIN(key_version) FROM graph_entities WHERE tenant_id = ?",
+                (str(tenant_id),),
+            ).fetchone()
+            return None if row is None or row[0] is None else int(row[0])
+
+        return await self._read(work)
+
+    async def rebuild_blocking_index(self, tenant_id: TenantId) -> int:
+        tenant = str(tenant_id)
+
+        def work(connection: sqlite3.Connection) -> int:
+            rows = connection.execute(
+                "SELECT id, body FROM graph_entities WHERE tenant_id = ?", (tenant,)
+            ).fetchall()
+            for entity_id, body in rows:
+                keys = sorted(blocking_keys_for(Entity.model_validate_json(body)))
+                _file(connection, tenant, entity_id, keys)
+            connection.execute(
+                "UPDATE graph_entities SET key_version = ? WHERE tenant_id = ?",
+                (KEY_VERSION, tenant),
+            )
+            return len(rows)
+
+        return await self._db.write(work, store=self._name)
 
     async def delete_entities(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
         await self._delete("graph_entities", [str(i) for i in entity_ids], tenant_id)
@@ -250,6 +310,18 @@ class SqliteGraphStore:
 
     async def _read[R](self, work: Callable[[sqlite3.Connection], R]) -> R:
         return await self._db.read(work, store=self._name)
+
+
+def _file(connection: sqlite3.Connection, tenant: str, entity_id: str, keys: list[str]) -> None:
+    """Replace the blocking keys one entity is filed under."""
+    connection.execute(
+        "DELETE FROM graph_blocking_keys WHERE tenant_id = ? AND entity_id = ?",
+        (tenant, entity_id),
+    )
+    connection.executemany(
+        "INSERT INTO graph_blocking_keys (tenant_id, key, entity_id) VALUES (?, ?, ?)",
+        [(tenant, key, entity_id) for key in keys],
+    )
 
 
 def _require_ends(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
+from redstring.domain.blocking import MAX_BLOCK_MEMBERS
 from redstring.domain.entity import Entity, Relationship
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 
@@ -57,12 +58,46 @@ class BlockingIndex(Protocol):
     """Finds entities by blocking key: an index lookup, never a scan."""
 
     async def find_by_blocking_keys(
-        self, keys: Sequence[str], tenant_id: TenantId
+        self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[Entity]]:
-        """For each key asked for, the entities of `tenant_id` filed under it.
+        """For each key asked for, the entities of `tenant_id` filed under it, capped.
 
         Every key asked for appears in the result (with `[]` when nothing is
-        filed under it); each list is ordered by entity id string.
+        filed under it); each list is ordered by entity id string and holds
+        at most `limit` entities: the first `limit` in that order (a larger
+        block is cut, deterministically, never scanned whole; ADR 0070).
+        Raises `ValueError` when `limit` is below 1.
+        """
+        ...
+
+    async def find_ids_by_blocking_keys(
+        self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
+    ) -> dict[str, list[EntityId]]:
+        """`find_by_blocking_keys` with ids for entities: the same keys, order and cap.
+
+        Lets a caller count key hits before it pays for whole entities.
+        """
+        ...
+
+
+@runtime_checkable
+class BlockingIndexMaintenance(Protocol):
+    """Knows which key scheme built a tenant's blocking index, and rebuilds it."""
+
+    async def blocking_key_version(self, tenant_id: TenantId) -> int | None:
+        """The `KEY_VERSION` the tenant's index was built with; `None` for an empty tenant.
+
+        A tenant whose entities were filed under different versions reports
+        the lowest, so an incomplete rebuild still shows as stale.
+        """
+        ...
+
+    async def rebuild_blocking_index(self, tenant_id: TenantId) -> int:
+        """Re-file every entity of `tenant_id` under the current `blocking_keys_for`.
+
+        Afterwards `blocking_key_version` is the current `KEY_VERSION`; other
+        tenants are untouched. Returns the number of entities re-filed.
+        Idempotent.
         """
         ...
 
@@ -104,5 +139,7 @@ class GraphPurge(Protocol):
 
 
 @runtime_checkable
-class GraphStore(GraphReader, BlockingIndex, GraphWriter, GraphPurge, Protocol):
+class GraphStore(
+    GraphReader, BlockingIndex, BlockingIndexMaintenance, GraphWriter, GraphPurge, Protocol
+):
     """All graph-store capabilities together."""

@@ -12,7 +12,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from redstring.domain.blocking import blocking_keys_for, prefix_key_for_name, query_blocking_keys
+from redstring.domain.blocking import (
+    KEY_VERSION,
+    MAX_BLOCK_MEMBERS,
+    blocking_keys_for,
+    name_keys_for,
+    prefix_key_for_name,
+    query_blocking_keys,
+    token_keys_for,
+)
 from redstring.domain.entity import Entity, Relationship
 from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, TenantId
@@ -120,8 +128,57 @@ class GraphStoreCompliance(ABC):
         keys = sorted(blocking_keys_for(ada))
         result = await store.find_by_blocking_keys(keys, tenant)
         assert all(result[key] == [ada] for key in keys)
-        alias_hits = await store.find_by_blocking_keys(query_blocking_keys("Augusta King"), tenant)
+        alias_hits = await store.find_by_blocking_keys(name_keys_for("Augusta King"), tenant)
         assert all(hits == [ada] for hits in alias_hits.values())
+        surname = await store.find_by_blocking_keys(query_blocking_keys("Lovelace"), tenant)
+        assert [ada] in surname.values()  # a surname alone shares a per-token key
+
+    @pytest.mark.asyncio
+    async def test_a_block_is_capped_at_its_first_members_by_id(self) -> None:
+        store = await self.make_store()
+        tenant = fresh_tenant()
+        order = [5, 1, 7, 3, 6, 2, 4]
+        await store.upsert([person(tenant, f"Lovelace {n}", fixed_id(n)) for n in order])
+        [key, *_] = token_keys_for("lovelace")
+        capped = await store.find_by_blocking_keys([key], tenant, limit=3)
+        assert [e.id for e in capped[key]] == [fixed_id(1), fixed_id(2), fixed_id(3)]
+        whole = await store.find_by_blocking_keys([key], tenant)
+        assert len(whole[key]) == 7
+        ids = await store.find_ids_by_blocking_keys([key], tenant, limit=3)
+        assert ids == {key: [fixed_id(1), fixed_id(2), fixed_id(3)]}
+        with pytest.raises(ValueError, match="limit"):
+            await store.find_by_blocking_keys([key], tenant, limit=0)
+        with pytest.raises(ValueError, match="limit"):
+            await store.find_ids_by_blocking_keys([key], tenant, limit=0)
+
+    @pytest.mark.asyncio
+    async def test_the_default_cap_is_max_block_members(self) -> None:
+        store = await self.make_store()
+        tenant = fresh_tenant()
+        crowd = [person(tenant, f"Member{n:05d} Smith", fixed_id(n)) for n in range(1, 1003)]
+        assert len(crowd) > MAX_BLOCK_MEMBERS
+        await store.upsert(crowd)
+        [key, *_] = token_keys_for("smith")
+        found = await store.find_by_blocking_keys([key], tenant)
+        assert [e.id for e in found[key]] == [fixed_id(n) for n in range(1, MAX_BLOCK_MEMBERS + 1)]
+
+    @pytest.mark.asyncio
+    async def test_the_index_records_its_key_version_and_rebuilds_per_tenant(self) -> None:
+        store = await self.make_store()
+        tenant, other = fresh_tenant(), fresh_tenant()
+        assert await store.blocking_key_version(tenant) is None
+        ada = person(tenant, "Ada Lovelace", aliases=["Augusta King"])
+        await store.upsert([ada, person(tenant, "Charles Babbage")])
+        await store.upsert([person(other, "Ada Lovelace")])
+        assert await store.blocking_key_version(tenant) == KEY_VERSION
+        assert await store.rebuild_blocking_index(tenant) == 2
+        assert await store.rebuild_blocking_index(tenant) == 2  # idempotent
+        assert await store.blocking_key_version(tenant) == KEY_VERSION
+        keys = sorted(blocking_keys_for(ada))
+        found = await store.find_by_blocking_keys(keys, tenant)
+        assert all(found[key] == [ada] for key in keys if not key.startswith("t:"))
+        assert len(await store.list_entities(other)) == 1
+        assert await store.rebuild_blocking_index(fresh_tenant()) == 0
 
     @pytest.mark.asyncio
     async def test_a_renamed_entity_leaves_its_old_keys(self) -> None:

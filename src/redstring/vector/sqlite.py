@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,6 +24,12 @@ from redstring.domain.normalization import normalize_name
 from redstring.domain.vector import VectorMatch, VectorRecord
 from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
+from redstring.storage.tenant_cache import (
+    TenantCache,
+    bump_generations,
+    current_generation,
+    generation_table,
+)
 
 SCHEMA = Schema(
     component="vector",
@@ -36,20 +41,14 @@ SCHEMA = Schema(
             " PRIMARY KEY (tenant_id, entity_id))",
             # A fresh random token per write of a tenant: a cached matrix is
             # valid while its token is current, across processes too.
-            "CREATE TABLE vector_generations ( tenant_id TEXT PRIMARY KEY, token TEXT NOT NULL)",
+            generation_table("vector_generations"),
         ]
     ],
-)
-
-_BUMP = (
-    "INSERT INTO vector_generations (tenant_id, token) VALUES (?, ?)"
-    " ON CONFLICT (tenant_id) DO UPDATE SET token = excluded.token"
 )
 
 
 @dataclass(frozen=True)
 class _Matrix:
-    token: str | None
     ids: list[str]
     types: list[str]
     normalized_types: npt.NDArray[np.str_]
@@ -88,8 +87,7 @@ class SqliteVectorStore:
                 expected=stored, actual=dimension, context=f"{self._name} holds vectors of"
             )
         self._dimension = dimension
-        self._cache_tenants = cache_tenants
-        self._cache: OrderedDict[str, _Matrix] = OrderedDict()
+        self._cache = TenantCache[_Matrix](cache_tenants)
 
     @property
     def dimension(self) -> int:
@@ -118,7 +116,7 @@ class SqliteVectorStore:
                 " normalized_type = excluded.normalized_type, vector = excluded.vector",
                 rows,
             )
-            _bump(connection, {row[0] for row in rows})
+            bump_generations(connection, "vector_generations", {row[0] for row in rows})
 
         await self._db.write(work, store=self._name)
 
@@ -132,7 +130,7 @@ class SqliteVectorStore:
                     f" AND entity_id IN ({placeholders(len(part))})",
                     (str(tenant_id), *part),
                 )
-            _bump(connection, {str(tenant_id)})
+            bump_generations(connection, "vector_generations", {str(tenant_id)})
 
         await self._db.write(work, store=self._name)
 
@@ -211,23 +209,10 @@ class SqliteVectorStore:
 
     def _matrix(self, connection: sqlite3.Connection, tenant: str) -> _Matrix:
         """The tenant's matrix, from the cache while its generation token is current."""
-        row = connection.execute(
-            "SELECT token FROM vector_generations WHERE tenant_id = ?", (tenant,)
-        ).fetchone()
-        token = None if row is None else str(row[0])
-        cached = self._cache.get(tenant)
-        if cached is not None and cached.token == token:
-            self._cache.move_to_end(tenant)
-            return cached
-        matrix = self._load(connection, tenant, token)
-        if self._cache_tenants > 0:
-            self._cache[tenant] = matrix
-            self._cache.move_to_end(tenant)
-            while len(self._cache) > self._cache_tenants:
-                self._cache.popitem(last=False)
-        return matrix
+        token = current_generation(connection, "vector_generations", tenant)
+        return self._cache.get(tenant, token, lambda: self._load(connection, tenant))
 
-    def _load(self, connection: sqlite3.Connection, tenant: str, token: str | None) -> _Matrix:
+    def _load(self, connection: sqlite3.Connection, tenant: str) -> _Matrix:
         ids: list[str] = []
         types: list[str] = []
         normalized: list[str] = []
@@ -243,13 +228,8 @@ class SqliteVectorStore:
             blobs.append(blob)
         raw = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), self._dimension)
         return _Matrix(
-            token=token,
             ids=ids,
             types=types,
             normalized_types=np.array(normalized, dtype=np.str_),
             rows=unit_rows(raw) if ids else raw,
         )
-
-
-def _bump(connection: sqlite3.Connection, tenants: set[str]) -> None:
-    connection.executemany(_BUMP, [(tenant, uuid.uuid4().hex) for tenant in sorted(tenants)])

@@ -32,7 +32,7 @@ ANSWERS: dict[str, Any] = {
     CLASSIFY_MARKER: {"domain": "people_and_organisations", "confidence": 0.9},
     "Ada Lovelace (1815": {
         "entities": [
-            _e("Ada Lovelace", "person", "mathematician who wrote the first program"),
+            _e("Ada Lovelace", "person", "mathematician the first computer program"),
             _e("Charles Babbage", "person", "designer of the Analytical Engine"),
             _e("Luigi Menabrea", "person", "Italian engineer"),
         ],

@@ -32,7 +32,7 @@ def test_build_search_and_stats_on_a_postgres_url(postgres_url: str) -> None:
         )
         found = redstring("search", "Grace Hopper", *common, "-k", "1", "--json", env=env)
         counted = redstring("stats", *common, "--json", env=env)
-        passages = redstring("passages", "compiler", *common, env=env)
+        passages = redstring("passages", "Remington Rand", *common, "--mode", "lexical", env=env)
     assert built.status == 0, built.err
     assert "entities       3" in built.out
     assert found.status == 0, found.err
@@ -45,6 +45,6 @@ def test_build_search_and_stats_on_a_postgres_url(postgres_url: str) -> None:
     [tenant] = answer["tenants"]
     assert tenant["tenant_id"] == str(parse_tenant("pg"))
     assert (tenant["entities"], tenant["relationships"], tenant["vectors"]) == (3, 2, 3)
-    assert tenant["chunks"] is None
-    assert passages.status == 1
-    assert "no persistent chunk store for PostgreSQL yet" in passages.err
+    assert tenant["chunks"] == 1
+    assert passages.status == 0, passages.err
+    assert "examples/sample_docs/grace_hopper.md #0" in passages.out

@@ -235,15 +235,45 @@ def test_stats_and_lexical_search_read_a_sqlite_file_per_tenant(tmp_path: Path) 
     assert stats.out.splitlines()[0] == "SQLite database, 2 tenant(s)"
     assert f"tenant {parse_tenant('turing')}\n  entities       3\n" in stats.out
     assert f"tenant {DEFAULT_TENANT}\n  entities       0\n" in stats.out
-    assert "chunks         not kept by this backend" in stats.out
+    assert "chunks         1" in stats.out
     assert found.out.splitlines()[0] == "1 entities for 'Alan Turing' (lexical)"
 
 
-def test_index_and_passages_say_sqlite_keeps_no_passages_yet(tmp_path: Path) -> None:
-    db = _sqlite_file(tmp_path)
-    for argv in (
-        ["index", str(SAMPLES), "--db", db, "--embeddings", "none"],
-        ["passages", "first program", "--db", db, "--embeddings", "none"],
-    ):
-        line = assert_one_error_line(redstring(*argv))
-        assert "no persistent chunk store for SQLite yet" in line
+def test_the_readme_walkthrough_indexes_and_searches_passages_on_sqlite(tmp_path: Path) -> None:
+    # The README's commands, with the default (local) embeddings.
+    db = str(tmp_path / "demo.db")
+    first = redstring("index", "examples/sample_docs", "--db", db)
+    again = redstring("index", "examples/sample_docs", "--db", db, "--quiet")
+    found = redstring("passages", "the first computer program", "--db", db, "-k", "2", "--json")
+    shown = redstring("passages", "the first compiler", "--db", db, "-k", "1")
+    counted = redstring("stats", "--db", db, "--json")
+    served = asyncio.run(_ask_for_passages(db))
+    assert first.status == 0, first.err
+    assert first.out.startswith("indexed 5 document(s): ")
+    assert first.out.endswith(" 0 document(s) unchanged, 5 chunk(s) embedded\n")
+    assert "indexing [########################] 5/5" in first.err
+    assert again.out == (
+        "indexed 5 document(s): 0 chunk(s) written, 5 document(s) unchanged, 0 chunk(s) embedded\n"
+    )
+    answer = json.loads(found.out)
+    assert answer["mode"] == "hybrid"
+    top = answer["matches"][0]
+    assert top["source_id"] == "examples/sample_docs/ada_lovelace.md"
+    assert top["semantic"] is not None
+    assert top["bm25"] is not None
+    assert "examples/sample_docs/grace_hopper.md #0" in shown.out.splitlines()[1]
+    [tenant] = json.loads(counted.out)["tenants"]
+    assert (tenant["tenant_id"], tenant["chunks"], tenant["entities"]) == (
+        str(DEFAULT_TENANT),
+        5,
+        0,
+    )
+    assert served["matches"][0]["source_id"] == "examples/sample_docs/ada_lovelace.md"
+
+
+async def _ask_for_passages(db: str) -> Any:
+    async with session(sys.executable, ["-m", "redstring.cli", "mcp", "--db", db]) as client:
+        result = await client.call_tool(
+            "search_passages", {"query": "the first computer program", "k": 1}
+        )
+    return result.structured_content

@@ -21,6 +21,7 @@ from redstring import (
     TenantId,
     VectorRecord,
 )
+from redstring.domain.blocking import LEXICAL_CANDIDATE_LIMIT
 from redstring.domain.fusion import (
     DEFAULT_FUSION,
     RRF_K,
@@ -208,26 +209,6 @@ async def test_a_skipped_dangling_match_is_not_backfilled() -> None:
     semantic = await retriever.retrieve("Ada Lovelace", TENANT, k=3, mode=RetrievalMode.SEMANTIC)
     assert len(semantic.matches) == 2
     assert ghost.id not in {match.entity.id for match in semantic.matches}
-
-
-@pytest.mark.asyncio
-async def test_the_lexical_channel_scores_a_candidate_after_a_zero_scoring_one() -> None:
-    """A bad row followed by a good one, both under the query's soundex key.
-
-    "Ïö" codes to the same soundex as "Io" but shares no character with it, so
-    it scores zero; its id sorts first, so it is met first. A loop that stops
-    at it instead of skipping it never reaches "Iowa".
-    """
-    stores = Stores()
-    zero = make_entity("Ïö", id=fixed_id(1))
-    good = make_entity("Iowa", entity_type="place", id=fixed_id(2))
-    await stores.add(zero, good)
-    groups = await stores.graph.find_by_blocking_keys(["s:I000"], TENANT)
-    assert [e.name for e in groups["s:I000"]] == ["Ïö", "Iowa"]  # the premise
-    result = await Retriever.lexical_only(graph=stores.graph).retrieve("Io", TENANT)
-    assert names(result) == ["Iowa"]
-    assert result.matches[0].lexical is not None
-    assert result.matches[0].lexical > 0.0
 
 
 @pytest.mark.asyncio
@@ -460,7 +441,7 @@ async def test_no_mode_on_the_primary_constructor_means_hybrid() -> None:
 async def test_both_constructors_refuse_a_graph_that_is_not_a_graph_store() -> None:
     """The guard lives in the shared wiring, so neither path can skip it."""
     not_a_graph = InMemoryVectorStore(dimension=DIMENSION)
-    with pytest.raises(MissingCapabilityError, match="find_by_blocking_keys"):
+    with pytest.raises(MissingCapabilityError, match="find_ids_by_blocking_keys"):
         Retriever.lexical_only(graph=not_a_graph)  # type: ignore[arg-type]
     with pytest.raises(MissingCapabilityError, match="get_entities"):
         Retriever(
@@ -468,3 +449,38 @@ async def test_both_constructors_refuse_a_graph_that_is_not_a_graph_store() -> N
             vectors=InMemoryVectorStore(dimension=DIMENSION),
             graph=not_a_graph,  # type: ignore[arg-type]
         )
+
+
+def numbered(n: int) -> EntityId:
+    return EntityId(UUID(f"00000000-0000-4000-8000-{n:012x}"))
+
+
+@pytest.mark.asyncio
+async def test_the_type_filter_applies_before_the_lexical_candidate_cut() -> None:
+    """More people than the cut share every key with the query and sort first; the filter
+    must still reach the one organisation that shares fewer."""
+    graph = InMemoryGraphStore()
+    people = [
+        make_entity("Acme Lovelace", id=numbered(n)) for n in range(1, LEXICAL_CANDIDATE_LIMIT + 20)
+    ]
+    company = make_entity("Acme Holdings", entity_type="organization", id=numbered(999))
+    await graph.upsert([*people, company])
+    retriever = Retriever.lexical_only(graph=graph)
+    unfiltered = await retriever.retrieve("Acme Lovelace", TENANT, k=LEXICAL_CANDIDATE_LIMIT + 50)
+    assert company.id not in {m.entity.id for m in unfiltered.matches}  # the premise: cut
+    only = await retriever.retrieve("Acme Lovelace", TENANT, entity_types=["organization"])
+    assert names(only) == ["Acme Holdings"]
+
+
+@pytest.mark.asyncio
+async def test_a_filtered_walk_stops_once_enough_candidates_of_the_type_are_found() -> None:
+    graph = InMemoryGraphStore()
+    crowd = [
+        make_entity(f"Acme Unit{n:03d}", entity_type="organization", id=numbered(n))
+        for n in range(1, 3 * LEXICAL_CANDIDATE_LIMIT)
+    ]
+    await graph.upsert(crowd)
+    result = await Retriever.lexical_only(graph=graph).retrieve(
+        "Acme", TENANT, k=3, entity_types=["organization"]
+    )
+    assert [m.entity.id for m in result.matches] == [numbered(1), numbered(2), numbered(3)]

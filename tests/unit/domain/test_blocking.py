@@ -1,25 +1,49 @@
-"""Blocking keys, at name level and entity level."""
+"""Blocking keys (scheme version 2, ADR 0070), at name level and entity level."""
 
 from __future__ import annotations
 
+from uuid import UUID
+
+import pytest
+
 from redstring.domain.blocking import (
+    KEY_VERSION,
+    KEYLESS_TOKENS,
+    TOKEN_PREFIX_LENGTH,
     blocking_keys_for,
+    initials_key_for_name,
+    initials_of,
+    name_keys_for,
     prefix_key,
     prefix_key_for_name,
     query_blocking_keys,
+    shortlist,
     soundex_key,
     soundex_key_for_name,
+    token_keys_for,
     type_key,
 )
+from redstring.domain.ids import EntityId
+from redstring.domain.legal_forms import LEGAL_SUFFIXES
 from tests.factories import make_entity
+
+ADA = make_entity("Ada Lovelace")
+
+
+def shared(query: str, name: str) -> set[str]:
+    return set(query_blocking_keys(query)) & blocking_keys_for(make_entity(name))
+
+
+def test_the_key_scheme_is_version_two() -> None:
+    assert KEY_VERSION == 2
 
 
 def test_prefix_key_for_name_agrees_with_the_entity_form() -> None:
-    assert prefix_key(make_entity("Ada Lovelace")) == prefix_key_for_name("Ada Lovelace")
+    assert prefix_key(ADA) == prefix_key_for_name("Ada Lovelace")
 
 
 def test_soundex_key_for_name_agrees_with_the_entity_form() -> None:
-    assert soundex_key(make_entity("Ada Lovelace")) == soundex_key_for_name("Ada Lovelace")
+    assert soundex_key(ADA) == soundex_key_for_name("Ada Lovelace")
 
 
 def test_soundex_key_for_name_is_none_when_nothing_can_be_coded() -> None:
@@ -27,7 +51,7 @@ def test_soundex_key_for_name_is_none_when_nothing_can_be_coded() -> None:
     assert soundex_key_for_name("東京") is None
 
 
-def test_query_blocking_keys_carries_prefix_and_soundex() -> None:
+def test_query_blocking_keys_carries_the_whole_name_keys() -> None:
     keys = query_blocking_keys("Ada Lovelace")
     assert prefix_key_for_name("Ada Lovelace") in keys
     assert soundex_key_for_name("Ada Lovelace") in keys
@@ -38,16 +62,17 @@ def test_query_blocking_keys_never_carries_a_type_key() -> None:
 
 
 def test_query_blocking_keys_drops_an_absent_soundex() -> None:
-    assert query_blocking_keys("12345") == [prefix_key_for_name("12345")]
+    assert query_blocking_keys("12345") == ["p:12345", "w:1234"]
 
 
 def test_query_blocking_keys_has_no_duplicates() -> None:
-    keys = query_blocking_keys("Ada Lovelace")
-    assert len(keys) == len(set(keys)) == 2
+    keys = query_blocking_keys("Ada Ada Lovelace")
+    assert len(keys) == len(set(keys))
 
 
-def test_the_prefix_is_five_normalised_characters() -> None:
+def test_the_prefix_is_five_matching_characters() -> None:
     assert prefix_key_for_name("  ADA   Lovelace") == "p:ada l"
+    assert prefix_key_for_name("Lovelace, Ada") == "p:lovel"
 
 
 def test_an_accented_letter_keeps_its_base_in_the_soundex() -> None:
@@ -58,10 +83,83 @@ def test_the_whole_name_is_coded_not_the_first_token() -> None:
     assert soundex_key_for_name("Ada Lovelace") != soundex_key_for_name("Ada")
 
 
+def test_accents_and_punctuation_do_not_change_any_key() -> None:
+    assert name_keys_for("Élodie Dupré-Smith") == name_keys_for("elodie dupre smith")
+    assert name_keys_for("O'Brien") == name_keys_for("OBrien")
+
+
+def test_each_token_makes_a_prefix_key_and_a_soundex_key() -> None:
+    assert token_keys_for("lovelace") == ["w:" + "lovelace"[:TOKEN_PREFIX_LENGTH], "x:L142"]
+    assert token_keys_for("東京都") == ["w:東京都"]
+    assert {"w:love", "x:L142", "w:ada", "x:A300"} <= set(name_keys_for("Ada Lovelace"))
+
+
+@pytest.mark.parametrize(
+    ("query", "why"),
+    [
+        ("Lovelace", "surname only"),
+        ("Ada", "first name only"),
+        ("Lovelace, Ada", "reordered"),
+        ("A. Lovelace", "initial plus surname"),
+        ("Adq Lvoelace", "a typo in the first letters of each token"),
+    ],
+)
+def test_a_partial_or_reordered_query_shares_a_key_with_the_full_name(query: str, why: str) -> None:
+    assert shared(query, "Ada Lovelace"), why
+
+
+def test_a_typo_in_one_token_leaves_the_other_tokens_keys() -> None:
+    assert {"w:love", "x:L142"} <= shared("Aad Lovelace", "Ada Lovelace")
+    assert {"w:ada", "x:A300"} <= shared("Ada Lvoelace", "Ada Lovelace")
+
+
+def test_legal_forms_and_function_words_never_make_a_key() -> None:
+    keys = name_keys_for("The Acme Corporation of Sydney Pty Ltd")
+    token_keys = {key for key in keys if key[:2] in ("w:", "x:")}
+    assert token_keys == set(token_keys_for("acme")) | set(token_keys_for("sydney"))
+    assert set(LEGAL_SUFFIXES) <= KEYLESS_TOKENS
+    assert not shared("Corp", "Acme Corp") - {"p:corp", "s:C610"}
+
+
+def test_a_one_letter_token_makes_no_token_key() -> None:
+    assert not [key for key in name_keys_for("J Smith") if key in ("w:j", "x:J000")]
+
+
+def test_the_initials_key_skips_legal_forms_and_needs_two_letters() -> None:
+    assert initials_of("Monis & Lapienis International") == "mli"
+    assert initials_key_for_name("United Capital Intl Corp") == "i:uci"
+    assert initials_key_for_name("Acme Corp") is None
+
+
+def test_an_acronym_query_finds_its_expansion_through_the_initials_key() -> None:
+    assert shared("UCI Corp", "United Capital Intl Corp") == {"i:uci"}
+    assert "i:corp" not in query_blocking_keys("UCI Corp")
+
+
+def test_a_blank_name_has_no_keys() -> None:
+    assert name_keys_for("  ,.- ") == []
+
+
 def test_an_entity_is_filed_under_its_names_and_type() -> None:
     entity = make_entity("Ada Lovelace", aliases=["Augusta King"])
     keys = blocking_keys_for(entity)
     assert type_key(entity) == "t:person"
-    assert set(query_blocking_keys("Ada Lovelace")) <= keys
-    assert set(query_blocking_keys("Augusta King")) <= keys
+    assert set(name_keys_for("Ada Lovelace")) <= keys
+    assert set(name_keys_for("Augusta King")) <= keys
     assert "t:person" in keys
+
+
+def test_the_shortlist_puts_ids_under_more_keys_first_then_ascending_ids() -> None:
+    one, two, three, four = (
+        EntityId(UUID(f"00000000-0000-4000-8000-{n:012x}")) for n in (1, 2, 3, 4)
+    )
+    blocks = {"w:ada": [one, three, four], "w:love": [three, four], "x:L142": [four, two]}
+    assert shortlist(blocks, 10) == [four, three, one, two]
+    assert shortlist(blocks, 2) == [four, three]
+    assert shortlist(blocks, 0) == []
+    assert shortlist({}, 5) == []
+
+
+def test_the_shortlist_tie_break_is_the_id_string_order() -> None:
+    ids = [EntityId(UUID(int=n)) for n in (2**127, 15, 2**64, 255, 16)]
+    assert shortlist({"k": ids}, 5) == sorted(ids, key=str)

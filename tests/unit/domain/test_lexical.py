@@ -3,8 +3,21 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from redstring.domain.lexical import PROPERTY_WEIGHT, lexical_score
+from redstring.domain.entity import Entity
+from redstring.domain.lexical import (
+    INITIAL_SIMILARITY,
+    PROPERTY_WEIGHT,
+    UNCOVERED_PENALTY,
+    acronym_similarity,
+    lexical_score,
+    name_similarity,
+    token_similarity,
+)
+from redstring.domain.normalization import matching_tokens
+from redstring.domain.similarity import string_similarity
 from tests.factories import make_entity
 
 
@@ -67,3 +80,67 @@ def test_the_score_stays_within_zero_and_one() -> None:
     entity = make_entity("Ada Lovelace", properties={"a": "Ada Lovelace"})
     for query in ["Ada Lovelace", "x", "Lovelace Ada", "Zebra"]:
         assert 0.0 <= lexical_score(query, entity) <= 1.0
+
+
+# ------------------------------------------------------ token-aware reading (ADR 0070)
+
+
+def org(name: str) -> Entity:
+    return make_entity(name, entity_type="organization")
+
+
+def test_a_surname_ranks_the_person_above_a_company_it_covers_less_of() -> None:
+    person = lexical_score("Lovelace", make_entity("Ada Lovelace"))
+    company = lexical_score("Lovelace", org("Lovelace Holdings Ltd"))
+    assert person > company
+
+
+def test_a_query_covering_more_of_the_company_ranks_the_company_first() -> None:
+    person = lexical_score("Lovelace Holdings", make_entity("Ada Lovelace"))
+    company = lexical_score("Lovelace Holdings", org("Lovelace Holdings Ltd"))
+    assert company > person
+
+
+def test_a_reordered_name_aligns_token_by_token() -> None:
+    assert lexical_score("Lovelace, Ada", make_entity("Ada Lovelace")) == pytest.approx(1.0)
+    assert string_similarity("Lovelace, Ada", "Ada Lovelace") < 0.8  # what the token view adds
+
+
+def test_an_initial_matches_the_token_it_begins() -> None:
+    ada = lexical_score("A. Lovelace", make_entity("Ada Lovelace"))
+    bob = lexical_score("A. Lovelace", make_entity("Bob Lovelace"))
+    assert ada > bob
+    assert token_similarity(("a", "lovelace"), ("ada", "lovelace")) == pytest.approx(
+        (INITIAL_SIMILARITY * 1 + 8) / 9
+    )
+
+
+def test_uncovered_name_characters_cost_up_to_the_penalty() -> None:
+    assert token_similarity(("ada",), ("ada",)) == 1.0
+    half = token_similarity(("ada",), ("ada", "qqqzzz"))
+    assert half == pytest.approx(1.0 - UNCOVERED_PENALTY * 6 / 9)
+    assert token_similarity(("ada",), ("ada", "ltd")) == 1.0  # a legal form is never uncovered
+
+
+def test_accents_and_punctuation_are_folded_before_matching() -> None:
+    assert lexical_score("Lovelacé", make_entity("Lovelace")) == 1.0
+    assert lexical_score("O'Brien", make_entity("OBrien")) == 1.0
+
+
+def test_an_all_capitals_query_is_read_against_the_initials() -> None:
+    entity = org("United Capital Intl Corp")
+    assert acronym_similarity("UCI Corp", "United Capital Intl Corp") == 1.0
+    assert lexical_score("UCI Corp", entity) == 1.0
+    assert acronym_similarity("uci corp", "United Capital Intl Corp") == 0.0
+    assert lexical_score("uci corp", entity) < 0.9
+    assert acronym_similarity("UCIX AB CD", "United Capital Intl Corp") == 0.0
+
+
+@given(query=st.text(max_size=30), name=st.text(min_size=1, max_size=30))
+def test_every_reading_stays_within_zero_and_one(query: str, name: str) -> None:
+    for score in (
+        name_similarity(query, name),
+        token_similarity(matching_tokens(query), matching_tokens(name)),
+        acronym_similarity(query, name),
+    ):
+        assert 0.0 <= score <= 1.0

@@ -1,10 +1,11 @@
-"""Child process of the crash test: starts a big batch on a SQLite file and stalls inside it.
+"""Child process of the crash tests: starts a big batch on a SQLite file and stalls inside it.
 
-Usage: python crash_writer.py PATH TENANT PAUSE_AFTER. It upserts many new
-entities (and an edit of an existing one) as one batch. A trace callback on
-the store's connection counts entity inserts; after PAUSE_AFTER of them it
-prints "paused" and sleeps inside the open transaction, for the parent to
-SIGKILL it there.
+Usage: python crash_writer.py PATH TENANT PAUSE_AFTER [graph|chunks]. It
+writes many new entities (and an edit of an existing one) with one graph
+upsert, or many new chunks (and an edit of an existing one) with one
+`upsert_chunks`. A trace callback on the store's connection counts the
+entity (or posting) inserts; after PAUSE_AFTER of them it prints "paused"
+and sleeps inside the open transaction, for the parent to SIGKILL it there.
 """
 
 from __future__ import annotations
@@ -14,34 +15,65 @@ import sys
 import time
 from uuid import UUID
 
-from redstring import Entity, TenantId
-from redstring.composition.sqlite_stores import open_sqlite
+from redstring import Entity, StoredChunk, TenantId
+from redstring.composition.sqlite_stores import SqliteStores, open_sqlite
 
 
-def main() -> None:
-    path, tenant, pause_after = sys.argv[1], TenantId(UUID(sys.argv[2])), int(sys.argv[3])
-    stores = open_sqlite(path)
-    seen = 0
-
-    def trace(statement: str) -> None:
-        nonlocal seen
-        if statement.startswith("INSERT INTO graph_entities"):
-            seen += 1
-            if seen == pause_after:
-                print("paused", flush=True)
-                time.sleep(3600)
-
-    stores.database.connection.set_trace_callback(trace)
+def graph_batch(stores: SqliteStores, tenant: TenantId, size: int) -> None:
     batch = [
         Entity(tenant_id=tenant, entity_type="person", name="Ada Lovelace", description="edited"),
         *(
             Entity(
                 tenant_id=tenant, entity_type="person", name=f"Person {n}", description="x" * 400
             )
-            for n in range(pause_after * 2)
+            for n in range(size)
         ),
     ]
     asyncio.run(stores.graph.upsert(batch))
+
+
+def chunk_batch(stores: SqliteStores, tenant: TenantId, size: int) -> None:
+    def chunk(index: int, text: str) -> StoredChunk:
+        return StoredChunk(
+            tenant_id=tenant,
+            source_id="doc",
+            text=text,
+            index=index,
+            start=0,
+            end=len(text),
+            embedding=[1.0, 0.0, 0.0, 0.0],
+        )
+
+    batch = [
+        chunk(0, "Ada Lovelace wrote notes"),
+        *(
+            chunk(n + 1, f"passage {n} " + " ".join(f"w{n}x{i}" for i in range(40)))
+            for n in range(size)
+        ),
+    ]
+    asyncio.run(stores.chunks.upsert_chunks(batch))
+
+
+def main() -> None:
+    path, tenant, pause_after = sys.argv[1], TenantId(UUID(sys.argv[2])), int(sys.argv[3])
+    target = sys.argv[4] if len(sys.argv) > 4 else "graph"
+    stores = open_sqlite(path)
+    watched = "INSERT INTO graph_entities" if target == "graph" else "INSERT INTO chunk_postings"
+    seen = 0
+
+    def trace(statement: str) -> None:
+        nonlocal seen
+        if statement.startswith(watched):
+            seen += 1
+            if seen == pause_after:
+                print("paused", flush=True)
+                time.sleep(3600)
+
+    stores.database.connection.set_trace_callback(trace)
+    if target == "graph":
+        graph_batch(stores, tenant, pause_after * 2)
+    else:
+        chunk_batch(stores, tenant, pause_after)
     print("finished", flush=True)
 
 

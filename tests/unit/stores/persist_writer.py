@@ -29,7 +29,7 @@ async def main() -> None:
             ),
         ]
     )
-    stores.close()
+    await stores.close()
 
 
 if __name__ == "__main__":

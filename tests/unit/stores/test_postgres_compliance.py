@@ -11,8 +11,10 @@ from collections.abc import AsyncIterator
 
 import pytest_asyncio
 
-from redstring import GraphStore, VectorStore
+from redstring import ChunkStore, EventLog, GraphStore, VectorStore
 from redstring.composition.postgres_stores import PostgresStores, open_postgres
+from redstring.testing.chunk_store import ChunkStoreCompliance
+from redstring.testing.event_log import EventLogCompliance
 from redstring.testing.graph_store import GraphStoreCompliance
 from redstring.testing.vector_store import VectorStoreCompliance
 
@@ -50,3 +52,13 @@ class TestPostgresGraphStore(_OpensSchemas, GraphStoreCompliance):
 class TestPgVectorStoreExact(_OpensSchemas, VectorStoreCompliance):
     async def make_store(self, dimension: int) -> VectorStore:
         return (await self.open(dimension)).vectors
+
+
+class TestPostgresChunkStore(_OpensSchemas, ChunkStoreCompliance):
+    async def make_store(self, dimension: int) -> ChunkStore:
+        return (await self.open(dimension)).chunks
+
+
+class TestPostgresEventLog(_OpensSchemas, EventLogCompliance):
+    async def make_log(self) -> EventLog:
+        return (await self.open(8)).events

@@ -12,8 +12,11 @@ from psycopg import sql
 
 from redstring import (
     DimensionMismatchError,
+    DocumentChunked,
     Entity,
     Relationship,
+    StoredChunk,
+    StoreOperationError,
     StoreUnavailableError,
     new_tenant_id,
     open_postgres,
@@ -94,5 +97,29 @@ async def test_the_dimension_is_recorded_and_checked(postgres_url: str) -> None:
 async def test_a_closed_pool_raises_unavailable(postgres_url: str) -> None:
     stores = await open_postgres(postgres_url, dimension=4, schema=f"t_{uuid.uuid4().hex[:12]}")
     await stores.close()
+    tenant = new_tenant_id()
     with pytest.raises(StoreUnavailableError):
-        await stores.vectors.count(new_tenant_id())
+        await stores.vectors.count(tenant)
+    with pytest.raises(StoreUnavailableError) as chunks:
+        await stores.chunks.lexical_candidates(["ada"], tenant)
+    with pytest.raises(StoreUnavailableError) as events:
+        await stores.events.read(tenant)
+    assert chunks.value.store.startswith("PostgresChunkStore")
+    assert events.value.store.startswith("PostgresEventLog")
+
+
+@pytest.mark.asyncio
+async def test_a_nul_in_a_chunk_is_refused_whole_but_an_event_keeps_it(postgres_url: str) -> None:
+    tenant = new_tenant_id()
+    fine = StoredChunk(tenant_id=tenant, source_id="doc", text="fine", index=0, start=0, end=4)
+    nul = StoredChunk(tenant_id=tenant, source_id="doc", text="a\x00b", index=1, start=5, end=8)
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    async with await open_postgres(postgres_url, dimension=4, schema=schema) as stores:
+        with pytest.raises(StoreOperationError) as caught:
+            await stores.chunks.upsert_chunks([fine, nul])
+        assert caught.value.store.startswith("PostgresChunkStore")
+        assert await stores.chunks.list_chunks(tenant) == []
+        event = DocumentChunked(tenant_id=tenant, document_id="doc", chunks=[nul])
+        [stored] = await stores.events.append([event])
+        assert await stores.events.read(tenant) == [stored]
+        assert stored.model_copy(update={"sequence": None}) == event

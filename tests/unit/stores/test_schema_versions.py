@@ -52,18 +52,31 @@ def test_sqlite_refuses_an_older_schema_until_asked_to_migrate(tmp_path: Path) -
     database.ensure_schema(newer, migrate=False, store="test")  # current: nothing to do
 
 
-def test_sqlite_refuses_a_file_from_a_newer_library(tmp_path: Path) -> None:
+@pytest.mark.asyncio
+@pytest.mark.parametrize("component", ["graph", "vector", "chunks", "events"])
+async def test_sqlite_refuses_a_file_from_a_newer_library(tmp_path: Path, component: str) -> None:
     path = tmp_path / "new.db"
-    open_sqlite(path, dimension=4).close()
+    await open_sqlite(path, dimension=4).close()
     with sqlite3.connect(path) as raw:
-        raw.execute("UPDATE redstring_schema SET version = 99 WHERE component = 'graph'")
+        assert raw.execute("SELECT component, version FROM redstring_schema").fetchall() == [
+            ("graph", 2),
+            ("vector", 1),
+            ("chunks", 1),
+            ("events", 1),
+        ]
+        raw.execute("UPDATE redstring_schema SET version = 99 WHERE component = ?", (component,))
     with pytest.raises(SchemaTooNewError) as caught:
         open_sqlite(path)
-    assert (caught.value.component, caught.value.found, caught.value.expected) == ("graph", 99, 1)
+    expected = {"graph": 2, "vector": 1, "chunks": 1, "events": 1}[component]
+    assert (caught.value.component, caught.value.found, caught.value.expected) == (
+        component,
+        99,
+        expected,
+    )
     assert "Upgrade redstring" in str(caught.value)
     with sqlite3.connect(path) as raw:
         assert raw.execute(
-            "SELECT version FROM redstring_schema WHERE component = 'graph'"
+            "SELECT version FROM redstring_schema WHERE component = ?", (component,)
         ).fetchone() == (99,)
 
 

@@ -8,8 +8,14 @@ from pathlib import Path
 import pytest
 
 from redstring import GraphStore, VectorStore
+from redstring.chunks.sqlite import SqliteChunkStore
+from redstring.events.sqlite import SqliteEventLog
 from redstring.graph.sqlite import SqliteGraphStore
+from redstring.ports.chunk_store import ChunkStore
+from redstring.ports.event_log import EventLog
 from redstring.storage.sqlite import SqliteDatabase
+from redstring.testing.chunk_store import ChunkStoreCompliance
+from redstring.testing.event_log import EventLogCompliance
 from redstring.testing.graph_store import GraphStoreCompliance
 from redstring.testing.vector_store import VectorStoreCompliance
 from redstring.vector.sqlite import SqliteVectorStore
@@ -40,3 +46,18 @@ class TestSqliteVectorStore(_NewFiles, VectorStoreCompliance):
 class TestSqliteVectorStoreWithoutCache(_NewFiles, VectorStoreCompliance):
     async def make_store(self, dimension: int) -> VectorStore:
         return SqliteVectorStore(self.new_file(), dimension=dimension, cache_tenants=0)
+
+
+class TestSqliteChunkStore(_NewFiles, ChunkStoreCompliance):
+    async def make_store(self, dimension: int) -> ChunkStore:
+        return SqliteChunkStore(self.new_file(), dimension=dimension)
+
+
+class TestSqliteChunkStoreWithoutCache(_NewFiles, ChunkStoreCompliance):
+    async def make_store(self, dimension: int) -> ChunkStore:
+        return SqliteChunkStore(self.new_file(), dimension=dimension, cache_tenants=0)
+
+
+class TestSqliteEventLog(_NewFiles, EventLogCompliance):
+    async def make_log(self) -> EventLog:
+        return SqliteEventLog(self.new_file())

@@ -14,8 +14,10 @@ import pytest
 
 from redstring import (
     DimensionMismatchError,
+    DocumentChunked,
     Entity,
     Relationship,
+    StoredChunk,
     StoreOperationError,
     StoreUnavailableError,
     VectorRecord,
@@ -56,7 +58,7 @@ async def test_a_file_written_by_another_process_reads_back(tmp_path: Path) -> N
     [best, _] = await stores.vectors.search([1, 0, 0, 0], tenant, k=2)
     assert best.entity_id == ada.id
     assert best.score == pytest.approx(1.0)
-    stores.close()
+    await stores.close()
 
 
 @pytest.mark.asyncio
@@ -69,7 +71,7 @@ async def test_a_writer_killed_mid_batch_leaves_the_previous_state(tmp_path: Pat
         tenant_id=tenant, source_id=ada.id, target_id=charles.id, relationship_type="knows"
     )
     await stores.graph.upsert([ada, charles], [knows])
-    stores.close()
+    await stores.close()
 
     child = _child("crash_writer.py", str(path), str(tenant), "4000")
     assert child.stdout is not None
@@ -91,7 +93,45 @@ async def test_a_writer_killed_mid_batch_leaves_the_previous_state(tmp_path: Pat
     connection = reopened.database.connection
     assert connection.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     assert connection.execute("PRAGMA foreign_key_check").fetchall() == []
-    reopened.close()
+    await reopened.close()
+
+
+@pytest.mark.asyncio
+async def test_a_chunk_writer_killed_mid_batch_leaves_the_previous_chunks(tmp_path: Path) -> None:
+    path, tenant = tmp_path / "chunks.db", new_tenant_id()
+    before = StoredChunk(
+        tenant_id=tenant,
+        source_id="doc",
+        text="Ada Lovelace wrote notes",
+        index=0,
+        start=0,
+        end=24,
+        embedding=[0.0, 1.0, 0.0, 0.0],
+    )
+    async with open_sqlite(path, dimension=4) as stores:
+        await stores.chunks.upsert_chunks([before])
+
+    child = _child("crash_writer.py", str(path), str(tenant), "20000", "chunks")
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "paused"
+    uncommitted_bytes = await asyncio.to_thread(os.path.getsize, f"{path}-wal")
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+    assert child.returncode == -signal.SIGKILL
+    # Every chunk row and part of the postings had gone in: the kill interrupted a write.
+    assert uncommitted_bytes > 1_000_000
+
+    async with open_sqlite(path) as reopened:
+        assert await reopened.chunks.list_chunks(tenant) == [before]
+        found = await reopened.chunks.lexical_candidates(["passage", "ada"], tenant)
+        assert found.stats.document_count == 1
+        assert found.stats.average_length == 4.0
+        assert found.stats.document_frequencies == {"passage": 0, "ada": 1}
+        assert [c.chunk_id for c in found.candidates] == [before.id]
+        [hit] = await reopened.chunks.search_chunks([0, 1, 0, 0], tenant, k=5)
+        assert hit.chunk == before
+        connection = reopened.database.connection
+        assert connection.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
 
 
 @pytest.mark.asyncio
@@ -100,9 +140,16 @@ async def test_a_locked_file_raises_unavailable_and_writes_nothing(tmp_path: Pat
     stores = open_sqlite(path, dimension=4, busy_timeout=0.2)
     ada = Entity(tenant_id=tenant, entity_type="person", name="Ada Lovelace")
     await stores.graph.upsert([ada])
+    chunk = StoredChunk(tenant_id=tenant, source_id="doc", text="Ada", index=0, start=0, end=3)
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")
     try:
+        with pytest.raises(StoreUnavailableError) as chunks:
+            await stores.chunks.upsert_chunks([chunk])
+        with pytest.raises(StoreUnavailableError) as events:
+            await stores.events.append(
+                [DocumentChunked(tenant_id=tenant, document_id="doc", chunks=[chunk])]
+            )
         with pytest.raises(StoreUnavailableError) as caught:
             await stores.graph.upsert(
                 [
@@ -129,7 +176,11 @@ async def test_a_locked_file_raises_unavailable_and_writes_nothing(tmp_path: Pat
     assert caught.value.store.startswith("SqliteGraphStore")
     assert await stores.graph.list_entities(tenant) == [ada]
     assert await stores.vectors.count(tenant) == 0
-    stores.close()
+    assert chunks.value.store.startswith("SqliteChunkStore")
+    assert events.value.store.startswith("SqliteEventLog")
+    assert await stores.chunks.list_chunks(tenant) == []
+    assert await stores.events.last_sequence(tenant) == 0
+    await stores.close()
 
 
 def test_a_file_that_cannot_be_opened_raises_unavailable(tmp_path: Path) -> None:
@@ -144,20 +195,30 @@ def test_a_file_that_cannot_be_opened_raises_unavailable(tmp_path: Path) -> None
 @pytest.mark.asyncio
 async def test_a_closed_database_raises_unavailable(tmp_path: Path) -> None:
     stores = open_sqlite(tmp_path / "closed.db", dimension=4)
-    stores.close()
+    await stores.close()
+    tenant = new_tenant_id()
     with pytest.raises(StoreUnavailableError, match="closed"):
-        await stores.graph.list_entities(new_tenant_id())
+        await stores.graph.list_entities(tenant)
+    with pytest.raises(StoreUnavailableError, match="closed") as chunks:
+        await stores.chunks.lexical_candidates(["ada"], tenant)
+    with pytest.raises(StoreUnavailableError, match="closed") as events:
+        await stores.events.read(tenant)
+    assert chunks.value.store.startswith("SqliteChunkStore")
+    assert events.value.store.startswith("SqliteEventLog")
 
 
-def test_the_dimension_is_recorded_and_checked(tmp_path: Path) -> None:
+@pytest.mark.asyncio
+async def test_the_dimension_is_recorded_and_checked(tmp_path: Path) -> None:
     path = tmp_path / "dims.db"
     with pytest.raises(StoreOperationError, match="dimension"):
         open_sqlite(path)
-    open_sqlite(path, dimension=4).close()
+    await open_sqlite(path, dimension=4).close()
     with pytest.raises(DimensionMismatchError) as caught:
         open_sqlite(path, dimension=8)
     assert (caught.value.expected, caught.value.actual) == (4, 8)
-    assert open_sqlite(path).vectors.dimension == 4
+    async with open_sqlite(path) as stores:
+        assert stores.vectors.dimension == 4
+        assert stores.chunks.dimension == 4
 
 
 @pytest.mark.asyncio
@@ -184,5 +245,5 @@ async def test_a_write_through_another_connection_invalidates_the_cached_matrix(
     assert [m.entity_id for m in await reader.vectors.search([0, 1, 0, 0], tenant, k=1)] == [ada.id]
     await writer.vectors.purge_tenant(tenant)
     assert await reader.vectors.search([0, 1, 0, 0], tenant, k=1) == []
-    reader.close()
-    writer.close()
+    await reader.close()
+    await writer.close()

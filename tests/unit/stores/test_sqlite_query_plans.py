@@ -1,4 +1,4 @@
-"""Every SQLite graph lookup is an index search, never a table or tenant scan.
+"""Every SQLite graph and chunk lookup is an index search, never a table or tenant scan.
 
 The statements are captured as the store runs them (bound values expanded)
 and handed to `EXPLAIN QUERY PLAN`, so the test checks the real SQL, with and
@@ -10,13 +10,17 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from itertools import pairwise
 from pathlib import Path
+from uuid import UUID
 
 import pytest
 
-from redstring import Entity, Relationship, new_tenant_id
+from redstring import Entity, EntityId, Relationship, StoredChunk, new_tenant_id
+from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.domain.blocking import query_blocking_keys
 from redstring.graph.sqlite import SqliteGraphStore
 from redstring.storage.sqlite import SqliteDatabase
+
+fixed_entity = EntityId(UUID("00000000-0000-4000-a000-000000000001"))
 
 
 def _problems(plan: list[str], *, whole_tenant: bool) -> list[str]:
@@ -57,6 +61,9 @@ async def test_graph_lookups_search_indexes_and_scan_nothing(tmp_path: Path, ana
         "find_by_blocking_keys": lambda: store.find_by_blocking_keys(
             query_blocking_keys("Ada 7"), tenant
         ),
+        "find_ids_by_blocking_keys": lambda: store.find_ids_by_blocking_keys(
+            query_blocking_keys("Ada 7"), tenant
+        ),
         "get_entities": lambda: store.get_entities([someone.id], tenant),
         "find_by_type": lambda: store.find_by_type("person", tenant),
         "relationships_of": lambda: store.relationships_of(someone.id, tenant),
@@ -72,3 +79,68 @@ async def test_graph_lookups_search_indexes_and_scan_nothing(tmp_path: Path, ana
         plan = [row[3] for row in database.connection.execute(f"EXPLAIN QUERY PLAN {select}")]
         whole_tenant = name in ("list_entities", "find_by_type")
         assert _problems(plan, whole_tenant=whole_tenant) == [], f"{name}: {plan}"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("analyze", [False, True])
+async def test_chunk_calls_search_indexes_and_scan_nothing(tmp_path: Path, analyze: bool) -> None:
+    """Every statement a chunk call runs, writes included; only whole-tenant reads may range."""
+    database = SqliteDatabase(tmp_path / "chunks.db")
+    store = SqliteChunkStore(database, dimension=2, cache_tenants=0)
+    tenants = [new_tenant_id() for _ in range(3)]
+    for tenant in tenants:
+        await store.upsert_chunks(
+            [
+                StoredChunk(
+                    tenant_id=tenant,
+                    source_id=f"doc-{n % 5}",
+                    text=f"engine notes number {n} by ada",
+                    index=n,
+                    start=0,
+                    end=10,
+                    entity_ids=[fixed_entity],
+                    embedding=[1.0, float(n)],
+                )
+                for n in range(40)
+            ]
+        )
+    if analyze:
+        database.connection.execute("ANALYZE")
+
+    tenant = tenants[0]
+    chunk = (await store.chunks_of_source("doc-1", tenant))[0]
+    calls: dict[str, Callable[[], Awaitable[object]]] = {
+        "lexical_candidates": lambda: store.lexical_candidates(["engine", "number"], tenant),
+        "lexical_candidates filtered": lambda: store.lexical_candidates(
+            ["engine"], tenant, source_ids=["doc-2"]
+        ),
+        "get_chunks": lambda: store.get_chunks([chunk.id], tenant),
+        "chunks_of_source": lambda: store.chunks_of_source("doc-1", tenant),
+        "chunks_of_entity": lambda: store.chunks_of_entity(fixed_entity, tenant),
+        "search_chunks": lambda: store.search_chunks([1.0, 0.5], tenant, k=3),
+        "upsert_chunks": lambda: store.upsert_chunks([chunk]),
+        "replace_source": lambda: store.replace_source("doc-1", tenant, [chunk]),
+        "delete_source": lambda: store.delete_source("doc-3", tenant),
+        "list_chunks": lambda: store.list_chunks(tenant),
+    }
+    for name, call in calls.items():
+        statements: list[str] = []
+        database.connection.set_trace_callback(statements.append)
+        await call()
+        database.connection.set_trace_callback(None)
+        checked = [
+            s for s in statements if s.lstrip().upper().startswith(("SELECT", "UPDATE", "DELETE"))
+        ]
+        assert checked, name
+        for statement in checked:
+            plan = [
+                row[3] for row in database.connection.execute(f"EXPLAIN QUERY PLAN {statement}")
+            ]
+            # The whole tenant is the answer of list_chunks and the matrix of
+            # search_chunks; chunk_corpus and chunk_generations hold one row per tenant.
+            whole_tenant = (
+                name == "list_chunks"
+                or "embedding IS NOT NULL" in statement
+                or any(t in statement for t in ("chunk_corpus", "chunk_generations"))
+            )
+            assert _problems(plan, whole_tenant=whole_tenant) == [], f"{name}: {statement} {plan}"

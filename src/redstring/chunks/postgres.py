@@ -1,0 +1,481 @@
+"""A chunk store in PostgreSQL: chunk rows, postings and corpus statistics as tables."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+import numpy as np
+
+from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates
+from redstring.domain.chunk import ChunkId, StoredChunk
+from redstring.domain.chunk_retrieval import ChunkMatch
+from redstring.domain.errors import ChunkSourceMismatchError, DimensionMismatchError
+from redstring.domain.exact_search import stored_vector, unit_vector, validate_search_args
+from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.tokenize import tokenize
+from redstring.domain.vector import cosine_to_score
+from redstring.storage.postgres import Connection, PostgresDatabase
+from redstring.storage.schema import Schema
+
+
+def schema_for(dimension: int) -> Schema:
+    """The chunk tables for `dimension`; every key leads with `tenant_id`."""
+    return Schema(
+        component="chunks",
+        migrations=[
+            [
+                # body: the chunk's JSON without its embedding; length: its term count.
+                "CREATE TABLE {schema}.chunk_rows ("
+                ' tenant_id uuid NOT NULL, chunk_id text COLLATE "C" NOT NULL,'
+                " source_id text NOT NULL, idx integer NOT NULL, length integer NOT NULL,"
+                f" body jsonb NOT NULL, embedding vector({int(dimension)}),"
+                " PRIMARY KEY (tenant_id, chunk_id))",
+                # Keep embeddings in the row (a wide row would push them out to
+                # TOAST, and every exact search would then detoast each one).
+                "ALTER TABLE {schema}.chunk_rows ALTER COLUMN embedding SET STORAGE MAIN",
+                "CREATE INDEX chunk_rows_by_source ON {schema}.chunk_rows"
+                " (tenant_id, source_id, idx, chunk_id)",
+                "CREATE TABLE {schema}.chunk_entities ("
+                " tenant_id uuid NOT NULL, entity_id uuid NOT NULL,"
+                ' chunk_id text COLLATE "C" NOT NULL,'
+                " PRIMARY KEY (tenant_id, entity_id, chunk_id))",
+                "CREATE INDEX chunk_entities_by_chunk ON {schema}.chunk_entities"
+                " (tenant_id, chunk_id)",
+                "CREATE TABLE {schema}.chunk_postings ("
+                ' tenant_id uuid NOT NULL, term text NOT NULL, chunk_id text COLLATE "C" NOT NULL,'
+                " tf integer NOT NULL, length integer NOT NULL,"
+                " PRIMARY KEY (tenant_id, term, chunk_id))",
+                "CREATE INDEX chunk_postings_by_chunk ON {schema}.chunk_postings"
+                " (tenant_id, chunk_id)",
+                "CREATE TABLE {schema}.chunk_terms ("
+                " tenant_id uuid NOT NULL, term text NOT NULL,"
+                " document_frequency integer NOT NULL, PRIMARY KEY (tenant_id, term))",
+                "CREATE TABLE {schema}.chunk_corpus ("
+                " tenant_id uuid PRIMARY KEY, document_count integer NOT NULL,"
+                " total_length bigint NOT NULL)",
+            ]
+        ],
+    )
+
+
+_TENANT_TABLES = ("chunk_rows", "chunk_entities", "chunk_postings", "chunk_terms", "chunk_corpus")
+
+
+@dataclass(frozen=True)
+class _Row:
+    tenant: UUID
+    chunk_id: str
+    source_id: str
+    index: int
+    body: str
+    embedding: np.ndarray[Any, np.dtype[np.float32]] | None
+    counts: Counter[str]
+    entity_ids: list[UUID]
+
+    @property
+    def length(self) -> int:
+        return self.counts.total()
+
+
+class PostgresChunkStore:
+    """A `ChunkStore` in PostgreSQL + pgvector, sharing a pool and schema with other stores.
+
+    Build it with `await PostgresChunkStore.open(database, dimension=...)` over
+    a database whose pool was configured for pgvector. Postings, per-term
+    document frequencies and per-tenant totals are tables updated in the
+    chunk rows' transaction. `search_chunks` is exact cosine over the
+    tenant's embedded rows (a nullable `vector` column); scores on 0..1.
+    """
+
+    def __init__(self, database: PostgresDatabase, *, dimension: int) -> None:
+        if dimension <= 0:
+            raise ValueError(f"dimension must be positive, got {dimension}")
+        self._db = database
+        self._dimension = dimension
+        self._name = f"PostgresChunkStore(schema={database.schema})"
+
+    @classmethod
+    async def open(
+        cls, database: PostgresDatabase, *, dimension: int, migrate: bool = False
+    ) -> PostgresChunkStore:
+        """The store over `database`; raises `DimensionMismatchError` if it holds another size."""
+        store = cls(database, dimension=dimension)
+        await database.ensure_schema(schema_for(dimension), migrate=migrate, store=store._name)
+        stored = int(
+            await database.ensure_setting("chunks", "dimension", str(dimension), store=store._name)
+        )
+        if stored != dimension:
+            raise DimensionMismatchError(
+                expected=stored, actual=dimension, context=f"{store._name} holds embeddings of"
+            )
+        return store
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    # -- writing -----------------------------------------------------------
+
+    async def upsert_chunks(self, chunks: Sequence[StoredChunk]) -> None:
+        rows = self._rows(chunks)
+
+        async def work(connection: Connection) -> None:
+            by_tenant: dict[UUID, list[str]] = {}
+            for row in rows:
+                by_tenant.setdefault(row.tenant, []).append(row.chunk_id)
+            for tenant, ids in sorted(by_tenant.items()):
+                await self._remove(connection, tenant, ids)
+            await self._insert(connection, rows)
+
+        await self._db.write(work, store=self._name)
+
+    async def replace_source(
+        self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
+    ) -> None:
+        for chunk in chunks:
+            if chunk.source_id != source_id or chunk.tenant_id != tenant_id:
+                raise ChunkSourceMismatchError(
+                    chunk_source=chunk.source_id,
+                    chunk_tenant=chunk.tenant_id,
+                    source_id=source_id,
+                    tenant_id=tenant_id,
+                )
+        rows = self._rows(chunks)
+
+        async def work(connection: Connection) -> None:
+            old = await self._ids_of_source(connection, tenant_id, source_id)
+            await self._remove(connection, tenant_id, [*old, *(row.chunk_id for row in rows)])
+            await self._insert(connection, rows)
+
+        await self._db.write(work, store=self._name)
+
+    async def delete_source(self, source_id: str, tenant_id: TenantId) -> None:
+        async def work(connection: Connection) -> None:
+            old = await self._ids_of_source(connection, tenant_id, source_id)
+            await self._remove(connection, tenant_id, old)
+
+        await self._db.write(work, store=self._name)
+
+    async def purge_tenant(self, tenant_id: TenantId) -> None:
+        async def work(connection: Connection) -> None:
+            for table in _TENANT_TABLES:
+                await connection.execute(
+                    self._db.sql(f"DELETE FROM {{schema}}.{table} WHERE tenant_id = %s"),
+                    (tenant_id,),
+                )
+
+        await self._db.write(work, store=self._name)
+
+    # -- reading -----------------------------------------------------------
+
+    async def get_chunks(
+        self, chunk_ids: Sequence[ChunkId], tenant_id: TenantId
+    ) -> list[StoredChunk]:
+        return await self._select(
+            "SELECT body, embedding FROM {schema}.chunk_rows"
+            " WHERE tenant_id = %s AND chunk_id = ANY(%s) ORDER BY chunk_id",
+            (tenant_id, sorted({str(c) for c in chunk_ids})),
+        )
+
+    async def chunks_of_source(self, source_id: str, tenant_id: TenantId) -> list[StoredChunk]:
+        return await self._select(
+            "SELECT body, embedding FROM {schema}.chunk_rows"
+            " WHERE tenant_id = %s AND source_id = %s ORDER BY idx, chunk_id",
+            (tenant_id, source_id),
+        )
+
+    async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
+        return await self._select(
+            "SELECT r.body, r.embedding FROM {schema}.chunk_entities e"
+            " JOIN {schema}.chunk_rows r ON r.tenant_id = e.tenant_id AND r.chunk_id = e.chunk_id"
+            " WHERE e.tenant_id = %s AND e.entity_id = %s"
+            ' ORDER BY r.source_id COLLATE "C", r.idx, r.chunk_id',
+            (tenant_id, entity_id),
+        )
+
+    async def list_chunks(self, tenant_id: TenantId) -> list[StoredChunk]:
+        return await self._select(
+            "SELECT body, embedding FROM {schema}.chunk_rows WHERE tenant_id = %s"
+            ' ORDER BY source_id COLLATE "C", idx, chunk_id',
+            (tenant_id,),
+        )
+
+    # -- searching ---------------------------------------------------------
+
+    async def lexical_candidates(
+        self,
+        terms: Sequence[str],
+        tenant_id: TenantId,
+        *,
+        source_ids: Sequence[str] | None = None,
+    ) -> LexicalCandidates:
+        asked = list(dict.fromkeys(terms))
+        q = self._db.sql
+
+        async def work(connection: Connection) -> LexicalCandidates:
+            cursor = await connection.execute(
+                q(
+                    "SELECT document_count, total_length FROM {schema}.chunk_corpus"
+                    " WHERE tenant_id = %s"
+                ),
+                (tenant_id,),
+            )
+            row = await cursor.fetchone()
+            count, total = (0, 0) if row is None else (int(row[0]), int(row[1]))
+            cursor = await connection.execute(
+                q(
+                    "SELECT term, document_frequency FROM {schema}.chunk_terms"
+                    " WHERE tenant_id = %s AND term = ANY(%s)"
+                ),
+                (tenant_id, asked),
+            )
+            frequencies = dict.fromkeys(asked, 0)
+            frequencies.update({str(t): int(n) for t, n in await cursor.fetchall()})
+            stats = CorpusStats(
+                document_count=count,
+                average_length=total / count if count else 0.0,
+                document_frequencies=frequencies,
+            )
+            if source_ids is not None and not source_ids:
+                return LexicalCandidates(stats=stats, candidates=[])
+            if source_ids is None:
+                cursor = await connection.execute(
+                    q(
+                        "SELECT chunk_id, term, tf, length FROM {schema}.chunk_postings"
+                        " WHERE tenant_id = %s AND term = ANY(%s)"
+                    ),
+                    (tenant_id, asked),
+                )
+            else:
+                cursor = await connection.execute(
+                    q(
+                        "SELECT p.chunk_id, p.term, p.tf, p.length FROM {schema}.chunk_postings p"
+                        " JOIN {schema}.chunk_rows r"
+                        " ON r.tenant_id = p.tenant_id AND r.chunk_id = p.chunk_id"
+                        " WHERE p.tenant_id = %s AND p.term = ANY(%s) AND r.source_id = ANY(%s)"
+                    ),
+                    (tenant_id, asked, list(source_ids)),
+                )
+            lengths: dict[str, int] = {}
+            found: dict[str, dict[str, int]] = {}
+            for chunk_id, term, tf, length in await cursor.fetchall():
+                lengths[chunk_id] = int(length)
+                found.setdefault(chunk_id, {})[term] = int(tf)
+            candidates = [
+                LexicalCandidate(chunk_id=ChunkId(c), length=lengths[c], term_frequencies=tf)
+                for c, tf in found.items()
+            ]
+            return LexicalCandidates(stats=stats, candidates=candidates)
+
+        return await self._db.read(work, store=self._name)
+
+    async def search_chunks(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        source_ids: Sequence[str] | None = None,
+    ) -> list[ChunkMatch]:
+        validate_search_args(k, None)
+        query = unit_vector(vector, dimension=self._dimension, context="query vector")
+        if k == 0 or (source_ids is not None and not source_ids):
+            return []
+        parameters: dict[str, object] = {"q": query, "tenant": tenant_id, "k": k}
+        where = "tenant_id = %(tenant)s AND embedding IS NOT NULL"
+        if source_ids is not None:
+            where += " AND source_id = ANY(%(sources)s)"
+            parameters["sources"] = list(source_ids)
+        # MATERIALIZED: rank every embedded row of the tenant, never an approximate
+        # index; only the k winners' bodies are read.
+        statement = self._db.sql(
+            "WITH scored AS MATERIALIZED (SELECT chunk_id, embedding <=> %(q)s AS distance"
+            f" FROM {{schema}}.chunk_rows WHERE {where}),"
+            " best AS (SELECT chunk_id, distance FROM scored ORDER BY distance, chunk_id"
+            " LIMIT %(k)s)"
+            " SELECT r.body, r.embedding, best.distance FROM best JOIN {schema}.chunk_rows r"
+            " ON r.tenant_id = %(tenant)s AND r.chunk_id = best.chunk_id"
+        )
+
+        async def work(connection: Connection) -> list[tuple[Any, ...]]:
+            cursor = await connection.execute(statement, parameters)
+            return [tuple(row) for row in await cursor.fetchall()]
+
+        rows = await self._db.read(work, store=self._name)
+        hits = [(cosine_to_score(1.0 - float(d)), _chunk(body, e)) for body, e, d in rows]
+        hits.sort(key=lambda hit: (-hit[0], str(hit[1].id)))
+        return [ChunkMatch(chunk=chunk, score=score) for score, chunk in hits[:k]]
+
+    # -- helpers -----------------------------------------------------------
+
+    def _rows(self, chunks: Sequence[StoredChunk]) -> list[_Row]:
+        """Validated rows, the last of each (tenant, id) winning; touches no state."""
+        rows: dict[tuple[UUID, str], _Row] = {}
+        for chunk in chunks:
+            embedding = None
+            if chunk.embedding is not None:
+                embedding = stored_vector(
+                    chunk.embedding,
+                    dimension=self._dimension,
+                    context=f"embedding of chunk {chunk.id}",
+                )
+            row = _Row(
+                tenant=chunk.tenant_id,
+                chunk_id=str(chunk.id),
+                source_id=chunk.source_id,
+                index=chunk.index,
+                body=chunk.model_dump_json(exclude={"embedding"}),
+                embedding=embedding,
+                counts=Counter(tokenize(chunk.text)),
+                entity_ids=sorted(set(chunk.entity_ids)),
+            )
+            rows.pop((row.tenant, row.chunk_id), None)
+            rows[(row.tenant, row.chunk_id)] = row
+        return list(rows.values())
+
+    async def _select(self, template: str, parameters: tuple[object, ...]) -> list[StoredChunk]:
+        statement = self._db.sql(template)
+
+        async def work(connection: Connection) -> list[StoredChunk]:
+            cursor = await connection.execute(statement, parameters)
+            return [_chunk(body, embedding) for body, embedding in await cursor.fetchall()]
+
+        return await self._db.read(work, store=self._name)
+
+    async def _ids_of_source(
+        self, connection: Connection, tenant: UUID, source_id: str
+    ) -> list[str]:
+        cursor = await connection.execute(
+            self._db.sql(
+                "SELECT chunk_id FROM {schema}.chunk_rows WHERE tenant_id = %s AND source_id = %s"
+            ),
+            (tenant, source_id),
+        )
+        return [str(row[0]) for row in await cursor.fetchall()]
+
+    async def _remove(self, connection: Connection, tenant: UUID, ids: Sequence[str]) -> None:
+        """Delete these chunks of `tenant` (missing ones ignored) and take them out of the stats."""
+        if not ids:
+            return
+        q = self._db.sql
+        distinct = sorted(set(ids))
+        cursor = await connection.execute(
+            q(
+                "DELETE FROM {schema}.chunk_rows WHERE tenant_id = %s AND chunk_id = ANY(%s)"
+                " RETURNING length"
+            ),
+            (tenant, distinct),
+        )
+        lengths = [int(row[0]) for row in await cursor.fetchall()]
+        if not lengths:
+            return
+        cursor = await connection.execute(
+            q(
+                "DELETE FROM {schema}.chunk_postings WHERE tenant_id = %s AND chunk_id = ANY(%s)"
+                " RETURNING term"
+            ),
+            (tenant, distinct),
+        )
+        terms = Counter(str(row[0]) for row in await cursor.fetchall())
+        await connection.execute(
+            q("DELETE FROM {schema}.chunk_entities WHERE tenant_id = %s AND chunk_id = ANY(%s)"),
+            (tenant, distinct),
+        )
+        names, counts = sorted(terms), [terms[t] for t in sorted(terms)]
+        await connection.execute(
+            q(
+                "UPDATE {schema}.chunk_terms t SET document_frequency = t.document_frequency - d.n"
+                " FROM unnest(%s::text[], %s::int[]) AS d(term, n)"
+                " WHERE t.tenant_id = %s AND t.term = d.term"
+            ),
+            (names, counts, tenant),
+        )
+        await connection.execute(
+            q(
+                "DELETE FROM {schema}.chunk_terms WHERE tenant_id = %s AND term = ANY(%s)"
+                " AND document_frequency <= 0"
+            ),
+            (tenant, names),
+        )
+        await connection.execute(
+            q(
+                "UPDATE {schema}.chunk_corpus SET document_count = document_count - %s,"
+                " total_length = total_length - %s WHERE tenant_id = %s"
+            ),
+            (len(lengths), sum(lengths), tenant),
+        )
+
+    async def _insert(self, connection: Connection, rows: Sequence[_Row]) -> None:
+        """Insert rows known to be absent, with their postings, and add them to the stats."""
+        if not rows:
+            return
+        q = self._db.sql
+        async with connection.cursor() as cursor:
+            await cursor.executemany(
+                q(
+                    "INSERT INTO {schema}.chunk_rows"
+                    " (tenant_id, chunk_id, source_id, idx, length, body, embedding)"
+                    " VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s)"
+                ),
+                [
+                    (r.tenant, r.chunk_id, r.source_id, r.index, r.length, r.body, r.embedding)
+                    for r in rows
+                ],
+            )
+            entities = [(r.tenant, e, r.chunk_id) for r in rows for e in r.entity_ids]
+            if entities:
+                await cursor.executemany(
+                    q(
+                        "INSERT INTO {schema}.chunk_entities (tenant_id, entity_id, chunk_id)"
+                        " VALUES (%s, %s, %s)"
+                    ),
+                    entities,
+                )
+            postings = [
+                (r.tenant, t, r.chunk_id, tf, r.length) for r in rows for t, tf in r.counts.items()
+            ]
+            if postings:
+                await cursor.executemany(
+                    q(
+                        "INSERT INTO {schema}.chunk_postings"
+                        " (tenant_id, term, chunk_id, tf, length) VALUES (%s, %s, %s, %s, %s)"
+                    ),
+                    postings,
+                )
+            frequencies = Counter((r.tenant, t) for r in rows for t in r.counts)
+            if frequencies:
+                await cursor.executemany(
+                    q(
+                        "INSERT INTO {schema}.chunk_terms (tenant_id, term, document_frequency)"
+                        " VALUES (%s, %s, %s) ON CONFLICT (tenant_id, term) DO UPDATE SET"
+                        " document_frequency = {schema}.chunk_terms.document_frequency"
+                        " + excluded.document_frequency"
+                    ),
+                    [(t, term, n) for (t, term), n in sorted(frequencies.items())],
+                )
+            totals: dict[UUID, tuple[int, int]] = {}
+            for r in rows:
+                count, total = totals.get(r.tenant, (0, 0))
+                totals[r.tenant] = (count + 1, total + r.length)
+            await cursor.executemany(
+                q(
+                    "INSERT INTO {schema}.chunk_corpus (tenant_id, document_count, total_length)"
+                    " VALUES (%s, %s, %s) ON CONFLICT (tenant_id) DO UPDATE SET"
+                    " document_count = {schema}.chunk_corpus.document_count"
+                    " + excluded.document_count,"
+                    " total_length = {schema}.chunk_corpus.total_length + excluded.total_length"
+                ),
+                [(t, count, total) for t, (count, total) in sorted(totals.items())],
+            )
+
+
+def _chunk(body: Any, embedding: Any) -> StoredChunk:
+    """A chunk from its stored JSON (decoded by psycopg) and its pgvector value."""
+    chunk = StoredChunk.model_validate(body)
+    if embedding is not None:
+        chunk.embedding = embedding.to_list()
+    return chunk

@@ -1,0 +1,497 @@
+"""A chunk store in a SQLite file: chunk rows, postings and corpus statistics as tables."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates
+from redstring.domain.chunk import ChunkId, StoredChunk
+from redstring.domain.chunk_retrieval import ChunkMatch
+from redstring.domain.errors import ChunkSourceMismatchError, DimensionMismatchError
+from redstring.domain.exact_search import (
+    FloatMatrix,
+    stored_vector,
+    top_k,
+    unit_rows,
+    unit_vector,
+    validate_search_args,
+)
+from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.tokenize import tokenize
+from redstring.storage.schema import Schema
+from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
+from redstring.storage.tenant_cache import (
+    TenantCache,
+    bump_generations,
+    current_generation,
+    generation_table,
+)
+
+SCHEMA = Schema(
+    component="chunks",
+    migrations=[
+        [
+            # body: the chunk's JSON without its embedding; length: its term count.
+            "CREATE TABLE chunk_rows ("
+            " tenant_id TEXT NOT NULL, chunk_id TEXT NOT NULL, source_id TEXT NOT NULL,"
+            " idx INTEGER NOT NULL, length INTEGER NOT NULL, body TEXT NOT NULL,"
+            " embedding BLOB, PRIMARY KEY (tenant_id, chunk_id))",
+            "CREATE INDEX chunk_rows_by_source ON chunk_rows (tenant_id, source_id, idx, chunk_id)",
+            "CREATE TABLE chunk_entities ("
+            " tenant_id TEXT NOT NULL, entity_id TEXT NOT NULL, chunk_id TEXT NOT NULL,"
+            " PRIMARY KEY (tenant_id, entity_id, chunk_id)) WITHOUT ROWID",
+            "CREATE INDEX chunk_entities_by_chunk ON chunk_entities (tenant_id, chunk_id)",
+            # One posting per (term, chunk); the chunk's length rides along so
+            # ranking needs no second lookup per candidate.
+            "CREATE TABLE chunk_postings ("
+            " tenant_id TEXT NOT NULL, term TEXT NOT NULL, chunk_id TEXT NOT NULL,"
+            " tf INTEGER NOT NULL, length INTEGER NOT NULL,"
+            " PRIMARY KEY (tenant_id, term, chunk_id)) WITHOUT ROWID",
+            "CREATE INDEX chunk_postings_by_chunk ON chunk_postings (tenant_id, chunk_id)",
+            "CREATE TABLE chunk_terms ("
+            " tenant_id TEXT NOT NULL, term TEXT NOT NULL, document_frequency INTEGER NOT NULL,"
+            " PRIMARY KEY (tenant_id, term)) WITHOUT ROWID",
+            "CREATE TABLE chunk_corpus ("
+            " tenant_id TEXT PRIMARY KEY, document_count INTEGER NOT NULL,"
+            " total_length INTEGER NOT NULL)",
+            generation_table("chunk_generations"),
+        ]
+    ],
+)
+
+_TENANT_TABLES = (
+    "chunk_rows",
+    "chunk_entities",
+    "chunk_postings",
+    "chunk_terms",
+    "chunk_corpus",
+    "chunk_generations",
+)
+
+
+@dataclass(frozen=True)
+class _Row:
+    tenant: str
+    chunk_id: str
+    source_id: str
+    index: int
+    body: str
+    embedding: bytes | None
+    counts: Counter[str]
+    entity_ids: list[str]
+
+    @property
+    def length(self) -> int:
+        return self.counts.total()
+
+
+@dataclass(frozen=True)
+class _Matrix:
+    ids: list[str]
+    sources: npt.NDArray[np.str_]
+    rows: FloatMatrix
+
+
+class SqliteChunkStore:
+    """A `ChunkStore` in a SQLite file shared with other stores.
+
+    Every key starts with `tenant_id`. Postings `(tenant, term, chunk, tf)`,
+    per-term document frequencies and per-tenant totals are tables kept in
+    the same transaction as the chunk rows, so `lexical_candidates` is index
+    lookups. Embeddings are float32 blobs searched exactly with numpy; with
+    `cache_tenants > 0` the unit-row matrices of that many recently searched
+    tenants stay in memory until a write to the tenant changes its generation
+    token. The file records the embedding dimension on first open; another
+    raises `DimensionMismatchError`.
+    """
+
+    def __init__(
+        self,
+        database: SqliteDatabase,
+        *,
+        dimension: int,
+        migrate: bool = False,
+        cache_tenants: int = 16,
+    ) -> None:
+        if dimension <= 0:
+            raise ValueError(f"dimension must be positive, got {dimension}")
+        self._db = database
+        self._name = f"SqliteChunkStore({database.path})"
+        database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
+        stored = int(
+            database.ensure_setting("chunks", "dimension", str(dimension), store=self._name)
+        )
+        if stored != dimension:
+            raise DimensionMismatchError(
+                expected=stored, actual=dimension, context=f"{self._name} holds embeddings of"
+            )
+        self._dimension = dimension
+        self._cache = TenantCache[_Matrix](cache_tenants)
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    # -- writing -----------------------------------------------------------
+
+    async def upsert_chunks(self, chunks: Sequence[StoredChunk]) -> None:
+        rows = self._rows(chunks)
+
+        def work(connection: sqlite3.Connection) -> None:
+            by_tenant: dict[str, list[str]] = {}
+            for row in rows:
+                by_tenant.setdefault(row.tenant, []).append(row.chunk_id)
+            for tenant, ids in by_tenant.items():
+                _remove(connection, tenant, ids)
+            _insert(connection, rows)
+            bump_generations(connection, "chunk_generations", by_tenant)
+
+        await self._db.write(work, store=self._name)
+
+    async def replace_source(
+        self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
+    ) -> None:
+        for chunk in chunks:
+            if chunk.source_id != source_id or chunk.tenant_id != tenant_id:
+                raise ChunkSourceMismatchError(
+                    chunk_source=chunk.source_id,
+                    chunk_tenant=chunk.tenant_id,
+                    source_id=source_id,
+                    tenant_id=tenant_id,
+                )
+        rows = self._rows(chunks)
+        tenant = str(tenant_id)
+
+        def work(connection: sqlite3.Connection) -> None:
+            old = _ids_of_source(connection, tenant, source_id)
+            _remove(connection, tenant, [*old, *(row.chunk_id for row in rows)])
+            _insert(connection, rows)
+            bump_generations(connection, "chunk_generations", [tenant])
+
+        await self._db.write(work, store=self._name)
+
+    async def delete_source(self, source_id: str, tenant_id: TenantId) -> None:
+        tenant = str(tenant_id)
+
+        def work(connection: sqlite3.Connection) -> None:
+            old = _ids_of_source(connection, tenant, source_id)
+            if old:
+                _remove(connection, tenant, old)
+                bump_generations(connection, "chunk_generations", [tenant])
+
+        await self._db.write(work, store=self._name)
+
+    async def purge_tenant(self, tenant_id: TenantId) -> None:
+        def work(connection: sqlite3.Connection) -> None:
+            for table in _TENANT_TABLES:
+                connection.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (str(tenant_id),))
+
+        await self._db.write(work, store=self._name)
+
+    # -- reading -----------------------------------------------------------
+
+    async def get_chunks(
+        self, chunk_ids: Sequence[ChunkId], tenant_id: TenantId
+    ) -> list[StoredChunk]:
+        wanted = sorted({str(chunk_id) for chunk_id in chunk_ids})
+
+        def work(connection: sqlite3.Connection) -> list[StoredChunk]:
+            return _fetch(connection, str(tenant_id), wanted)
+
+        return await self._db.read(work, store=self._name)
+
+    async def chunks_of_source(self, source_id: str, tenant_id: TenantId) -> list[StoredChunk]:
+        return await self._select(
+            "SELECT body, embedding FROM chunk_rows WHERE tenant_id = ? AND source_id = ?"
+            " ORDER BY idx, chunk_id",
+            (str(tenant_id), source_id),
+        )
+
+    async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
+        return await self._select(
+            # CROSS JOIN keeps the entity's postings outermost: the planner would
+            # otherwise walk the tenant's rows in output order to save a sort.
+            "SELECT r.body, r.embedding FROM chunk_entities e CROSS JOIN chunk_rows r"
+            " ON r.tenant_id = e.tenant_id AND r.chunk_id = e.chunk_id"
+            " WHERE e.tenant_id = ? AND e.entity_id = ?"
+            " ORDER BY r.source_id, r.idx, r.chunk_id",
+            (str(tenant_id), str(entity_id)),
+        )
+
+    async def list_chunks(self, tenant_id: TenantId) -> list[StoredChunk]:
+        return await self._select(
+            "SELECT body, embedding FROM chunk_rows WHERE tenant_id = ?"
+            " ORDER BY source_id, idx, chunk_id",
+            (str(tenant_id),),
+        )
+
+    # -- searching ---------------------------------------------------------
+
+    async def lexical_candidates(
+        self,
+        terms: Sequence[str],
+        tenant_id: TenantId,
+        *,
+        source_ids: Sequence[str] | None = None,
+    ) -> LexicalCandidates:
+        asked = list(dict.fromkeys(terms))
+        tenant = str(tenant_id)
+        allowed = None if source_ids is None else list(dict.fromkeys(source_ids))
+
+        def work(connection: sqlite3.Connection) -> LexicalCandidates:
+            row = connection.execute(
+                "SELECT document_count, total_length FROM chunk_corpus WHERE tenant_id = ?",
+                (tenant,),
+            ).fetchone()
+            count, total = (0, 0) if row is None else (int(row[0]), int(row[1]))
+            frequencies = dict.fromkeys(asked, 0)
+            for part in chunked(asked):
+                for term, frequency in connection.execute(
+                    "SELECT term, document_frequency FROM chunk_terms"
+                    f" WHERE tenant_id = ? AND term IN ({placeholders(len(part))})",
+                    (tenant, *part),
+                ):
+                    frequencies[term] = int(frequency)
+            stats = CorpusStats(
+                document_count=count,
+                average_length=total / count if count else 0.0,
+                document_frequencies=frequencies,
+            )
+            found = [] if allowed == [] else _postings(connection, tenant, asked, allowed)
+            return LexicalCandidates(stats=stats, candidates=found)
+
+        return await self._db.read(work, store=self._name)
+
+    async def search_chunks(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        source_ids: Sequence[str] | None = None,
+    ) -> list[ChunkMatch]:
+        validate_search_args(k, None)
+        query = unit_vector(vector, dimension=self._dimension, context="query vector")
+        if k == 0 or (source_ids is not None and not source_ids):
+            return []
+        tenant = str(tenant_id)
+        wanted = None if source_ids is None else np.array(list(source_ids), dtype=np.str_)
+
+        def work(connection: sqlite3.Connection) -> list[ChunkMatch]:
+            token = current_generation(connection, "chunk_generations", tenant)
+            matrix = self._cache.get(tenant, token, lambda: self._load(connection, tenant))
+            eligible = None if wanted is None else np.isin(matrix.sources, wanted)
+            hits = top_k(matrix.rows, query, matrix.ids, k=k, eligible=eligible, min_score=None)
+            chunks = {
+                str(c.id): c for c in _fetch(connection, tenant, [matrix.ids[r] for r, _ in hits])
+            }
+            return [ChunkMatch(chunk=chunks[matrix.ids[r]], score=score) for r, score in hits]
+
+        return await self._db.read(work, store=self._name)
+
+    # -- helpers -----------------------------------------------------------
+
+    def _rows(self, chunks: Sequence[StoredChunk]) -> list[_Row]:
+        """Validated rows, the last of each (tenant, id) winning; touches no state."""
+        rows: dict[tuple[str, str], _Row] = {}
+        for chunk in chunks:
+            blob = None
+            if chunk.embedding is not None:
+                blob = stored_vector(
+                    chunk.embedding,
+                    dimension=self._dimension,
+                    context=f"embedding of chunk {chunk.id}",
+                ).tobytes()
+            row = _Row(
+                tenant=str(chunk.tenant_id),
+                chunk_id=str(chunk.id),
+                source_id=chunk.source_id,
+                index=chunk.index,
+                body=chunk.model_dump_json(exclude={"embedding"}),
+                embedding=blob,
+                counts=Counter(tokenize(chunk.text)),
+                entity_ids=sorted({str(e) for e in chunk.entity_ids}),
+            )
+            rows.pop((row.tenant, row.chunk_id), None)
+            rows[(row.tenant, row.chunk_id)] = row
+        return list(rows.values())
+
+    async def _select(self, statement: str, parameters: tuple[str, ...]) -> list[StoredChunk]:
+        def work(connection: sqlite3.Connection) -> list[StoredChunk]:
+            return [_chunk(body, blob) for body, blob in connection.execute(statement, parameters)]
+
+        return await self._db.read(work, store=self._name)
+
+    def _load(self, connection: sqlite3.Connection, tenant: str) -> _Matrix:
+        ids: list[str] = []
+        sources: list[str] = []
+        blobs: list[bytes] = []
+        for chunk_id, source_id, blob in connection.execute(
+            "SELECT chunk_id, source_id, embedding FROM chunk_rows"
+            " WHERE tenant_id = ? AND embedding IS NOT NULL",
+            (tenant,),
+        ):
+            ids.append(chunk_id)
+            sources.append(source_id)
+            blobs.append(blob)
+        raw = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), self._dimension)
+        return _Matrix(
+            ids=ids,
+            sources=np.array(sources, dtype=np.str_),
+            rows=unit_rows(raw) if ids else raw,
+        )
+
+
+def _chunk(body: str, blob: bytes | None) -> StoredChunk:
+    chunk = StoredChunk.model_validate_json(body)
+    if blob is not None:
+        chunk.embedding = np.frombuffer(blob, dtype=np.float32).tolist()
+    return chunk
+
+
+def _fetch(connection: sqlite3.Connection, tenant: str, ids: Sequence[str]) -> list[StoredChunk]:
+    """The chunks of `ids` (distinct) in `tenant`, ordered by id string."""
+    found: list[tuple[str, str, bytes | None]] = []
+    for part in chunked(ids):
+        found.extend(
+            connection.execute(
+                "SELECT chunk_id, body, embedding FROM chunk_rows"
+                f" WHERE tenant_id = ? AND chunk_id IN ({placeholders(len(part))})",
+                (tenant, *part),
+            )
+        )
+    return [_chunk(body, blob) for _, body, blob in sorted(found, key=lambda row: row[0])]
+
+
+def _ids_of_source(connection: sqlite3.Connection, tenant: str, source_id: str) -> list[str]:
+    return [
+        str(row[0])
+        for row in connection.execute(
+            "SELECT chunk_id FROM chunk_rows WHERE tenant_id = ? AND source_id = ?",
+            (tenant, source_id),
+        )
+    ]
+
+
+def _postings(
+    connection: sqlite3.Connection, tenant: str, terms: list[str], allowed: list[str] | None
+) -> list[LexicalCandidate]:
+    """One candidate per chunk holding any of `terms`, narrowed to `allowed` sources."""
+    lengths: dict[str, int] = {}
+    found: dict[str, dict[str, int]] = {}
+    for part in chunked(terms):
+        marks = placeholders(len(part))
+        if allowed is None:
+            rows: Iterable[tuple[str, str, int, int]] = connection.execute(
+                "SELECT chunk_id, term, tf, length FROM chunk_postings"
+                f" WHERE tenant_id = ? AND term IN ({marks})",
+                (tenant, *part),
+            )
+        else:
+            rows = _filtered_postings(connection, tenant, part, allowed)
+        for chunk_id, term, tf, length in rows:
+            lengths[chunk_id] = int(length)
+            found.setdefault(chunk_id, {})[term] = int(tf)
+    return [
+        LexicalCandidate(chunk_id=ChunkId(chunk_id), length=lengths[chunk_id], term_frequencies=tf)
+        for chunk_id, tf in found.items()
+    ]
+
+
+def _filtered_postings(
+    connection: sqlite3.Connection, tenant: str, terms: Sequence[str], allowed: list[str]
+) -> list[tuple[str, str, int, int]]:
+    rows: list[tuple[str, str, int, int]] = []
+    for sources in chunked(allowed, 400):
+        rows.extend(
+            connection.execute(
+                "SELECT p.chunk_id, p.term, p.tf, p.length FROM chunk_postings p"
+                " JOIN chunk_rows r ON r.tenant_id = p.tenant_id AND r.chunk_id = p.chunk_id"
+                f" WHERE p.tenant_id = ? AND p.term IN ({placeholders(len(terms))})"
+                f" AND r.source_id IN ({placeholders(len(sources))})",
+                (tenant, *terms, *sources),
+            )
+        )
+    return rows
+
+
+def _remove(connection: sqlite3.Connection, tenant: str, ids: Sequence[str]) -> None:
+    """Delete these chunks of `tenant` (missing ones ignored) and take them out of the stats."""
+    distinct = list(dict.fromkeys(ids))
+    terms: Counter[str] = Counter()
+    count = total = 0
+    for part in chunked(distinct):
+        marks = placeholders(len(part))
+        for (term,) in connection.execute(
+            f"SELECT term FROM chunk_postings WHERE tenant_id = ? AND chunk_id IN ({marks})",
+            (tenant, *part),
+        ):
+            terms[term] += 1
+        row = connection.execute(
+            "SELECT count(*), coalesce(sum(length), 0) FROM chunk_rows"
+            f" WHERE tenant_id = ? AND chunk_id IN ({marks})",
+            (tenant, *part),
+        ).fetchone()
+        count, total = count + int(row[0]), total + int(row[1])
+        for table in ("chunk_postings", "chunk_entities", "chunk_rows"):
+            connection.execute(
+                f"DELETE FROM {table} WHERE tenant_id = ? AND chunk_id IN ({marks})",
+                (tenant, *part),
+            )
+    if not count:
+        return
+    connection.executemany(
+        "UPDATE chunk_terms SET document_frequency = document_frequency - ?"
+        " WHERE tenant_id = ? AND term = ?",
+        [(n, tenant, term) for term, n in sorted(terms.items())],
+    )
+    connection.executemany(
+        "DELETE FROM chunk_terms WHERE tenant_id = ? AND term = ? AND document_frequency <= 0",
+        [(tenant, term) for term in sorted(terms)],
+    )
+    connection.execute(
+        "UPDATE chunk_corpus SET document_count = document_count - ?,"
+        " total_length = total_length - ? WHERE tenant_id = ?",
+        (count, total, tenant),
+    )
+
+
+def _insert(connection: sqlite3.Connection, rows: Sequence[_Row]) -> None:
+    """Insert rows known to be absent, with their postings, and add them to the stats."""
+    connection.executemany(
+        "INSERT INTO chunk_rows (tenant_id, chunk_id, source_id, idx, length, body, embedding)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(r.tenant, r.chunk_id, r.source_id, r.index, r.length, r.body, r.embedding) for r in rows],
+    )
+    connection.executemany(
+        "INSERT INTO chunk_entities (tenant_id, entity_id, chunk_id) VALUES (?, ?, ?)",
+        [(r.tenant, e, r.chunk_id) for r in rows for e in r.entity_ids],
+    )
+    connection.executemany(
+        "INSERT INTO chunk_postings (tenant_id, term, chunk_id, tf, length) VALUES (?, ?, ?, ?, ?)",
+        [(r.tenant, t, r.chunk_id, tf, r.length) for r in rows for t, tf in r.counts.items()],
+    )
+    frequencies = Counter((r.tenant, term) for r in rows for term in r.counts)
+    connection.executemany(
+        "INSERT INTO chunk_terms (tenant_id, term, document_frequency) VALUES (?, ?, ?)"
+        " ON CONFLICT (tenant_id, term) DO UPDATE SET"
+        " document_frequency = document_frequency + excluded.document_frequency",
+        [(tenant, term, n) for (tenant, term), n in sorted(frequencies.items())],
+    )
+    totals: dict[str, tuple[int, int]] = {}
+    for r in rows:
+        count, total = totals.get(r.tenant, (0, 0))
+        totals[r.tenant] = (count + 1, total + r.length)
+    connection.executemany(
+        "INSERT INTO chunk_corpus (tenant_id, document_count, total_length) VALUES (?, ?, ?)"
+        " ON CONFLICT (tenant_id) DO UPDATE SET"
+        " document_count = document_count + excluded.document_count,"
+        " total_length = total_length + excluded.total_length",
+        [(tenant, count, total) for tenant, (count, total) in sorted(totals.items())],
+    )

@@ -1,0 +1,146 @@
+"""An event log in PostgreSQL: one row per event, sequenced per tenant."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from uuid import UUID
+
+from redstring.domain.events import Event, event_from_json, event_to_json
+from redstring.domain.ids import TenantId
+from redstring.events.reading import check_read_bounds
+from redstring.storage.postgres import Connection, PostgresDatabase
+from redstring.storage.schema import Schema
+
+SCHEMA = Schema(
+    component="events",
+    migrations=[
+        [
+            # body: the event's JSON (its `kind` names its type), sequence included;
+            # text, not jsonb, so it reads back exactly as written.
+            "CREATE TABLE {schema}.event_log ("
+            " tenant_id uuid NOT NULL, sequence bigint NOT NULL, event_id uuid NOT NULL,"
+            " kind text NOT NULL, body text NOT NULL, PRIMARY KEY (tenant_id, sequence),"
+            " UNIQUE (tenant_id, event_id))",
+            # One row per tenant holding its last sequence; locked by each append.
+            "CREATE TABLE {schema}.event_heads ("
+            " tenant_id uuid PRIMARY KEY, last_sequence bigint NOT NULL)",
+        ]
+    ],
+)
+
+
+class PostgresEventLog:
+    """An `EventLog` in PostgreSQL, sharing a pool and schema with other stores.
+
+    Build it with `await PostgresEventLog.open(database)`. Each `append` is one
+    transaction that locks the head row of every tenant it writes (in tenant
+    order, so concurrent appends neither interleave sequences nor deadlock).
+    An event whose id the tenant's log (or the batch) holds is answered with
+    the stored copy.
+    """
+
+    def __init__(self, database: PostgresDatabase) -> None:
+        self._db = database
+        self._name = f"PostgresEventLog(schema={database.schema})"
+
+    @classmethod
+    async def open(cls, database: PostgresDatabase, *, migrate: bool = False) -> PostgresEventLog:
+        """The log over `database`, creating its tables if absent."""
+        log = cls(database)
+        await database.ensure_schema(SCHEMA, migrate=migrate, store=log._name)
+        return log
+
+    async def append(self, events: Sequence[Event]) -> list[Event]:
+        given = [event.model_copy(deep=True) for event in events]
+        q = self._db.sql
+
+        async def work(connection: Connection) -> list[Event]:
+            last: dict[UUID, int] = {}
+            for tenant in sorted({event.tenant_id for event in given}):
+                await connection.execute(
+                    q(
+                        "INSERT INTO {schema}.event_heads (tenant_id, last_sequence)"
+                        " VALUES (%s, 0) ON CONFLICT (tenant_id) DO NOTHING"
+                    ),
+                    (tenant,),
+                )
+                cursor = await connection.execute(
+                    q(
+                        "SELECT last_sequence FROM {schema}.event_heads"
+                        " WHERE tenant_id = %s FOR UPDATE"
+                    ),
+                    (tenant,),
+                )
+                row = await cursor.fetchone()
+                assert row is not None  # inserted just above in this transaction
+                last[tenant] = int(row[0])
+            stored: list[Event] = []
+            batch: dict[tuple[UUID, UUID], Event] = {}
+            for event in given:
+                key = (event.tenant_id, event.event_id)
+                earlier = batch.get(key) or await self._by_id(connection, *key)
+                if earlier is not None:
+                    stored.append(earlier)
+                    continue
+                last[event.tenant_id] += 1
+                copy = event.model_copy(update={"sequence": last[event.tenant_id]})
+                await connection.execute(
+                    q(
+                        "INSERT INTO {schema}.event_log (tenant_id, sequence, event_id, kind, body)"
+                        " VALUES (%s, %s, %s, %s, %s)"
+                    ),
+                    (
+                        event.tenant_id,
+                        copy.sequence,
+                        event.event_id,
+                        copy.kind,
+                        event_to_json(copy),
+                    ),
+                )
+                batch[key] = copy
+                stored.append(copy)
+            for head, sequence in last.items():
+                await connection.execute(
+                    q("UPDATE {schema}.event_heads SET last_sequence = %s WHERE tenant_id = %s"),
+                    (sequence, head),
+                )
+            return [event.model_copy(deep=True) for event in stored]
+
+        return await self._db.write(work, store=self._name)
+
+    async def read(
+        self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
+    ) -> list[Event]:
+        check_read_bounds(after, limit)
+        statement = self._db.sql(
+            "SELECT body FROM {schema}.event_log WHERE tenant_id = %s AND sequence > %s"
+            " ORDER BY sequence LIMIT %s"
+        )
+
+        async def work(connection: Connection) -> list[Event]:
+            cursor = await connection.execute(statement, (tenant_id, after, limit))
+            return [event_from_json(body) for (body,) in await cursor.fetchall()]
+
+        return await self._db.read(work, store=self._name)
+
+    async def last_sequence(self, tenant_id: TenantId) -> int:
+        statement = self._db.sql(
+            "SELECT last_sequence FROM {schema}.event_heads WHERE tenant_id = %s"
+        )
+
+        async def work(connection: Connection) -> int:
+            cursor = await connection.execute(statement, (tenant_id,))
+            row = await cursor.fetchone()
+            return 0 if row is None else int(row[0])
+
+        return await self._db.read(work, store=self._name)
+
+    async def _by_id(self, connection: Connection, tenant: UUID, event_id: UUID) -> Event | None:
+        cursor = await connection.execute(
+            self._db.sql(
+                "SELECT body FROM {schema}.event_log WHERE tenant_id = %s AND event_id = %s"
+            ),
+            (tenant, event_id),
+        )
+        row = await cursor.fetchone()
+        return None if row is None else event_from_json(str(row[0]))

@@ -1,0 +1,102 @@
+"""An event log in a SQLite file: one row per event, sequenced per tenant."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from redstring.domain.events import Event, event_from_json, event_to_json
+from redstring.domain.ids import TenantId
+from redstring.events.reading import check_read_bounds
+from redstring.storage.schema import Schema
+from redstring.storage.sqlite import SqliteDatabase
+
+SCHEMA = Schema(
+    component="events",
+    migrations=[
+        [
+            # body: the event's JSON (its `kind` names its type), sequence included.
+            "CREATE TABLE event_log ("
+            " tenant_id TEXT NOT NULL, sequence INTEGER NOT NULL, event_id TEXT NOT NULL,"
+            " kind TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (tenant_id, sequence),"
+            " UNIQUE (tenant_id, event_id))",
+        ]
+    ],
+)
+
+
+class SqliteEventLog:
+    """An `EventLog` in a SQLite file shared with other stores.
+
+    Each `append` is one write transaction: it numbers each tenant's new
+    events after that tenant's last one, and an event whose id the tenant's
+    log (or the batch) already holds is answered with the stored copy.
+    """
+
+    def __init__(self, database: SqliteDatabase, *, migrate: bool = False) -> None:
+        self._db = database
+        self._name = f"SqliteEventLog({database.path})"
+        database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
+
+    async def append(self, events: Sequence[Event]) -> list[Event]:
+        given = [event.model_copy(deep=True) for event in events]
+
+        def work(connection: sqlite3.Connection) -> list[Event]:
+            stored: list[Event] = []
+            batch: dict[tuple[str, str], Event] = {}
+            last: dict[str, int] = {}
+            for event in given:
+                tenant, event_id = str(event.tenant_id), str(event.event_id)
+                earlier = batch.get((tenant, event_id)) or _by_id(connection, tenant, event_id)
+                if earlier is not None:
+                    stored.append(earlier)
+                    continue
+                if tenant not in last:
+                    last[tenant] = _last(connection, tenant)
+                last[tenant] += 1
+                copy = event.model_copy(update={"sequence": last[tenant]})
+                connection.execute(
+                    "INSERT INTO event_log (tenant_id, sequence, event_id, kind, body)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (tenant, last[tenant], event_id, copy.kind, event_to_json(copy)),
+                )
+                batch[(tenant, event_id)] = copy
+                stored.append(copy)
+            return [event.model_copy(deep=True) for event in stored]
+
+        return await self._db.write(work, store=self._name)
+
+    async def read(
+        self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
+    ) -> list[Event]:
+        check_read_bounds(after, limit)
+
+        def work(connection: sqlite3.Connection) -> list[Event]:
+            rows = connection.execute(
+                "SELECT body FROM event_log WHERE tenant_id = ? AND sequence > ?"
+                " ORDER BY sequence LIMIT ?",
+                (str(tenant_id), after, -1 if limit is None else limit),
+            )
+            return [event_from_json(body) for (body,) in rows]
+
+        return await self._db.read(work, store=self._name)
+
+    async def last_sequence(self, tenant_id: TenantId) -> int:
+        def work(connection: sqlite3.Connection) -> int:
+            return _last(connection, str(tenant_id))
+
+        return await self._db.read(work, store=self._name)
+
+
+def _last(connection: sqlite3.Connection, tenant: str) -> int:
+    row = connection.execute(
+        "SELECT max(sequence) FROM event_log WHERE tenant_id = ?", (tenant,)
+    ).fetchone()
+    return 0 if row[0] is None else int(row[0])
+
+
+def _by_id(connection: sqlite3.Connection, tenant: str, event_id: str) -> Event | None:
+    row = connection.execute(
+        "SELECT body FROM event_log WHERE tenant_id = ? AND event_id = ?", (tenant, event_id)
+    ).fetchone()
+    return None if row is None else event_from_json(str(row[0]))
