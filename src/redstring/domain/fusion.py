@@ -73,10 +73,11 @@ class ReciprocalRankFusion:
 
 
 #: Lexical similarity at or below which a lexical candidate is no evidence at
-#: all. Fitted on the quality corpus's fit half (ADR 0060).
-EVIDENCE_LEXICAL_FLOOR = 0.8
-#: The exponent that sharpens each channel's evidence (ADR 0060).
-EVIDENCE_POWER = 6.0
+#: all. Fitted on the quality corpus's fit half (ADR 0060; refitted in ADR 0071
+#: for the token-aware lexical channel).
+EVIDENCE_LEXICAL_FLOOR = 0.6
+#: The exponent that sharpens each channel's evidence (ADR 0060, refitted in 0071).
+EVIDENCE_POWER = 3.0
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,8 @@ def ids(fused: list[tuple[UUID, float]]) -> list[UUID]:
 
 
 def test_the_default_is_evidence_fusion_with_the_recorded_constants() -> None:
-    assert EvidenceFusion(lexical_floor=0.8, power=6.0) == DEFAULT_FUSION
-    assert (EVIDENCE_LEXICAL_FLOOR, EVIDENCE_POWER) == (0.8, 6.0)
+    assert EvidenceFusion(lexical_floor=0.6, power=3.0) == DEFAULT_FUSION
+    assert (EVIDENCE_LEXICAL_FLOOR, EVIDENCE_POWER) == (0.6, 3.0)
 
 
 @given(
@@ -71,19 +71,20 @@ def test_lexical_evidence_is_zero_at_the_floor_and_positive_just_above() -> None
     at_floor = dict(EvidenceFusion().fuse([], [(A, EVIDENCE_LEXICAL_FLOOR)]))
     above = dict(EvidenceFusion().fuse([], [(A, EVIDENCE_LEXICAL_FLOOR + 0.05)]))
     assert at_floor[A] == 0.0
-    assert above[A] == pytest.approx(0.5 * 0.25**EVIDENCE_POWER)
+    assert above[A] == pytest.approx(0.5 * (0.05 / (1 - EVIDENCE_LEXICAL_FLOOR)) ** EVIDENCE_POWER)
 
 
 def test_a_semantic_score_at_or_below_orthogonal_is_no_evidence_never_negative() -> None:
     """0.5 is cosine 0 on the vector scale; 0.2 is a negative cosine, still zero evidence."""
     fused = dict(EvidenceFusion().fuse([(A, 0.5), (B, 0.2)], [(B, 0.9)]))
     assert fused[A] == 0.0
-    assert fused[B] == pytest.approx(0.5 * 0.5**EVIDENCE_POWER)
+    lexical = (0.9 - EVIDENCE_LEXICAL_FLOOR) / (1 - EVIDENCE_LEXICAL_FLOOR)
+    assert fused[B] == pytest.approx(0.5 * lexical**EVIDENCE_POWER)
 
 
 def test_equal_evidence_breaks_by_rank_fusion_before_id() -> None:
     """Both below the floor (zero evidence): the channel's own order must survive, not id order."""
-    fused = EvidenceFusion().fuse([], [(B, 0.7), (A, 0.6)])
+    fused = EvidenceFusion().fuse([], [(B, 0.55), (A, 0.5)])
     assert ids(fused) == [B, A]
     assert [score for _, score in fused] == [0.0, 0.0]
 
