@@ -87,29 +87,38 @@ def bm25_score(
     query_terms: Sequence[str], candidate: LexicalCandidate, stats: CorpusStats
 ) -> float:
     """The BM25 score of one candidate for `query_terms` (repeats count once)."""
+    return _score(list(dict.fromkeys(query_terms)), candidate, stats, {})
+
+
+def _score(
+    terms: list[str], candidate: LexicalCandidate, stats: CorpusStats, idfs: dict[str, float]
+) -> float:
+    """`bm25_score` over distinct `terms`, memoising each term's checked idf in `idfs`."""
     parts = []
-    for term in dict.fromkeys(query_terms):
-        frequency = candidate.term_frequencies.get(term, 0)
+    frequencies = candidate.term_frequencies
+    for term in terms:
+        frequency = frequencies.get(term, 0)
         if frequency <= 0:
             continue
-        document_frequency = stats.document_frequencies.get(term)
-        if document_frequency is None or not 1 <= document_frequency <= stats.document_count:
-            raise InconsistentCorpusError(
-                term=term,
-                detail=(
-                    f"chunk {candidate.chunk_id} contains it but its document frequency is "
-                    f"{document_frequency} in a corpus of {stats.document_count} chunks"
-                ),
-            )
-        parts.append(
-            term_score(
-                frequency,
-                candidate.length,
-                stats.average_length,
-                idf(document_frequency, stats.document_count),
-            )
-        )
+        weight = idfs.get(term)
+        if weight is None:
+            weight = idfs[term] = _checked_idf(term, candidate, stats)
+        parts.append(term_score(frequency, candidate.length, stats.average_length, weight))
     return math.fsum(parts)
+
+
+def _checked_idf(term: str, candidate: LexicalCandidate, stats: CorpusStats) -> float:
+    """The idf of a term `candidate` contains; raises when its frequency contradicts that."""
+    document_frequency = stats.document_frequencies.get(term)
+    if document_frequency is None or not 1 <= document_frequency <= stats.document_count:
+        raise InconsistentCorpusError(
+            term=term,
+            detail=(
+                f"chunk {candidate.chunk_id} contains it but its document frequency is "
+                f"{document_frequency} in a corpus of {stats.document_count} chunks"
+            ),
+        )
+    return idf(document_frequency, stats.document_count)
 
 
 def rank_chunks(
@@ -127,6 +136,8 @@ def rank_chunks(
     a document frequency that contradicts a candidate.
     """
     require_k(k)
+    terms = list(dict.fromkeys(query_terms))
+    idfs: dict[str, float] = {}  # each term's idf, computed and checked once per query
     seen: set[ChunkId] = set()
     scored: list[tuple[ChunkId, float]] = []
     for candidate in candidates:
@@ -136,7 +147,7 @@ def rank_chunks(
                 term=None, detail=f"chunk {chunk_id} was offered as a candidate twice"
             )
         seen.add(chunk_id)
-        score = bm25_score(query_terms, candidate, stats)
+        score = _score(terms, candidate, stats, idfs)
         if score > 0.0:
             scored.append((chunk_id, score))
     return heapq.nsmallest(k, scored, key=lambda pair: (-pair[1], str(pair[0])))

@@ -6,10 +6,13 @@ adapter family (vectors, chunks) may use it without importing another.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 import numpy.typing as npt
+from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
 from redstring.domain.errors import DimensionMismatchError, InvalidVectorError
 
@@ -26,6 +29,22 @@ def unit_vector(vector: Sequence[float], *, dimension: int, context: str) -> Flo
     if not np.isfinite(norm) or norm == 0.0:
         raise InvalidVectorError(context=context)
     return (array / norm).astype(np.float32)
+
+
+@functools.cache
+def _blas_controller() -> ThreadpoolController:
+    return ThreadpoolController()
+
+
+@contextmanager
+def single_threaded_blas() -> Iterator[None]:
+    """Run the body with the BLAS libraries numpy loaded limited to one thread.
+
+    The previous limits are restored on exit. Used around the matrix-vector
+    product of `top_k`, where a threaded BLAS was measured far slower (ADR 0100).
+    """
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        yield
 
 
 def validate_search_args(k: int, min_score: float | None) -> None:
@@ -53,7 +72,9 @@ def top_k(
     """
     if k == 0 or matrix.shape[0] == 0:
         return []
-    scores = np.clip((1.0 + matrix @ query) / 2.0, 0.0, 1.0)
+    with single_threaded_blas():
+        products = matrix @ query
+    scores = np.clip((1.0 + products) / 2.0, 0.0, 1.0)
     keep = np.ones(scores.shape[0], dtype=bool) if eligible is None else eligible.copy()
     if min_score is not None:
         keep &= scores >= min_score
@@ -86,7 +107,18 @@ def stored_vector(vector: Sequence[float], *, dimension: int, context: str) -> F
     return array
 
 
+#: Rows scaled per block by `unit_rows`, bounding its float64 temporaries.
+UNIT_ROWS_BLOCK = 8192
+
+
 def unit_rows(matrix: FloatMatrix) -> FloatMatrix:
-    """Each row of `matrix` scaled to length one (rows are known to be non-zero)."""
-    norms = np.linalg.norm(matrix.astype(np.float64), axis=1, keepdims=True)
-    return (matrix / norms).astype(np.float32)
+    """Each row of `matrix` scaled to length one (rows are known to be non-zero).
+
+    Computed in float64 a block of rows at a time, so the temporaries stay
+    small however tall the matrix is; the result is float32.
+    """
+    out = np.empty(matrix.shape, dtype=np.float32)
+    for start in range(0, matrix.shape[0], UNIT_ROWS_BLOCK):
+        block = matrix[start : start + UNIT_ROWS_BLOCK].astype(np.float64)
+        out[start : start + UNIT_ROWS_BLOCK] = block / np.linalg.norm(block, axis=1, keepdims=True)
+    return out

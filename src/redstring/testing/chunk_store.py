@@ -301,6 +301,26 @@ class ChunkStoreCompliance(ABC):
         assert frequencies(found) == {long.id: {"engine": 3, "notes": 1}, short.id: {"notes": 1}}
 
     @pytest.mark.asyncio
+    async def test_a_chunk_of_stopwords_only_counts_in_the_corpus_but_posts_nothing(
+        self,
+    ) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        empty, worded = (
+            passage(tenant, "doc", "the and of"),
+            passage(tenant, "doc", "engine", index=1),
+        )
+        await store.upsert_chunks([empty, worded])
+        assert tokenize(empty.text) == []
+        found = await store.lexical_candidates(["the", "engine"], tenant)
+        assert found.stats.document_count == 2
+        assert found.stats.average_length == pytest.approx(0.5)
+        assert found.stats.document_frequencies == {"the": 0, "engine": 1}
+        assert [c.chunk_id for c in found.candidates] == [worded.id]
+        await store.upsert_chunks([empty])
+        assert await store.chunks_of_source("doc", tenant) == [empty, worded]
+
+    @pytest.mark.asyncio
     async def test_writing_a_chunk_again_does_not_duplicate_its_postings(self) -> None:
         store = await self.make_store(DIMENSION)
         tenant = fresh_tenant()

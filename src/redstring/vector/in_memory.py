@@ -8,7 +8,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from redstring.domain.exact_search import FloatMatrix, top_k, unit_vector, validate_search_args
+from redstring.domain.exact_search import (
+    FloatMatrix,
+    stored_vector,
+    top_k,
+    unit_rows,
+    unit_vector,
+    validate_search_args,
+)
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.vector import VectorMatch, VectorRecord
@@ -25,16 +32,18 @@ class _Matrix:
 
 @dataclass
 class _Tenant:
-    records: dict[EntityId, VectorRecord] = field(default_factory=dict)
-    units: dict[EntityId, FloatMatrix] = field(default_factory=dict)
+    #: entity id -> (entity type, the vector as given, as float32)
+    records: dict[EntityId, tuple[str, FloatMatrix]] = field(default_factory=dict)
     cache: _Matrix | None = None
 
 
 class InMemoryVectorStore:
     """A `VectorStore` for a single process: exact cosine per tenant.
 
-    Each tenant's unit vectors are stacked into one float32 matrix on the first
-    search after a write, so a search is one matrix-vector product.
+    Vectors are kept as float32 arrays (as SQLite keeps them: `get` returns
+    them rounded to float32) and each tenant's rows are stacked and scaled to
+    unit length into one matrix on the first search after a write, so a
+    search is one matrix-vector product.
     """
 
     def __init__(self, *, dimension: int) -> None:
@@ -48,18 +57,17 @@ class InMemoryVectorStore:
         return self._dimension
 
     async def upsert(self, records: Sequence[VectorRecord]) -> None:
-        units = [
-            unit_vector(
+        arrays = [
+            stored_vector(
                 record.vector,
                 dimension=self._dimension,
                 context=f"vector of entity {record.entity_id}",
             )
             for record in records
         ]
-        for record, unit in zip(records, units, strict=True):
+        for record, array in zip(records, arrays, strict=True):
             part = self._tenants.setdefault(record.tenant_id, _Tenant())
-            part.records[record.entity_id] = record.model_copy(deep=True)
-            part.units[record.entity_id] = unit
+            part.records[record.entity_id] = (record.entity_type, array)
             part.cache = None
 
     async def delete(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
@@ -68,7 +76,6 @@ class InMemoryVectorStore:
             return
         for entity_id in entity_ids:
             if part.records.pop(entity_id, None) is not None:
-                del part.units[entity_id]
                 part.cache = None
 
     async def purge_tenant(self, tenant_id: TenantId) -> None:
@@ -78,8 +85,16 @@ class InMemoryVectorStore:
         part = self._tenants.get(tenant_id)
         if part is None:
             return []
-        found = (part.records.get(entity_id) for entity_id in dict.fromkeys(entity_ids))
-        return [record.model_copy(deep=True) for record in found if record is not None]
+        return [
+            VectorRecord(
+                tenant_id=tenant_id,
+                entity_id=entity_id,
+                entity_type=held[0],
+                vector=held[1].tolist(),
+            )
+            for entity_id in dict.fromkeys(entity_ids)
+            if (held := part.records.get(entity_id)) is not None
+        ]
 
     async def count(self, tenant_id: TenantId) -> int:
         part = self._tenants.get(tenant_id)
@@ -116,9 +131,9 @@ class InMemoryVectorStore:
     def _matrix(part: _Tenant) -> _Matrix:
         if part.cache is None:
             ids = list(part.records)
-            types = [part.records[entity_id].entity_type for entity_id in ids]
+            types = [part.records[entity_id][0] for entity_id in ids]
             rows = (
-                np.stack([part.units[entity_id] for entity_id in ids])
+                unit_rows(np.stack([part.records[entity_id][1] for entity_id in ids]))
                 if ids
                 else np.zeros((0, 1), dtype=np.float32)
             )

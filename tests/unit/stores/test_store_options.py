@@ -10,6 +10,7 @@ import pytest
 
 import redstring
 from redstring import (
+    DimensionMismatchError,
     Entity,
     StoreOperationError,
     StoreUnavailableError,
@@ -18,7 +19,10 @@ from redstring import (
     open_postgres,
     open_sqlite,
 )
+from redstring.chunks.postgres import PostgresChunkStore
+from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.storage.sqlite import SqliteDatabase
+from redstring.storage.tenant_cache import TenantCache
 from redstring.vector.postgres import PgVectorStore
 from redstring.vector.sqlite import SqliteVectorStore
 
@@ -121,3 +125,25 @@ async def test_bad_search_options_are_refused(postgres_url: str) -> None:
 def test_an_unknown_attribute_of_the_package_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError, match="no_such_thing"):
         _ = redstring.no_such_thing
+
+
+@pytest.mark.asyncio
+async def test_the_chunk_stores_check_their_dimension_and_cache_bound(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    path = tmp_path / "chunks.db"
+    await open_sqlite(path, dimension=4).close()
+    with pytest.raises(ValueError, match="dimension"):
+        SqliteChunkStore(SqliteDatabase(path), dimension=0)
+    with pytest.raises(DimensionMismatchError) as caught:
+        SqliteChunkStore(SqliteDatabase(path), dimension=8)
+    assert (caught.value.expected, caught.value.actual) == (4, 8)
+    with pytest.raises(ValueError, match="capacity"):
+        TenantCache[int](-1)
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    async with await open_postgres(postgres_url, dimension=4, schema=schema) as stores:
+        with pytest.raises(ValueError, match="dimension"):
+            PostgresChunkStore(stores.database, dimension=0)
+        with pytest.raises(DimensionMismatchError) as caught:
+            await PostgresChunkStore.open(stores.database, dimension=8)
+        assert (caught.value.expected, caught.value.actual) == (4, 8)
