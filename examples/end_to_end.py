@@ -94,7 +94,7 @@ MODEL = FakeLlmProvider(
         "Choose the domain schema": {"domain": "people_and_organisations", "confidence": 0.9},
         "first published computer program": {
             "entities": [
-                person("Ada Lovelace", "English mathematician who wrote the first program"),
+                person("Ada Lovelace", "English mathematician the first computer program"),
                 person("Charles Babbage", "inventor of the Analytical Engine"),
             ],
             "relationships": [

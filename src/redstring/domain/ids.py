@@ -29,6 +29,17 @@ def new_tenant_id() -> TenantId:
     return TenantId(uuid4())
 
 
+def tenant_id_for(name: str) -> TenantId:
+    """The tenant id a tenant *name* stands for: the same name, the same id, everywhere.
+
+    Names are compared exactly (no normalisation: a tenant is an account, not
+    a spelling). Raises `ValueError` for a blank name.
+    """
+    if not name.strip():
+        raise ValueError("a tenant name must not be blank; pass a name or a UUID")
+    return TenantId(uuid5(REDSTRING_NAMESPACE, _SEPARATOR.join(["tenant", name])))
+
+
 def entity_id_for(tenant_id: TenantId, entity_type: str, name: str) -> EntityId:
     """The id of the entity of `entity_type` named `name` in `tenant_id`.
 

@@ -77,6 +77,10 @@ class InMemoryGraphStore:
         held = self._part(tenant_id).relationships.values()
         return [rel.model_copy(deep=True) for rel in sorted(held, key=lambda r: str(r.id))]
 
+    async def list_tenants(self) -> list[TenantId]:
+        held = (tenant for tenant, part in self._tenants.items() if part.entities)
+        return sorted(held, key=str)
+
     async def relationships_of(
         self, entity_id: EntityId, tenant_id: TenantId
     ) -> list[Relationship]:

@@ -166,6 +166,10 @@ class PostgresGraphStore:
             (tenant_id,),
         )
 
+    async def list_tenants(self) -> list[TenantId]:
+        rows = await self._rows("SELECT DISTINCT tenant_id::text FROM {schema}.graph_entities", ())
+        return sorted((TenantId(UUID(row[0])) for row in rows), key=str)
+
     async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
         rows = await self._rows(
             "SELECT body::text FROM {schema}.graph_relationships WHERE tenant_id = %s ORDER BY id",

@@ -141,6 +141,13 @@ class SqliteGraphStore:
             "SELECT body FROM graph_entities WHERE tenant_id = ? ORDER BY id", (str(tenant_id),)
         )
 
+    async def list_tenants(self) -> list[TenantId]:
+        # DISTINCT over the primary key's leading column: an index walk, not a table scan.
+        tenants = await self._read(
+            lambda c: [row[0] for row in c.execute("SELECT DISTINCT tenant_id FROM graph_entities")]
+        )
+        return sorted((TenantId(UUID(tenant)) for tenant in tenants), key=str)
+
     async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
         return await self._relationships(
             "SELECT body FROM graph_relationships WHERE tenant_id = ? ORDER BY id",

@@ -32,6 +32,10 @@ class GraphReader(Protocol):
         """Every relationship of `tenant_id`, ordered by id string."""
         ...
 
+    async def list_tenants(self) -> list[TenantId]:
+        """Every tenant holding at least one entity, ordered by id string."""
+        ...
+
     async def relationships_of(
         self, entity_id: EntityId, tenant_id: TenantId
     ) -> list[Relationship]:

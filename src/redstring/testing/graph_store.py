@@ -306,6 +306,21 @@ class GraphStoreCompliance(ABC):
         assert len(await store.list_relationships(second)) == 1
 
     @pytest.mark.asyncio
+    async def test_list_tenants_names_each_tenant_holding_an_entity_once(self) -> None:
+        store = await self.make_store()
+        first, second, emptied = fresh_tenant(), fresh_tenant(), fresh_tenant()
+        assert await store.list_tenants() == []
+        a1, b1 = person(first, "Ada Lovelace", fixed_id(1)), person(first, "Alan Turing")
+        await store.upsert([a1, b1], [edge(a1, b1)])
+        await store.upsert([person(second, "Ada Lovelace", fixed_id(1))])
+        gone = person(emptied, "Grace Hopper")
+        await store.upsert([gone])
+        await store.delete_entities([gone.id], emptied)
+        assert await store.list_tenants() == sorted([first, second], key=str)
+        await store.purge_tenant(first)
+        assert await store.list_tenants() == [second]
+
+    @pytest.mark.asyncio
     @property_settings
     @given(
         names=st.lists(

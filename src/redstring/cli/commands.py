@@ -1,0 +1,201 @@
+"""What each subcommand does, given parsed arguments and the stores its `--db` opens."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TextIO
+
+from redstring.cli import queries, render
+from redstring.cli.documents import read_documents
+from redstring.cli.errors import ChunkStoreUnavailableError
+from redstring.cli.progress import ProgressLine
+from redstring.cli.providers import (
+    embedding_provider,
+    llm_endpoint,
+    llm_provider,
+    require_reachable,
+)
+from redstring.cli.store_set import StoreOpener
+from redstring.cli.stores import open_store_set
+from redstring.cli.tenants import parse_tenant
+from redstring.composition.build_graph import build_graph
+from redstring.composition.index_documents import index_documents
+from redstring.domain.errors import MissingExtraError
+from redstring.domain.retrieval import require_query
+from redstring.extraction.domains import AUTO, DomainSpec
+from redstring.extraction.extractor import ExtractionProgress
+from redstring.ports.embedding_provider import EmbeddingProvider
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a command may touch besides its arguments."""
+
+    env: Mapping[str, str]
+    opener: StoreOpener
+    out: TextIO
+    err: TextIO
+
+
+def default_opener() -> StoreOpener:
+    """The opener of SQLite files and PostgreSQL URLs."""
+    return open_store_set
+
+
+def _dimension(embeddings: EmbeddingProvider | None) -> int | None:
+    """The vector dimension to open the stores with: the provider's, or the recorded one."""
+    return None if embeddings is None else embeddings.dimension
+
+
+async def run(args: argparse.Namespace, context: Context) -> int:
+    """Run the subcommand `args.command`; its exit status."""
+    handlers = {
+        "index": _index,
+        "build": _build,
+        "search": _search,
+        "passages": _passages,
+        "stats": _stats,
+        "mcp": _mcp,
+    }
+    await handlers[args.command](args, context)
+    return 0
+
+
+async def _index(args: argparse.Namespace, context: Context) -> None:
+    tenant = parse_tenant(args.tenant)
+    documents = read_documents(args.paths)
+    embeddings = embedding_provider(args, context.env)
+    async with context.opener(
+        args.db, dimension=_dimension(embeddings), create=True, migrate=args.migrate
+    ) as stores:
+        if stores.chunks is None:
+            raise ChunkStoreUnavailableError(backend=stores.backend, command="index")
+        line = ProgressLine(context.err, "indexing", enabled=not args.quiet)
+        try:
+            report = await index_documents(
+                documents,
+                chunks=stores.chunks,
+                tenant_id=tenant,
+                embeddings=embeddings,
+                progress=line.update,
+            )
+        finally:
+            line.finish()
+    render.print_index_report(report, context.out)
+
+
+async def _build(args: argparse.Namespace, context: Context) -> None:
+    tenant = parse_tenant(args.tenant)
+    documents = read_documents(args.paths)
+    provider = llm_provider(args, context.env)
+    await require_reachable(*llm_endpoint(args, context.env))
+    embeddings = embedding_provider(args, context.env)
+    domain: DomainSpec = AUTO if args.domain == "auto" else args.domain
+    started: dict[str, int] = {}
+
+    def progress(step: ExtractionProgress) -> None:
+        number = started.setdefault(step.document_id, len(started) + 1)
+        finished = number if step.chunks_done >= step.chunks_total else number - 1
+        failed = f", {step.chunks_failed} failed" if step.chunks_failed else ""
+        line.update(
+            finished,
+            len(documents),
+            f"{step.document_id}: chunk {step.chunks_done}/{step.chunks_total}{failed}",
+        )
+
+    line = ProgressLine(context.err, "building", enabled=not args.quiet)
+    async with context.opener(
+        args.db, dimension=_dimension(embeddings), create=True, migrate=args.migrate
+    ) as stores:
+        try:
+            report = await build_graph(
+                documents,
+                provider=provider,
+                graph=stores.graph,
+                tenant_id=tenant,
+                embeddings=embeddings,
+                vectors=stores.vectors if embeddings is not None else None,
+                chunks=stores.chunks,
+                log=stores.events,
+                domain=domain,
+                progress=progress,
+            )
+        finally:
+            line.finish()
+    if args.json:
+        context.out.write(report.model_dump_json(indent=2) + "\n")
+    else:
+        render.print_build_report(report, context.out)
+
+
+async def _search(args: argparse.Namespace, context: Context) -> None:
+    tenant = parse_tenant(args.tenant)
+    require_query(args.query)
+    embeddings = embedding_provider(args, context.env)
+    async with context.opener(
+        args.db, dimension=_dimension(embeddings), create=False, migrate=args.migrate
+    ) as stores:
+        answer = await queries.search_entities(
+            stores,
+            embeddings,
+            tenant,
+            args.query,
+            k=args.k,
+            mode=args.mode,
+            entity_types=args.types,
+        )
+    if args.json:
+        context.out.write(answer.model_dump_json(indent=2) + "\n")
+    else:
+        render.print_entities(answer, context.out)
+
+
+async def _passages(args: argparse.Namespace, context: Context) -> None:
+    tenant = parse_tenant(args.tenant)
+    require_query(args.query)
+    embeddings = embedding_provider(args, context.env)
+    async with context.opener(
+        args.db, dimension=_dimension(embeddings), create=False, migrate=args.migrate
+    ) as stores:
+        answer = await queries.search_passages(
+            stores,
+            embeddings,
+            tenant,
+            args.query,
+            k=args.k,
+            mode=args.mode,
+            source_ids=args.sources,
+        )
+    if args.json:
+        context.out.write(answer.model_dump_json(indent=2) + "\n")
+    else:
+        render.print_passages(answer, context.out)
+
+
+async def _stats(args: argparse.Namespace, context: Context) -> None:
+    tenant = parse_tenant(args.tenant)
+    embeddings = embedding_provider(args, context.env)  # only its dimension: see stores.py
+    async with context.opener(
+        args.db, dimension=_dimension(embeddings), create=False, migrate=args.migrate
+    ) as stores:
+        answer = await queries.stats(stores, tenant)
+    if args.json:
+        context.out.write(answer.model_dump_json(indent=2) + "\n")
+    else:
+        render.print_stats(answer, context.out)
+
+
+async def _mcp(args: argparse.Namespace, context: Context) -> None:
+    tenant = parse_tenant(args.tenant)
+    embeddings = embedding_provider(args, context.env)
+    if importlib.util.find_spec("mcp") is None:
+        raise MissingExtraError(extra="mcp", missing="the mcp package")
+    from redstring.cli.mcp_server import serve_stdio  # noqa: PLC0415 (optional extra)
+
+    async with context.opener(
+        args.db, dimension=_dimension(embeddings), create=False, migrate=args.migrate
+    ) as stores:
+        await serve_stdio(stores, embeddings, tenant)

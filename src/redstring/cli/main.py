@@ -1,0 +1,200 @@
+"""The `redstring` command: argument parsing, dispatch, and one error line per failure.
+
+`main(argv)` returns the exit status: 0 on success, 1 when a command fails
+(a `RedstringError` or a bad value, printed as one `redstring: error: ...`
+line), 2 for bad flags (one `redstring: usage error: ...` line). No
+traceback reaches the user unless `--traceback` is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from typing import NoReturn, TextIO
+
+from redstring.cli import commands
+from redstring.cli.providers import EMBEDDING_KINDS
+from redstring.cli.store_set import StoreOpener
+from redstring.cli.tenants import DEFAULT_TENANT, DEFAULT_TENANT_NAME
+from redstring.domain.errors import (
+    DimensionMismatchError,
+    RedstringError,
+    SchemaMigrationRequiredError,
+)
+from redstring.domain.retrieval import RetrievalMode
+
+
+class UsageError(Exception):
+    """Bad flags; carries argparse's message."""
+
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(message)
+        self.prog = prog
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(self.prog, message)
+
+
+def _non_negative_int(raw: str) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 0, got {raw!r}")
+    return value
+
+
+def _parents() -> dict[str, _Parser]:
+    db = _Parser(add_help=False)
+    db.add_argument(
+        "--db",
+        required=True,
+        help="a SQLite file path, or a postgresql:// URL",
+    )
+    db.add_argument(
+        "--tenant",
+        default=DEFAULT_TENANT_NAME,
+        help=f"a tenant UUID or name (default: {DEFAULT_TENANT_NAME!r}, id {DEFAULT_TENANT})",
+    )
+    db.add_argument(
+        "--migrate",
+        action="store_true",
+        help="upgrade a database written by an older redstring in place",
+    )
+    key = _Parser(add_help=False)
+    key.add_argument("--api-key", help="model server key (env REDSTRING_API_KEY or OPENAI_API_KEY)")
+    embed = _Parser(add_help=False)
+    embed.add_argument(
+        "--embeddings",
+        choices=EMBEDDING_KINDS,
+        help="embedding provider (env REDSTRING_EMBEDDINGS; default local when the `local` "
+        "extra is installed, else none)",
+    )
+    embed.add_argument("--embed-base-url", help="env REDSTRING_EMBED_BASE_URL")
+    embed.add_argument("--embed-model", help="env REDSTRING_EMBED_MODEL")
+    embed.add_argument("--embed-dimension", help="env REDSTRING_EMBED_DIMENSION")
+    llm = _Parser(add_help=False)
+    llm.add_argument(
+        "--llm-base-url",
+        help="OpenAI-protocol server, e.g. http://localhost:11434/v1 (env REDSTRING_LLM_BASE_URL)",
+    )
+    llm.add_argument("--llm-model", help="env REDSTRING_LLM_MODEL")
+    query = _Parser(add_help=False)
+    query.add_argument("query", help="what to look for, in words")
+    query.add_argument("--mode", choices=[mode.value for mode in RetrievalMode])
+    query.add_argument("-k", type=_non_negative_int, default=10, help="how many (default 10)")
+    query.add_argument("--json", action="store_true", help="print JSON for scripts")
+    quiet = _Parser(add_help=False)
+    quiet.add_argument("--quiet", action="store_true", help="no progress line")
+    return {"db": db, "key": key, "embed": embed, "llm": llm, "query": query, "quiet": quiet}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every subcommand and flag."""
+    parser = _Parser(
+        prog="redstring",
+        description="Index documents, build a knowledge graph, and search it.",
+    )
+    parser.add_argument(
+        "--traceback", action="store_true", help="show the full traceback of an error"
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    p = _parents()
+    index = sub.add_parser(
+        "index",
+        parents=[p["db"], p["embed"], p["key"], p["quiet"]],
+        help="split text and Markdown files into searchable passages",
+    )
+    index.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    build = sub.add_parser(
+        "build",
+        parents=[p["db"], p["llm"], p["embed"], p["key"], p["quiet"]],
+        help="extract entities and relationships with a language model",
+    )
+    build.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    build.add_argument("--domain", default="auto", help="domain schema name, or auto (default)")
+    build.add_argument("--json", action="store_true", help="print the report as JSON")
+    search = sub.add_parser(
+        "search", parents=[p["db"], p["query"], p["embed"], p["key"]], help="rank entities"
+    )
+    search.add_argument(
+        "--type", action="append", dest="types", metavar="T", help="keep entities of type T"
+    )
+    passages = sub.add_parser(
+        "passages", parents=[p["db"], p["query"], p["embed"], p["key"]], help="rank passages"
+    )
+    passages.add_argument(
+        "--source", action="append", dest="sources", metavar="ID", help="keep passages of ID"
+    )
+    stats = sub.add_parser(
+        "stats",
+        parents=[p["db"], p["embed"], p["key"]],
+        help="count what the database holds",
+    )
+    stats.add_argument("--json", action="store_true", help="print JSON for scripts")
+    sub.add_parser(
+        "mcp",
+        parents=[p["db"], p["embed"], p["key"]],
+        help="serve search_entities, search_passages and get_entity over MCP (stdio)",
+    )
+    return parser
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    opener: StoreOpener | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+) -> int:
+    """Run one `redstring` command and return its exit status."""
+    out = stdout if stdout is not None else sys.stdout
+    err = stderr if stderr is not None else sys.stderr
+    try:
+        args = build_parser().parse_args(argv)
+    except UsageError as error:
+        err.write(f"{error.prog}: usage error: {error} (see {error.prog} --help)\n")
+        return 2
+    context = commands.Context(
+        env=os.environ if env is None else env,
+        opener=opener if opener is not None else commands.default_opener(),
+        out=out,
+        err=err,
+    )
+    try:
+        return asyncio.run(commands.run(args, context))
+    except KeyboardInterrupt:
+        err.write("redstring: interrupted\n")
+        return 130
+    except (RedstringError, ValueError) as error:
+        if args.traceback:
+            raise
+        err.write(f"redstring: error: {_one_line(error)}\n")
+        return 1
+    except Exception as error:
+        if args.traceback:
+            raise
+        err.write(
+            f"redstring: unexpected {type(error).__name__}: {_one_line(error)} "
+            "(run again with --traceback and report it)\n"
+        )
+        return 1
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    if isinstance(error, SchemaMigrationRequiredError):
+        text += " From the command line: back the database up, then add --migrate."
+    elif isinstance(error, DimensionMismatchError):
+        text += (
+            " From the command line: pass the same --embeddings settings the database was "
+            "written with."
+        )
+    return text or type(error).__name__

@@ -1,0 +1,171 @@
+"""Choosing the embedding provider and the language model from flags and the environment.
+
+A flag wins over its environment variable; the variable wins over the
+default. This module (with `main`) is the only place redstring reads the
+environment: the library takes every setting as an argument.
+
+- `--embeddings local|openai|none`: `REDSTRING_EMBEDDINGS`;
+- `--embed-base-url`, `--embed-model`, `--embed-dimension`:
+  `REDSTRING_EMBED_BASE_URL`, `REDSTRING_EMBED_MODEL`, `REDSTRING_EMBED_DIMENSION`;
+- `--llm-base-url`, `--llm-model`: `REDSTRING_LLM_BASE_URL`, `REDSTRING_LLM_MODEL`;
+- `--api-key` (both servers): `REDSTRING_API_KEY`, then `OPENAI_API_KEY`.
+
+Without `--embeddings` the local model is used when the `local` extra is
+installed, and no embedding provider otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import importlib.util
+from collections.abc import Mapping
+from typing import Literal
+from urllib.parse import urlsplit
+
+from redstring.cli.errors import InvalidSettingError, MissingSettingError
+from redstring.domain.errors import MissingExtraError, ModelServerUnreachableError
+from redstring.llm.local_embedding import LocalEmbeddingProvider, packaged_files
+from redstring.llm.openai_compatible import (
+    OpenAICompatibleEmbeddingProvider,
+    OpenAICompatibleLlmProvider,
+)
+from redstring.ports.embedding_provider import EmbeddingProvider
+from redstring.ports.llm_provider import LlmProvider
+
+EmbeddingKind = Literal["local", "openai", "none"]
+EMBEDDING_KINDS: tuple[EmbeddingKind, ...] = ("local", "openai", "none")
+
+#: The vector dimension a database is created with when nothing is embedded:
+#: the local model's, so embedding locally later needs no new database.
+UNEMBEDDED_DIMENSION = 384
+
+
+def _setting(
+    args: argparse.Namespace, attribute: str, env: Mapping[str, str], *variables: str
+) -> str | None:
+    given = getattr(args, attribute, None)
+    if isinstance(given, str) and given.strip():
+        return given.strip()
+    for variable in variables:
+        value = env.get(variable, "").strip()
+        if value:
+            return value
+    return None
+
+
+def _required(
+    args: argparse.Namespace, attribute: str, env: Mapping[str, str], *, what: str, variable: str
+) -> str:
+    value = _setting(args, attribute, env, variable)
+    if value is None:
+        flag = "--" + attribute.replace("_", "-")
+        raise MissingSettingError(what=what, flag=flag, variable=variable)
+    return value
+
+
+def _api_key(args: argparse.Namespace, env: Mapping[str, str]) -> str | None:
+    return _setting(args, "api_key", env, "REDSTRING_API_KEY", "OPENAI_API_KEY")
+
+
+def local_extra_installed() -> bool:
+    """Whether the `local` extra's runtime and model packages are importable."""
+    if any(importlib.util.find_spec(name) is None for name in ("onnxruntime", "tokenizers")):
+        return False
+    try:
+        packaged_files()
+    except MissingExtraError:
+        return False
+    return True
+
+
+def embedding_kind(args: argparse.Namespace, env: Mapping[str, str]) -> EmbeddingKind:
+    """The provider kind asked for, or the default (local if installed, else none)."""
+    chosen = _setting(args, "embeddings", env, "REDSTRING_EMBEDDINGS")
+    if chosen is None:
+        return "local" if local_extra_installed() else "none"
+    for kind in EMBEDDING_KINDS:
+        if chosen == kind:
+            return kind
+    raise InvalidSettingError(
+        name="REDSTRING_EMBEDDINGS", value=chosen, requirement="one of local, openai, none"
+    )
+
+
+def embedding_provider(
+    args: argparse.Namespace, env: Mapping[str, str]
+) -> EmbeddingProvider | None:
+    """The embedding provider the flags and environment configure; `None` for `none`.
+
+    Raises `MissingSettingError` when `openai` lacks its URL, model or
+    dimension, `InvalidSettingError` for a dimension that is not a positive
+    integer, and `MissingExtraError` when `local` is asked for without the extra.
+    """
+    kind = embedding_kind(args, env)
+    if kind == "none":
+        return None
+    if kind == "local":
+        return LocalEmbeddingProvider()
+    what = "--embeddings openai"
+    base_url = _required(
+        args, "embed_base_url", env, what=what, variable="REDSTRING_EMBED_BASE_URL"
+    )
+    model = _required(args, "embed_model", env, what=what, variable="REDSTRING_EMBED_MODEL")
+    raw = _required(args, "embed_dimension", env, what=what, variable="REDSTRING_EMBED_DIMENSION")
+    dimension = positive_int(raw, name="--embed-dimension")
+    return OpenAICompatibleEmbeddingProvider(
+        base_url=base_url, model=model, dimension=dimension, api_key=_api_key(args, env)
+    )
+
+
+def llm_endpoint(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[str, str]:
+    """The language model's base URL and model name; `MissingSettingError` without either."""
+    what = "`redstring build`"
+    base_url = _required(args, "llm_base_url", env, what=what, variable="REDSTRING_LLM_BASE_URL")
+    model = _required(args, "llm_model", env, what=what, variable="REDSTRING_LLM_MODEL")
+    return base_url, model
+
+
+def llm_provider(args: argparse.Namespace, env: Mapping[str, str]) -> LlmProvider:
+    """The OpenAI-protocol language model the flags and environment configure.
+
+    Raises `MissingSettingError` without a base URL or a model.
+    """
+    base_url, model = llm_endpoint(args, env)
+    return OpenAICompatibleLlmProvider(base_url=base_url, model=model, api_key=_api_key(args, env))
+
+
+async def require_reachable(base_url: str, model: str, *, connect_seconds: float = 5.0) -> None:
+    """Open (and close) a TCP connection to `base_url`'s host and port.
+
+    `build_graph` records a chunk the model could not answer as a failure and
+    carries on, so without this check an unreachable server would make a build
+    that "succeeds" with nothing in it. Raises `ModelServerUnreachableError`.
+    """
+    parts = urlsplit(base_url)
+    host = parts.hostname
+    if parts.scheme not in ("http", "https") or not host:
+        raise InvalidSettingError(
+            name="--llm-base-url", value=base_url, requirement="an http:// or https:// URL"
+        )
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), connect_seconds)
+    except (OSError, TimeoutError) as error:
+        detail = f"{type(error).__name__}: {error}".rstrip(": ")
+        raise ModelServerUnreachableError(base_url=base_url, model=model, detail=detail) from None
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
+
+
+def positive_int(raw: str, *, name: str) -> int:
+    """`raw` as an integer >= 1, or `InvalidSettingError` naming `name`."""
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise InvalidSettingError(name=name, value=raw, requirement="a whole number >= 1")
+    return value

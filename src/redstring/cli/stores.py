@@ -1,0 +1,89 @@
+"""Opening the stores a `--db` value names: a SQLite file, or a PostgreSQL URL.
+
+Composes `open_sqlite` and `open_postgres` behind one `StoreOpener`, so every
+command opens its database the same way whatever the backend. A value
+starting with `postgresql://` or `postgres://` is a PostgreSQL URL (needs the
+`postgres` extra); anything else is a SQLite file path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from redstring.cli.errors import DatabaseNotFoundError
+from redstring.cli.providers import UNEMBEDDED_DIMENSION
+from redstring.cli.store_set import StoreSet
+from redstring.composition.sqlite_stores import open_sqlite
+from redstring.domain.errors import MissingExtraError
+
+POSTGRES_PREFIXES = ("postgresql://", "postgres://")
+
+
+@asynccontextmanager
+async def open_store_set(
+    db: str, *, dimension: int | None, create: bool, migrate: bool
+) -> AsyncIterator[StoreSet]:
+    """The stores of `db`, closed when the `async with` ends.
+
+    An existing SQLite file opens at the dimension it records; a new
+    database, and PostgreSQL (which records none this opener can read), use
+    `dimension`, or `UNEMBEDDED_DIMENSION` when it is `None`. With
+    `create=False` a SQLite path that does not exist raises
+    `DatabaseNotFoundError` (and no file is created). What the stores raise
+    passes through: `SchemaMigrationRequiredError`, `SchemaTooNewError`,
+    `StoreUnavailableError`, `DimensionMismatchError`.
+    """
+    if db.startswith(POSTGRES_PREFIXES):
+        async with _postgres(db, dimension=dimension, migrate=migrate) as stores:
+            yield stores
+        return
+    path = Path(db)
+    exists = os.path.exists(path)  # noqa: ASYNC240 (one stat before opening the file)
+    if not exists and not create:
+        raise DatabaseNotFoundError(path=db)
+    # An existing file opens at the dimension it records; a provider of another
+    # dimension is then refused by whatever composes the two, naming both.
+    sqlite = open_sqlite(
+        path,
+        dimension=None if exists else (dimension or UNEMBEDDED_DIMENSION),
+        migrate=migrate,
+    )
+    try:
+        yield StoreSet(
+            backend="SQLite",
+            graph=sqlite.graph,
+            vectors=sqlite.vectors,
+            chunks=sqlite.chunks,
+            events=sqlite.events,
+        )
+    finally:
+        await sqlite.close()
+
+
+@asynccontextmanager
+async def _postgres(url: str, *, dimension: int | None, migrate: bool) -> AsyncIterator[StoreSet]:
+    try:
+        from redstring.composition.postgres_stores import (  # noqa: PLC0415 (optional extra)
+            open_postgres,
+        )
+    except ImportError:
+        raise MissingExtraError(extra="postgres", missing="psycopg and pgvector") from None
+
+    postgres = await open_postgres(
+        url,
+        dimension=UNEMBEDDED_DIMENSION if dimension is None else dimension,
+        migrate=migrate,
+    )
+    try:
+        yield StoreSet(
+            backend="PostgreSQL",
+            graph=postgres.graph,
+            vectors=postgres.vectors,
+            chunks=postgres.chunks,
+            events=postgres.events,
+        )
+    finally:
+        await postgres.close()

@@ -1,0 +1,94 @@
+"""A scripted OpenAI-protocol model that 'reads' the bundled sample documents.
+
+Chat requests are answered by the first marker found in the prompt (the
+domain question, or a phrase of one sample document); embedding requests get
+`FakeEmbeddingProvider` vectors of `DIMENSION` (texts sharing words point
+alike). Served by the providers' test server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from redstring import FakeEmbeddingProvider
+from redstring.extraction.prompts import CLASSIFY_MARKER
+from tests.unit.adapters.openai_protocol_server import Reply, chat, error
+
+DIMENSION = 16
+_EMBEDDINGS = FakeEmbeddingProvider(dimension=DIMENSION)
+
+
+def _e(name: str, kind: str, description: str = "") -> dict[str, str]:
+    return {"name": name, "type": kind, "description": description}
+
+
+def _r(source: str, target: str, kind: str) -> dict[str, str]:
+    return {"source": source, "target": target, "type": kind}
+
+
+ANSWERS: dict[str, Any] = {
+    CLASSIFY_MARKER: {"domain": "people_and_organisations", "confidence": 0.9},
+    "Ada Lovelace (1815": {
+        "entities": [
+            _e("Ada Lovelace", "person", "mathematician the first computer program"),
+            _e("Charles Babbage", "person", "designer of the Analytical Engine"),
+            _e("Luigi Menabrea", "person", "Italian engineer"),
+        ],
+        "relationships": [_r("Ada Lovelace", "Charles Babbage", "knows")],
+    },
+    "Charles Babbage (1791": {
+        "entities": [
+            _e("Charles Babbage", "person", "mathematician and engineer"),
+            _e("Ada Lovelace", "person"),
+            _e("University of Cambridge", "organization"),
+        ],
+        "relationships": [_r("Charles Babbage", "University of Cambridge", "member_of")],
+    },
+    "Grace Hopper (1906": {
+        "entities": [
+            _e("Grace Hopper", "person", "computer scientist who wrote the first compiler"),
+            _e("United States Navy", "organization"),
+            _e("Remington Rand", "organization"),
+        ],
+        "relationships": [
+            _r("Grace Hopper", "United States Navy", "member_of"),
+            _r("Grace Hopper", "Remington Rand", "works_for"),
+        ],
+    },
+    "Alan Turing (1912": {
+        "entities": [
+            _e("Alan Turing", "person", "logician"),
+            _e("Bletchley Park", "location"),
+            _e("National Physical Laboratory", "organization"),
+        ],
+        "relationships": [_r("Alan Turing", "National Physical Laboratory", "works_for")],
+    },
+    "ACME Corporation (also": {
+        "entities": [
+            _e("ACME Corporation", "organization", "makes anvils"),
+            _e("Phoenix", "location"),
+            _e("Jane Roe", "person", "chief engineer"),
+        ],
+        "relationships": [
+            _r("ACME Corporation", "Phoenix", "located_in"),
+            _r("Jane Roe", "ACME Corporation", "works_for"),
+        ],
+    },
+}
+
+
+def script(path: str, request: dict[str, Any], number: int) -> Reply:
+    if path.endswith("/embeddings"):
+        vectors = asyncio.run(_EMBEDDINGS.embed(request["input"]))
+        data = [
+            {"object": "embedding", "index": i, "embedding": vector}
+            for i, vector in enumerate(vectors)
+        ]
+        return Reply(body={"object": "list", "data": data, "model": request["model"]})
+    prompt = "\n".join(str(message.get("content", "")) for message in request["messages"])
+    for marker, answer in ANSWERS.items():
+        if marker in prompt:
+            return chat(json.dumps(answer))
+    return error(400, f"the scripted model has no answer for: {prompt[:80]!r}")

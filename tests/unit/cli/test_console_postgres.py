@@ -1,0 +1,50 @@
+"""The console script on a PostgreSQL URL: the same commands, the other backend."""
+
+from __future__ import annotations
+
+import json
+
+from redstring.cli.tenants import parse_tenant
+from tests.unit.adapters.openai_protocol_server import serve
+from tests.unit.cli.console import SAMPLES, clean_env, redstring
+from tests.unit.cli.sample_model import DIMENSION, script
+
+
+def test_build_search_and_stats_on_a_postgres_url(postgres_url: str) -> None:
+    with serve(script) as server:
+        env = clean_env(
+            REDSTRING_EMBEDDINGS="openai",
+            REDSTRING_EMBED_BASE_URL=server.base_url,
+            REDSTRING_EMBED_MODEL="scripted-embed",
+            REDSTRING_EMBED_DIMENSION=str(DIMENSION),
+        )
+        common = ["--db", postgres_url, "--tenant", "pg"]
+        built = redstring(
+            "build",
+            str(SAMPLES / "grace_hopper.md"),
+            *common,
+            "--quiet",
+            "--llm-base-url",
+            server.base_url,
+            "--llm-model",
+            "m",
+            env=env,
+        )
+        found = redstring("search", "Grace Hopper", *common, "-k", "1", "--json", env=env)
+        counted = redstring("stats", *common, "--json", env=env)
+        passages = redstring("passages", "Remington Rand", *common, "--mode", "lexical", env=env)
+    assert built.status == 0, built.err
+    assert "entities       3" in built.out
+    assert found.status == 0, found.err
+    [hit] = json.loads(found.out)["matches"]
+    assert (hit["name"], hit["type"]) == ("Grace Hopper", "person")
+    assert hit["semantic"] is not None
+    assert hit["lexical"] is not None
+    answer = json.loads(counted.out)
+    assert answer["backend"] == "PostgreSQL"
+    [tenant] = answer["tenants"]
+    assert tenant["tenant_id"] == str(parse_tenant("pg"))
+    assert (tenant["entities"], tenant["relationships"], tenant["vectors"]) == (3, 2, 3)
+    assert tenant["chunks"] == 1
+    assert passages.status == 0, passages.err
+    assert "examples/sample_docs/grace_hopper.md #0" in passages.out

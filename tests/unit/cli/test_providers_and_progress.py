@@ -1,0 +1,114 @@
+"""Provider settings from flags and environment, and the progress line."""
+
+from __future__ import annotations
+
+import argparse
+import io
+
+import pytest
+
+from redstring.cli.errors import InvalidSettingError, MissingSettingError
+from redstring.cli.progress import ProgressLine
+from redstring.cli.providers import (
+    embedding_kind,
+    embedding_provider,
+    llm_provider,
+    local_extra_installed,
+)
+from redstring.llm.local_embedding import LocalEmbeddingProvider
+from redstring.llm.openai_compatible import (
+    OpenAICompatibleEmbeddingProvider,
+    OpenAICompatibleLlmProvider,
+)
+
+OPENAI = {
+    "REDSTRING_EMBEDDINGS": "openai",
+    "REDSTRING_EMBED_BASE_URL": "http://127.0.0.1:9/v1",
+    "REDSTRING_EMBED_MODEL": "e",
+    "REDSTRING_EMBED_DIMENSION": "24",
+}
+
+
+def flags(**given: str | None) -> argparse.Namespace:
+    return argparse.Namespace(**given)
+
+
+def test_a_flag_wins_over_the_environment_which_wins_over_the_default() -> None:
+    assert embedding_kind(flags(embeddings="none"), {"REDSTRING_EMBEDDINGS": "openai"}) == "none"
+    assert embedding_kind(flags(embeddings=None), {"REDSTRING_EMBEDDINGS": "openai"}) == "openai"
+    default = "local" if local_extra_installed() else "none"
+    assert embedding_kind(flags(embeddings=None), {}) == default
+
+
+def test_the_local_extra_is_the_default_where_it_is_installed() -> None:
+    # The dev environment installs redstring[local]; CI installs every extra.
+    assert local_extra_installed()
+    assert isinstance(embedding_provider(flags(embeddings=None), {}), LocalEmbeddingProvider)
+
+
+def test_openai_embeddings_are_configured_from_the_environment() -> None:
+    provider = embedding_provider(flags(), OPENAI)
+    assert isinstance(provider, OpenAICompatibleEmbeddingProvider)
+    assert provider.dimension == 24
+    override = embedding_provider(flags(embed_dimension="8"), OPENAI)
+    assert override is not None
+    assert override.dimension == 8
+
+
+@pytest.mark.parametrize(
+    ("missing", "flag"),
+    [
+        ("REDSTRING_EMBED_BASE_URL", "--embed-base-url"),
+        ("REDSTRING_EMBED_MODEL", "--embed-model"),
+        ("REDSTRING_EMBED_DIMENSION", "--embed-dimension"),
+    ],
+)
+def test_openai_embeddings_name_the_missing_setting(missing: str, flag: str) -> None:
+    env = {name: value for name, value in OPENAI.items() if name != missing}
+    with pytest.raises(MissingSettingError, match=f"needs {flag}: pass it, or set .* {missing}"):
+        embedding_provider(flags(), env)
+
+
+@pytest.mark.parametrize("dimension", ["0", "-3", "many", "1.5"])
+def test_a_dimension_must_be_a_positive_whole_number(dimension: str) -> None:
+    with pytest.raises(InvalidSettingError, match="--embed-dimension"):
+        embedding_provider(flags(), {**OPENAI, "REDSTRING_EMBED_DIMENSION": dimension})
+
+
+def test_an_unknown_provider_in_the_environment_is_refused() -> None:
+    with pytest.raises(InvalidSettingError, match="REDSTRING_EMBEDDINGS='cloud'"):
+        embedding_kind(flags(embeddings=None), {"REDSTRING_EMBEDDINGS": "cloud"})
+
+
+def test_the_language_model_needs_a_url_and_a_model() -> None:
+    env = {"REDSTRING_LLM_BASE_URL": "http://127.0.0.1:9/v1", "REDSTRING_LLM_MODEL": "m"}
+    assert isinstance(llm_provider(flags(), env), OpenAICompatibleLlmProvider)
+    with pytest.raises(MissingSettingError, match="--llm-model"):
+        llm_provider(flags(llm_model="  "), {"REDSTRING_LLM_BASE_URL": "http://x/v1"})
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_line_rewrites_itself_on_a_terminal_and_ends_with_a_newline() -> None:
+    stream = Terminal()
+    line = ProgressLine(stream, "indexing")
+    line.update(1, 4, "a.md")
+    line.update(4, 4)
+    line.finish()
+    assert stream.getvalue() == (
+        "\r\x1b[2Kindexing [######------------------] 1/4 a.md"
+        "\r\x1b[2Kindexing [########################] 4/4\n"
+    )
+
+
+def test_the_progress_line_prints_one_line_per_step_elsewhere_and_nothing_when_quiet() -> None:
+    plain, quiet = io.StringIO(), io.StringIO()
+    ProgressLine(plain, "building").update(0, 0)
+    silent = ProgressLine(quiet, "building", enabled=False)
+    silent.update(1, 2)
+    silent.finish()
+    assert plain.getvalue() == "building [########################] 0/0\n"
+    assert quiet.getvalue() == ""
