@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TextIO
+
+from pydantic import BaseModel
 
 from redstring.cli import queries, render
 from redstring.cli.documents import read_documents
@@ -125,10 +127,7 @@ async def _build(args: argparse.Namespace, context: Context) -> None:
             )
         finally:
             line.finish()
-    if args.json:
-        context.out.write(report.model_dump_json(indent=2) + "\n")
-    else:
-        render.print_build_report(report, context.out)
+    _emit(report, args, context, render.print_build_report)
 
 
 async def _search(args: argparse.Namespace, context: Context) -> None:
@@ -147,10 +146,7 @@ async def _search(args: argparse.Namespace, context: Context) -> None:
             mode=args.mode,
             entity_types=args.types,
         )
-    if args.json:
-        context.out.write(answer.model_dump_json(indent=2) + "\n")
-    else:
-        render.print_entities(answer, context.out)
+    _emit(answer, args, context, render.print_entities)
 
 
 async def _passages(args: argparse.Namespace, context: Context) -> None:
@@ -169,10 +165,7 @@ async def _passages(args: argparse.Namespace, context: Context) -> None:
             mode=args.mode,
             source_ids=args.sources,
         )
-    if args.json:
-        context.out.write(answer.model_dump_json(indent=2) + "\n")
-    else:
-        render.print_passages(answer, context.out)
+    _emit(answer, args, context, render.print_passages)
 
 
 async def _stats(args: argparse.Namespace, context: Context) -> None:
@@ -182,10 +175,7 @@ async def _stats(args: argparse.Namespace, context: Context) -> None:
         args.db, dimension=_dimension(embeddings), create=False, migrate=args.migrate
     ) as stores:
         answer = await queries.stats(stores, tenant)
-    if args.json:
-        context.out.write(answer.model_dump_json(indent=2) + "\n")
-    else:
-        render.print_stats(answer, context.out)
+    _emit(answer, args, context, render.print_stats)
 
 
 async def _mcp(args: argparse.Namespace, context: Context) -> None:
@@ -199,3 +189,16 @@ async def _mcp(args: argparse.Namespace, context: Context) -> None:
         args.db, dimension=_dimension(embeddings), create=False, migrate=args.migrate
     ) as stores:
         await serve_stdio(stores, embeddings, tenant)
+
+
+def _emit[Answer: BaseModel](
+    answer: Answer,
+    args: argparse.Namespace,
+    context: Context,
+    print_human: Callable[[Answer, TextIO], None],
+) -> None:
+    """Write `answer` as indented JSON with `--json`, else in the human layout."""
+    if args.json:
+        context.out.write(answer.model_dump_json(indent=2) + "\n")
+    else:
+        print_human(answer, context.out)
