@@ -13,7 +13,7 @@ import numpy.typing as npt
 from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates
 from redstring.domain.chunk import ChunkId, StoredChunk
 from redstring.domain.chunk_retrieval import ChunkMatch
-from redstring.domain.errors import ChunkSourceMismatchError, DimensionMismatchError
+from redstring.domain.errors import ChunkSourceMismatchError
 from redstring.domain.exact_search import (
     FloatMatrix,
     stored_vector,
@@ -124,13 +124,7 @@ class SqliteChunkStore:
         self._db = database
         self._name = f"SqliteChunkStore({database.path})"
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
-        stored = int(
-            database.ensure_setting("chunks", "dimension", str(dimension), store=self._name)
-        )
-        if stored != dimension:
-            raise DimensionMismatchError(
-                expected=stored, actual=dimension, context=f"{self._name} holds embeddings of"
-            )
+        database.ensure_dimension("chunks", dimension, store=self._name, holds="embeddings")
         self._dimension = dimension
         self._cache = TenantCache[_Matrix](cache_tenants)
 

@@ -17,7 +17,11 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from redstring.domain.errors import StoreOperationError, StoreUnavailableError
+from redstring.domain.errors import (
+    DimensionMismatchError,
+    StoreOperationError,
+    StoreUnavailableError,
+)
 from redstring.storage.schema import Schema, pending_migrations
 
 #: SQLite refuses statements with more host parameters than this (3.32+ allows 32766).
@@ -152,6 +156,19 @@ class SqliteDatabase:
             return str(row[0])
 
         return self.write_now(work, store=store)
+
+    def ensure_dimension(self, component: str, dimension: int, *, store: str, holds: str) -> int:
+        """Record `component`'s vector `dimension` on first open; refuse another later.
+
+        Raises `DimensionMismatchError` when the file already records a
+        different one.
+        """
+        stored = int(self.ensure_setting(component, "dimension", str(dimension), store=store))
+        if stored != dimension:
+            raise DimensionMismatchError(
+                expected=stored, actual=dimension, context=f"{store} holds {holds} of"
+            )
+        return dimension
 
     def stored_setting(self, component: str, name: str, *, store: str) -> str | None:
         """A setting's stored value, or `None` when the file holds none."""

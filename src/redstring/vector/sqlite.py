@@ -10,7 +10,6 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from redstring.domain.errors import DimensionMismatchError
 from redstring.domain.exact_search import (
     FloatMatrix,
     stored_vector,
@@ -79,13 +78,7 @@ class SqliteVectorStore:
         self._db = database
         self._name = f"SqliteVectorStore({database.path})"
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
-        stored = int(
-            database.ensure_setting("vector", "dimension", str(dimension), store=self._name)
-        )
-        if stored != dimension:
-            raise DimensionMismatchError(
-                expected=stored, actual=dimension, context=f"{self._name} holds vectors of"
-            )
+        database.ensure_dimension("vector", dimension, store=self._name, holds="vectors")
         self._dimension = dimension
         self._cache = TenantCache[_Matrix](cache_tenants)
 
