@@ -11,9 +11,8 @@ import numpy as np
 import numpy.typing as npt
 
 from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates
-from redstring.domain.chunk import ChunkId, StoredChunk
+from redstring.domain.chunk import ChunkId, StoredChunk, require_chunks_of_source
 from redstring.domain.chunk_retrieval import ChunkMatch
-from redstring.domain.errors import ChunkSourceMismatchError
 from redstring.domain.exact_search import FloatMatrix, top_k, unit_vector, validate_search_args
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.tokenize import tokenize
@@ -77,14 +76,7 @@ class InMemoryChunkStore:
     async def replace_source(
         self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
     ) -> None:
-        for chunk in chunks:
-            if chunk.source_id != source_id or chunk.tenant_id != tenant_id:
-                raise ChunkSourceMismatchError(
-                    chunk_source=chunk.source_id,
-                    chunk_tenant=chunk.tenant_id,
-                    source_id=source_id,
-                    tenant_id=tenant_id,
-                )
+        require_chunks_of_source(chunks, source_id, tenant_id)
         rows = [self._row(chunk) for chunk in chunks]
         part = self._tenants.setdefault(tenant_id, _Tenant())
         for chunk_id in list(part.sources.get(source_id, ())):
@@ -149,9 +141,9 @@ class InMemoryChunkStore:
         asked = list(dict.fromkeys(terms))
         part = self._tenants.get(tenant_id) or _Tenant()
         count = len(part.rows)
-        stats = CorpusStats(
+        stats = CorpusStats.from_totals(
             document_count=count,
-            average_length=part.total_length / count if count else 0.0,
+            total_length=part.total_length,
             document_frequencies={term: len(part.postings.get(term, ())) for term in asked},
         )
         allowed = None if source_ids is None else set(source_ids)

@@ -11,9 +11,9 @@ from uuid import UUID
 import numpy as np
 
 from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates
-from redstring.domain.chunk import ChunkId, StoredChunk
+from redstring.domain.chunk import ChunkId, StoredChunk, require_chunks_of_source
 from redstring.domain.chunk_retrieval import ChunkMatch
-from redstring.domain.errors import ChunkSourceMismatchError, DimensionMismatchError
+from redstring.domain.errors import DimensionMismatchError
 from redstring.domain.exact_search import stored_vector, unit_vector, validate_search_args
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.tokenize import tokenize
@@ -136,14 +136,7 @@ class PostgresChunkStore:
     async def replace_source(
         self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
     ) -> None:
-        for chunk in chunks:
-            if chunk.source_id != source_id or chunk.tenant_id != tenant_id:
-                raise ChunkSourceMismatchError(
-                    chunk_source=chunk.source_id,
-                    chunk_tenant=chunk.tenant_id,
-                    source_id=source_id,
-                    tenant_id=tenant_id,
-                )
+        require_chunks_of_source(chunks, source_id, tenant_id)
         rows = self._rows(chunks)
 
         async def work(connection: Connection) -> None:
@@ -235,9 +228,9 @@ class PostgresChunkStore:
             )
             frequencies = dict.fromkeys(asked, 0)
             frequencies.update({str(t): int(n) for t, n in await cursor.fetchall()})
-            stats = CorpusStats(
+            stats = CorpusStats.from_totals(
                 document_count=count,
-                average_length=total / count if count else 0.0,
+                total_length=total,
                 document_frequencies=frequencies,
             )
             if source_ids is not None and not source_ids:

@@ -11,9 +11,8 @@ import numpy as np
 import numpy.typing as npt
 
 from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates
-from redstring.domain.chunk import ChunkId, StoredChunk
+from redstring.domain.chunk import ChunkId, StoredChunk, require_chunks_of_source
 from redstring.domain.chunk_retrieval import ChunkMatch
-from redstring.domain.errors import ChunkSourceMismatchError
 from redstring.domain.exact_search import (
     FloatMatrix,
     stored_vector,
@@ -151,14 +150,7 @@ class SqliteChunkStore:
     async def replace_source(
         self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
     ) -> None:
-        for chunk in chunks:
-            if chunk.source_id != source_id or chunk.tenant_id != tenant_id:
-                raise ChunkSourceMismatchError(
-                    chunk_source=chunk.source_id,
-                    chunk_tenant=chunk.tenant_id,
-                    source_id=source_id,
-                    tenant_id=tenant_id,
-                )
+        require_chunks_of_source(chunks, source_id, tenant_id)
         rows = self._rows(chunks)
         tenant = str(tenant_id)
 
@@ -252,9 +244,9 @@ class SqliteChunkStore:
                     (tenant, *part),
                 ):
                     frequencies[term] = int(frequency)
-            stats = CorpusStats(
+            stats = CorpusStats.from_totals(
                 document_count=count,
-                average_length=total / count if count else 0.0,
+                total_length=total,
                 document_frequencies=frequencies,
             )
             found = [] if allowed == [] else _postings(connection, tenant, asked, allowed)

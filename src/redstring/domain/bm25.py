@@ -45,6 +45,18 @@ class CorpusStats(BaseModel):
     average_length: float = Field(ge=0.0)
     document_frequencies: dict[str, int] = Field(default_factory=dict)
 
+    @classmethod
+    def from_totals(
+        cls, *, document_count: int, total_length: int, document_frequencies: dict[str, int]
+    ) -> CorpusStats:
+        """The statistics of `document_count` chunks holding `total_length` terms in all."""
+        average = total_length / document_count if document_count else 0.0
+        return cls(
+            document_count=document_count,
+            average_length=average,
+            document_frequencies=document_frequencies,
+        )
+
 
 class LexicalCandidate(BaseModel):
     """A chunk containing at least one query term, with the counts BM25 needs.

@@ -8,10 +8,12 @@ chunks. Whether a chunk carries an embedding is a per-row fact.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import NewType
 
 from pydantic import BaseModel, Field, JsonValue, model_validator
 
+from redstring.domain.errors import ChunkSourceMismatchError
 from redstring.domain.ids import EntityId, TenantId
 
 ChunkId = NewType("ChunkId", str)
@@ -69,3 +71,20 @@ class StoredChunk(BaseModel):
         if self.end < self.start:
             raise ValueError(f"chunk end {self.end} is before its start {self.start}")
         return self
+
+
+def require_chunks_of_source(
+    chunks: Sequence[StoredChunk], source_id: str, tenant_id: TenantId
+) -> None:
+    """Raise `ChunkSourceMismatchError` unless every chunk is of `source_id` in `tenant_id`.
+
+    The precondition of `ChunkWriter.replace_source`, checked before anything is written.
+    """
+    for chunk in chunks:
+        if chunk.source_id != source_id or chunk.tenant_id != tenant_id:
+            raise ChunkSourceMismatchError(
+                chunk_source=chunk.source_id,
+                chunk_tenant=chunk.tenant_id,
+                source_id=source_id,
+                tenant_id=tenant_id,
+            )
