@@ -198,8 +198,12 @@ def channel_lists(
 def fused_rankings(
     strategy: FusionStrategy,
     lists: Sequence[tuple[list[tuple[EntityId, float]], list[tuple[EntityId, float]]]],
+    queries: Sequence[QualityQuery],
 ) -> list[list[EntityId]]:
-    return [[i for i, _ in strategy.fuse(sem, lex)[:10]] for sem, lex in lists]
+    return [
+        [i for i, _ in strategy.fuse(sem, lex, query=q.text)[:10]]
+        for (sem, lex), q in zip(lists, queries, strict=True)
+    ]
 
 
 def shortfalls(
@@ -213,7 +217,10 @@ def shortfalls(
 
 
 def candidates() -> dict[str, FusionStrategy]:
-    found: dict[str, FusionStrategy] = {"rrf k=60 (seeds)": ReciprocalRankFusion()}
+    found: dict[str, FusionStrategy] = {
+        "rrf k=60 (seeds)": ReciprocalRankFusion(),
+        "adaptive (default, ADR 0120)": DEFAULT_FUSION,
+    }
     for constant in RRF_CONSTANTS:
         if constant != 60:
             found[f"rrf k={constant}"] = _SmallConstantRrf(constant)
@@ -235,6 +242,8 @@ class _SmallConstantRrf:
         self,
         semantic: Sequence[tuple[EntityId, float]],
         lexical: Sequence[tuple[EntityId, float]],
+        *,
+        query: str = "",
     ) -> list[tuple[EntityId, float]]:
         scores: dict[EntityId, float] = {}
         for channel in (semantic, lexical):
@@ -259,7 +268,7 @@ def fusion_study(run: ProviderRun, queries: Sequence[QualityQuery]) -> dict[str,
     }
     rows = {}
     for name, strategy in candidates().items():
-        ranked = fused_rankings(strategy, lists)
+        ranked = fused_rankings(strategy, lists, queries)
         row = {}
         for split in SPLITS:
             fused = measure_by_shape(queries, ranked, split)
@@ -276,7 +285,7 @@ def fusion_study(run: ProviderRun, queries: Sequence[QualityQuery]) -> dict[str,
         rows, key=lambda n: (round(rows[n]["fit"]["worst"], 9), rows[n]["fit"]["mrr"]["all"])
     )
     # The library's HYBRID must be exactly the default strategy over these channel lists.
-    default_ids = fused_rankings(DEFAULT_FUSION, lists)
+    default_ids = fused_rankings(DEFAULT_FUSION, lists, queries)
     hybrid_ids = [r.ids for r in run.rankings[RetrievalMode.HYBRID]]
     return {
         "channels": {
@@ -456,10 +465,9 @@ async def main(args: argparse.Namespace) -> None:
             shown = [
                 "rrf k=60 (seeds)",
                 "rrf k=1",
+                "evidence floor=0.6 power=3",  # ADR 0071's default
                 study["chosen_on_fit"],
-                f"evidence floor={DEFAULT_FUSION.lexical_floor} power={DEFAULT_FUSION.power:g}"
-                if isinstance(DEFAULT_FUSION, EvidenceFusion)
-                else "rrf k=60 (seeds)",
+                "adaptive (default, ADR 0120)",
             ]
             markdown += [
                 "### fusion study (MRR; choice made on fit)\n",

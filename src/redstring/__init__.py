@@ -115,6 +115,7 @@ from redstring.domain.events import (
     MergeUndone,
 )
 from redstring.domain.fusion import (
+    AdaptiveFusion,
     EvidenceFusion,
     FusionStrategy,
     ReciprocalRankFusion,
@@ -241,6 +242,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "AUTO",
+    "AdaptiveFusion",
     "AutoDomain",
     "BlockingIndex",
     "BlockingIndexMaintenance",

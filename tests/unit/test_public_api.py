@@ -30,6 +30,7 @@ EXPECTED = {
     "PostgresDatabase",
     "SqliteDatabase",
     "AUTO",
+    "AdaptiveFusion",
     "AutoDomain",
     "BlockingIndex",
     "ChunkExtractionError",

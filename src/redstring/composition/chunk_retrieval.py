@@ -4,7 +4,10 @@ Composes an `EmbeddingProvider` (queries embedded with `embed_query`) with a
 chunk store's semantic and lexical capabilities. The semantic channel is exact
 cosine over the chunks that carry an embedding; the lexical channel is BM25
 (`redstring.domain.bm25`) over the store's inverted index. HYBRID runs both
-concurrently and fuses them with reciprocal rank fusion. A chunk with no
+concurrently and fuses them with a `FusionStrategy` (`domain/fusion.py`),
+which sees each chunk's semantic score on the 0..1 match scale and its BM25
+score divided by the query's best BM25 score (`bm25_relative`), so both reach
+it on 0..1 without a fixed squeeze of an unbounded score. A chunk with no
 embedding is simply not a semantic candidate, so HYBRID over a partly embedded
 corpus still answers those chunks lexically. BM25 ranks chunk ids; only the
 fused `k` best are fetched, and one deleted in between is skipped without
@@ -18,9 +21,14 @@ from collections.abc import Sequence
 
 from redstring.domain.bm25 import rank_chunks
 from redstring.domain.chunk import ChunkId
-from redstring.domain.chunk_retrieval import ChunkMatch, ChunkRetrievalResult, ScoredChunk
+from redstring.domain.chunk_retrieval import (
+    ChunkMatch,
+    ChunkRetrievalResult,
+    ScoredChunk,
+    bm25_relative,
+)
 from redstring.domain.errors import DimensionMismatchError
-from redstring.domain.fusion import reciprocal_rank_fusion
+from redstring.domain.fusion import DEFAULT_PASSAGE_FUSION, FusionStrategy
 from redstring.domain.ids import TenantId
 from redstring.domain.retrieval import RetrievalMode, require_k, require_query, resolve_mode
 from redstring.domain.tokenize import tokenize
@@ -37,14 +45,22 @@ class ChunkRetriever:
     defaults to HYBRID; it refuses a provider and store of different
     dimensions with `DimensionMismatchError`, before anything is embedded.
     `ChunkRetriever.lexical_only(chunks=...)` needs no provider, defaults to
-    LEXICAL and refuses SEMANTIC and HYBRID with `ValueError`.
+    LEXICAL and refuses SEMANTIC and HYBRID with `ValueError`. `fusion`
+    merges the channels in HYBRID (pass `ReciprocalRankFusion()` for plain RRF).
     """
 
     _semantic: tuple[EmbeddingProvider, SemanticChunkSource] | None
     _lexical: ChunkStore
     _default: RetrievalMode
+    _fusion: FusionStrategy
 
-    def __init__(self, *, embeddings: EmbeddingProvider, chunks: ChunkStore) -> None:
+    def __init__(
+        self,
+        *,
+        embeddings: EmbeddingProvider,
+        chunks: ChunkStore,
+        fusion: FusionStrategy = DEFAULT_PASSAGE_FUSION,
+    ) -> None:
         if embeddings.dimension != chunks.dimension:
             raise DimensionMismatchError(
                 expected=chunks.dimension,
@@ -52,13 +68,23 @@ class ChunkRetriever:
                 context="ChunkRetriever: the chunk store's dimension against the embedding "
                 "provider's",
             )
-        self._wire(semantic=(embeddings, chunks), lexical=chunks, default=RetrievalMode.HYBRID)
+        self._wire(
+            semantic=(embeddings, chunks),
+            lexical=chunks,
+            default=RetrievalMode.HYBRID,
+            fusion=fusion,
+        )
 
     @classmethod
     def lexical_only(cls, *, chunks: ChunkStore) -> ChunkRetriever:
         """A retriever running BM25 only: no embedding provider, LEXICAL by default."""
         retriever = cls.__new__(cls)
-        retriever._wire(semantic=None, lexical=chunks, default=RetrievalMode.LEXICAL)
+        retriever._wire(
+            semantic=None,
+            lexical=chunks,
+            default=RetrievalMode.LEXICAL,
+            fusion=DEFAULT_PASSAGE_FUSION,
+        )
         return retriever
 
     def _wire(
@@ -67,10 +93,12 @@ class ChunkRetriever:
         semantic: tuple[EmbeddingProvider, SemanticChunkSource] | None,
         lexical: ChunkStore,
         default: RetrievalMode,
+        fusion: FusionStrategy,
     ) -> None:
         self._semantic = semantic
         self._lexical = lexical
         self._default = default
+        self._fusion = fusion
 
     @property
     def default_mode(self) -> RetrievalMode:
@@ -118,8 +146,10 @@ class ChunkRetriever:
             _semantic_channel(pair, query, tenant_id, k, source_ids),
             _lexical_channel(lexical_source, query, tenant_id, k, source_ids),
         )
-        fused = reciprocal_rank_fusion(
-            [[m.chunk.id for m in semantic], [chunk_id for chunk_id, _ in lexical]]
+        fused = self._fusion.fuse(
+            [(m.chunk.id, m.score) for m in semantic],
+            [(chunk_id, bm25_relative(score, lexical[0][1])) for chunk_id, score in lexical],
+            query=query,
         )[:k]
         known = {m.chunk.id: m.chunk for m in semantic}
         missing = [chunk_id for chunk_id, _ in fused if chunk_id not in known]

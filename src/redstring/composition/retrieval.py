@@ -200,6 +200,7 @@ class Retriever:
         fused = self._fusion.fuse(
             [(i, semantic.scores[i]) for i in semantic.ids],
             [(i, lexical.scores[i]) for i in lexical.ids],
+            query=query,
         )[:k]
         entities = await self._resolve([entity_id for entity_id, _ in fused], lexical, tenant_id)
         return RetrievalResult(

@@ -1,8 +1,10 @@
 """What chunk search and chunk retrieval answer with, and what their scores mean.
 
 - `ChunkMatch.score`: cosine mapped onto 0..1, the `VectorMatch` scale.
-- `ScoredChunk.score`: a fused rank score, as `ScoredEntity.score`: ordinal,
-  comparable only within one result, unbounded.
+- `ScoredChunk.score`: the fusion strategy's score, as `ScoredEntity.score`:
+  ordinal, comparable only within one result; its range belongs to the
+  strategy. The strategy sees `semantic` and `bm25_relative(bm25, top)`, the
+  chunk's BM25 over the best BM25 of the same answer.
 - `ScoredChunk.semantic`: the chunk's `ChunkMatch.score`, or `None` if the
   semantic channel did not rank it.
 - `ScoredChunk.bm25`: the raw BM25 score (>= 0, unbounded, see
@@ -30,6 +32,17 @@ def bm25_to_unit(score: float) -> float:
     return score / (score + 1.0)
 
 
+def bm25_relative(score: float, top: float) -> float:
+    """`score / top`: a BM25 score (>= 0) as a share of its answer's best, on 0..1.
+
+    `top` is the best score of the same lexical answer (`score <= top`); a
+    `top` of 0 (every candidate scored nothing) gives 0.
+    """
+    if score < 0.0 or score > top:
+        raise ValueError(f"a BM25 score lies in [0, top], got {score} with top {top}")
+    return score / top if top > 0.0 else 0.0
+
+
 class ChunkMatch(BaseModel):
     """One semantic search hit: a chunk and its cosine on the 0..1 match scale."""
 
@@ -41,7 +54,7 @@ class ScoredChunk(BaseModel):
     """One retrieved chunk with its fused score and each channel's own score."""
 
     chunk: StoredChunk
-    #: Fused, ordinal, unbounded; see the module docstring.
+    #: Fused and ordinal; its range depends on the fusion (see the module docstring).
     score: float
     #: Cosine on 0..1 (the `VectorMatch` scale), or None if not ranked semantically.
     semantic: float | None = Field(default=None, ge=0.0, le=1.0)

@@ -3,16 +3,21 @@
 `reciprocal_rank_fusion` uses only position: the seeds' choice, because the
 channels' scores share a range (0..1) but no unit. Measured on the quality
 corpus it let a weak channel's confident-looking junk outvote a strong
-channel, so the retriever's default is now `EvidenceFusion`, which reads each
-score on its stated scale (ADR 0060); `ReciprocalRankFusion` keeps the seeds'
-behaviour reachable.
+channel, so `EvidenceFusion` reads each score on its stated scale (ADR
+0060). `AdaptiveFusion`, the default of both retrievers, is that evidence
+fusion with a lexical weight read from the query and the channels' own
+answers (ADR 0120). `EvidenceFusion` and `ReciprocalRankFusion` stay one
+argument away.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
+
+from redstring.domain.query_reading import FEATURE_NAMES, fusion_features
 
 #: The k of 1/(k + rank), from Cormack, Clarke and Buettcher, "Reciprocal Rank
 #: Fusion Outperforms Condorcet and Individual Rank Learning Methods" (SIGIR 2009).
@@ -51,12 +56,18 @@ class FusionStrategy(Protocol):
     """How the retriever turns its two channels' rankings into one (see docs/adr)."""
 
     def fuse(
-        self, semantic: Sequence[tuple[IdT, float]], lexical: Sequence[tuple[IdT, float]]
+        self,
+        semantic: Sequence[tuple[IdT, float]],
+        lexical: Sequence[tuple[IdT, float]],
+        *,
+        query: str,
     ) -> list[tuple[IdT, float]]:
         """Every id either channel ranked, once, best first, with its fused score.
 
-        The fused score is ordinal: comparable within one call only. An empty
-        channel contributes nothing. The order is total (ties by `str(id)`).
+        `query` is the text both channels answered; a strategy may read it
+        (`AdaptiveFusion` does) or not. The fused score is ordinal:
+        comparable within one call only. An empty channel contributes
+        nothing. The order is total (ties by `str(id)`).
         """
         ...
 
@@ -66,9 +77,13 @@ class ReciprocalRankFusion:
     """The seeds' fusion: `reciprocal_rank_fusion` of the two id orders, scores ignored."""
 
     def fuse(
-        self, semantic: Sequence[tuple[IdT, float]], lexical: Sequence[tuple[IdT, float]]
+        self,
+        semantic: Sequence[tuple[IdT, float]],
+        lexical: Sequence[tuple[IdT, float]],
+        *,
+        query: str = "",
     ) -> list[tuple[IdT, float]]:
-        """`reciprocal_rank_fusion([semantic ids, lexical ids])`."""
+        """`reciprocal_rank_fusion([semantic ids, lexical ids])`; `query` is not read."""
         return reciprocal_rank_fusion([[i for i, _ in semantic], [i for i, _ in lexical]])
 
 
@@ -97,43 +112,163 @@ class EvidenceFusion:
     power: float = EVIDENCE_POWER
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.lexical_floor < 1.0:
-            raise ValueError(
-                f"lexical_floor must be in [0, 1), got {self.lexical_floor}: "
-                "it is the lexical similarity that counts as no evidence"
-            )
-        if not self.power > 0.0:
-            raise ValueError(f"power must be positive, got {self.power}")
+        _require_evidence_parameters(self.lexical_floor, self.power)
 
     def fuse(
-        self, semantic: Sequence[tuple[IdT, float]], lexical: Sequence[tuple[IdT, float]]
+        self,
+        semantic: Sequence[tuple[IdT, float]],
+        lexical: Sequence[tuple[IdT, float]],
+        *,
+        query: str = "",
     ) -> list[tuple[IdT, float]]:
-        """Ids best first by mean evidence; see the class docstring."""
-        evidence: dict[IdT, float] = {}
-        for channel, to_evidence in (
-            (semantic, self._semantic_evidence),
-            (lexical, self._lexical_evidence),
+        """Ids best first by mean evidence; see the class docstring. `query` is not read."""
+        return weighted_evidence(
+            semantic,
+            lexical,
+            lexical_weight=0.5,
+            lexical_floor=self.lexical_floor,
+            power=self.power,
+        )
+
+
+def _require_evidence_parameters(lexical_floor: float, power: float) -> None:
+    if not 0.0 <= lexical_floor < 1.0:
+        raise ValueError(
+            f"lexical_floor must be in [0, 1), got {lexical_floor}: "
+            "it is the lexical similarity that counts as no evidence"
+        )
+    if not power > 0.0:
+        raise ValueError(f"power must be positive, got {power}")
+
+
+def weighted_evidence[IdT: Hashable](
+    semantic: Sequence[tuple[IdT, float]],
+    lexical: Sequence[tuple[IdT, float]],
+    *,
+    lexical_weight: float,
+    lexical_floor: float,
+    power: float,
+    semantic_floor: float = 0.0,
+) -> list[tuple[IdT, float]]:
+    """Every ranked id, best first, by `(1 - w) * semantic + w * lexical` evidence.
+
+    `w` is `lexical_weight`. Evidence stretches a score above its floor onto
+    0..1 and sharpens it: semantic `max(0, (c - semantic_floor) / (1 -
+    semantic_floor)) ** power` with `c = 2s - 1` the cosine, lexical
+    `max(0, (s - lexical_floor) / (1 - lexical_floor)) ** power`. An id a
+    channel did not rank gets 0 from it; an id ranked twice by one channel
+    counts once, at its best score. Ties break by the `reciprocal_rank_fusion`
+    score, then by `str(id)`.
+    """
+    evidence: dict[IdT, float] = {}
+    for channel, weight, floor, cosine in (
+        (semantic, 1.0 - lexical_weight, semantic_floor, True),
+        (lexical, lexical_weight, lexical_floor, False),
+    ):
+        best: dict[IdT, float] = {}
+        for item, score in channel:
+            unit = 2.0 * score - 1.0 if cosine else score
+            stretched = max(0.0, (unit - floor) / (1.0 - floor))
+            best[item] = max(best.get(item, 0.0), float(stretched**power))
+        for item, value in best.items():
+            evidence[item] = evidence.get(item, 0.0) + weight * value
+    rank_scores = dict(reciprocal_rank_fusion([[i for i, _ in semantic], [i for i, _ in lexical]]))
+    ordered = sorted(evidence, key=lambda item: (-evidence[item], -rank_scores[item], str(item)))
+    return [(item, evidence[item]) for item in ordered]
+
+
+# `AdaptiveFusion`'s fitted constants (ADR 0120): the coefficients of
+# `FEATURE_NAMES`, then the lexical floor, semantic floor and power. Produced
+# on the fit half only by `uv run python scripts/fit_fusion.py` (local MiniLM
+# model); the holdout figures are in the ADR and docs/benchmarks.md.
+#: Entities (`Retriever`).
+ENTITY_COEFFICIENTS: tuple[float, ...] = (
+    1.337, 0.044, -0.061, 0.06, 0.011, -0.003, -0.14, -0.027, -0.03, -0.025, -0.037, 0.023
+)  # fmt: skip
+ENTITY_LEXICAL_FLOOR = 0.5
+ENTITY_SEMANTIC_FLOOR = 0.0
+ENTITY_POWER = 3.0
+#: Passages (`ChunkRetriever`), whose lexical score is `bm25_relative`.
+PASSAGE_COEFFICIENTS: tuple[float, ...] = (
+    -0.134, 0.375, -0.1, 0.0, 0.0, 0.0, 0.0, 0.0, -0.837, -0.607, -0.68, 0.0
+)  # fmt: skip
+PASSAGE_LEXICAL_FLOOR = 0.0
+PASSAGE_SEMANTIC_FLOOR = 0.0
+PASSAGE_POWER = 1.0
+
+
+@dataclass(frozen=True)
+class AdaptiveFusion:
+    """Evidence fusion whose lexical weight depends on the query and the answers.
+
+    `w = 1 / (1 + exp(-(coefficients . features)))`, with `features` the
+    `fusion_features(query, semantic, lexical)` vector (how much the query
+    reads like prose, how sure each channel is; `FEATURE_NAMES`). The fused
+    score of an id is then `weighted_evidence` with that `w`:
+    `(1 - w) * E_sem(semantic score) + w * E_lex(lexical score)`, so it is
+    explained by the two channel scores a result carries plus the one weight
+    `lexical_weight` returns for the query. All coefficients zero is
+    `EvidenceFusion` with the same floor and power. Raises `ValueError` for a
+    coefficient vector of the wrong length or a non-finite coefficient, and
+    for floors and power as `EvidenceFusion` does.
+    """
+
+    coefficients: tuple[float, ...] = ENTITY_COEFFICIENTS
+    lexical_floor: float = ENTITY_LEXICAL_FLOOR
+    semantic_floor: float = ENTITY_SEMANTIC_FLOOR
+    power: float = ENTITY_POWER
+
+    def __post_init__(self) -> None:
+        if len(self.coefficients) != len(FEATURE_NAMES) or not all(
+            math.isfinite(c) for c in self.coefficients
         ):
-            best: dict[IdT, float] = {}
-            for item, score in channel:
-                best[item] = max(best.get(item, 0.0), to_evidence(score))
-            for item, value in best.items():
-                evidence[item] = evidence.get(item, 0.0) + value / 2.0
-        rank_scores = dict(
-            reciprocal_rank_fusion([[i for i, _ in semantic], [i for i, _ in lexical]])
+            raise ValueError(
+                f"coefficients must be {len(FEATURE_NAMES)} finite numbers, one per "
+                f"feature {FEATURE_NAMES}, got {self.coefficients!r}"
+            )
+        _require_evidence_parameters(self.lexical_floor, self.power)
+        if not 0.0 <= self.semantic_floor < 1.0:
+            raise ValueError(
+                f"semantic_floor must be in [0, 1), got {self.semantic_floor}: "
+                "it is the cosine that counts as no evidence"
+            )
+
+    def lexical_weight(
+        self,
+        semantic: Sequence[tuple[IdT, float]],
+        lexical: Sequence[tuple[IdT, float]],
+        *,
+        query: str,
+    ) -> float:
+        """The weight `w` of the lexical evidence for this query and these answers."""
+        features = fusion_features(query, semantic, lexical)
+        z = sum(c * f for c, f in zip(self.coefficients, features, strict=True))
+        return 0.5 * (1.0 + math.tanh(0.5 * z))  # the logistic, without overflow
+
+    def fuse(
+        self,
+        semantic: Sequence[tuple[IdT, float]],
+        lexical: Sequence[tuple[IdT, float]],
+        *,
+        query: str,
+    ) -> list[tuple[IdT, float]]:
+        """Ids best first by `weighted_evidence` at `lexical_weight`; see the class docstring."""
+        return weighted_evidence(
+            semantic,
+            lexical,
+            lexical_weight=self.lexical_weight(semantic, lexical, query=query),
+            lexical_floor=self.lexical_floor,
+            semantic_floor=self.semantic_floor,
+            power=self.power,
         )
-        ordered = sorted(
-            evidence, key=lambda item: (-evidence[item], -rank_scores[item], str(item))
-        )
-        return [(item, evidence[item]) for item in ordered]
-
-    def _semantic_evidence(self, score: float) -> float:
-        return float(max(0.0, 2.0 * score - 1.0) ** self.power)
-
-    def _lexical_evidence(self, score: float) -> float:
-        stretched = (score - self.lexical_floor) / (1.0 - self.lexical_floor)
-        return float(max(0.0, stretched) ** self.power)
 
 
-#: What `Retriever` fuses with unless told otherwise (ADR 0060).
-DEFAULT_FUSION: FusionStrategy = EvidenceFusion()
+#: What `Retriever` fuses with unless told otherwise (ADR 0120).
+DEFAULT_FUSION: FusionStrategy = AdaptiveFusion()
+#: What `ChunkRetriever` fuses with unless told otherwise (ADR 0120).
+DEFAULT_PASSAGE_FUSION: FusionStrategy = AdaptiveFusion(
+    coefficients=PASSAGE_COEFFICIENTS,
+    lexical_floor=PASSAGE_LEXICAL_FLOOR,
+    semantic_floor=PASSAGE_SEMANTIC_FLOOR,
+    power=PASSAGE_POWER,
+)

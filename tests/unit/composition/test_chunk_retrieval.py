@@ -1,10 +1,11 @@
-"""ChunkRetriever: semantic and BM25 channels over the chunk corpus, fused by rank."""
+"""ChunkRetriever: semantic and BM25 channels over the chunk corpus, fused by a strategy."""
 
 from __future__ import annotations
 
 import pytest
 
 from redstring import (
+    AdaptiveFusion,
     ChunkRetriever,
     DimensionMismatchError,
     InMemoryChunkStore,
@@ -14,6 +15,13 @@ from redstring import (
     TenantId,
     index_documents,
     new_tenant_id,
+)
+from redstring.domain.chunk_retrieval import bm25_relative
+from redstring.domain.fusion import (
+    DEFAULT_PASSAGE_FUSION,
+    PASSAGE_COEFFICIENTS,
+    ReciprocalRankFusion,
+    weighted_evidence,
 )
 from tests.unit.composition.support import (
     RecordingEmbeddings,
@@ -71,7 +79,7 @@ async def test_lexical_scores_are_the_hand_computed_bm25_figures() -> None:
 @pytest.mark.asyncio
 async def test_hybrid_fuses_both_channels_and_keeps_both_component_scores() -> None:
     store, embeddings, tenant = await indexed(FIXTURE)
-    retriever = ChunkRetriever(embeddings=embeddings, chunks=store)
+    retriever = ChunkRetriever(embeddings=embeddings, chunks=store, fusion=ReciprocalRankFusion())
     result = await retriever.retrieve_chunks("Ada Lovelace", tenant, k=4)
     assert result.mode is RetrievalMode.HYBRID
     [best, *rest] = result.matches
@@ -86,6 +94,51 @@ async def test_hybrid_fuses_both_channels_and_keeps_both_component_scores() -> N
         (m.score for m in result.matches), reverse=True
     )
     assert embeddings.query_batches == [1]
+
+
+def test_the_default_passage_fusion_is_adaptive_with_the_recorded_constants() -> None:
+    assert isinstance(DEFAULT_PASSAGE_FUSION, AdaptiveFusion)
+    assert DEFAULT_PASSAGE_FUSION.coefficients == PASSAGE_COEFFICIENTS
+    assert (
+        ChunkRetriever(
+            embeddings=RecordingEmbeddings(dimension=DIMENSION),
+            chunks=InMemoryChunkStore(dimension=DIMENSION),
+        )._fusion
+        is DEFAULT_PASSAGE_FUSION
+    )
+
+
+@pytest.mark.asyncio
+async def test_the_default_fused_score_is_explained_by_the_two_channel_scores() -> None:
+    """Recompute every fused score from what the result carries: cosine, BM25, the weight."""
+    store, embeddings, tenant = await indexed(FIXTURE)
+    retriever = ChunkRetriever(embeddings=embeddings, chunks=store)
+    query = "notes about the engine"
+    result = await retriever.retrieve_chunks(query, tenant, k=10)
+    assert len(result.matches) == 4  # the whole corpus: every ranked chunk is shown
+    top = max(m.bm25 for m in result.matches if m.bm25 is not None)
+    semantic = sorted(
+        ((m.chunk.id, m.semantic) for m in result.matches if m.semantic is not None),
+        key=lambda pair: -pair[1],
+    )
+    lexical = sorted(
+        ((m.chunk.id, bm25_relative(m.bm25, top)) for m in result.matches if m.bm25 is not None),
+        key=lambda pair: -pair[1],
+    )
+    fusion = DEFAULT_PASSAGE_FUSION
+    assert isinstance(fusion, AdaptiveFusion)
+    weight = fusion.lexical_weight(semantic, lexical, query=query)
+    assert 0.0 < weight < 1.0
+    expected = weighted_evidence(
+        semantic,
+        lexical,
+        lexical_weight=weight,
+        lexical_floor=fusion.lexical_floor,
+        semantic_floor=fusion.semantic_floor,
+        power=fusion.power,
+    )
+    assert [m.chunk.id for m in result.matches] == [item for item, _ in expected]
+    assert [m.score for m in result.matches] == pytest.approx([score for _, score in expected])
 
 
 @pytest.mark.asyncio
@@ -273,7 +326,7 @@ async def test_fused_ties_break_by_ascending_chunk_id_string(names: tuple[str, s
         tenant_id=tenant,
         embeddings=embeddings,
     )
-    retriever = ChunkRetriever(embeddings=embeddings, chunks=store)
+    retriever = ChunkRetriever(embeddings=embeddings, chunks=store, fusion=ReciprocalRankFusion())
     result = await retriever.retrieve_chunks("engine", tenant)
     assert len(result.matches) == 2
     assert result.matches[0].score == result.matches[1].score == pytest.approx(1 / 61)
