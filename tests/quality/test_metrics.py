@@ -7,8 +7,16 @@ from uuid import UUID
 
 import pytest
 
-from redstring import EntityId
-from retrieval_quality import QualityQuery, embedding_text, first_hit, measure, ndcg_at
+from quality.harness import (
+    EntityCorpus,
+    QualityQuery,
+    build_vectors,
+    first_hit,
+    measure,
+    ndcg_at,
+)
+from redstring import EntityId, FakeEmbeddingProvider
+from redstring.projections.vectors import embedding_text
 from tests.factories import make_entity
 
 
@@ -65,7 +73,14 @@ def test_ndcg_is_one_for_the_ideal_order_and_less_for_a_worse_one() -> None:
     assert ndcg_at([1], [0.0, 0.0]) == 0.0
 
 
-def test_the_embedding_text_carries_name_type_and_aliases() -> None:
-    entity = make_entity("Türkiye", entity_type="country", aliases=["Republic of Türkiye"])
-    assert embedding_text(entity) == "Türkiye (country); also known as Republic of Türkiye"
-    assert embedding_text(make_entity("Ada Lovelace")) == "Ada Lovelace (person)"
+@pytest.mark.asyncio
+async def test_corpus_entities_are_embedded_from_the_write_paths_text() -> None:
+    """A descriptive query can only find what the write path embeds: name, type, description."""
+    entity = make_entity("Yen", entity_type="currency", description="legal tender in Japan")
+    provider = FakeEmbeddingProvider(dimension=16)
+    vectors = await build_vectors(EntityCorpus(entities=[entity], queries=[]), provider)
+    [expected] = await provider.embed([embedding_text(entity)])
+    [found] = await vectors.search(expected, entity.tenant_id, k=1)
+    assert found.entity_id == entity.id
+    assert found.score == pytest.approx(1.0)
+    assert "legal tender in Japan" in embedding_text(entity)
