@@ -2,7 +2,8 @@
 
     uv run python scripts/evaluate_retrieval.py                 # fake + local model
     uv run python scripts/evaluate_retrieval.py --provider fake # plumbing only
-    uv run python scripts/evaluate_retrieval.py --corpus world  # one corpus
+    uv run python scripts/evaluate_retrieval.py --corpus world  # one entity corpus (none: --corpus)
+    uv run python scripts/evaluate_retrieval.py --passages      # no graded passage set
     uv run python scripts/evaluate_retrieval.py --json          # for machines
     uv run python scripts/evaluate_retrieval.py --study --plot docs/img
 
@@ -13,7 +14,9 @@ query shape, for the fit and the holdout halves: hit@1, hit@10, MRR and the
 share of empty answers (for `no_match`, the share of non-empty ones).
 `--study` adds the fusion study (ADR 0060) per corpus, the PROPERTY_WEIGHT
 grid (ADR 0061, names corpus) and the passage check; `--plot DIR` writes the
-quality-per-shape plot of each corpus. The harness is the `quality` package
+quality-per-shape plot of each corpus. Graded passage sets (`--passages`,
+default all: `elements`, lay questions against technical element
+descriptions) report hit@10, MRR and nDCG@10 per family. The harness is the `quality` package
 beside this script. See docs/benchmarks.md.
 """
 
@@ -26,13 +29,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from quality.harness import ENTITY_CORPORA
+from quality.passage_sets import PASSAGE_SETS
 from quality.report import main
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--provider", choices=["fake", "local", "all"], default="all")
     parser.add_argument(
-        "--corpus", choices=list(ENTITY_CORPORA), nargs="+", default=list(ENTITY_CORPORA)
+        "--corpus", choices=list(ENTITY_CORPORA), nargs="*", default=list(ENTITY_CORPORA)
+    )
+    parser.add_argument(
+        "--passages", choices=list(PASSAGE_SETS), nargs="*", default=list(PASSAGE_SETS)
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of markdown")
     parser.add_argument(

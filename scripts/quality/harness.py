@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -194,7 +194,13 @@ class Metrics:
 
 
 class Graded[T](Protocol):
-    """Anything graded by a set of acceptable ids: an entity query, a passage query."""
+    """A query graded by its acceptable ids, in a family and a half (entity or passage)."""
+
+    @property
+    def shape(self) -> str: ...
+
+    @property
+    def split(self) -> str: ...
 
     @property
     def targets(self) -> frozenset[T]: ...
@@ -234,9 +240,9 @@ def _share(count: int, total: int) -> float:
     return count / total if total else math.nan
 
 
-def measure_by_shape(
-    queries: Sequence[QualityQuery],
-    rankings: Sequence[Sequence[EntityId]],
+def measure_by_shape[T](
+    queries: Sequence[Graded[T]],
+    rankings: Sequence[Sequence[T]],
     split: str | None = None,
 ) -> dict[str, Metrics]:
     """`measure` per shape (and `all` over the graded queries), for one split or both."""
@@ -251,14 +257,16 @@ def measure_by_shape(
     return report
 
 
-def ndcg_at(ranked: Sequence[int], gains: Sequence[float], k: int = DEPTH) -> float:
-    """nDCG@k of `ranked` document indices under graded `gains` (index -> gain >= 0).
+def ndcg_at[T](ranked: Sequence[T], gains: Mapping[T, float], k: int = DEPTH) -> float:
+    """nDCG@k of the `ranked` ids under graded `gains` (id -> gain >= 0; absent ids gain 0).
 
     DCG = sum of gain / log2(rank + 1) over the top k; the ideal orders all
-    documents by gain. Returns 0.0 when every gain is zero.
+    gains. Returns 0.0 when every gain is zero.
     """
-    dcg = sum(gains[doc] / math.log2(rank + 1) for rank, doc in enumerate(ranked[:k], start=1))
-    ideal = sorted(gains, reverse=True)[:k]
+    dcg = sum(
+        gains.get(item, 0.0) / math.log2(rank + 1) for rank, item in enumerate(ranked[:k], start=1)
+    )
+    ideal = sorted(gains.values(), reverse=True)[:k]
     best = sum(gain / math.log2(rank + 1) for rank, gain in enumerate(ideal, start=1))
     return dcg / best if best > 0 else 0.0
 

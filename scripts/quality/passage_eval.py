@@ -44,7 +44,7 @@ async def passage_check(make: Callable[[], EmbeddingProvider]) -> dict[str, floa
                 doc = int(match.chunk.source_id)
                 if doc != i and doc not in order:
                     order.append(doc)
-            gains = [0.0 if j == i else float(similarity[i][j]) for j in range(len(texts))]
+            gains = {j: float(similarity[i][j]) for j in range(len(texts)) if j != i}
             total += ndcg_at(order, gains)
         scores[mode.value] = total / len(texts)
     return scores

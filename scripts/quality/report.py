@@ -35,6 +35,14 @@ from .harness import (
     rank_all,
 )
 from .passage_eval import passage_check
+from .passage_sets import (
+    PASSAGE_SETS,
+    load_passage_set,
+    passage_report,
+    passage_retriever,
+    passage_table,
+    rank_documents,
+)
 from .providers import PreEmbeddedQueries, environment, providers
 
 MODES = (RetrievalMode.SEMANTIC, RetrievalMode.LEXICAL, RetrievalMode.HYBRID)
@@ -166,6 +174,30 @@ async def corpus_section(
     return entry, markdown
 
 
+async def passage_section(
+    set_name: str, args: argparse.Namespace
+) -> tuple[dict[str, Any], list[str]]:
+    """The JSON entry and the markdown of one graded passage set, every provider."""
+    passages = load_passage_set(PASSAGE_SETS[set_name])
+    entry: dict[str, Any] = {}
+    markdown = [f"# {set_name} passages\n"]
+    for name, make in providers(args.provider).items():
+        started = time.perf_counter()
+        provider = PreEmbeddedQueries(make())
+        await provider.prepare([query.text for query in passages.queries])
+        retriever = await passage_retriever(passages, provider)
+        rankings = {
+            mode.value: await rank_documents(retriever, passages.queries, mode) for mode in MODES
+        }
+        report = passage_report(passages.queries, rankings)
+        seconds = time.perf_counter() - started
+        entry[name] = {"seconds": round(seconds, 1), "quality": report}
+        markdown.append(f"## {name} embeddings ({seconds:.1f} s)\n")
+        for split in SPLITS:
+            markdown += [f"### {split} half\n", passage_table(report[split], passages.shapes), ""]
+    return entry, markdown
+
+
 async def main(args: argparse.Namespace) -> None:
     """Measure the chosen corpora and print markdown (or JSON with `--json`)."""
     output: dict[str, Any] = {"environment": environment(), "corpora": {}}
@@ -177,6 +209,10 @@ async def main(args: argparse.Namespace) -> None:
             continue
         entry, lines = await corpus_section(corpus_name, load_entity_corpus(path), args)
         output["corpora"][corpus_name] = entry
+        markdown += lines
+    for set_name in args.passages:
+        entry, lines = await passage_section(set_name, args)
+        output.setdefault("passage_sets", {})[set_name] = entry
         markdown += lines
     if args.study:
         output["passages_ndcg10"] = {}

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 
 from quality.common import split_of
+from quality.element_passages import build as build_elements
 from quality.harness import ENTITY_CORPORA
+from quality.passage_sets import PASSAGE_SETS
 from quality.world_corpus import build as build_world
 
 
@@ -39,3 +41,21 @@ def test_every_world_entity_carries_a_description() -> None:
 def test_the_world_corpus_regenerates_byte_for_byte(tmp_path: Path) -> None:
     build_world(tmp_path)
     assert (tmp_path / "world_corpus.json").read_bytes() == ENTITY_CORPORA["world"].read_bytes()
+
+
+@pytest.mark.parametrize("name", sorted(PASSAGE_SETS))
+def test_every_passage_query_is_graded_against_documents_of_its_set(name: str) -> None:
+    passages = json.loads(PASSAGE_SETS[name].read_text(encoding="utf-8"))
+    ids = {d["id"] for d in passages["documents"]}
+    assert len(ids) == len(passages["documents"])
+    for q in passages["queries"]:
+        assert q["split"] == split_of(q["id"]), q["id"]
+        assert q["targets"] == sorted(q["grades"]), q["id"]
+        assert set(q["grades"]) <= ids, q["id"]
+        assert max(q["grades"].values()) == 2 == q["grades"][q["target"]], q["id"]
+
+
+def test_the_element_passages_regenerate_byte_for_byte(tmp_path: Path) -> None:
+    build_elements(tmp_path)
+    expected = PASSAGE_SETS["elements"].read_bytes()
+    assert (tmp_path / "element_passages.json").read_bytes() == expected

@@ -65,12 +65,15 @@ def test_only_ungraded_queries_give_nan_hits_but_a_real_empty_share() -> None:
 
 
 def test_ndcg_is_one_for_the_ideal_order_and_less_for_a_worse_one() -> None:
-    gains = [0.0, 3.0, 2.0, 1.0]
+    gains = {0: 0.0, 1: 3.0, 2: 2.0, 3: 1.0}
     assert ndcg_at([1, 2, 3], gains) == pytest.approx(1.0)
     worse = ndcg_at([3, 2, 1], gains)
     expected = (1 / 1 + 2 / math.log2(3) + 3 / 2) / (3 / 1 + 2 / math.log2(3) + 1 / 2)
     assert worse == pytest.approx(expected)
-    assert ndcg_at([1], [0.0, 0.0]) == 0.0
+    assert ndcg_at([1], {0: 0.0, 1: 0.0}) == 0.0
+    assert ndcg_at([7, 1], gains) == pytest.approx(
+        3 / math.log2(3) / (3 + 2 / math.log2(3) + 1 / 2)
+    )
 
 
 @pytest.mark.asyncio
