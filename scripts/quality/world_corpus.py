@@ -1,16 +1,20 @@
-"""The world corpus (`world_corpus.json`): described currencies, languages and places.
+"""The world corpus (`world_corpus.json`): described currencies, languages, places, elements, units.
 
 Query families (the `shape` of each query):
 
 - `exact`: an entity's English name (a sanity baseline);
 - `descriptive`: a lay paraphrase in place of the name ("money used in
   Japan"), graded by every entity the paraphrase fits (all currencies legal
-  in Japan);
+  in Japan), and the hand-written lay questions about elements ("metal in
+  your blood that carries oxygen");
 - `other_language`: a currency's or language's CLDR name in another language
   or script ("japanischer Yen", "日本円", "Deutsch");
 - `place_spelling`: a subdivision's name in another language, script or
   transliteration ("Bavière", "Москва" for "Moskva");
-- `abbreviation`: a technical code in place of the name ("JPY");
+- `abbreviation`: a code or symbol in place of the name ("JPY", "Fe",
+  "kWh"), exact case, graded by every entity with that symbol ("Pa":
+  protactinium and pascal);
+- `synonym`: another name of a unit ("metre", "pole" for "rod");
 - `no_match`: real names the corpus does not hold (historic currencies,
   languages official nowhere) and invented ones.
 """
@@ -25,7 +29,9 @@ from typing import Any
 from babel import Locale
 
 from .common import SEED, fold, rng_for, split_of, write_lines_json
+from .element_queries import LAY_QUESTIONS
 from .invented import invented_token
+from .world_science import element_entities, unit_entities
 from .world_sources import (
     AS_OF,
     EN,
@@ -36,7 +42,15 @@ from .world_sources import (
     territory_name,
 )
 
-SHAPES = ("exact", "descriptive", "other_language", "place_spelling", "abbreviation", "no_match")
+SHAPES = (
+    "exact",
+    "descriptive",
+    "other_language",
+    "place_spelling",
+    "abbreviation",
+    "synonym",
+    "no_match",
+)
 CURRENCY_PHRASES = (
     "the currency of {}",
     "money used in {}",
@@ -56,6 +70,9 @@ SIZES = {
     "other_language": 300,
     "place_spelling": 300,
     "abbreviation": 100,
+    "element_symbol": 50,
+    "unit_symbol": 100,
+    "synonym": 100,
     "no_match": 150,
 }
 
@@ -98,15 +115,21 @@ def name_index(entities: list[dict[str, Any]]) -> dict[str, set[str]]:
     """Folded name in any language (English, local, CLDR, ISO 3166-2 catalogues) -> keys."""
     index: dict[str, set[str]] = defaultdict(set)
     for e in entities:
-        for n in (e["name"], e.get("_local", e["name"]), *e["_locale_names"].values()):
+        others = (*e.get("_locale_names", {}).values(), *e.get("_synonyms", ()))
+        for n in (e["name"], e.get("_local", e["name"]), *others):
             index[fold(n)].add(e["key"])
     return index
 
 
 def build(out_dir: Path) -> dict[str, Any]:
     money, tongues, places = currencies(), languages(), subdivisions()
-    entities = money + tongues + places
+    chemistry, units = element_entities(), unit_entities()
+    entities = money + tongues + places + chemistry + units
     names = name_index(entities)
+    symbols: dict[str, set[str]] = defaultdict(set)
+    for e in entities:
+        for symbol in e.get("_symbols", ()):
+            symbols[symbol].add(e["key"])
     qs = Queries(entities)
 
     r = rng_for("world:exact")
@@ -130,6 +153,10 @@ def build(out_dir: Path) -> dict[str, Any]:
             source=f"cldr_{kind}_of_territory",
             template=phrase,
         )
+
+    for text, symbol, others in LAY_QUESTIONS:
+        keys = [k for s in (symbol, *others) if (k := f"element:{s}") in qs.types]
+        qs.add("descriptive", text, keys, source="hand_written_element_question")
 
     r = rng_for("world:other_language")
     pool = [
@@ -166,12 +193,24 @@ def build(out_dir: Path) -> dict[str, Any]:
     for e in r.sample(money, SIZES["abbreviation"]):
         code = e["properties"]["iso_4217"]
         qs.add("abbreviation", code, [e["key"]], source="iso_4217_code")
+    for e in r.sample(chemistry, SIZES["element_symbol"]):
+        symbol = e["properties"]["symbol"]
+        qs.add("abbreviation", symbol, symbols[symbol], source="element_symbol")
+    with_symbol = [e for e in units if e["_symbols"]]
+    for e in r.sample(with_symbol, SIZES["unit_symbol"]):
+        symbol = e["_symbols"][0]
+        qs.add("abbreviation", symbol, symbols[symbol], source="pint_unit_symbol")
+
+    r = rng_for("world:synonym")
+    pool = [(e, n) for e in units for n in e["_synonyms"]]
+    for _e, n in r.sample(pool, min(len(pool), SIZES["synonym"])):
+        qs.add("synonym", n, names[fold(n)], source="pint_unit_alias")
 
     add_no_match(qs, names, money, tongues)
     meta = {
         "description": "Graded entity-retrieval corpus of described entities: currencies, "
-        "languages, subdivisions; descriptive, other-language, place-spelling, code and "
-        "no-match queries.",
+        "languages, subdivisions, chemical elements, units; descriptive, other-language, "
+        "place-spelling, abbreviation, synonym and no-match queries.",
         "generator": "scripts/generate_quality_corpus.py",
         "seed": SEED,
         "as_of": AS_OF.isoformat(),
@@ -182,6 +221,10 @@ def build(out_dir: Path) -> dict[str, Any]:
             "languages": "babel (CLDR) language names, territory_languages official status, "
             "likely_subtags script",
             "subdivisions": "pycountry ISO 3166-2 (top level) and its iso3166-2 gettext catalogues",
+            "elements": "mendeleev elements.db (name, symbol, description); lay questions "
+            "hand-written for this corpus",
+            "units": "pint default registry (names, symbols, aliases, dimensionality, value in "
+            "SI base units)",
         },
     }
     for e in entities:

@@ -64,6 +64,7 @@ def currencies() -> list[dict[str, Any]]:
                 "aliases": [],
                 "properties": {"iso_4217": code},
                 "_territories": where[code],
+                "_symbols": [code],
                 "_locale_names": {
                     loc: str(Locale.parse(loc).currencies[code])
                     for loc in LOCALES
