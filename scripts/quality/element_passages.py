@@ -12,7 +12,8 @@ Families:
   element ("Used in batteries. Also for certain kinds of glass and
   ceramics. Some is used in lubricants."), at least six words; graded 2. A
   single sentence ("Used in batteries.") fits many elements, so the whole
-  text is the query: together its sentences single one element out.
+  text is the query: together its sentences single one element out;
+- `no_match`: hand-written everyday questions no passage answers.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any
 import mendeleev
 
 from .common import SEED, split_of, write_lines_json
-from .element_queries import LAY_QUESTIONS
+from .element_queries import LAY_QUESTIONS, OFF_TOPIC_QUESTIONS
 
 
 def elements() -> list[dict[str, Any]]:
@@ -68,7 +69,7 @@ def build(out_dir: Path) -> dict[str, Any]:
 
     def add(shape: str, text: str, grades: dict[str, int], source: str) -> None:
         qid = f"elements-{shape}-{sum(q['shape'] == shape for q in queries):04d}"
-        best = max(grades, key=lambda k: (grades[k], k))
+        best = max(grades, key=lambda k: (grades[k], k)) if grades else None
         queries.append(
             {
                 "id": qid,
@@ -92,6 +93,8 @@ def build(out_dir: Path) -> dict[str, Any]:
         text = " ".join(s for s in sentences(e["uses"]) if not names_itself(s, e))
         if len(text.split()) >= 6:
             add("uses", text, {key[e["symbol"]]: 2}, "mendeleev_uses")
+    for text in OFF_TOPIC_QUESTIONS:
+        add("no_match", text, {}, "hand_written_off_topic")
     corpus = {
         "meta": {
             "description": "Graded passage-retrieval set: lay questions and use statements "
@@ -100,7 +103,7 @@ def build(out_dir: Path) -> dict[str, Any]:
             "seed": SEED,
             "grading": "`grades` maps each acceptable document id to 2 (written for) or 1 "
             "(also acceptable); `targets` lists them; a hit is any target in the top 10; "
-            "nDCG@10 uses the grades.",
+            "nDCG@10 uses the grades; no_match queries have no grades.",
             "sources": f"mendeleev {version('mendeleev')} (MIT): elements.db table `elements` "
             "(description, sources, uses); lay questions hand-written for this corpus",
         },

@@ -54,6 +54,8 @@ TENANT = TenantId(UUID("5a1e0000-0000-4000-8000-00000000c0de"))
 _ID_NAMESPACE = UUID("b6f3a0f2-6b7c-4c1e-9d55-3f0e3c1b7a01")
 DEPTH = 10
 NO_MATCH = "no_match"
+#: Every mode a report measures, in report order.
+MODES = (RetrievalMode.SEMANTIC, RetrievalMode.LEXICAL, RetrievalMode.HYBRID)
 
 
 @dataclass(frozen=True)

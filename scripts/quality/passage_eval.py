@@ -5,18 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from redstring import (
-    ChunkRetriever,
-    EmbeddingProvider,
-    InMemoryChunkStore,
-    RetrievalMode,
-    SourceDocument,
-    index_documents,
-)
+from redstring import EmbeddingProvider, SourceDocument
 
-from .harness import PASSAGES, TENANT, ndcg_at
-
-MODES = (RetrievalMode.SEMANTIC, RetrievalMode.LEXICAL, RetrievalMode.HYBRID)
+from .harness import MODES, PASSAGES, TENANT, ndcg_at
+from .passage_sets import PassageSet, passage_retriever
 
 
 async def passage_check(make: Callable[[], EmbeddingProvider]) -> dict[str, float]:
@@ -28,11 +20,8 @@ async def passage_check(make: Callable[[], EmbeddingProvider]) -> dict[str, floa
     raw = json.loads(PASSAGES.read_text(encoding="utf-8"))
     texts = [doc["text"] for doc in raw["documents"]]
     similarity = raw["similarity"]
-    provider = make()
-    store = InMemoryChunkStore(dimension=provider.dimension)
     documents = [SourceDocument(id=str(i), text=text) for i, text in enumerate(texts)]
-    await index_documents(documents, chunks=store, tenant_id=TENANT, embeddings=provider)
-    retriever = ChunkRetriever(embeddings=provider, chunks=store)
+    retriever = await passage_retriever(PassageSet(documents=documents, queries=[]), make())
     scores: dict[str, float] = {}
     for mode in MODES:
         total = 0.0

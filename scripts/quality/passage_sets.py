@@ -25,7 +25,7 @@ from redstring import (
 )
 
 from .common import DATA_DIR, SPLITS
-from .harness import DEPTH, TENANT, fmt, measure_by_shape, ndcg_at
+from .harness import DEPTH, NO_MATCH, TENANT, fmt, measure_by_shape, ndcg_at
 
 PASSAGE_SETS = {"elements": DATA_DIR / "element_passages.json"}
 #: Chunks asked for per query, so that DEPTH distinct documents survive de-duplication.
@@ -129,7 +129,7 @@ def passage_report(
                 chosen = [
                     ndcg_at(r, q.grades)
                     for q, r in zip(queries, ids, strict=True)
-                    if q.split == split and (shape == "all" or q.shape == shape)
+                    if q.split == split and q.targets and shape in ("all", q.shape)
                 ]
                 row["ndcg@10"] = sum(chosen) / len(chosen) if chosen else float("nan")
             report[split][mode] = rows
@@ -147,6 +147,9 @@ def passage_table(report: dict[str, dict[str, dict[str, float]]], shapes: Sequen
         cells = [shape, str(report[modes[0]][shape]["n"])]
         for mode in modes:
             row = report[mode][shape]
-            cells += [fmt(row["hit@10"]), fmt(row["mrr"]), fmt(row["ndcg@10"])]
+            if shape == NO_MATCH:
+                cells += ["—", "—", f"non-empty {fmt(1 - row['empty'])}"]
+            else:
+                cells += [fmt(row["hit@10"]), fmt(row["mrr"]), fmt(row["ndcg@10"])]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)

@@ -23,6 +23,7 @@ from .common import SPLITS
 from .fusion_study import fusion_study, grid_table, property_weight_grid, study_table
 from .harness import (
     ENTITY_CORPORA,
+    MODES,
     NO_MATCH,
     EntityCorpus,
     QualityQuery,
@@ -44,8 +45,6 @@ from .passage_sets import (
     rank_documents,
 )
 from .providers import PreEmbeddedQueries, environment, providers
-
-MODES = (RetrievalMode.SEMANTIC, RetrievalMode.LEXICAL, RetrievalMode.HYBRID)
 
 
 @dataclass
