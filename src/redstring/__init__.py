@@ -132,6 +132,10 @@ from redstring.domain.retrieval import (
     RetrievalResult,
     ScoredEntity,
 )
+from redstring.domain.summary import (
+    ChunkSummary,
+    GraphSummary,
+)
 from redstring.domain.tokenize import (
     tokenize,
 )
@@ -254,6 +258,7 @@ __all__ = [
     "ChunkRetriever",
     "ChunkSourceMismatchError",
     "ChunkStore",
+    "ChunkSummary",
     "ChunkWriter",
     "CompletionError",
     "CorpusStats",
@@ -280,6 +285,7 @@ __all__ = [
     "GraphPurge",
     "GraphReader",
     "GraphStore",
+    "GraphSummary",
     "GraphWriter",
     "InMemoryChunkStore",
     "InMemoryEventLog",
