@@ -133,6 +133,10 @@ from redstring.domain.retrieval import (
     RetrievalResult,
     ScoredEntity,
 )
+from redstring.domain.summary import (
+    ChunkSummary,
+    GraphSummary,
+)
 from redstring.domain.tokenize import (
     tokenize,
 )
@@ -256,6 +260,7 @@ __all__ = [
     "ChunkRetriever",
     "ChunkSourceMismatchError",
     "ChunkStore",
+    "ChunkSummary",
     "ChunkWriter",
     "CompletionError",
     "CorpusStats",
@@ -282,6 +287,7 @@ __all__ = [
     "GraphPurge",
     "GraphReader",
     "GraphStore",
+    "GraphSummary",
     "GraphWriter",
     "InMemoryChunkStore",
     "InMemoryEventLog",

@@ -1,0 +1,212 @@
+"""The local model's semantic answers on the holdout halves, recorded for the CI floors.
+
+Embedding every corpus with the local model takes minutes on a small
+machine; the HYBRID floors (`tests/quality/test_fusion_floors.py`) need only
+what the semantic channel *answered*. `record` asks a real `Retriever` /
+`ChunkRetriever` in SEMANTIC mode for every graded holdout query and writes
+the answers (entity keys or `(source id, chunk index)` with their scores),
+the SHA-256 of every corpus file they came from and of the model, to
+`RECORDED` (gzip JSON). `RecordedSemantic` and `RecordedChunks` replay them
+behind the real ports, so the floors run the real lexical channel, the real
+fusion and the real retrievers. The test checks a sample of the recording
+against the live model, and refuses a recording whose corpora changed:
+
+    uv run python scripts/fit_fusion.py --record
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from redstring import (
+    ChunkRetriever,
+    EntityId,
+    InMemoryChunkStore,
+    RetrievalMode,
+    Retriever,
+    TenantId,
+    index_documents,
+)
+from redstring.domain.chunk import StoredChunk
+from redstring.domain.chunk_retrieval import ChunkMatch
+from redstring.domain.vector import VectorMatch
+from redstring.llm.local_embedding import MODEL_SHA256, LocalEmbeddingProvider
+
+from .common import DATA_DIR, split_of
+from .fusion_cases import LEE_DEPTH, lee_documents, lee_query
+from .harness import (
+    DEPTH,
+    ENTITY_CORPORA,
+    PASSAGES,
+    TENANT,
+    build_graph,
+    build_vectors,
+    entity_id_of,
+    load_entity_corpus,
+)
+from .passage_sets import CHUNK_DEPTH, PASSAGE_SETS, load_passage_set, passage_retriever
+from .providers import PreEmbeddedQueries
+
+RECORDED = DATA_DIR / "semantic_answers.json.gz"
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def sources() -> dict[str, Path]:
+    """Every corpus file a recording depends on, by name."""
+    return {
+        **{f"entities/{n}": p for n, p in ENTITY_CORPORA.items()},
+        **{f"passages/{n}": p for n, p in PASSAGE_SETS.items()},
+        "passages/lee": PASSAGES,
+    }
+
+
+def load_recording(path: Path = RECORDED) -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(gzip.decompress(path.read_bytes()))
+    return loaded
+
+
+def record(path: Path = RECORDED) -> None:
+    """Ask the local model's semantic channel every holdout query; write the answers."""
+    payload = {
+        "model_sha256": MODEL_SHA256,
+        "sources": {name: digest(p) for name, p in sources().items()},
+        "answers": asyncio.run(_answers()),
+    }
+    text = json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    path.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+
+
+async def _answers() -> dict[str, dict[str, list[list[Any]]]]:
+    answers: dict[str, dict[str, list[list[Any]]]] = {}
+    for name, corpus_path in ENTITY_CORPORA.items():
+        corpus = load_entity_corpus(corpus_path)
+        queries = [q for q in corpus.queries if q.targets and q.split == "holdout"]
+        provider = PreEmbeddedQueries(LocalEmbeddingProvider())
+        vectors = await build_vectors(corpus, provider)
+        await provider.prepare([q.text for q in queries])
+        key_of = {entity.id: key for key, entity in _keyed(corpus_path, corpus.entities)}
+        retriever = Retriever(embeddings=provider, vectors=vectors, graph=await build_graph(corpus))
+        answers[f"entities/{name}"] = {
+            q.id: [
+                [key_of[m.entity.id], round(m.semantic or 0.0, 6)]
+                for m in (
+                    await retriever.retrieve(q.text, TENANT, k=DEPTH, mode=RetrievalMode.SEMANTIC)
+                ).matches
+            ]
+            for q in queries
+        }
+    for name, set_path in PASSAGE_SETS.items():
+        passages = load_passage_set(set_path)
+        retriever_c = await passage_retriever(passages, LocalEmbeddingProvider())
+        answers[f"passages/{name}"] = {
+            q.id: await _chunk_answer(retriever_c, q.text, CHUNK_DEPTH)
+            for q in passages.queries
+            if q.split == "holdout"
+        }
+    answers["passages/lee"] = await _lee_answers()
+    return answers
+
+
+def _keyed(path: Path, entities: Sequence[Any]) -> list[tuple[str, Any]]:
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    by_id = {entity.id: entity for entity in entities}
+    return [(row["key"], by_id[entity_id_of(row["key"])]) for row in raw["entities"]]
+
+
+async def _chunk_answer(retriever: ChunkRetriever, text: str, k: int) -> list[list[Any]]:
+    result = await retriever.retrieve_chunks(text, TENANT, k=k, mode=RetrievalMode.SEMANTIC)
+    return [[m.chunk.source_id, m.chunk.index, round(m.semantic or 0.0, 6)] for m in result.matches]
+
+
+async def _lee_answers() -> dict[str, list[list[Any]]]:
+    documents = lee_documents()
+    provider = LocalEmbeddingProvider()
+    store = InMemoryChunkStore(dimension=provider.dimension)
+    await index_documents(documents, chunks=store, tenant_id=TENANT, embeddings=provider)
+    retriever = ChunkRetriever(embeddings=provider, chunks=store)
+    return {
+        d.id: await _chunk_answer(retriever, lee_query(d), LEE_DEPTH)
+        for d in documents
+        if split_of(d.id) == "holdout"
+    }
+
+
+class RecordedSemantic:
+    """An embedding provider and vector store in one, replaying recorded entity answers.
+
+    `embed_query` turns a query text into a one-number vector naming its
+    recorded answer; `search` returns that answer (cut at `k`, filtered by
+    type as a store would). `embed` refuses: nothing is embedded here.
+    """
+
+    dimension = 1
+
+    def __init__(self, answers: dict[str, list[tuple[EntityId, str, float]]]) -> None:
+        self._texts = list(answers)
+        self._answers = [answers[text] for text in self._texts]
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        raise AssertionError("a recorded provider embeds nothing")
+
+    async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
+        return [[float(self._texts.index(text))] for text in texts]
+
+    async def search(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        entity_types: Sequence[str] | None = None,
+    ) -> list[VectorMatch]:
+        answer = self._answers[int(vector[0])]
+        kept = [
+            VectorMatch(entity_id=i, entity_type=t, score=s)
+            for i, t, s in answer
+            if tenant_id == TENANT and (entity_types is None or t in entity_types)
+        ]
+        return kept[:k]
+
+
+class RecordedChunks(InMemoryChunkStore):
+    """A real in-memory chunk store (BM25 and all) whose semantic search replays a recording."""
+
+    def __init__(self, answers: dict[str, list[tuple[str, int, float]]]) -> None:
+        super().__init__(dimension=1)
+        self._texts = list(answers)
+        self._recorded = [answers[text] for text in self._texts]
+        self._by_place: dict[tuple[str, int], StoredChunk] = {}
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        raise AssertionError("a recorded provider embeds nothing")
+
+    async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
+        return [[float(self._texts.index(text))] for text in texts]
+
+    async def search_chunks(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        source_ids: Sequence[str] | None = None,
+    ) -> list[ChunkMatch]:
+        if not self._by_place:
+            chunks = await self.list_chunks(tenant_id)
+            self._by_place = {(c.source_id, c.index): c for c in chunks}
+        answer = self._recorded[int(vector[0])]
+        kept = [
+            ChunkMatch(chunk=self._by_place[(source, index)], score=score)
+            for source, index, score in answer
+            if source_ids is None or source in source_ids
+        ]
+        return kept[:k]
