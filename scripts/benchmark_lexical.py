@@ -42,6 +42,7 @@ from redstring.domain.blocking import (
     query_blocking_keys,
 )
 from redstring.domain.normalization import matching_form
+from redstring.domain.query import NormalizedQuery
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from retrieval_quality import load_entity_corpus
@@ -151,7 +152,8 @@ async def main(args: argparse.Namespace) -> None:
     for _, text in queries[: min(20, len(queries))]:  # warm caches on both sides
         await retriever.retrieve(text, BIG, k=10, mode=RetrievalMode.LEXICAL)
     for _, text in queries:
-        blocks = await graph.find_ids_by_blocking_keys(query_blocking_keys(text), BIG)
+        keys = query_blocking_keys(NormalizedQuery.of(text))
+        blocks = await graph.find_ids_by_blocking_keys(keys, BIG)
         candidates.append(float(len({i for block in blocks.values() for i in block})))
         t0 = time.perf_counter()
         await retriever.retrieve(text, BIG, k=10, mode=RetrievalMode.LEXICAL)
