@@ -56,10 +56,10 @@ class InMemoryGraphStore:
         by_tenant: defaultdict[TenantId, list[Entity]] = defaultdict(list)
         for (tenant, _), entity in latest.items():
             by_tenant[tenant].append(entity.copy_deep())
-        for tenant, batch in by_tenant.items():
+        for tenant, written in by_tenant.items():
             part = self._tenants[tenant]
-            part.entities.update((entity.id, entity) for entity in batch)
-            self._index(part, batch)
+            part.entities.update((entity.id, entity) for entity in written)
+            self._index(part, written)
         for relationship in relationships:
             self._put_relationship(relationship.model_copy(deep=True))
 
