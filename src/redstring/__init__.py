@@ -72,6 +72,7 @@ from redstring.domain.entity import (
     Relationship,
 )
 from redstring.domain.errors import (
+    BuildFailedError,
     ChunkExtractionError,
     ChunkSourceMismatchError,
     CompletionError,
@@ -103,6 +104,7 @@ from redstring.domain.errors import (
     StoreError,
     StoreOperationError,
     StoreUnavailableError,
+    TruncatedCompletionError,
     UnknownDomainError,
     UnknownEntityError,
 )
@@ -190,6 +192,7 @@ from redstring.ports.graph_store import (
     GraphWriter,
 )
 from redstring.ports.llm_provider import (
+    CheckedLlmProvider,
     LlmProvider,
 )
 from redstring.ports.vector_store import (
@@ -244,6 +247,8 @@ __all__ = [
     "AutoDomain",
     "BlockingIndex",
     "BlockingIndexMaintenance",
+    "BuildFailedError",
+    "CheckedLlmProvider",
     "ChunkExtractionError",
     "ChunkFailure",
     "ChunkId",
@@ -349,6 +354,7 @@ __all__ = [
     "StoredChunk",
     "TenantId",
     "TextSpan",
+    "TruncatedCompletionError",
     "UnknownDomainError",
     "UnknownEntityError",
     "VectorMatch",

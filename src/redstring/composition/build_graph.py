@@ -8,8 +8,16 @@ from collections.abc import Iterable
 from typing import Literal
 from uuid import UUID
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from redstring.composition.build_policy import (
+    DEFAULT_MAX_FAILED_SHARE,
+    answer_format,
+    check_failed_share,
+    failure_causes,
+    preflight,
+    require_enough_chunks,
+)
 from redstring.consolidation.consolidator import DEFAULT_MERGE_THRESHOLD, consolidate
 from redstring.domain.chunking import SlidingWindowChunker
 from redstring.domain.document import SourceDocument
@@ -61,9 +69,11 @@ class GraphBuildReport(BaseModel):
 
     Counts are of distinct ids written by this build. `domain_confidence` is
     the model's confidence on 0..1 when it chose the domain (`None` when the
-    caller chose it). `failures` lists every chunk whose answer was unusable.
-    `first_sequence`/`last_sequence` bound the events this build appended
-    (`None` when it appended none).
+    caller chose it). `failures` lists every chunk whose answer was unusable
+    and `failure_causes` counts them by error class. `answer_format` is how
+    the model server was asked for JSON (`None` when the provider does not
+    say). `first_sequence`/`last_sequence` bound the events this build
+    appended (`None` when it appended none).
     """
 
     tenant_id: TenantId
@@ -74,6 +84,8 @@ class GraphBuildReport(BaseModel):
     chunks_written: int
     merges: list[MergeSummary]
     failures: list[ChunkFailure]
+    failure_causes: dict[str, int] = Field(default_factory=dict)
+    answer_format: str | None = None
     domain: str
     domain_chosen_by: Literal["caller", "model", "fallback"]
     domain_confidence: float | None
@@ -99,6 +111,7 @@ async def build_graph(
     progress: ProgressCallback | None = None,
     strict: bool = False,
     chunker: SlidingWindowChunker | None = None,
+    max_failed_share: float = DEFAULT_MAX_FAILED_SHARE,
 ) -> GraphBuildReport:
     """Extract `documents` into `tenant_id`'s graph, consolidate, and fold every store.
 
@@ -109,11 +122,17 @@ async def build_graph(
     disagree, `IncompleteVectorSetupError` when only one is given,
     `DuplicateDocumentError` for a repeated document id, `ValueError` for a
     bad threshold or concurrency, and `UnknownDomainError` for an unknown
-    domain name. With `strict=True` a failed chunk raises
-    `ChunkExtractionError`; documents before it stay written and logged.
+    domain name. Then it checks the model server (`preflight`), raising
+    `ModelServerError` and its kin before any chunk. With `strict=True` a
+    failed chunk raises `ChunkExtractionError`; documents before it stay
+    written and logged. Otherwise, when more than `max_failed_share` (0..1)
+    of the chunks failed it raises `BuildFailedError` carrying the report,
+    after writing what was extracted; `max_failed_share=1.0` accepts any
+    partial result.
     """
     docs = list(documents)
     _check_inputs(docs, embeddings, vectors, merge_threshold)
+    check_failed_share(max_failed_share)
     extractor = Extractor(provider, chunker=chunker, concurrency=concurrency)
     projections: list[Projection] = [GraphProjection(graph)]
     if vectors is not None:
@@ -123,6 +142,7 @@ async def build_graph(
     sink = EventSink(log if log is not None else InMemoryEventLog(), projections)
     stored: list[Event] = []
 
+    await preflight(provider)
     decision = await decide_domain(domain, provider, docs, strict=strict)
     failures: list[ChunkFailure] = []
     entity_ids: set[EntityId] = set()
@@ -162,7 +182,7 @@ async def build_graph(
         entity_ids, tenant_id, graph=graph, threshold=merge_threshold, emit=emit_merge
     )
     sequences = [event.sequence for event in stored if event.sequence is not None]
-    return GraphBuildReport(
+    report = GraphBuildReport(
         tenant_id=tenant_id,
         documents=len(docs),
         entities_written=len(entity_ids),
@@ -171,6 +191,8 @@ async def build_graph(
         chunks_written=chunk_count,
         merges=[_summary(merge) for merge in merges],
         failures=failures,
+        failure_causes=failure_causes(failures),
+        answer_format=answer_format(provider),
         domain=decision.name,
         domain_chosen_by=decision.chosen_by,
         domain_confidence=decision.confidence,
@@ -179,6 +201,8 @@ async def build_graph(
         first_sequence=min(sequences, default=None),
         last_sequence=max(sequences, default=None),
     )
+    require_enough_chunks(failures, chunk_count, max_failed_share, report)
+    return report
 
 
 def _check_inputs(

@@ -121,6 +121,8 @@ def test_the_build_report_lists_merges_failures_and_a_domain_failure() -> None:
                 cause="not JSON",
             )
         ],
+        failure_causes={"MalformedCompletionError": 1},
+        answer_format="json_object",
         domain="general",
         domain_chosen_by="fallback",
         domain_confidence=None,
@@ -136,7 +138,11 @@ def test_the_build_report_lists_merges_failures_and_a_domain_failure() -> None:
     assert "  domain failure RefusedCompletionError: no\n" in text
     assert "  relationships  1 (1 dropped: an end was not extracted)\n" in text
     assert "    Acme Corp -> ACME Corporation (score 0.93)\n" in text
-    assert "  failed chunks  1\n    b.md #1: MalformedCompletionError: not JSON\n" in text
+    assert "  answer format  json_object\n" in text
+    assert (
+        "  failed chunks  1 (1 MalformedCompletionError)\n"
+        "    b.md #1: MalformedCompletionError: not JSON\n"
+    ) in text
 
 
 def test_without_the_runtime_or_the_model_files_the_local_extra_is_absent(
