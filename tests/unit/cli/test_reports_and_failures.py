@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import importlib.util
 import io
@@ -20,7 +21,7 @@ from redstring.cli.answers import EntitySearchAnswer
 from redstring.cli.documents import read_documents
 from redstring.cli.errors import DocumentPathError, InvalidSettingError
 from redstring.cli.main import main
-from redstring.cli.providers import local_extra_installed, require_reachable
+from redstring.cli.providers import llm_endpoint, local_extra_installed
 from redstring.cli.queries import resolve_mode
 from redstring.cli.render import print_build_report, print_entities
 from redstring.cli.store_set import StoreSet
@@ -159,10 +160,10 @@ def test_without_the_runtime_or_the_model_files_the_local_extra_is_absent(
     assert not local_extra_installed()
 
 
-@pytest.mark.asyncio
-async def test_a_model_url_that_is_not_http_is_refused_before_any_connection() -> None:
+def test_a_model_url_that_is_not_http_is_refused_before_any_connection() -> None:
+    args = argparse.Namespace(llm_base_url="localhost:8000", llm_model="m")
     with pytest.raises(InvalidSettingError, match="--llm-base-url='localhost:8000'"):
-        await require_reachable("localhost:8000", "m")
+        llm_endpoint(args, {})
 
 
 def test_a_heading_without_text_and_a_file_that_starts_with_prose_take_the_file_name(
