@@ -4,6 +4,7 @@ the event log and the projections into the graph, vector and chunk stores.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from typing import Literal
 from uuid import UUID
@@ -70,7 +71,10 @@ class GraphBuildReport(BaseModel):
     Counts are of distinct ids written by this build. `domain_confidence` is
     the model's confidence on 0..1 when it chose the domain (`None` when the
     caller chose it). `failures` lists every chunk whose answer was unusable
-    and `failure_causes` counts them by error class. `answer_format` is how
+    and `failure_causes` counts them by error class. `types_outside_domain`
+    counts the types the model answered outside the domain's lists, and
+    `entities_dropped_by_type` / `relationships_dropped_by_type` the items
+    dropped for one (ADR 0152). `answer_format` is how
     the model server was asked for JSON (`None` when the provider does not
     say). `first_sequence`/`last_sequence` bound the events this build
     appended (`None` when it appended none).
@@ -81,6 +85,9 @@ class GraphBuildReport(BaseModel):
     entities_written: int
     relationships_written: int
     relationships_dropped: int
+    types_outside_domain: dict[str, int] = Field(default_factory=dict)
+    entities_dropped_by_type: int = 0
+    relationships_dropped_by_type: int = 0
     chunks_written: int
     merges: list[MergeSummary]
     failures: list[ChunkFailure]
@@ -148,6 +155,8 @@ async def build_graph(
     entity_ids: set[EntityId] = set()
     relationship_ids: set[RelationshipId] = set()
     dropped = chunk_count = 0
+    outside: Counter[str] = Counter()
+    dropped_by_type = [0, 0]
     for document in docs:
         extraction = await extractor.extract(
             document, tenant_id, domain=decision.domain_schema, progress=progress, strict=strict
@@ -170,6 +179,9 @@ async def build_graph(
         entity_ids.update(entity.id for entity in entities)
         relationship_ids.update(relationship.id for relationship in relationships)
         dropped += extraction.relationships_dropped
+        outside.update(extraction.types_outside_domain)
+        dropped_by_type[0] += extraction.entities_dropped_by_type
+        dropped_by_type[1] += extraction.relationships_dropped_by_type
         chunk_count += len(extraction.chunks)
 
     async def emit_merge(merge: EntitiesMerged) -> None:
@@ -188,6 +200,9 @@ async def build_graph(
         entities_written=len(entity_ids),
         relationships_written=len(relationship_ids),
         relationships_dropped=dropped,
+        types_outside_domain=dict(sorted(outside.items())),
+        entities_dropped_by_type=dropped_by_type[0],
+        relationships_dropped_by_type=dropped_by_type[1],
         chunks_written=chunk_count,
         merges=[_summary(merge) for merge in merges],
         failures=failures,

@@ -92,6 +92,7 @@ def parse_completion(
             f"{who} answered JSON that does not satisfy the schema at {where}: {first.message} "
             f"({len(problems)} problem(s) in all). Retry, or use a model with structured output.",
             model=model,
+            answer=value,
         )
     return value
 

@@ -6,6 +6,8 @@ its message says what went wrong and what to do about it.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class RedstringError(Exception):
     """The root of every error redstring raises deliberately."""
@@ -69,7 +71,17 @@ class RefusedCompletionError(CompletionError):
 
 
 class MalformedCompletionError(CompletionError):
-    """The answer was not JSON, or did not satisfy the schema asked for."""
+    """The answer was not JSON, or did not satisfy the schema asked for.
+
+    `answer` is the JSON object when the answer parsed but broke the schema
+    (`None` otherwise), so a caller with a looser reading can still use it.
+    """
+
+    def __init__(
+        self, message: str, *, model: str | None = None, answer: dict[str, Any] | None = None
+    ) -> None:
+        self.answer = answer
+        super().__init__(message, model=model)
 
 
 class TruncatedCompletionError(CompletionError):
