@@ -48,11 +48,17 @@ class DocumentChunked(BaseEvent):
 
 
 class EntitiesEmbedded(BaseEvent):
-    """These vectors were computed for these entities (by `model`, when known)."""
+    """These vectors were computed for these entities.
+
+    `model` names the embedding model (its class name when the provider does
+    not name it; `None` in events written before B20) and `dimension` is the
+    vectors' length (`None` likewise).
+    """
 
     kind: Literal["entities_embedded"] = "entities_embedded"
     records: list[VectorRecord]
     model: str | None = None
+    dimension: int | None = Field(default=None, ge=1)
 
 
 class EntitiesMerged(BaseEvent):

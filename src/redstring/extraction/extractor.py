@@ -1,8 +1,9 @@
 """Extracting one document: chunk it, ask the model per chunk, merge what came back.
 
 Writes no store. Chunks are asked concurrently, at most `concurrency` at a
-time; the result does not depend on the order answers arrive in, because
-chunk results are combined in chunk order.
+time across every document one `Extractor` extracts at once (B33); the
+result does not depend on the order answers arrive in, because chunk results
+are combined in chunk order.
 """
 
 from __future__ import annotations
@@ -86,7 +87,10 @@ class _ChunkResult:
 
 
 class Extractor:
-    """Extracts documents with `provider`, `concurrency` chunks at a time (at least 1)."""
+    """Extracts documents with `provider`, `concurrency` chunks at a time (at least 1).
+
+    The bound holds across concurrent `extract` calls of one extractor.
+    """
 
     def __init__(
         self,
@@ -99,7 +103,7 @@ class Extractor:
             raise ValueError(f"concurrency must be at least 1, got {concurrency}")
         self._provider = provider
         self._chunker = chunker or SlidingWindowChunker()
-        self._concurrency = concurrency
+        self._semaphore = asyncio.Semaphore(concurrency)
 
     async def extract(
         self,
@@ -119,13 +123,12 @@ class Extractor:
         spans = self._chunker.split(document.text)
         system = extraction_system_prompt(domain)
         schema = extraction_schema(domain)
-        semaphore = asyncio.Semaphore(self._concurrency)
         failures: list[ChunkFailure] = []
         done = 0
 
         async def one(index: int, span: TextSpan) -> _ChunkResult:
             nonlocal done
-            async with semaphore:
+            async with self._semaphore:
                 tally = TypeTally()
                 try:
                     answer, tally = await self._ask(

@@ -6,8 +6,9 @@ from collections.abc import Sequence
 
 from redstring.domain.entity import Entity
 from redstring.domain.events import EntitiesEmbedded, EntitiesMerged, Event
+from redstring.domain.ids import TenantId
 from redstring.domain.vector import VectorRecord
-from redstring.ports.embedding_provider import EmbeddingProvider
+from redstring.ports.embedding_provider import EmbeddingProvider, NamedModel
 from redstring.ports.vector_store import VectorWriter
 
 
@@ -37,6 +38,23 @@ async def embed_entities(
         )
         for entity, vector in zip(entities, vectors, strict=True)
     ]
+
+
+def embedding_model(provider: EmbeddingProvider) -> str:
+    """The provider's model name when it gives one (`NamedModel`), else its class name."""
+    return provider.model if isinstance(provider, NamedModel) else type(provider).__name__
+
+
+async def embedded_event(
+    provider: EmbeddingProvider, entities: Sequence[Entity], tenant_id: TenantId
+) -> EntitiesEmbedded:
+    """The `EntitiesEmbedded` of `entities`, naming the model and the dimension."""
+    return EntitiesEmbedded(
+        tenant_id=tenant_id,
+        records=await embed_entities(provider, entities),
+        model=embedding_model(provider),
+        dimension=provider.dimension,
+    )
 
 
 class VectorProjection:
