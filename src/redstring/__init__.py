@@ -134,6 +134,10 @@ from redstring.domain.retrieval import (
     RetrievalResult,
     ScoredEntity,
 )
+from redstring.domain.summary import (
+    ChunkSummary,
+    GraphSummary,
+)
 from redstring.domain.tokenize import (
     tokenize,
 )
@@ -259,6 +263,7 @@ __all__ = [
     "ChunkRetriever",
     "ChunkSourceMismatchError",
     "ChunkStore",
+    "ChunkSummary",
     "ChunkWriter",
     "CompletionError",
     "CorpusStats",
@@ -285,6 +290,7 @@ __all__ = [
     "GraphPurge",
     "GraphReader",
     "GraphStore",
+    "GraphSummary",
     "GraphWriter",
     "InMemoryChunkStore",
     "InMemoryEventLog",

@@ -26,6 +26,7 @@ from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, TenantId
 from redstring.ports.graph_store import GraphStore
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
+from redstring.testing.tenant_summary import GraphSummaryCompliance
 
 
 def person(
@@ -43,7 +44,7 @@ def edge(source: Entity, target: Entity, kind: str = "knows") -> Relationship:
     )
 
 
-class GraphStoreCompliance(ABC):
+class GraphStoreCompliance(GraphSummaryCompliance, ABC):
     """Behaviour any `GraphStore` must show; see the module docstring."""
 
     @abstractmethod
