@@ -22,6 +22,8 @@ from redstring.composition.build_policy import (
     preflight,
     require_enough_chunks,
 )
+from redstring.composition.chunk_merges import chunks_after_merge
+from redstring.composition.reextraction import resolve_survivors, retirement
 from redstring.consolidation.consolidator import DEFAULT_MERGE_THRESHOLD, consolidate
 from redstring.domain.chunking import SlidingWindowChunker
 from redstring.domain.document import SourceDocument
@@ -35,6 +37,7 @@ from redstring.domain.events import (
     DocumentChunked,
     DocumentExtracted,
     EntitiesMerged,
+    EntitiesRetired,
     Event,
 )
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
@@ -48,7 +51,7 @@ from redstring.extraction.extractor import (
     Extractor,
     ProgressCallback,
 )
-from redstring.ports.chunk_store import ChunkWriter
+from redstring.ports.chunk_store import ChunkReader, ChunkWriter
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.event_log import EventLog
 from redstring.ports.graph_store import GraphStore
@@ -81,7 +84,8 @@ class GraphBuildReport(BaseModel):
     and `failure_causes` counts them by error class. `types_outside_domain`
     counts the types the model answered outside the domain's lists, and
     `entities_dropped_by_type` / `relationships_dropped_by_type` the items
-    dropped for one (ADR 0152). `answer_format` is how
+    dropped for one (ADR 0152). `entities_retired` counts entities whose
+    only source document, re-extracted, no longer names them (ADR 0153). `answer_format` is how
     the model server was asked for JSON (`None` when the provider does not
     say). `first_sequence`/`last_sequence` bound the events this build
     appended (`None` when it appended none).
@@ -95,6 +99,7 @@ class GraphBuildReport(BaseModel):
     types_outside_domain: dict[str, int] = Field(default_factory=dict)
     entities_dropped_by_type: int = 0
     relationships_dropped_by_type: int = 0
+    entities_retired: int = 0
     chunks_written: int
     merges: list[MergeSummary]
     failures: list[ChunkFailure]
@@ -175,7 +180,7 @@ async def build_graph(
             extraction = await pending
             events = await _document_events(extraction, graph, chunks, embeddings, tenant_id)
             tally.stored += await sink.emit(events)
-            tally.add(extraction, events[0])
+            tally.add(extraction, events)
     finally:
         for pending in extractions:
             pending.cancel()
@@ -185,6 +190,8 @@ async def build_graph(
         events: list[Event] = [merge]
         if embeddings is not None:
             events.append(await embedded_event(embeddings, [merge.survivor_after], tenant_id))
+        if isinstance(chunks, ChunkReader):
+            events += await chunks_after_merge(chunks, merge)
         tally.stored.extend(await sink.emit(events))
 
     merges = await consolidate(
@@ -200,6 +207,7 @@ async def build_graph(
         types_outside_domain=dict(sorted(tally.outside.items())),
         entities_dropped_by_type=tally.entities_dropped_by_type,
         relationships_dropped_by_type=tally.relationships_dropped_by_type,
+        entities_retired=tally.retired,
         chunks_written=tally.chunks,
         merges=[_summary(merge) for merge in merges],
         failures=tally.failures,
@@ -230,8 +238,11 @@ class _Tally:
     entities_dropped_by_type: int = 0
     relationships_dropped_by_type: int = 0
     chunks: int = 0
+    retired: int = 0
 
-    def add(self, extraction: DocumentExtraction, extracted: Event) -> None:
+    def add(self, extraction: DocumentExtraction, events: list[Event]) -> None:
+        extracted = events[0]
+        self.retired += sum(len(e.retired) for e in events if isinstance(e, EntitiesRetired))
         if isinstance(extracted, DocumentExtracted):
             self.entity_ids.update(entity.id for entity in extracted.entities)
             self.relationship_ids.update(rel.id for rel in extracted.relationships)
@@ -250,10 +261,16 @@ async def _document_events(
     embeddings: EmbeddingProvider | None,
     tenant_id: TenantId,
 ) -> list[Event]:
-    """One document's events: extracted (with the stored state), chunked, embedded."""
-    entities = await _with_stored_entities(graph, extraction.entities, tenant_id)
-    relationships = await _with_stored_relationships(graph, extraction.relationships, tenant_id)
-    passages = extraction.chunks
+    """One document's events: extracted (with the stored state), retired, chunked, embedded."""
+    resolved = await resolve_survivors(
+        graph, extraction.entities, extraction.relationships, extraction.chunks, tenant_id
+    )
+    entities = await _with_stored_entities(graph, resolved.entities, tenant_id)
+    relationships = await _with_stored_relationships(graph, resolved.relationships, tenant_id)
+    retired = await retirement(
+        graph, chunks, extraction.document_id, {entity.id for entity in entities}, tenant_id
+    )
+    passages = resolved.chunks
     if embeddings is not None and chunks is not None:
         passages = await embed_passages(embeddings, chunks, passages, extraction.document_id)
     events: list[Event] = [
@@ -263,6 +280,7 @@ async def _document_events(
             entities=entities,
             relationships=relationships,
         ),
+        *([retired] if retired is not None else []),
         DocumentChunked(tenant_id=tenant_id, document_id=extraction.document_id, chunks=passages),
     ]
     if embeddings is not None:

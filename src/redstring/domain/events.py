@@ -84,6 +84,27 @@ class EntitiesMerged(BaseEvent):
         return [entity.id for entity in self.merged]
 
 
+class EntitiesRetired(BaseEvent):
+    """Re-extracting `document_id` no longer supports these entities (B32).
+
+    `retired` had no other source document and are gone, with
+    `relationships_removed` (every relationship touching one of them);
+    `updated` are still supported elsewhere and lose `document_id` from their
+    sources (their state after).
+    """
+
+    kind: Literal["entities_retired"] = "entities_retired"
+    document_id: str
+    retired: list[Entity]
+    relationships_removed: list[Relationship]
+    updated: list[Entity]
+
+    @property
+    def retired_ids(self) -> list[EntityId]:
+        """The ids of the retired entities."""
+        return [entity.id for entity in self.retired]
+
+
 class MergeUndone(BaseEvent):
     """The merge `merge_event_id` was reversed: the inverse of its `EntitiesMerged`."""
 
@@ -96,7 +117,12 @@ class MergeUndone(BaseEvent):
 
 
 Event = Annotated[
-    DocumentExtracted | DocumentChunked | EntitiesEmbedded | EntitiesMerged | MergeUndone,
+    DocumentExtracted
+    | DocumentChunked
+    | EntitiesEmbedded
+    | EntitiesMerged
+    | MergeUndone
+    | EntitiesRetired,
     Field(discriminator="kind"),
 ]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from redstring.domain.entity import Entity
-from redstring.domain.events import EntitiesEmbedded, EntitiesMerged, Event
+from redstring.domain.events import EntitiesEmbedded, EntitiesMerged, EntitiesRetired, Event
 from redstring.domain.ids import TenantId
 from redstring.domain.vector import VectorRecord
 from redstring.ports.embedding_provider import EmbeddingProvider, NamedModel
@@ -64,8 +64,10 @@ class VectorProjection:
         self._vectors = vectors
 
     async def apply(self, event: Event) -> None:
-        """Upsert the records of an `EntitiesEmbedded`; delete the merged ids of a merge."""
+        """Upsert an `EntitiesEmbedded`'s records; delete merged-away and retired ids."""
         if isinstance(event, EntitiesEmbedded):
             await self._vectors.upsert(event.records)
         elif isinstance(event, EntitiesMerged):
             await self._vectors.delete(event.merged_ids, event.tenant_id)
+        elif isinstance(event, EntitiesRetired):
+            await self._vectors.delete(event.retired_ids, event.tenant_id)

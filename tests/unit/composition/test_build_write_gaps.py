@@ -12,6 +12,7 @@ from redstring import (
     DocumentChunked,
     DocumentExtracted,
     FakeEmbeddingProvider,
+    FakeLlmProvider,
     InMemoryChunkStore,
     InMemoryEventLog,
     InMemoryGraphStore,
@@ -19,7 +20,9 @@ from redstring import (
     SourceDocument,
     build_graph,
 )
+from redstring.domain.events import EntitiesRetired
 from redstring.projections.chunks import ChunkProjection
+from redstring.projections.graph import GraphProjection
 from redstring.projections.replay import replay
 from tests.factories import DEFAULT_TENANT
 
@@ -132,3 +135,115 @@ async def test_a_chunk_store_of_another_dimension_is_refused_before_any_model_ca
             domain=DOMAIN,
         )
     assert model.most == 0
+
+
+ACME_ANSWERS: dict[str, Any] = {
+    "anvils": {
+        "entities": [{"name": "Acme Corporation", "type": "organization"}],
+        "relationships": [],
+    },
+    "rockets": {
+        "entities": [{"name": "Acme Corp", "type": "organization"}],
+        "relationships": [],
+    },
+}
+ACME_DOCS = [
+    SourceDocument(id="a", text="Acme Corporation makes anvils."),
+    SourceDocument(id="b", text="Acme Corp sells rockets."),
+]
+
+
+@pytest.mark.asyncio
+async def test_chunk_rows_follow_a_merge_to_the_survivor_and_a_replay_agrees() -> None:
+    chunks = InMemoryChunkStore(dimension=DIMENSION)
+    graph = InMemoryGraphStore()
+    log = InMemoryEventLog()
+    report = await build_graph(
+        ACME_DOCS,
+        provider=FakeLlmProvider(by_substring=ACME_ANSWERS),
+        graph=graph,
+        tenant_id=DEFAULT_TENANT,
+        chunks=chunks,
+        log=log,
+        domain=DOMAIN,
+    )
+    [merge] = report.merges
+    [merged_id] = merge.merged_ids
+    named = await chunks.chunks_of_entity(merge.survivor_id, DEFAULT_TENANT)
+    assert sorted(chunk.source_id for chunk in named) == ["a", "b"]  # B30
+    assert await chunks.chunks_of_entity(merged_id, DEFAULT_TENANT) == []
+    rebuilt = InMemoryChunkStore(dimension=DIMENSION)
+    await replay(log, DEFAULT_TENANT, [ChunkProjection(rebuilt)])
+    assert await rebuilt.list_chunks(DEFAULT_TENANT) == await chunks.list_chunks(DEFAULT_TENANT)
+
+
+@pytest.mark.asyncio
+async def test_a_re_extracted_merged_away_name_resolves_to_its_survivor() -> None:
+    graph, chunks = InMemoryGraphStore(), InMemoryChunkStore(dimension=DIMENSION)
+    log = InMemoryEventLog()
+    common = {"graph": graph, "tenant_id": DEFAULT_TENANT, "chunks": chunks, "log": log}
+    provider = FakeLlmProvider(by_substring=ACME_ANSWERS)
+    first = await build_graph(ACME_DOCS, provider=provider, domain=DOMAIN, **common)
+    [merge] = first.merges
+    again = await build_graph([ACME_DOCS[1]], provider=provider, domain=DOMAIN, **common)
+    assert again.merges == []  # B31: not written under its own id and merged again
+    [acme] = await graph.list_entities(DEFAULT_TENANT)
+    assert (acme.id, acme.name) == (merge.survivor_id, "Acme Corporation")
+    assert acme.source_document_ids == ["a", "b"]
+    events = await log.read(DEFAULT_TENANT, after=first.last_sequence or 0)
+    [extracted] = [e for e in events if isinstance(e, DocumentExtracted)]
+    assert [entity.id for entity in extracted.entities] == [merge.survivor_id]
+    [chunk] = await chunks.chunks_of_source("b", DEFAULT_TENANT)
+    assert chunk.entity_ids == [merge.survivor_id]
+
+
+def person(name: str) -> dict[str, str]:
+    return {"name": name, "type": "person"}
+
+
+@pytest.mark.asyncio
+async def test_entities_a_re_extracted_document_no_longer_supports_are_retired() -> None:
+    graph, chunks = InMemoryGraphStore(), InMemoryChunkStore(dimension=DIMENSION)
+    log = InMemoryEventLog()
+    vectors = InMemoryVectorStore(dimension=DIMENSION)
+    common = {
+        "graph": graph,
+        "tenant_id": DEFAULT_TENANT,
+        "chunks": chunks,
+        "log": log,
+        "vectors": vectors,
+        "embeddings": FakeEmbeddingProvider(dimension=DIMENSION),
+        "domain": DOMAIN,
+    }
+    before = FakeLlmProvider(
+        by_substring={
+            "letters": {
+                "entities": [person("Ada Lovelace"), person("Bob Stone"), person("Cy Young")],
+                "relationships": [
+                    {"source": "Ada Lovelace", "target": "Bob Stone", "type": "knows"}
+                ],
+            },
+            "Cy Young played": {"entities": [person("Cy Young")], "relationships": []},
+        }
+    )
+    docs = [
+        SourceDocument(id="a", text="Ada Lovelace wrote letters to Bob Stone and Cy Young."),
+        SourceDocument(id="c", text="Cy Young played baseball."),
+    ]
+    await build_graph(docs, provider=before, **common)
+    after = FakeLlmProvider(
+        by_substring={"letters": {"entities": [person("Ada Lovelace")], "relationships": []}}
+    )
+    edited = SourceDocument(id="a", text="Ada Lovelace wrote letters.")
+    report = await build_graph([edited], provider=after, **common)
+    held = {entity.name: entity for entity in await graph.list_entities(DEFAULT_TENANT)}
+    assert sorted(held) == ["Ada Lovelace", "Cy Young"]  # B32: Bob Stone retired
+    assert held["Cy Young"].source_document_ids == ["c"]  # still supported by c
+    assert await graph.list_relationships(DEFAULT_TENANT) == []
+    assert await vectors.count(DEFAULT_TENANT) == 2
+    assert report.entities_retired == 1
+    retired = [e for e in await log.read(DEFAULT_TENANT) if isinstance(e, EntitiesRetired)]
+    assert [[entity.name for entity in event.retired] for event in retired] == [["Bob Stone"]]
+    rebuilt = InMemoryGraphStore()
+    await replay(log, DEFAULT_TENANT, [GraphProjection(rebuilt)])
+    assert await rebuilt.list_entities(DEFAULT_TENANT) == await graph.list_entities(DEFAULT_TENANT)
