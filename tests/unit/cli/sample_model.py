@@ -76,6 +76,41 @@ ANSWERS: dict[str, Any] = {
             _r("Jane Roe", "ACME Corporation", "works_for"),
         ],
     },
+    # the extraction gold set's own documents (tests/data/extraction/docs)
+    "Marie Curie, born": {
+        "entities": [
+            _e("Marie Curie", "person", "physicist and chemist"),
+            _e("Pierre Curie", "person"),
+            _e("Warsaw", "location"),
+            _e("University of Paris", "organization"),
+        ],
+        "relationships": [
+            _r("Marie Curie", "Pierre Curie", "knows"),
+            _r("Marie Curie", "University of Paris", "works_for"),
+        ],
+    },
+    "Bell Labs, founded": {
+        "entities": [
+            _e("Bell Labs", "organization", "research arm of AT&T"),
+            _e("Bell Telephone Laboratories", "organization"),
+            _e("AT&T", "organization"),
+            _e("Claude Shannon", "person"),
+            _e("Dennis Ritchie", "person"),
+        ],
+        "relationships": [
+            _r("Bell Labs", "AT&T", "subsidiary_of"),
+            _r("Claude Shannon", "Bell Labs", "works_for"),
+        ],
+    },
+    "Linus Torvalds began": {
+        "entities": [
+            _e("Linus Torvalds", "person", "began the Linux kernel"),
+            _e("University of Helsinki", "organization"),
+            _e("Linux Foundation", "organization"),
+            _e("Richard Stallman", "person"),
+        ],
+        "relationships": [_r("Linus Torvalds", "University of Helsinki", "member_of")],
+    },
 }
 
 

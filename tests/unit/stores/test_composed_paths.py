@@ -50,7 +50,7 @@ DOCUMENTS = [
 ]
 
 MODEL_ANSWERS = {
-    "Choose the domain schema": {"domain": "people_and_organisations", "confidence": 0.8},
+    "Choose the domain schema": {"domain": "general", "confidence": 0.8},
     "first program": {
         "entities": [
             {"name": "Ada Lovelace", "type": "person", "description": "mathematician"},
