@@ -113,6 +113,7 @@ from redstring.domain.events import (
     DocumentExtracted,
     EntitiesEmbedded,
     EntitiesMerged,
+    EntitiesRetired,
     Event,
     MergeUndone,
 )
@@ -278,6 +279,7 @@ __all__ = [
     "EmptyCompletionError",
     "EntitiesEmbedded",
     "EntitiesMerged",
+    "EntitiesRetired",
     "Entity",
     "EntityId",
     "Event",

@@ -60,6 +60,7 @@ EXPECTED = {
     "EmptyCompletionError",
     "EntitiesEmbedded",
     "EntitiesMerged",
+    "EntitiesRetired",
     "Entity",
     "EntityId",
     "Event",

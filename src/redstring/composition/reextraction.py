@@ -22,7 +22,12 @@ from redstring.domain.chunk import StoredChunk
 from redstring.domain.entity import Entity, Relationship
 from redstring.domain.events import EntitiesRetired
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
-from redstring.domain.merging import absorb, combine_relationships, combine_sightings
+from redstring.domain.merging import (
+    absorb,
+    combine_relationships,
+    combine_sightings,
+    redirected,
+)
 from redstring.domain.normalization import normalize_name
 from redstring.ports.chunk_store import ChunkReader, ChunkWriter
 from redstring.ports.graph_store import BlockingIndex, GraphReader
@@ -66,19 +71,9 @@ async def resolve_survivors(
         written[entity.id] = entity if earlier is None else combine_sightings(earlier, entity)
     links: dict[RelationshipId, Relationship] = {}
     for relationship in relationships:
-        source = renamed.get(relationship.source_id, relationship.source_id)
-        target = renamed.get(relationship.target_id, relationship.target_id)
-        if source == target:
+        moved = redirected(relationship, renamed)
+        if moved is None:
             continue
-        moved = Relationship(
-            tenant_id=tenant_id,
-            source_id=source,
-            target_id=target,
-            relationship_type=relationship.relationship_type,
-            description=relationship.description,
-            properties=relationship.properties,
-            confidence=relationship.confidence,
-        )
         known = links.get(moved.id)
         links[moved.id] = moved if known is None else combine_relationships(known, moved)
     rows = [

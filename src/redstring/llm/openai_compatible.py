@@ -54,7 +54,23 @@ _log = logging.getLogger("redstring.llm")
 JsonObject = dict[str, Any]
 
 
-class OpenAICompatibleEmbeddingProvider:
+class _ClosesItsClient:
+    """An async context manager closing the provider's HTTP client on exit."""
+
+    _transport: OpenAITransport
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the HTTP client; a later call opens a new one."""
+        await self._transport.close()
+
+
+class OpenAICompatibleEmbeddingProvider(_ClosesItsClient):
     """`EmbeddingProvider` over `POST {base_url}/embeddings`.
 
     Texts go in batches of `batch_size`, at most `max_concurrency` requests in
@@ -108,16 +124,6 @@ class OpenAICompatibleEmbeddingProvider:
         """The server's name of the embedding model."""
         return self._model
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
-    async def aclose(self) -> None:
-        """Close the HTTP client; a later call opens a new one."""
-        await self._transport.close()
-
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Document vectors, one per text, in input order."""
         return await self._embed(texts, self._document_prefix)
@@ -170,7 +176,7 @@ class OpenAICompatibleEmbeddingProvider:
         return [[float(x) for x in item.embedding] for item in data]
 
 
-class OpenAICompatibleLlmProvider:
+class OpenAICompatibleLlmProvider(_ClosesItsClient):
     """`LlmProvider` over `POST {base_url}/chat/completions`.
 
     `structured_output` "auto" (the default) negotiates how to ask for JSON on
@@ -245,16 +251,6 @@ class OpenAICompatibleLlmProvider:
     def answer_format(self) -> AnswerFormat | None:
         """The answer format the server accepted; `None` before the first answer."""
         return self._formats.settled
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.aclose()
-
-    async def aclose(self) -> None:
-        """Close the HTTP client; a later call opens a new one."""
-        await self._transport.close()
 
     async def check(self) -> None:
         """Ask for one token: the server answers, and knows the model (once; then no-op).
