@@ -72,6 +72,7 @@ from redstring.domain.entity import (
     Relationship,
 )
 from redstring.domain.errors import (
+    BuildFailedError,
     ChunkExtractionError,
     ChunkSourceMismatchError,
     CompletionError,
@@ -103,6 +104,7 @@ from redstring.domain.errors import (
     StoreError,
     StoreOperationError,
     StoreUnavailableError,
+    TruncatedCompletionError,
     UnknownDomainError,
     UnknownEntityError,
 )
@@ -111,6 +113,7 @@ from redstring.domain.events import (
     DocumentExtracted,
     EntitiesEmbedded,
     EntitiesMerged,
+    EntitiesRetired,
     Event,
     MergeUndone,
 )
@@ -131,6 +134,10 @@ from redstring.domain.retrieval import (
     RetrievalMode,
     RetrievalResult,
     ScoredEntity,
+)
+from redstring.domain.summary import (
+    ChunkSummary,
+    GraphSummary,
 )
 from redstring.domain.tokenize import (
     tokenize,
@@ -190,6 +197,7 @@ from redstring.ports.graph_store import (
     GraphWriter,
 )
 from redstring.ports.llm_provider import (
+    CheckedLlmProvider,
     LlmProvider,
 )
 from redstring.ports.vector_store import (
@@ -244,6 +252,8 @@ __all__ = [
     "AutoDomain",
     "BlockingIndex",
     "BlockingIndexMaintenance",
+    "BuildFailedError",
+    "CheckedLlmProvider",
     "ChunkExtractionError",
     "ChunkFailure",
     "ChunkId",
@@ -254,6 +264,7 @@ __all__ = [
     "ChunkRetriever",
     "ChunkSourceMismatchError",
     "ChunkStore",
+    "ChunkSummary",
     "ChunkWriter",
     "CompletionError",
     "CorpusStats",
@@ -268,6 +279,7 @@ __all__ = [
     "EmptyCompletionError",
     "EntitiesEmbedded",
     "EntitiesMerged",
+    "EntitiesRetired",
     "Entity",
     "EntityId",
     "Event",
@@ -280,6 +292,7 @@ __all__ = [
     "GraphPurge",
     "GraphReader",
     "GraphStore",
+    "GraphSummary",
     "GraphWriter",
     "InMemoryChunkStore",
     "InMemoryEventLog",
@@ -349,6 +362,7 @@ __all__ = [
     "StoredChunk",
     "TenantId",
     "TextSpan",
+    "TruncatedCompletionError",
     "UnknownDomainError",
     "UnknownEntityError",
     "VectorMatch",

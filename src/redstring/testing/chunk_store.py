@@ -27,6 +27,7 @@ from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.tokenize import tokenize
 from redstring.ports.chunk_store import ChunkStore
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
+from redstring.testing.tenant_summary import ChunkSummaryCompliance
 
 DIMENSION = 8
 
@@ -76,7 +77,7 @@ def frequencies(found: LexicalCandidates) -> dict[ChunkId, dict[str, int]]:
     }
 
 
-class ChunkStoreCompliance(ABC):
+class ChunkStoreCompliance(ChunkSummaryCompliance, ABC):
     """Behaviour any `ChunkStore` must show; see the module docstring."""
 
     @abstractmethod
