@@ -72,6 +72,7 @@ from redstring.domain.entity import (
     Relationship,
 )
 from redstring.domain.errors import (
+    BuildFailedError,
     ChunkExtractionError,
     ChunkSourceMismatchError,
     CompletionError,
@@ -103,6 +104,7 @@ from redstring.domain.errors import (
     StoreError,
     StoreOperationError,
     StoreUnavailableError,
+    TruncatedCompletionError,
     UnknownDomainError,
     UnknownEntityError,
 )
@@ -111,6 +113,7 @@ from redstring.domain.events import (
     DocumentExtracted,
     EntitiesEmbedded,
     EntitiesMerged,
+    EntitiesRetired,
     Event,
     MergeUndone,
 )
@@ -195,6 +198,7 @@ from redstring.ports.graph_store import (
     GraphWriter,
 )
 from redstring.ports.llm_provider import (
+    CheckedLlmProvider,
     LlmProvider,
 )
 from redstring.ports.vector_store import (
@@ -250,6 +254,8 @@ __all__ = [
     "AutoDomain",
     "BlockingIndex",
     "BlockingIndexMaintenance",
+    "BuildFailedError",
+    "CheckedLlmProvider",
     "ChunkExtractionError",
     "ChunkFailure",
     "ChunkId",
@@ -275,6 +281,7 @@ __all__ = [
     "EmptyCompletionError",
     "EntitiesEmbedded",
     "EntitiesMerged",
+    "EntitiesRetired",
     "Entity",
     "EntityId",
     "Event",
@@ -357,6 +364,7 @@ __all__ = [
     "StoredChunk",
     "TenantId",
     "TextSpan",
+    "TruncatedCompletionError",
     "UnknownDomainError",
     "UnknownEntityError",
     "VectorMatch",
