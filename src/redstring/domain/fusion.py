@@ -268,7 +268,7 @@ class AdaptiveFusion:
 
 #: What `Retriever` fuses with unless told otherwise (ADR 0060, 0071; kept by 0120).
 DEFAULT_FUSION: FusionStrategy = EvidenceFusion()
-#: `AdaptiveFusion` with the passage constants: `ChunkRetriever(..., fusion=PASSAGE_ADAPTIVE_FUSION)`.
+#: `AdaptiveFusion` with the passage constants, for `ChunkRetriever(..., fusion=...)`.
 PASSAGE_ADAPTIVE_FUSION = AdaptiveFusion(
     coefficients=PASSAGE_COEFFICIENTS,
     lexical_floor=PASSAGE_LEXICAL_FLOOR,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from redstring import (
-    AdaptiveFusion,
     ChunkRetriever,
     DimensionMismatchError,
     InMemoryChunkStore,
@@ -19,6 +18,7 @@ from redstring import (
 from redstring.domain.chunk_retrieval import bm25_relative
 from redstring.domain.fusion import (
     DEFAULT_PASSAGE_FUSION,
+    PASSAGE_ADAPTIVE_FUSION,
     PASSAGE_COEFFICIENTS,
     ReciprocalRankFusion,
     weighted_evidence,
@@ -96,9 +96,8 @@ async def test_hybrid_fuses_both_channels_and_keeps_both_component_scores() -> N
     assert embeddings.query_batches == [1]
 
 
-def test_the_default_passage_fusion_is_adaptive_with_the_recorded_constants() -> None:
-    assert isinstance(DEFAULT_PASSAGE_FUSION, AdaptiveFusion)
-    assert DEFAULT_PASSAGE_FUSION.coefficients == PASSAGE_COEFFICIENTS
+def test_the_passage_fusions_carry_the_recorded_constants() -> None:
+    assert PASSAGE_ADAPTIVE_FUSION.coefficients == PASSAGE_COEFFICIENTS
     assert (
         ChunkRetriever(
             embeddings=RecordingEmbeddings(dimension=DIMENSION),
@@ -112,7 +111,7 @@ def test_the_default_passage_fusion_is_adaptive_with_the_recorded_constants() ->
 async def test_the_default_fused_score_is_explained_by_the_two_channel_scores() -> None:
     """Recompute every fused score from what the result carries: cosine, BM25, the weight."""
     store, embeddings, tenant = await indexed(FIXTURE)
-    retriever = ChunkRetriever(embeddings=embeddings, chunks=store)
+    retriever = ChunkRetriever(embeddings=embeddings, chunks=store, fusion=PASSAGE_ADAPTIVE_FUSION)
     query = "notes about the engine"
     result = await retriever.retrieve_chunks(query, tenant, k=10)
     assert len(result.matches) == 4  # the whole corpus: every ranked chunk is shown
@@ -125,8 +124,7 @@ async def test_the_default_fused_score_is_explained_by_the_two_channel_scores() 
         ((m.chunk.id, bm25_relative(m.bm25, top)) for m in result.matches if m.bm25 is not None),
         key=lambda pair: -pair[1],
     )
-    fusion = DEFAULT_PASSAGE_FUSION
-    assert isinstance(fusion, AdaptiveFusion)
+    fusion = PASSAGE_ADAPTIVE_FUSION
     weight = fusion.lexical_weight(semantic, lexical, query=query)
     assert 0.0 < weight < 1.0
     expected = weighted_evidence(

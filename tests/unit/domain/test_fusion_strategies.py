@@ -18,6 +18,7 @@ from redstring.domain.fusion import (
     ENTITY_SEMANTIC_FLOOR,
     EVIDENCE_LEXICAL_FLOOR,
     EVIDENCE_POWER,
+    PASSAGE_ADAPTIVE_FUSION,
     AdaptiveFusion,
     EvidenceFusion,
     ReciprocalRankFusion,
@@ -38,16 +39,14 @@ def ids(fused: list[tuple[UUID, float]]) -> list[UUID]:
     return [item for item, _ in fused]
 
 
-def test_the_default_is_adaptive_fusion_with_the_recorded_constants() -> None:
-    assert (
-        AdaptiveFusion(
-            coefficients=ENTITY_COEFFICIENTS,
-            lexical_floor=ENTITY_LEXICAL_FLOOR,
-            semantic_floor=ENTITY_SEMANTIC_FLOOR,
-            power=ENTITY_POWER,
-        )
-        == DEFAULT_FUSION
+def test_the_adaptive_fusion_defaults_are_the_recorded_entity_constants() -> None:
+    assert AdaptiveFusion() == AdaptiveFusion(
+        coefficients=ENTITY_COEFFICIENTS,
+        lexical_floor=ENTITY_LEXICAL_FLOOR,
+        semantic_floor=ENTITY_SEMANTIC_FLOOR,
+        power=ENTITY_POWER,
     )
+    assert EvidenceFusion() == DEFAULT_FUSION
     assert (EVIDENCE_LEXICAL_FLOOR, EVIDENCE_POWER) == (0.6, 3.0)
 
 
@@ -232,7 +231,12 @@ def test_the_default_fusions_keep_one_channel_s_own_order(
     values: list[float], lexical: bool, query: str
 ) -> None:
     ranking = list(zip([A, B, C, D], sorted(values, reverse=True), strict=False))
-    for fusion in (DEFAULT_FUSION, DEFAULT_PASSAGE_FUSION):
+    for fusion in (
+        DEFAULT_FUSION,
+        DEFAULT_PASSAGE_FUSION,
+        AdaptiveFusion(),
+        PASSAGE_ADAPTIVE_FUSION,
+    ):
         fused = (
             fusion.fuse([], ranking, query=query)
             if lexical
