@@ -32,7 +32,9 @@ async def open_store_set(
     database, and PostgreSQL (which records none this opener can read), use
     `dimension`, or `UNEMBEDDED_DIMENSION` when it is `None`. With
     `create=False` a SQLite path that does not exist raises
-    `DatabaseNotFoundError` (and no file is created). What the stores raise
+    `DatabaseNotFoundError` (and no file is created), and a SQLite file is
+    opened read-only unless `migrate` (ADR 0130): a command that only reads
+    never takes the write lock, and can read a file it cannot write. What the stores raise
     passes through: `SchemaMigrationRequiredError`, `SchemaTooNewError`,
     `StoreUnavailableError`, `DimensionMismatchError`.
     """
@@ -50,6 +52,7 @@ async def open_store_set(
         path,
         dimension=None if exists else (dimension or UNEMBEDDED_DIMENSION),
         migrate=migrate,
+        read_only=not create and not migrate,
     )
     try:
         yield StoreSet(

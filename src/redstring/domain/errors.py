@@ -388,6 +388,39 @@ class StoreOperationError(StoreError):
         )
 
 
+class ReadOnlyDatabaseError(StoreError):
+    """A database opened read-only was asked to write, or lacks something only a write creates."""
+
+    def __init__(self, *, store: str, path: str, missing: str | None = None) -> None:
+        self.path = path
+        self.missing = missing
+        what = (
+            "was asked to write"
+            if missing is None
+            else f"holds no {missing!r} (a new database, or one written by another program)"
+        )
+        super().__init__(
+            f"{store}: {path} is open read-only and {what}. Nothing was written. Open it "
+            "writable (without read_only=True, or with a command that writes such as "
+            "`redstring index`) from a process that may write the file and its folder.",
+            store=store,
+        )
+
+
+class DimensionRequiredError(StoreError, ValueError):
+    """A database that records no vector dimension was opened without one."""
+
+    def __init__(self, *, store: str, path: str) -> None:
+        self.path = path
+        super().__init__(
+            f"{store}: {path} records no vector dimension (it is new, empty, or not a "
+            "redstring database), and none was given; nothing was created. Pass "
+            "dimension=N (the length of your embedding vectors), or point at a redstring "
+            "database.",
+            store=store,
+        )
+
+
 class SchemaVersionError(StoreError):
     """A database's recorded schema version is not the one this library writes."""
 
