@@ -29,17 +29,6 @@ class DimensionMismatchError(RedstringError, ValueError):
         )
 
 
-class CrossTenantReferenceError(RedstringError, ValueError):
-    """A relationship names entities of different tenants, or of another tenant."""
-
-    def __init__(self, *, tenant_id: object, detail: str) -> None:
-        self.tenant_id = tenant_id
-        super().__init__(
-            f"tenant {tenant_id}: {detail}. Every entity a relationship joins must belong "
-            "to the relationship's own tenant."
-        )
-
-
 class UnknownEntityError(RedstringError, LookupError):
     """An operation named an entity the store does not hold for that tenant."""
 

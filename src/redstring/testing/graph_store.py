@@ -6,7 +6,7 @@ returning a new, empty store. Written against the port and the domain only.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 
 import pytest
 from hypothesis import given
@@ -26,6 +26,7 @@ from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, TenantId
 from redstring.ports.graph_store import GraphStore
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
+from redstring.testing.concurrency import GraphStoreConcurrency
 
 
 def person(
@@ -43,7 +44,7 @@ def edge(source: Entity, target: Entity, kind: str = "knows") -> Relationship:
     )
 
 
-class GraphStoreCompliance(ABC):
+class GraphStoreCompliance(GraphStoreConcurrency):
     """Behaviour any `GraphStore` must show; see the module docstring."""
 
     @abstractmethod
