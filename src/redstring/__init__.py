@@ -134,6 +134,10 @@ from redstring.domain.retrieval import (
     RetrievalResult,
     ScoredEntity,
 )
+from redstring.domain.summary import (
+    ChunkSummary,
+    GraphSummary,
+)
 from redstring.domain.tokenize import (
     tokenize,
 )
@@ -256,6 +260,7 @@ __all__ = [
     "ChunkRetriever",
     "ChunkSourceMismatchError",
     "ChunkStore",
+    "ChunkSummary",
     "ChunkWriter",
     "CompletionError",
     "CorpusStats",
@@ -283,6 +288,7 @@ __all__ = [
     "GraphPurge",
     "GraphReader",
     "GraphStore",
+    "GraphSummary",
     "GraphWriter",
     "InMemoryChunkStore",
     "InMemoryEventLog",

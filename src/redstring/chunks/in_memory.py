@@ -15,6 +15,7 @@ from redstring.domain.chunk import ChunkId, StoredChunk, require_chunks_of_sourc
 from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.exact_search import FloatMatrix, top_k, unit_vector, validate_search_args
 from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import tokenize
 
 
@@ -120,6 +121,11 @@ class InMemoryChunkStore:
             return []
         chunks = [row.chunk for row in part.rows.values()]
         return [_copy(c) for c in sorted(chunks, key=lambda c: (c.source_id, c.index, c.id))]
+
+    async def chunk_summary(self, tenant_id: TenantId) -> ChunkSummary:
+        part = self._tenants.get(tenant_id)
+        sources = {} if part is None else part.sources
+        return chunk_summary_of((source, len(ids)) for source, ids in sources.items() if ids)
 
     async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
         part = self._tenants.get(tenant_id)

@@ -16,6 +16,7 @@ from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.errors import DimensionMismatchError
 from redstring.domain.exact_search import stored_vector, unit_vector, validate_search_args
 from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import tokenize
 from redstring.domain.vector import cosine_to_score
 from redstring.storage.postgres import Connection, PostgresDatabase
@@ -196,6 +197,18 @@ class PostgresChunkStore:
             ' ORDER BY source_id COLLATE "C", idx, chunk_id',
             (tenant_id,),
         )
+
+    async def chunk_summary(self, tenant_id: TenantId) -> ChunkSummary:
+        statement = self._db.sql(
+            "SELECT source_id, COUNT(*) FROM {schema}.chunk_rows"
+            " WHERE tenant_id = %s GROUP BY source_id"
+        )
+
+        async def work(connection: Connection) -> ChunkSummary:
+            cursor = await connection.execute(statement, (tenant_id,))
+            return chunk_summary_of((str(s), int(n)) for s, n in await cursor.fetchall())
+
+        return await self._db.read(work, store=self._name)
 
     # -- searching ---------------------------------------------------------
 

@@ -22,6 +22,7 @@ from redstring.domain.exact_search import (
     validate_search_args,
 )
 from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import tokenize
 from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
@@ -216,6 +217,17 @@ class SqliteChunkStore:
             " ORDER BY source_id, idx, chunk_id",
             (str(tenant_id),),
         )
+
+    async def chunk_summary(self, tenant_id: TenantId) -> ChunkSummary:
+        def work(connection: sqlite3.Connection) -> ChunkSummary:
+            # A covering scan of chunk_rows_by_source over the tenant's range.
+            rows = connection.execute(
+                "SELECT source_id, COUNT(*) FROM chunk_rows WHERE tenant_id = ? GROUP BY source_id",
+                (str(tenant_id),),
+            ).fetchall()
+            return chunk_summary_of((source, int(n)) for source, n in rows)
+
+        return await self._db.read(work, store=self._name)
 
     # -- searching ---------------------------------------------------------
 

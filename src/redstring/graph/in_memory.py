@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -12,6 +12,7 @@ from redstring.domain.entity import Entity, Relationship
 from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
+from redstring.domain.summary import GraphSummary, graph_summary_of
 
 
 @dataclass
@@ -26,6 +27,8 @@ class _Tenant:
     edges_of: defaultdict[EntityId, set[RelationshipId]] = field(
         default_factory=lambda: defaultdict(set)
     )
+    #: normalised type -> how many entities carry it (kept as entities come and go).
+    type_counts: Counter[str] = field(default_factory=Counter)
 
 
 class InMemoryGraphStore:
@@ -80,6 +83,10 @@ class InMemoryGraphStore:
     async def list_tenants(self) -> list[TenantId]:
         held = (tenant for tenant, part in self._tenants.items() if part.entities)
         return sorted(held, key=str)
+
+    async def graph_summary(self, tenant_id: TenantId) -> GraphSummary:
+        part = self._part(tenant_id)
+        return graph_summary_of(part.type_counts.items(), len(part.relationships))
 
     async def relationships_of(
         self, entity_id: EntityId, tenant_id: TenantId
@@ -145,7 +152,7 @@ class InMemoryGraphStore:
             for relationship_id in list(part.edges_of.get(entity_id, set())):
                 self._drop_relationship(part, relationship_id)
             self._unindex(part, entity_id)
-            del part.entities[entity_id]
+            _uncount(part, part.entities.pop(entity_id))
             part.edges_of.pop(entity_id, None)
 
     async def delete_relationships(
@@ -164,7 +171,11 @@ class InMemoryGraphStore:
 
     def _put_entity(self, entity: Entity) -> None:
         part = self._tenants[entity.tenant_id]
+        replaced = part.entities.get(entity.id)
+        if replaced is not None:
+            _uncount(part, replaced)
         part.entities[entity.id] = entity
+        part.type_counts[normalize_name(entity.entity_type)] += 1
         self._index(part, entity)
 
     @classmethod
@@ -202,3 +213,11 @@ class InMemoryGraphStore:
             edges = part.edges_of.get(end)
             if edges is not None:
                 edges.discard(relationship_id)
+
+
+def _uncount(part: _Tenant, entity: Entity) -> None:
+    """Take `entity` out of its tenant's type counts; a type counted zero disappears."""
+    entity_type = normalize_name(entity.entity_type)
+    part.type_counts[entity_type] -= 1
+    if not part.type_counts[entity_type]:
+        del part.type_counts[entity_type]

@@ -11,6 +11,7 @@ from redstring.domain.entity import Entity, Relationship
 from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
+from redstring.domain.summary import GraphSummary, graph_summary_of
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.schema import Schema
 
@@ -169,6 +170,19 @@ class PostgresGraphStore:
     async def list_tenants(self) -> list[TenantId]:
         rows = await self._rows("SELECT DISTINCT tenant_id::text FROM {schema}.graph_entities", ())
         return sorted((TenantId(UUID(row[0])) for row in rows), key=str)
+
+    async def graph_summary(self, tenant_id: TenantId) -> GraphSummary:
+        # One statement, so both counts come from one snapshot; index-only scans.
+        rows = await self._rows(
+            "SELECT normalized_type, COUNT(*), NULL FROM {schema}.graph_entities"
+            " WHERE tenant_id = %(tenant)s GROUP BY normalized_type"
+            " UNION ALL SELECT NULL, NULL, COUNT(*) FROM {schema}.graph_relationships"
+            " WHERE tenant_id = %(tenant)s",
+            {"tenant": tenant_id},
+        )
+        types = [(str(t), int(n)) for t, n, _ in rows if t is not None]
+        [relationships] = [int(r) for t, _, r in rows if t is None]
+        return graph_summary_of(types, relationships)
 
     async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
         rows = await self._rows(

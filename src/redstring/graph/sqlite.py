@@ -11,6 +11,7 @@ from redstring.domain.entity import Entity, Relationship
 from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
+from redstring.domain.summary import GraphSummary, graph_summary_of
 from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
 
@@ -147,6 +148,23 @@ class SqliteGraphStore:
             lambda c: [row[0] for row in c.execute("SELECT DISTINCT tenant_id FROM graph_entities")]
         )
         return sorted((TenantId(UUID(tenant)) for tenant in tenants), key=str)
+
+    async def graph_summary(self, tenant_id: TenantId) -> GraphSummary:
+        tenant = str(tenant_id)
+
+        def work(connection: sqlite3.Connection) -> GraphSummary:
+            # Both are covering-index scans of the tenant's range; no body is read.
+            types = connection.execute(
+                "SELECT normalized_type, COUNT(*) FROM graph_entities"
+                " WHERE tenant_id = ? GROUP BY normalized_type",
+                (tenant,),
+            ).fetchall()
+            [(relationships,)] = connection.execute(
+                "SELECT COUNT(*) FROM graph_relationships WHERE tenant_id = ?", (tenant,)
+            ).fetchall()
+            return graph_summary_of(((t, int(n)) for t, n in types), int(relationships))
+
+        return await self._read(work)
 
     async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
         return await self._relationships(

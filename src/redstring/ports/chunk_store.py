@@ -16,6 +16,7 @@ from redstring.domain.bm25 import LexicalCandidates
 from redstring.domain.chunk import ChunkId, StoredChunk
 from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.summary import ChunkSummary
 
 
 @runtime_checkable
@@ -62,6 +63,14 @@ class ChunkReader(Protocol):
 
     async def list_chunks(self, tenant_id: TenantId) -> list[StoredChunk]:
         """Every chunk of `tenant_id`, ordered by (source id, index, id)."""
+        ...
+
+    async def chunk_summary(self, tenant_id: TenantId) -> ChunkSummary:
+        """How many chunks `tenant_id` holds, per source id.
+
+        Counted by aggregates over the store's indexes, never by loading rows;
+        an unknown tenant gives zeros.
+        """
         ...
 
 

@@ -8,6 +8,7 @@ from typing import Protocol, runtime_checkable
 from redstring.domain.blocking import MAX_BLOCK_MEMBERS
 from redstring.domain.entity import Entity, Relationship
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
+from redstring.domain.summary import GraphSummary
 
 
 @runtime_checkable
@@ -34,6 +35,14 @@ class GraphReader(Protocol):
 
     async def list_tenants(self) -> list[TenantId]:
         """Every tenant holding at least one entity, ordered by id string."""
+        ...
+
+    async def graph_summary(self, tenant_id: TenantId) -> GraphSummary:
+        """How many entities (per normalised type) and relationships `tenant_id` holds.
+
+        Counted by aggregates over the store's indexes, never by loading rows;
+        an unknown tenant gives zeros.
+        """
         ...
 
     async def relationships_of(

@@ -28,6 +28,7 @@ from redstring.domain.tokenize import tokenize
 from redstring.ports.chunk_store import ChunkStore
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
 from redstring.testing.concurrency import ChunkStoreConcurrency
+from redstring.testing.tenant_summary import ChunkSummaryCompliance
 
 DIMENSION = 8
 
@@ -77,7 +78,7 @@ def frequencies(found: LexicalCandidates) -> dict[ChunkId, dict[str, int]]:
     }
 
 
-class ChunkStoreCompliance(ChunkStoreConcurrency):
+class ChunkStoreCompliance(ChunkSummaryCompliance, ChunkStoreConcurrency):
     """Behaviour any `ChunkStore` must show; see the module docstring."""
 
     @abstractmethod

@@ -27,6 +27,7 @@ from redstring.domain.ids import EntityId, TenantId
 from redstring.ports.graph_store import GraphStore
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
 from redstring.testing.concurrency import GraphStoreConcurrency
+from redstring.testing.tenant_summary import GraphSummaryCompliance
 
 
 def person(
@@ -44,7 +45,7 @@ def edge(source: Entity, target: Entity, kind: str = "knows") -> Relationship:
     )
 
 
-class GraphStoreCompliance(GraphStoreConcurrency):
+class GraphStoreCompliance(GraphSummaryCompliance, GraphStoreConcurrency):
     """Behaviour any `GraphStore` must show; see the module docstring."""
 
     @abstractmethod
