@@ -55,6 +55,7 @@ async def race[S: Hashable](
         try:
             for step in range(STEPS):
                 await write(step % states)
+                await asyncio.sleep(0)  # a store that never awaits still lets readers in
         finally:
             done.set()
 
