@@ -47,6 +47,8 @@ EXPECTED = {
     "CompletionError",
     "CorpusStats",
     "DimensionMismatchError",
+    "DimensionRequiredError",
+    "ReadOnlyDatabaseError",
     "DocumentChunked",
     "DocumentExtracted",
     "DomainClassificationError",

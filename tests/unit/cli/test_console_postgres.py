@@ -10,6 +10,7 @@ import pytest
 from redstring import DimensionRequiredError, Entity
 from redstring.cli.tenants import DEFAULT_TENANT, parse_tenant
 from redstring.composition.postgres_stores import open_postgres
+from tests.postgres_server import new_database
 from tests.unit.adapters.openai_protocol_server import serve
 from tests.unit.cli.console import SAMPLES, clean_env, redstring
 from tests.unit.cli.sample_model import DIMENSION, script
@@ -55,7 +56,14 @@ def test_build_search_and_stats_on_a_postgres_url(postgres_url: str) -> None:
     assert "examples/sample_docs/grace_hopper.md #0" in passages.out
 
 
-def test_reading_commands_open_postgres_at_the_dimension_it_records(postgres_url: str) -> None:
+def test_reading_commands_open_postgres_at_the_dimension_it_records(
+    postgres_server_url: str,
+) -> None:
+    with new_database(postgres_server_url) as url:
+        _read_a_database_written_at_dimension_8(url)
+
+
+def _read_a_database_written_at_dimension_8(postgres_url: str) -> None:
     async def write() -> None:
         async with await open_postgres(postgres_url, dimension=8) as stores:
             ada = Entity(tenant_id=DEFAULT_TENANT, entity_type="person", name="Ada Lovelace")
