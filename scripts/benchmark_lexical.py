@@ -44,7 +44,7 @@ from redstring.domain.blocking import (
 from redstring.domain.normalization import matching_form
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from retrieval_quality import load_entity_corpus
+from quality.harness import load_entity_corpus
 
 BIG = TenantId(UUID("b1000000-0000-4000-8000-000000000001"))
 SMALL = TenantId(UUID("b1000000-0000-4000-8000-000000000002"))

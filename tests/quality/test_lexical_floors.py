@@ -34,8 +34,7 @@ from functools import cache
 
 import pytest
 
-from redstring import RetrievalMode, Retriever
-from retrieval_quality import (
+from quality.harness import (
     EntityCorpus,
     Metrics,
     Ranked,
@@ -44,6 +43,7 @@ from retrieval_quality import (
     measure_by_shape,
     rank_all,
 )
+from redstring import RetrievalMode, Retriever
 
 #: shape -> (hit@10 floor, MRR floor)
 HIT_FLOORS = {

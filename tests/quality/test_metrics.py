@@ -7,8 +7,16 @@ from uuid import UUID
 
 import pytest
 
-from redstring import EntityId
-from retrieval_quality import QualityQuery, embedding_text, first_hit, measure, ndcg_at
+from quality.harness import (
+    EntityCorpus,
+    QualityQuery,
+    build_vectors,
+    first_hit,
+    measure,
+    ndcg_at,
+)
+from redstring import EntityId, FakeEmbeddingProvider
+from redstring.projections.vectors import embedding_text
 from tests.factories import make_entity
 
 
@@ -57,15 +65,25 @@ def test_only_ungraded_queries_give_nan_hits_but_a_real_empty_share() -> None:
 
 
 def test_ndcg_is_one_for_the_ideal_order_and_less_for_a_worse_one() -> None:
-    gains = [0.0, 3.0, 2.0, 1.0]
+    gains = {0: 0.0, 1: 3.0, 2: 2.0, 3: 1.0}
     assert ndcg_at([1, 2, 3], gains) == pytest.approx(1.0)
     worse = ndcg_at([3, 2, 1], gains)
     expected = (1 / 1 + 2 / math.log2(3) + 3 / 2) / (3 / 1 + 2 / math.log2(3) + 1 / 2)
     assert worse == pytest.approx(expected)
-    assert ndcg_at([1], [0.0, 0.0]) == 0.0
+    assert ndcg_at([1], {0: 0.0, 1: 0.0}) == 0.0
+    assert ndcg_at([7, 1], gains) == pytest.approx(
+        3 / math.log2(3) / (3 + 2 / math.log2(3) + 1 / 2)
+    )
 
 
-def test_the_embedding_text_carries_name_type_and_aliases() -> None:
-    entity = make_entity("Türkiye", entity_type="country", aliases=["Republic of Türkiye"])
-    assert embedding_text(entity) == "Türkiye (country); also known as Republic of Türkiye"
-    assert embedding_text(make_entity("Ada Lovelace")) == "Ada Lovelace (person)"
+@pytest.mark.asyncio
+async def test_corpus_entities_are_embedded_from_the_write_paths_text() -> None:
+    """A descriptive query can only find what the write path embeds: name, type, description."""
+    entity = make_entity("Yen", entity_type="currency", description="legal tender in Japan")
+    provider = FakeEmbeddingProvider(dimension=16)
+    vectors = await build_vectors(EntityCorpus(entities=[entity], queries=[]), provider)
+    [expected] = await provider.embed([embedding_text(entity)])
+    [found] = await vectors.search(expected, entity.tenant_id, k=1)
+    assert found.entity_id == entity.id
+    assert found.score == pytest.approx(1.0)
+    assert "legal tender in Japan" in embedding_text(entity)

@@ -1,26 +1,30 @@
-"""The entity-retrieval quality harness: corpus in, per-query rankings and metrics out.
+"""The one evaluation harness: corpora in, per-query rankings, metrics and report tables out.
 
-Shared by `scripts/evaluate_retrieval.py` (the report) and
-`tests/quality/test_lexical_floors.py` (the CI floors), so both measure the
-same thing the same way. It builds real stores (`InMemoryGraphStore`,
-`InMemoryVectorStore`) from `tests/data/quality/entity_corpus.json` and asks
-a real `Retriever`; nothing here scores a query itself.
+Shared by the report (`scripts/evaluate_retrieval.py`), the CI floors
+(`tests/quality/`) and the benchmarks, so all measure the same thing the
+same way. It builds real stores (`InMemoryGraphStore`, `InMemoryVectorStore`)
+from a committed entity corpus and asks a real `Retriever`; nothing here
+scores a query itself. Entities are embedded by the write path's own rule
+(`redstring.projections.vectors.embed_entities`: name, type, description).
 
 Grading: a query hits at rank r when the r-th match carries any of the
 query's acceptable `targets`. hit@1, hit@10 and MRR (reciprocal rank of the
 first hit within the top 10, else 0) are over queries that have targets;
 `empty` is the share of queries answered with no match at all. For a
 `no_match` query (no targets) the figure that matters is `non_empty`, the
-share answered with something.
+share answered with something. Halves: each query carries its `split`
+(`fit` or `holdout`, `quality.common.split_of` of its id); fit constants on
+`fit`, believe `holdout`.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 from uuid import UUID, uuid5
 
 from redstring import (
@@ -32,34 +36,31 @@ from redstring import (
     RetrievalMode,
     Retriever,
     TenantId,
-    VectorRecord,
 )
+from redstring.projections.vectors import embed_entities
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data" / "quality"
-ENTITY_CORPUS = DATA_DIR / "entity_corpus.json"
+from .common import DATA_DIR
+
+#: The entity corpora, by the name reports use for them.
+ENTITY_CORPORA = {
+    "names": DATA_DIR / "entity_corpus.json",
+    "world": DATA_DIR / "world_corpus.json",
+}
+ENTITY_CORPUS = ENTITY_CORPORA["names"]
 PASSAGES = DATA_DIR / "passages.json"
 
 TENANT = TenantId(UUID("5a1e0000-0000-4000-8000-00000000c0de"))
 #: Namespace of the evaluation's entity ids (one per corpus key).
 _ID_NAMESPACE = UUID("b6f3a0f2-6b7c-4c1e-9d55-3f0e3c1b7a01")
 DEPTH = 10
-SHAPES = (
-    "exact",
-    "typo",
-    "surname_only",
-    "first_name_only",
-    "reordered",
-    "initials",
-    "abbreviation",
-    "alias",
-    "no_match",
-)
-SPLITS = ("fit", "holdout")
+NO_MATCH = "no_match"
+#: Every mode a report measures, in report order.
+MODES = (RetrievalMode.SEMANTIC, RetrievalMode.LEXICAL, RetrievalMode.HYBRID)
 
 
 @dataclass(frozen=True)
 class QualityQuery:
-    """One graded query: its text, its shape, its half, and every acceptable entity."""
+    """One graded query: its text, its shape (family), its half, and every acceptable entity."""
 
     id: str
     shape: str
@@ -75,6 +76,11 @@ class EntityCorpus:
     entities: list[Entity]
     queries: list[QualityQuery]
 
+    @property
+    def shapes(self) -> tuple[str, ...]:
+        """The corpus's query shapes, in the order the corpus lists them."""
+        return tuple(dict.fromkeys(query.shape for query in self.queries))
+
 
 def entity_id_of(key: str) -> EntityId:
     """The evaluation's id for a corpus key.
@@ -86,7 +92,7 @@ def entity_id_of(key: str) -> EntityId:
 
 
 def load_entity_corpus(path: Path = ENTITY_CORPUS) -> EntityCorpus:
-    """Read the committed corpus into entities of `TENANT` and graded queries."""
+    """Read a committed entity corpus into entities of `TENANT` and graded queries."""
     raw = json.loads(path.read_text(encoding="utf-8"))
     entities = [
         Entity(
@@ -94,6 +100,7 @@ def load_entity_corpus(path: Path = ENTITY_CORPUS) -> EntityCorpus:
             id=entity_id_of(row["key"]),
             entity_type=row["entity_type"],
             name=row["name"],
+            description=row.get("description", ""),
             aliases=list(row["aliases"]),
             properties=dict(row["properties"]),
         )
@@ -112,20 +119,6 @@ def load_entity_corpus(path: Path = ENTITY_CORPUS) -> EntityCorpus:
     return EntityCorpus(entities=entities, queries=queries)
 
 
-def embedding_text(entity: Entity) -> str:
-    """The text an entity's vector is embedded from: name, type, description, aliases.
-
-    The single rule of the evaluation; when the library's write path gains
-    its own rule, this must call it instead.
-    """
-    text = f"{entity.name} ({entity.entity_type})"
-    if entity.description.strip():
-        text += f": {entity.description.strip()}"
-    if entity.aliases:
-        text += "; also known as " + ", ".join(entity.aliases)
-    return text
-
-
 async def build_graph(corpus: EntityCorpus) -> InMemoryGraphStore:
     """A graph store holding every corpus entity."""
     graph = InMemoryGraphStore()
@@ -136,22 +129,10 @@ async def build_graph(corpus: EntityCorpus) -> InMemoryGraphStore:
 async def build_vectors(
     corpus: EntityCorpus, provider: EmbeddingProvider, batch: int = 256
 ) -> InMemoryVectorStore:
-    """A vector store holding `provider`'s embedding of each entity's `embedding_text`."""
+    """A vector store holding each entity embedded exactly as the write path embeds it."""
     vectors = InMemoryVectorStore(dimension=provider.dimension)
     for start in range(0, len(corpus.entities), batch):
-        part = corpus.entities[start : start + batch]
-        embedded = await provider.embed([embedding_text(entity) for entity in part])
-        await vectors.upsert(
-            [
-                VectorRecord(
-                    tenant_id=entity.tenant_id,
-                    entity_id=entity.id,
-                    entity_type=entity.entity_type,
-                    vector=vector,
-                )
-                for entity, vector in zip(part, embedded, strict=True)
-            ]
-        )
+        await vectors.upsert(await embed_entities(provider, corpus.entities[start : start + batch]))
     return vectors
 
 
@@ -186,10 +167,10 @@ async def rank_all(
     return answers
 
 
-def first_hit(ids: Sequence[EntityId], targets: frozenset[EntityId], k: int = DEPTH) -> int | None:
+def first_hit[T](ids: Sequence[T], targets: frozenset[T], k: int = DEPTH) -> int | None:
     """One-based rank of the first acceptable id within the top `k`, or None."""
-    for rank, entity_id in enumerate(ids[:k], start=1):
-        if entity_id in targets:
+    for rank, item in enumerate(ids[:k], start=1):
+        if item in targets:
             return rank
     return None
 
@@ -214,7 +195,20 @@ class Metrics:
         }
 
 
-def measure(pairs: Iterable[tuple[QualityQuery, Sequence[EntityId]]]) -> Metrics:
+class Graded[T](Protocol):
+    """A query graded by its acceptable ids, in a family and a half (entity or passage)."""
+
+    @property
+    def shape(self) -> str: ...
+
+    @property
+    def split(self) -> str: ...
+
+    @property
+    def targets(self) -> frozenset[T]: ...
+
+
+def measure[T](pairs: Iterable[tuple[Graded[T], Sequence[T]]]) -> Metrics:
     """Metrics of `(query, ranked ids)` pairs.
 
     hit@1, hit@10 and MRR average over the queries that have targets (NaN if
@@ -248,29 +242,58 @@ def _share(count: int, total: int) -> float:
     return count / total if total else math.nan
 
 
-def measure_by_shape(
-    queries: Sequence[QualityQuery],
-    rankings: Sequence[Sequence[EntityId]],
+def measure_by_shape[T](
+    queries: Sequence[Graded[T]],
+    rankings: Sequence[Sequence[T]],
     split: str | None = None,
 ) -> dict[str, Metrics]:
-    """`measure` per shape (and `all` over the shapes with targets), for one split or both."""
+    """`measure` per shape (and `all` over the graded queries), for one split or both."""
     pairs = [
         (query, ids)
         for query, ids in zip(queries, rankings, strict=True)
         if split is None or query.split == split
     ]
-    report = {shape: measure(p for p in pairs if p[0].shape == shape) for shape in SHAPES}
+    shapes = dict.fromkeys(query.shape for query in queries)
+    report = {shape: measure(p for p in pairs if p[0].shape == shape) for shape in shapes}
     report["all"] = measure(p for p in pairs if p[0].targets)
     return report
 
 
-def ndcg_at(ranked: Sequence[int], gains: Sequence[float], k: int = DEPTH) -> float:
-    """nDCG@k of `ranked` document indices under graded `gains` (index -> gain >= 0).
+def ndcg_at[T](ranked: Sequence[T], gains: Mapping[T, float], k: int = DEPTH) -> float:
+    """nDCG@k of the `ranked` ids under graded `gains` (id -> gain >= 0; absent ids gain 0).
 
     DCG = sum of gain / log2(rank + 1) over the top k; the ideal orders all
-    documents by gain. Returns 0.0 when every gain is zero.
+    gains. Returns 0.0 when every gain is zero.
     """
-    dcg = sum(gains[doc] / math.log2(rank + 1) for rank, doc in enumerate(ranked[:k], start=1))
-    ideal = sorted(gains, reverse=True)[:k]
+    dcg = sum(
+        gains.get(item, 0.0) / math.log2(rank + 1) for rank, item in enumerate(ranked[:k], start=1)
+    )
+    ideal = sorted(gains.values(), reverse=True)[:k]
     best = sum(gain / math.log2(rank + 1) for rank, gain in enumerate(ideal, start=1))
     return dcg / best if best > 0 else 0.0
+
+
+def fmt(value: float) -> str:
+    """A figure for a report table: three decimals, or a dash for "not applicable"."""
+    return "—" if math.isnan(value) else f"{value:.3f}"
+
+
+def quality_table(report: dict[str, dict[str, dict[str, float]]], shapes: Sequence[str]) -> str:
+    """One half's table. `report`: mode -> shape (or `all`) -> `Metrics.as_dict()`.
+
+    Rows: shapes, then `all`; columns: hit@1 / hit@10 / MRR / empty per mode.
+    For `no_match` the only figure is the share answered with something.
+    """
+    modes = list(report)
+    head = "| shape | n |" + "".join(f" {m} h@1 | {m} h@10 | {m} MRR | {m} empty |" for m in modes)
+    lines = [head, "|" + " --- |" * (2 + 4 * len(modes))]
+    for shape in (*shapes, "all"):
+        cells = [shape, str(report[modes[0]][shape]["n"])]
+        for mode in modes:
+            row = report[mode][shape]
+            if shape == NO_MATCH:
+                cells += ["—", "—", "—", f"non-empty {fmt(1 - row['empty'])}"]
+            else:
+                cells += [fmt(row["hit@1"]), fmt(row["hit@10"]), fmt(row["mrr"]), fmt(row["empty"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
