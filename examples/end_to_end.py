@@ -98,7 +98,7 @@ MODEL = FakeLlmProvider(
                 person("Charles Babbage", "inventor of the Analytical Engine"),
             ],
             "relationships": [
-                {"source": "Ada Lovelace", "target": "Charles Babbage", "type": "worked_with"}
+                {"source": "Ada Lovelace", "target": "Charles Babbage", "type": "knows"}
             ],
         },
         "originated the idea of a programmable computer": {
@@ -125,7 +125,7 @@ MODEL = FakeLlmProvider(
                 },
             ],
             "relationships": [
-                {"source": "Grace Hopper", "target": "Remington Rand", "type": "worked_for"}
+                {"source": "Grace Hopper", "target": "Remington Rand", "type": "works_for"}
             ],
         },
         "anvils, rockets and traps": {

@@ -317,6 +317,7 @@ async def entity_worker(store: str, n: int, dim: int, queries: int, url: str | N
     }
     by_shape: dict[str, dict[str, list[float]]] = {}
     from redstring.domain.blocking import query_blocking_keys  # noqa: PLC0415
+    from redstring.domain.query import NormalizedQuery  # noqa: PLC0415
 
     candidates: list[int] = []
     # One pass per operation, so no operation runs with another's data in the caches.
@@ -340,7 +341,7 @@ async def entity_worker(store: str, n: int, dim: int, queries: int, url: str | N
             )
         )
     for _, text, _ in mix:
-        keys = query_blocking_keys(text)
+        keys = query_blocking_keys(NormalizedQuery.of(text))
         found: dict[str, list[Any]] = {}
 
         async def lookup(keys: list[str] = keys, found: dict[str, list[Any]] = found) -> None:

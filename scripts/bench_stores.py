@@ -66,6 +66,7 @@ from redstring import (  # noqa: E402
     open_sqlite,
 )
 from redstring.domain.blocking import query_blocking_keys  # noqa: E402
+from redstring.domain.query import NormalizedQuery  # noqa: E402
 from redstring.domain.tokenize import tokenize  # noqa: E402
 
 DIMENSION = 384
@@ -174,7 +175,7 @@ async def measure(
         result.search_typed.append(ms)
         found_typed.append([h.entity_id for h in hits])  # type: ignore[attr-defined]
         if graph is not None:
-            keys = query_blocking_keys(corpus.query_names[i])
+            keys = query_blocking_keys(NormalizedQuery.of(corpus.query_names[i]))
             ms, _ = await timed(lambda keys=keys: graph.find_by_blocking_keys(keys, corpus.tenant))
             result.blocking.append(ms)
     return found, found_typed

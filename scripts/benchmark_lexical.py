@@ -2,6 +2,7 @@
 
     uv run python scripts/benchmark_lexical.py               # 100k entities
     uv run python scripts/benchmark_lexical.py --entities 10000 --queries 200
+    uv run python scripts/benchmark_lexical.py --recall 240  # + candidate recall (ADR 0115)
 
 Builds one tenant of N entities with realistic names (given names and
 surnames drawn, by their frequency, from the people of the committed quality
@@ -17,6 +18,14 @@ a corpus organisation name), plus a small second tenant, in an
   (p50, p90) for queries of six shapes made from random entities, beside the
   baseline measured in the same run: `rapidfuzz.process.extract` with
   Jaro-Winkler over all N names (the full scan blocking replaces).
+
+With `--recall Q`, candidate recall against a full scan (ADR 0115): for Q
+queries (the six shapes plus a typo in the surname and a name written
+without its space), every entity of the tenant is scored with the same
+`lexical_score` and trigram weights the channel uses; a query counts when the
+entity it was made from is in that full scan's top 10, and is recalled when
+the channel's candidates (everything it scores) hold it. Also reported: the
+share of the full scan's top 10 the channel's top 10 holds.
 """
 
 from __future__ import annotations
@@ -35,13 +44,23 @@ from rapidfuzz import process
 from rapidfuzz.distance import JaroWinkler
 
 from redstring import Entity, InMemoryGraphStore, RetrievalMode, Retriever, TenantId
+from redstring.composition.lexical_channel import rank_lexically
 from redstring.domain.blocking import (
     LEXICAL_CANDIDATE_LIMIT,
     MAX_BLOCK_MEMBERS,
     blocking_keys_for,
     query_blocking_keys,
+    query_ngram_keys,
+)
+from redstring.domain.lexical import NGRAM_MIX, PROPERTY_WEIGHT, lexical_score
+from redstring.domain.ngrams import (
+    NGRAM_DF_CAP,
+    ngram_keys_of_form,
+    ngram_similarity,
+    ngram_weights,
 )
 from redstring.domain.normalization import matching_form
+from redstring.domain.query import NormalizedQuery
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from quality.harness import load_entity_corpus
@@ -49,6 +68,7 @@ from quality.harness import load_entity_corpus
 BIG = TenantId(UUID("b1000000-0000-4000-8000-000000000001"))
 SMALL = TenantId(UUID("b1000000-0000-4000-8000-000000000002"))
 SHAPES = ("full", "surname", "first", "reordered", "initial", "typo")
+RECALL_SHAPES = (*SHAPES, "typo_surname", "joined")
 
 
 def name_pools() -> tuple[list[str], list[str], list[str]]:
@@ -91,12 +111,22 @@ def typo(word: str, rng: random.Random) -> str:
     return word[:at] + word[at + 1] + word[at] + word[at + 2 :]
 
 
-def make_queries(entities: list[Entity], count: int, rng: random.Random) -> list[tuple[str, str]]:
+def make_queries(
+    entities: list[Entity], count: int, rng: random.Random, shapes: tuple[str, ...] = SHAPES
+) -> list[tuple[str, str]]:
+    return [(shape, text) for shape, text, _ in made_from(entities, count, rng, shapes)]
+
+
+def made_from(
+    entities: list[Entity], count: int, rng: random.Random, shapes: tuple[str, ...]
+) -> list[tuple[str, str, Entity]]:
+    """(shape, query text, the entity it was made from), shapes in turn."""
     people = [e for e in entities if e.entity_type == "person"]
     queries = []
     for i in range(count):
-        shape = SHAPES[i % len(SHAPES)]
-        first, last = rng.choice(people).name.split(maxsplit=1)
+        shape = shapes[i % len(shapes)]
+        source = rng.choice(people)
+        first, last = source.name.split(maxsplit=1)
         text = {
             "full": f"{first} {last}",
             "surname": last,
@@ -104,8 +134,10 @@ def make_queries(entities: list[Entity], count: int, rng: random.Random) -> list
             "reordered": f"{last}, {first}",
             "initial": f"{first[0]}. {last}",
             "typo": f"{typo(first, rng)} {last}",
+            "typo_surname": f"{first} {typo(last, rng)}",
+            "joined": f"{first}{last}",
         }[shape]
-        queries.append((shape, text))
+        queries.append((shape, text, source))
     return queries
 
 
@@ -137,7 +169,7 @@ async def main(args: argparse.Namespace) -> None:
         f"| all name keys | {p50:.0f} | {p90:.0f} | {p99:.0f} | {largest:.0f} | "
         f"{len(over)} of {len(sizes):,} (bound {MAX_BLOCK_MEMBERS}) |"
     )
-    for namespace in ("p:", "s:", "w:", "x:", "i:"):
+    for namespace in ("n:", "p:", "s:", "w:", "x:", "i:", "g:"):
         part = [float(v) for k, v in sizes.items() if k.startswith(namespace)]
         a, b, c, d = quantiles(part)
         n_over = sum(v > MAX_BLOCK_MEMBERS for v in part)
@@ -151,7 +183,8 @@ async def main(args: argparse.Namespace) -> None:
     for _, text in queries[: min(20, len(queries))]:  # warm caches on both sides
         await retriever.retrieve(text, BIG, k=10, mode=RetrievalMode.LEXICAL)
     for _, text in queries:
-        blocks = await graph.find_ids_by_blocking_keys(query_blocking_keys(text), BIG)
+        keys = query_blocking_keys(NormalizedQuery.of(text))
+        blocks = await graph.find_ids_by_blocking_keys(keys, BIG)
         candidates.append(float(len({i for block in blocks.values() for i in block})))
         t0 = time.perf_counter()
         await retriever.retrieve(text, BIG, k=10, mode=RetrievalMode.LEXICAL)
@@ -183,6 +216,72 @@ async def main(args: argparse.Namespace) -> None:
             f"| {shape} | {statistics.median(ours[i] for i in rows):.2f} | "
             f"{statistics.median(candidates[i] for i in rows):.0f} |"
         )
+    if args.recall:
+        print(f"\n## candidate recall against a full scan, {args.recall} queries\n")
+        await candidate_recall(graph, entities, args.recall, rng)
+
+
+def full_scan_top(
+    query: NormalizedQuery, entities: list[Entity], weights: dict[str, float], k: int = 10
+) -> list[Entity]:
+    """The `k` best entities by `lexical_score` over all of `entities`, exactly.
+
+    A name score is at most `(1 - NGRAM_MIX) + NGRAM_MIX * trigram` (every other
+    reading is at most 1) and a property score at most `PROPERTY_WEIGHT`, so
+    entities are scored in descending order of that bound and the walk stops
+    once the bound falls below the k-th best score: the same top k as scoring
+    every entity, ties by ascending id string.
+    """
+    bounds = []
+    for entity in entities:
+        trigram = max(
+            ngram_similarity(query.ngrams, ngram_keys_of_form(form), weights)
+            for form in {matching_form(f) for f in (entity.name, *entity.aliases)}
+        )
+        bound = max((1.0 - NGRAM_MIX) + NGRAM_MIX * trigram, PROPERTY_WEIGHT)
+        bounds.append((bound, entity))
+    bounds.sort(key=lambda row: -row[0])
+    best: list[tuple[float, str, Entity]] = []
+    for bound, entity in bounds:
+        if len(best) >= k and bound < best[k - 1][0]:
+            break
+        best.append((lexical_score(query, entity, weights), str(entity.id), entity))
+        best.sort(key=lambda row: (-row[0], row[1]))
+        del best[k:]
+    return [entity for _, _, entity in best]
+
+
+async def candidate_recall(
+    graph: InMemoryGraphStore, entities: list[Entity], count: int, rng: random.Random
+) -> None:
+    """Candidate recall of the channel against a full scan with the same score (ADR 0115)."""
+    made = made_from(entities, count, rng, RECALL_SHAPES)
+    counted: Counter[str] = Counter()
+    recalled: Counter[str] = Counter()
+    overlap: Counter[str] = Counter()
+    started = time.perf_counter()
+    for at, (shape, text, source) in enumerate(made, start=1):
+        query = NormalizedQuery.of(text)
+        keys = query_ngram_keys(query)
+        weights = ngram_weights(await graph.count_blocking_keys(keys, BIG, limit=NGRAM_DF_CAP))
+        scanned = full_scan_top(query, entities, weights)
+        top = [entity.id for entity in scanned]
+        scored = await rank_lexically(graph, query, BIG, len(entities), None)
+        candidates = {entity.id for entity, _ in scored}
+        overlap[shape] += len(set(top) & {entity.id for entity, _ in scored[:10]})
+        if source.id in top:
+            counted[shape] += 1
+            recalled[shape] += source.id in candidates
+        if at % 20 == 0:
+            print(f"  {at}/{len(made)} queries, {time.perf_counter() - started:.0f} s", flush=True)
+    print("\n| shape | queries | target in full-scan top 10 | recalled | recall | top-10 overlap |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for shape in (*RECALL_SHAPES, "all"):
+        n = count // len(RECALL_SHAPES) if shape != "all" else count
+        c = sum(counted.values()) if shape == "all" else counted[shape]
+        r = sum(recalled.values()) if shape == "all" else recalled[shape]
+        o = sum(overlap.values()) if shape == "all" else overlap[shape]
+        print(f"| {shape} | {n} | {c} | {r} | {r / max(c, 1):.3f} | {o / (10 * max(n, 1)):.3f} |")
 
 
 if __name__ == "__main__":
@@ -190,4 +289,5 @@ if __name__ == "__main__":
     parser.add_argument("--entities", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=600)
     parser.add_argument("--seed", type=int, default=20261130)
+    parser.add_argument("--recall", type=int, default=0, help="queries for candidate recall")
     asyncio.run(main(parser.parse_args()))

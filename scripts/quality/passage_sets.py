@@ -104,7 +104,7 @@ async def rank_documents(
         bm25: dict[str, float] = {}
         for match in result.matches:
             doc = match.chunk.source_id
-            if doc in semantic or doc in bm25 or doc in ids:
+            if doc in ids:
                 continue
             ids.append(doc)
             if match.semantic is not None:

@@ -72,6 +72,7 @@ from redstring.domain.entity import (
     Relationship,
 )
 from redstring.domain.errors import (
+    BuildFailedError,
     ChunkExtractionError,
     ChunkSourceMismatchError,
     CompletionError,
@@ -105,6 +106,7 @@ from redstring.domain.errors import (
     StoreError,
     StoreOperationError,
     StoreUnavailableError,
+    TruncatedCompletionError,
     UnknownDomainError,
     UnknownEntityError,
 )
@@ -113,6 +115,7 @@ from redstring.domain.events import (
     DocumentExtracted,
     EntitiesEmbedded,
     EntitiesMerged,
+    EntitiesRetired,
     Event,
     MergeUndone,
 )
@@ -196,6 +199,7 @@ from redstring.ports.graph_store import (
     GraphWriter,
 )
 from redstring.ports.llm_provider import (
+    CheckedLlmProvider,
     LlmProvider,
 )
 from redstring.ports.vector_store import (
@@ -250,6 +254,8 @@ __all__ = [
     "AutoDomain",
     "BlockingIndex",
     "BlockingIndexMaintenance",
+    "BuildFailedError",
+    "CheckedLlmProvider",
     "ChunkExtractionError",
     "ChunkFailure",
     "ChunkId",
@@ -276,6 +282,7 @@ __all__ = [
     "EmptyCompletionError",
     "EntitiesEmbedded",
     "EntitiesMerged",
+    "EntitiesRetired",
     "Entity",
     "EntityId",
     "Event",
@@ -359,6 +366,7 @@ __all__ = [
     "StoredChunk",
     "TenantId",
     "TextSpan",
+    "TruncatedCompletionError",
     "UnknownDomainError",
     "UnknownEntityError",
     "VectorMatch",

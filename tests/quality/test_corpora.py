@@ -10,7 +10,7 @@ import pytest
 
 from quality.common import split_of
 from quality.element_passages import build as build_elements
-from quality.harness import ENTITY_CORPORA
+from quality.harness import ENTITY_CORPORA, load_entity_corpus
 from quality.passage_sets import PASSAGE_SETS
 from quality.world_corpus import build as build_world
 
@@ -34,8 +34,10 @@ def test_every_query_is_graded_against_entities_of_its_corpus(name: str) -> None
         assert q["target"] is None or q["target"] in q["targets"], q["id"]
 
 
-def test_every_world_entity_carries_a_description() -> None:
+def test_every_world_entity_carries_a_description_into_the_harness() -> None:
     assert all(e["description"].strip() for e in raw("world")["entities"])
+    loaded = load_entity_corpus(ENTITY_CORPORA["world"])
+    assert all(entity.description.strip() for entity in loaded.entities)
 
 
 def test_the_world_corpus_regenerates_byte_for_byte(tmp_path: Path) -> None:

@@ -18,7 +18,10 @@ from redstring import FakeEmbeddingProvider, RetrievalMode, SourceDocument
 DOCUMENTS = [
     SourceDocument(id="element:Fe", title="Iron", text="Iron is a silvery metallic element."),
     SourceDocument(id="element:He", title="Helium", text="Helium is a light noble gas."),
-    SourceDocument(id="element:Au", title="Gold", text="Gold is a soft yellow metal."),
+    # Long enough for several chunks, each holding the query's words.
+    SourceDocument(
+        id="element:Au", title="Gold", text=" ".join(["Gold is a soft yellow metal."] * 120)
+    ),
 ]
 
 

@@ -16,19 +16,21 @@ from redstring.cli.errors import ChunkStoreUnavailableError
 from redstring.cli.progress import ProgressLine
 from redstring.cli.providers import (
     embedding_provider,
-    llm_endpoint,
     llm_provider,
-    require_reachable,
+    max_failed_share,
 )
 from redstring.cli.store_set import StoreOpener
 from redstring.cli.stores import open_store_set
 from redstring.cli.tenants import parse_tenant
-from redstring.composition.build_graph import build_graph
+from redstring.composition.build_graph import GraphBuildReport, build_graph
+from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE, preflight
 from redstring.composition.index_documents import index_documents
-from redstring.domain.errors import MissingExtraError
+from redstring.domain.document import SourceDocument
+from redstring.domain.errors import BuildFailedError, MissingExtraError
 from redstring.domain.retrieval import require_query
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ExtractionProgress
+from redstring.llm.openai_compatible import OpenAICompatibleLlmProvider
 from redstring.ports.embedding_provider import EmbeddingProvider
 
 
@@ -90,11 +92,34 @@ async def _index(args: argparse.Namespace, context: Context) -> None:
 
 
 async def _build(args: argparse.Namespace, context: Context) -> None:
-    tenant = parse_tenant(args.tenant)
+    parse_tenant(args.tenant)
     documents = read_documents(args.paths)
     provider = llm_provider(args, context.env)
-    await require_reachable(*llm_endpoint(args, context.env))
+    share = max_failed_share(args, context.env)
     embeddings = embedding_provider(args, context.env)
+    async with provider:
+        await preflight(provider)  # before the database is created
+        report = await _build_with(
+            args,
+            context,
+            documents=documents,
+            provider=provider,
+            embeddings=embeddings,
+            share=DEFAULT_MAX_FAILED_SHARE if share is None else share,
+        )
+    _emit(report, args, context, render.print_build_report)
+
+
+async def _build_with(
+    args: argparse.Namespace,
+    context: Context,
+    *,
+    documents: list[SourceDocument],
+    provider: OpenAICompatibleLlmProvider,
+    embeddings: EmbeddingProvider | None,
+    share: float,
+) -> GraphBuildReport:
+    tenant = parse_tenant(args.tenant)
     domain: DomainSpec = AUTO if args.domain == "auto" else args.domain
     started: dict[str, int] = {}
 
@@ -124,10 +149,16 @@ async def _build(args: argparse.Namespace, context: Context) -> None:
                 log=stores.events,
                 domain=domain,
                 progress=progress,
+                concurrency=provider.max_concurrency,
+                max_failed_share=share,
             )
+        except BuildFailedError as failed:
+            if isinstance(failed.report, GraphBuildReport):  # printed, then the error line
+                _emit(failed.report, args, context, render.print_build_report)
+            raise
         finally:
             line.finish()
-    _emit(report, args, context, render.print_build_report)
+    return report
 
 
 async def _search(args: argparse.Namespace, context: Context) -> None:

@@ -3,13 +3,16 @@
 `main(argv)` returns the exit status: 0 on success, 1 when a command fails
 (a `RedstringError` or a bad value, printed as one `redstring: error: ...`
 line), 2 for bad flags (one `redstring: usage error: ...` line). No
-traceback reaches the user unless `--traceback` is given.
+traceback reaches the user unless `--traceback` is given. The library's log
+(which answer format a server takes, answers cut off, queueing) goes to
+stderr as `redstring: INFO: ...` lines, unless `--quiet`.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -25,6 +28,7 @@ from redstring.domain.errors import (
     SchemaMigrationRequiredError,
 )
 from redstring.domain.retrieval import RetrievalMode
+from redstring.llm.openai_compatible import STRUCTURED_OUTPUTS
 
 
 class UsageError(Exception):
@@ -119,6 +123,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     build.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
     build.add_argument("--domain", default="auto", help="domain schema name, or auto (default)")
+    build.add_argument(
+        "--llm-timeout", help="seconds per attempt of one model request (env REDSTRING_LLM_TIMEOUT)"
+    )
+    build.add_argument(
+        "--llm-concurrency",
+        help="most model requests in flight (env REDSTRING_LLM_CONCURRENCY; default 4)",
+    )
+    build.add_argument(
+        "--llm-attempts", help="attempts per model request (env REDSTRING_LLM_ATTEMPTS; default 5)"
+    )
+    build.add_argument(
+        "--max-tokens",
+        help="answer bound per request (env REDSTRING_LLM_MAX_TOKENS; default derived per chunk)",
+    )
+    build.add_argument(
+        "--structured-output",
+        choices=STRUCTURED_OUTPUTS,
+        help="how to ask for JSON (env REDSTRING_STRUCTURED_OUTPUT; default auto)",
+    )
+    build.add_argument(
+        "--max-failed-share",
+        help="fail when more than this share (0..1) of chunks fail "
+        "(env REDSTRING_MAX_FAILED_SHARE; default 0.5; 1 accepts partial results)",
+    )
     build.add_argument("--json", action="store_true", help="print the report as JSON")
     search = sub.add_parser(
         "search", parents=[p["db"], p["query"], p["embed"], p["key"]], help="rank entities"
@@ -168,6 +196,9 @@ def main(
         out=out,
         err=err,
     )
+    logger = logging.getLogger("redstring")
+    level = logger.level
+    handler = _log_to(logger, err, quiet=bool(getattr(args, "quiet", False)))
     try:
         return asyncio.run(commands.run(args, context))
     except KeyboardInterrupt:
@@ -186,6 +217,18 @@ def main(
             "(run again with --traceback and report it)\n"
         )
         return 1
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def _log_to(logger: logging.Logger, err: TextIO, *, quiet: bool) -> logging.Handler:
+    """Show the library's log on `err`: from INFO, or only errors when `quiet`."""
+    handler = logging.StreamHandler(err)
+    handler.setFormatter(logging.Formatter("redstring: %(levelname)s: %(message)s"))
+    logger.setLevel(logging.ERROR if quiet else logging.INFO)
+    logger.addHandler(handler)
+    return handler
 
 
 def _one_line(error: BaseException) -> str:

@@ -8,6 +8,10 @@ environment: the library takes every setting as an argument.
 - `--embed-base-url`, `--embed-model`, `--embed-dimension`:
   `REDSTRING_EMBED_BASE_URL`, `REDSTRING_EMBED_MODEL`, `REDSTRING_EMBED_DIMENSION`;
 - `--llm-base-url`, `--llm-model`: `REDSTRING_LLM_BASE_URL`, `REDSTRING_LLM_MODEL`;
+- `--llm-timeout`, `--llm-concurrency`, `--llm-attempts`, `--max-tokens`,
+  `--structured-output`: `REDSTRING_LLM_TIMEOUT`, `REDSTRING_LLM_CONCURRENCY`,
+  `REDSTRING_LLM_ATTEMPTS`, `REDSTRING_LLM_MAX_TOKENS`, `REDSTRING_STRUCTURED_OUTPUT`;
+- `--max-failed-share` (build): `REDSTRING_MAX_FAILED_SHARE`;
 - `--api-key` (both servers): `REDSTRING_API_KEY`, then `OPENAI_API_KEY`.
 
 Without `--embeddings` the local model is used when the `local` extra is
@@ -17,22 +21,20 @@ installed, and no embedding provider otherwise.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
 import importlib.util
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from redstring.cli.errors import InvalidSettingError, MissingSettingError
-from redstring.domain.errors import MissingExtraError, ModelServerUnreachableError
+from redstring.domain.errors import MissingExtraError
 from redstring.llm.local_embedding import LocalEmbeddingProvider, packaged_files
 from redstring.llm.openai_compatible import (
+    STRUCTURED_OUTPUTS,
     OpenAICompatibleEmbeddingProvider,
     OpenAICompatibleLlmProvider,
 )
 from redstring.ports.embedding_provider import EmbeddingProvider
-from redstring.ports.llm_provider import LlmProvider
 
 EmbeddingKind = Literal["local", "openai", "none"]
 EMBEDDING_KINDS: tuple[EmbeddingKind, ...] = ("local", "openai", "none")
@@ -120,44 +122,81 @@ def embedding_provider(
 
 
 def llm_endpoint(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[str, str]:
-    """The language model's base URL and model name; `MissingSettingError` without either."""
+    """The language model's base URL and model name.
+
+    Raises `MissingSettingError` without either, `InvalidSettingError` for a
+    URL that is not http(s).
+    """
     what = "`redstring build`"
     base_url = _required(args, "llm_base_url", env, what=what, variable="REDSTRING_LLM_BASE_URL")
     model = _required(args, "llm_model", env, what=what, variable="REDSTRING_LLM_MODEL")
-    return base_url, model
-
-
-def llm_provider(args: argparse.Namespace, env: Mapping[str, str]) -> LlmProvider:
-    """The OpenAI-protocol language model the flags and environment configure.
-
-    Raises `MissingSettingError` without a base URL or a model.
-    """
-    base_url, model = llm_endpoint(args, env)
-    return OpenAICompatibleLlmProvider(base_url=base_url, model=model, api_key=_api_key(args, env))
-
-
-async def require_reachable(base_url: str, model: str, *, connect_seconds: float = 5.0) -> None:
-    """Open (and close) a TCP connection to `base_url`'s host and port.
-
-    `build_graph` records a chunk the model could not answer as a failure and
-    carries on, so without this check an unreachable server would make a build
-    that "succeeds" with nothing in it. Raises `ModelServerUnreachableError`.
-    """
     parts = urlsplit(base_url)
-    host = parts.hostname
-    if parts.scheme not in ("http", "https") or not host:
+    if parts.scheme not in ("http", "https") or not parts.hostname:
         raise InvalidSettingError(
             name="--llm-base-url", value=base_url, requirement="an http:// or https:// URL"
         )
-    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return base_url, model
+
+
+def llm_provider(args: argparse.Namespace, env: Mapping[str, str]) -> OpenAICompatibleLlmProvider:
+    """The OpenAI-protocol language model the flags and environment configure.
+
+    Raises `MissingSettingError` without a base URL or a model, and
+    `InvalidSettingError` for a timeout, concurrency, attempts or max_tokens
+    that is not a positive number, or an unknown structured output.
+    """
+    base_url, model = llm_endpoint(args, env)
+    settings: dict[str, Any] = {}
+    timeout = _setting(args, "llm_timeout", env, "REDSTRING_LLM_TIMEOUT")
+    if timeout is not None:
+        settings["timeout"] = positive_float(timeout, name="--llm-timeout")
+    for attribute, variable, keyword in (
+        ("llm_concurrency", "REDSTRING_LLM_CONCURRENCY", "max_concurrency"),
+        ("llm_attempts", "REDSTRING_LLM_ATTEMPTS", "max_attempts"),
+        ("max_tokens", "REDSTRING_LLM_MAX_TOKENS", "max_tokens"),
+    ):
+        raw = _setting(args, attribute, env, variable)
+        if raw is not None:
+            settings[keyword] = positive_int(raw, name="--" + attribute.replace("_", "-"))
+    structured = _setting(args, "structured_output", env, "REDSTRING_STRUCTURED_OUTPUT")
+    if structured is not None:
+        if structured not in STRUCTURED_OUTPUTS:
+            raise InvalidSettingError(
+                name="REDSTRING_STRUCTURED_OUTPUT",
+                value=structured,
+                requirement="one of " + ", ".join(STRUCTURED_OUTPUTS),
+            )
+        settings["structured_output"] = structured
+    return OpenAICompatibleLlmProvider(
+        base_url=base_url, model=model, api_key=_api_key(args, env), **settings
+    )
+
+
+def max_failed_share(args: argparse.Namespace, env: Mapping[str, str]) -> float | None:
+    """`--max-failed-share` / `REDSTRING_MAX_FAILED_SHARE` on 0..1; `None` when unset."""
+    raw = _setting(args, "max_failed_share", env, "REDSTRING_MAX_FAILED_SHARE")
+    if raw is None:
+        return None
     try:
-        _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), connect_seconds)
-    except (OSError, TimeoutError) as error:
-        detail = f"{type(error).__name__}: {error}".rstrip(": ")
-        raise ModelServerUnreachableError(base_url=base_url, model=model, detail=detail) from None
-    writer.close()
-    with contextlib.suppress(OSError):
-        await writer.wait_closed()
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise InvalidSettingError(
+            name="--max-failed-share", value=raw, requirement="a number from 0 to 1"
+        )
+    return value
+
+
+def positive_float(raw: str, *, name: str) -> float:
+    """`raw` as a number > 0, or `InvalidSettingError` naming `name`."""
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not value > 0 or value == float("inf"):
+        raise InvalidSettingError(name=name, value=raw, requirement="a number > 0")
+    return value
 
 
 def positive_int(raw: str, *, name: str) -> int:

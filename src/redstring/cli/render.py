@@ -78,7 +78,7 @@ def print_index_report(report: IndexReport, out: TextIO) -> None:
 
 
 def print_build_report(report: GraphBuildReport, out: TextIO) -> None:
-    """The summary of one `redstring build`: counts, domain, merges and failed chunks."""
+    """The summary of one `redstring build`: counts, domain, merges, answer format, failures."""
     confidence = "" if report.domain_confidence is None else f" {report.domain_confidence:.2f}"
     out.write(f"built tenant {report.tenant_id} from {report.documents} document(s)\n")
     out.write(
@@ -98,7 +98,10 @@ def print_build_report(report: GraphBuildReport, out: TextIO) -> None:
             f"    {', '.join(merge.merged_names)} -> {merge.survivor_name} "
             f"(score {merge.score:.2f})\n"
         )
-    out.write(f"  failed chunks  {len(report.failures)}\n")
+    if report.answer_format is not None:
+        out.write(f"  answer format  {report.answer_format}\n")
+    causes = ", ".join(f"{count} {cause}" for cause, count in report.failure_causes.items())
+    out.write(f"  failed chunks  {len(report.failures)}{f' ({causes})' if causes else ''}\n")
     for failure in report.failures:
         out.write(
             f"    {failure.document_id} #{failure.chunk_index}: {failure.error_type}: "

@@ -4,12 +4,26 @@ the event log and the projections into the graph, vector and chunk stores.
 
 from __future__ import annotations
 
+import asyncio
+from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Literal
 from uuid import UUID
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from redstring.composition.build_passages import check_passage_store, embed_passages
+from redstring.composition.build_policy import (
+    DEFAULT_MAX_FAILED_SHARE,
+    answer_format,
+    check_failed_share,
+    failure_causes,
+    preflight,
+    require_enough_chunks,
+)
+from redstring.composition.chunk_merges import chunks_after_merge
+from redstring.composition.reextraction import resolve_survivors, retirement
 from redstring.consolidation.consolidator import DEFAULT_MERGE_THRESHOLD, consolidate
 from redstring.domain.chunking import SlidingWindowChunker
 from redstring.domain.document import SourceDocument
@@ -22,8 +36,8 @@ from redstring.domain.errors import (
 from redstring.domain.events import (
     DocumentChunked,
     DocumentExtracted,
-    EntitiesEmbedded,
     EntitiesMerged,
+    EntitiesRetired,
     Event,
 )
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
@@ -31,8 +45,13 @@ from redstring.domain.merging import combine_relationships, combine_sightings
 from redstring.events.in_memory import InMemoryEventLog
 from redstring.extraction.choose import decide_domain
 from redstring.extraction.domains import AUTO, DomainSpec
-from redstring.extraction.extractor import ChunkFailure, Extractor, ProgressCallback
-from redstring.ports.chunk_store import ChunkWriter
+from redstring.extraction.extractor import (
+    ChunkFailure,
+    DocumentExtraction,
+    Extractor,
+    ProgressCallback,
+)
+from redstring.ports.chunk_store import ChunkReader, ChunkWriter
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.event_log import EventLog
 from redstring.ports.graph_store import GraphStore
@@ -42,7 +61,7 @@ from redstring.projections.base import Projection
 from redstring.projections.chunks import ChunkProjection
 from redstring.projections.graph import GraphProjection
 from redstring.projections.replay import EventSink
-from redstring.projections.vectors import VectorProjection, embed_entities
+from redstring.projections.vectors import VectorProjection, embedded_event
 
 
 class MergeSummary(BaseModel):
@@ -61,9 +80,15 @@ class GraphBuildReport(BaseModel):
 
     Counts are of distinct ids written by this build. `domain_confidence` is
     the model's confidence on 0..1 when it chose the domain (`None` when the
-    caller chose it). `failures` lists every chunk whose answer was unusable.
-    `first_sequence`/`last_sequence` bound the events this build appended
-    (`None` when it appended none).
+    caller chose it). `failures` lists every chunk whose answer was unusable
+    and `failure_causes` counts them by error class. `types_outside_domain`
+    counts the types the model answered outside the domain's lists, and
+    `entities_dropped_by_type` / `relationships_dropped_by_type` the items
+    dropped for one (ADR 0152). `entities_retired` counts entities whose
+    only source document, re-extracted, no longer names them (ADR 0153). `answer_format` is how
+    the model server was asked for JSON (`None` when the provider does not
+    say). `first_sequence`/`last_sequence` bound the events this build
+    appended (`None` when it appended none).
     """
 
     tenant_id: TenantId
@@ -71,9 +96,15 @@ class GraphBuildReport(BaseModel):
     entities_written: int
     relationships_written: int
     relationships_dropped: int
+    types_outside_domain: dict[str, int] = Field(default_factory=dict)
+    entities_dropped_by_type: int = 0
+    relationships_dropped_by_type: int = 0
+    entities_retired: int = 0
     chunks_written: int
     merges: list[MergeSummary]
     failures: list[ChunkFailure]
+    failure_causes: dict[str, int] = Field(default_factory=dict)
+    answer_format: str | None = None
     domain: str
     domain_chosen_by: Literal["caller", "model", "fallback"]
     domain_confidence: float | None
@@ -99,21 +130,32 @@ async def build_graph(
     progress: ProgressCallback | None = None,
     strict: bool = False,
     chunker: SlidingWindowChunker | None = None,
+    max_failed_share: float = DEFAULT_MAX_FAILED_SHARE,
 ) -> GraphBuildReport:
     """Extract `documents` into `tenant_id`'s graph, consolidate, and fold every store.
 
     Every change is appended to `log` (a fresh in-memory log when `None`) and
     folded into `graph` and, when given, `vectors` (entities embedded with
-    `embeddings`) and `chunks`. `merge_threshold` is on 0..1. Before any model
-    call it raises `DimensionMismatchError` when `embeddings` and `vectors`
-    disagree, `IncompleteVectorSetupError` when only one is given,
+    `embeddings`) and `chunks` (passages embedded too, carried in
+    `DocumentChunked`, B110). Documents are extracted together, at most
+    `concurrency` chunks at once across all of them (B33), and written in
+    document order. `merge_threshold` is on 0..1. Before any model call it
+    raises `DimensionMismatchError` when `embeddings` and `vectors` (or a
+    chunk store with vectors) disagree, `IncompleteVectorSetupError` when only one is given,
     `DuplicateDocumentError` for a repeated document id, `ValueError` for a
     bad threshold or concurrency, and `UnknownDomainError` for an unknown
-    domain name. With `strict=True` a failed chunk raises
-    `ChunkExtractionError`; documents before it stay written and logged.
+    domain name. Then it checks the model server (`preflight`), raising
+    `ModelServerError` and its kin before any chunk. With `strict=True` a
+    failed chunk raises `ChunkExtractionError`; documents before it stay
+    written and logged. Otherwise, when more than `max_failed_share` (0..1)
+    of the chunks failed it raises `BuildFailedError` carrying the report,
+    after writing what was extracted; `max_failed_share=1.0` accepts any
+    partial result.
     """
     docs = list(documents)
     _check_inputs(docs, embeddings, vectors, merge_threshold)
+    check_passage_store(embeddings, chunks)
+    check_failed_share(max_failed_share)
     extractor = Extractor(provider, chunker=chunker, concurrency=concurrency)
     projections: list[Projection] = [GraphProjection(graph)]
     if vectors is not None:
@@ -121,56 +163,56 @@ async def build_graph(
     if chunks is not None:
         projections.append(ChunkProjection(chunks))
     sink = EventSink(log if log is not None else InMemoryEventLog(), projections)
-    stored: list[Event] = []
 
+    await preflight(provider)
     decision = await decide_domain(domain, provider, docs, strict=strict)
-    failures: list[ChunkFailure] = []
-    entity_ids: set[EntityId] = set()
-    relationship_ids: set[RelationshipId] = set()
-    dropped = chunk_count = 0
-    for document in docs:
-        extraction = await extractor.extract(
-            document, tenant_id, domain=decision.domain_schema, progress=progress, strict=strict
+    tally = _Tally()
+    extractions = [
+        asyncio.ensure_future(
+            extractor.extract(
+                document, tenant_id, domain=decision.domain_schema, progress=progress, strict=strict
+            )
         )
-        entities = await _with_stored_entities(graph, extraction.entities, tenant_id)
-        relationships = await _with_stored_relationships(graph, extraction.relationships, tenant_id)
-        events: list[Event] = [
-            DocumentExtracted(
-                tenant_id=tenant_id,
-                document_id=document.id,
-                entities=entities,
-                relationships=relationships,
-            ),
-            DocumentChunked(tenant_id=tenant_id, document_id=document.id, chunks=extraction.chunks),
-        ]
-        if embeddings is not None:
-            events.append(await _embedded(embeddings, entities, tenant_id))
-        stored += await sink.emit(events)
-        failures += extraction.failures
-        entity_ids.update(entity.id for entity in entities)
-        relationship_ids.update(relationship.id for relationship in relationships)
-        dropped += extraction.relationships_dropped
-        chunk_count += len(extraction.chunks)
+        for document in docs
+    ]
+    try:
+        for pending in extractions:  # extracted together, written in document order
+            extraction = await pending
+            events = await _document_events(extraction, graph, chunks, embeddings, tenant_id)
+            tally.stored += await sink.emit(events)
+            tally.add(extraction, events)
+    finally:
+        for pending in extractions:
+            pending.cancel()
+        await asyncio.gather(*extractions, return_exceptions=True)
 
     async def emit_merge(merge: EntitiesMerged) -> None:
         events: list[Event] = [merge]
         if embeddings is not None:
-            events.append(await _embedded(embeddings, [merge.survivor_after], tenant_id))
-        stored.extend(await sink.emit(events))
+            events.append(await embedded_event(embeddings, [merge.survivor_after], tenant_id))
+        if isinstance(chunks, ChunkReader):
+            events += await chunks_after_merge(chunks, merge)
+        tally.stored.extend(await sink.emit(events))
 
     merges = await consolidate(
-        entity_ids, tenant_id, graph=graph, threshold=merge_threshold, emit=emit_merge
+        tally.entity_ids, tenant_id, graph=graph, threshold=merge_threshold, emit=emit_merge
     )
-    sequences = [event.sequence for event in stored if event.sequence is not None]
-    return GraphBuildReport(
+    sequences = [event.sequence for event in tally.stored if event.sequence is not None]
+    report = GraphBuildReport(
         tenant_id=tenant_id,
         documents=len(docs),
-        entities_written=len(entity_ids),
-        relationships_written=len(relationship_ids),
-        relationships_dropped=dropped,
-        chunks_written=chunk_count,
+        entities_written=len(tally.entity_ids),
+        relationships_written=len(tally.relationship_ids),
+        relationships_dropped=tally.dropped,
+        types_outside_domain=dict(sorted(tally.outside.items())),
+        entities_dropped_by_type=tally.entities_dropped_by_type,
+        relationships_dropped_by_type=tally.relationships_dropped_by_type,
+        entities_retired=tally.retired,
+        chunks_written=tally.chunks,
         merges=[_summary(merge) for merge in merges],
-        failures=failures,
+        failures=tally.failures,
+        failure_causes=failure_causes(tally.failures),
+        answer_format=answer_format(provider),
         domain=decision.name,
         domain_chosen_by=decision.chosen_by,
         domain_confidence=decision.confidence,
@@ -179,6 +221,71 @@ async def build_graph(
         first_sequence=min(sequences, default=None),
         last_sequence=max(sequences, default=None),
     )
+    require_enough_chunks(tally.failures, tally.chunks, max_failed_share, report)
+    return report
+
+
+@dataclass
+class _Tally:
+    """What the documents of one build wrote, summed for the report."""
+
+    stored: list[Event] = field(default_factory=list)
+    failures: list[ChunkFailure] = field(default_factory=list)
+    entity_ids: set[EntityId] = field(default_factory=set)
+    relationship_ids: set[RelationshipId] = field(default_factory=set)
+    outside: Counter[str] = field(default_factory=Counter)
+    dropped: int = 0
+    entities_dropped_by_type: int = 0
+    relationships_dropped_by_type: int = 0
+    chunks: int = 0
+    retired: int = 0
+
+    def add(self, extraction: DocumentExtraction, events: list[Event]) -> None:
+        extracted = events[0]
+        self.retired += sum(len(e.retired) for e in events if isinstance(e, EntitiesRetired))
+        if isinstance(extracted, DocumentExtracted):
+            self.entity_ids.update(entity.id for entity in extracted.entities)
+            self.relationship_ids.update(rel.id for rel in extracted.relationships)
+        self.failures += extraction.failures
+        self.outside.update(extraction.types_outside_domain)
+        self.dropped += extraction.relationships_dropped
+        self.entities_dropped_by_type += extraction.entities_dropped_by_type
+        self.relationships_dropped_by_type += extraction.relationships_dropped_by_type
+        self.chunks += len(extraction.chunks)
+
+
+async def _document_events(
+    extraction: DocumentExtraction,
+    graph: GraphStore,
+    chunks: ChunkWriter | None,
+    embeddings: EmbeddingProvider | None,
+    tenant_id: TenantId,
+) -> list[Event]:
+    """One document's events: extracted (with the stored state), retired, chunked, embedded."""
+    resolved = await resolve_survivors(
+        graph, extraction.entities, extraction.relationships, extraction.chunks, tenant_id
+    )
+    entities = await _with_stored_entities(graph, resolved.entities, tenant_id)
+    relationships = await _with_stored_relationships(graph, resolved.relationships, tenant_id)
+    retired = await retirement(
+        graph, chunks, extraction.document_id, {entity.id for entity in entities}, tenant_id
+    )
+    passages = resolved.chunks
+    if embeddings is not None and chunks is not None:
+        passages = await embed_passages(embeddings, chunks, passages, extraction.document_id)
+    events: list[Event] = [
+        DocumentExtracted(
+            tenant_id=tenant_id,
+            document_id=extraction.document_id,
+            entities=entities,
+            relationships=relationships,
+        ),
+        *([retired] if retired is not None else []),
+        DocumentChunked(tenant_id=tenant_id, document_id=extraction.document_id, chunks=passages),
+    ]
+    if embeddings is not None:
+        events.append(await embedded_event(embeddings, entities, tenant_id))
+    return events
 
 
 def _check_inputs(
@@ -230,16 +337,6 @@ async def _with_stored_relationships(
     return [
         combine_relationships(held[rel.id], rel) if rel.id in held else rel for rel in relationships
     ]
-
-
-async def _embedded(
-    embeddings: EmbeddingProvider, entities: list[Entity], tenant_id: TenantId
-) -> EntitiesEmbedded:
-    return EntitiesEmbedded(
-        tenant_id=tenant_id,
-        records=await embed_entities(embeddings, entities),
-        model=type(embeddings).__name__,
-    )
 
 
 def _summary(merge: EntitiesMerged) -> MergeSummary:

@@ -10,16 +10,18 @@ Two channels, fused by a `FusionStrategy` (`domain/fusion.py`; by default
 `EvidenceFusion`, with `ReciprocalRankFusion` one argument away):
 
 - semantic: `embed_query` of the query, then `VectorSearcher.search`;
-- lexical: the query's blocking keys (`query_blocking_keys`), the entities
-  filed under them, each scored by `lexical_score`.
+- lexical: `rank_lexically` (`composition/lexical_channel.py`): the entities
+  filed under the query's exact-name, name and trigram keys, each scored by
+  `lexical_score`. The query is normalised once (`NormalizedQuery`) and that
+  value carried through key generation and scoring.
 
-**The lexical channel only sees what blocking hands it.** There is no text
-index: its candidates are the entities filed under the query's whole-name,
-per-token and initials keys (ADR 0070), the same keys consolidation uses,
-each block capped at `MAX_BLOCK_MEMBERS` by the store. An entity sharing no
-key with the query is never a lexical candidate, however similar the strings
-are (a transliterated name, say); only the semantic channel can find it.
-That is the price of a lookup instead of a scan.
+**The lexical channel only sees what its keys hand it.** Its candidates are
+the entities filed under the query's exact-name, whole-name, per-token,
+initials (ADR 0070) and character trigram keys (ADR 0115), each block capped
+by the store. A name sharing a few rare trigrams with the query is found
+(a transliteration, a compound spelling); one sharing no character run with
+it is not, and only the semantic channel can find it. That is the price of a
+lookup instead of a scan.
 
 **A vector match the graph store lacks is dropped, and nothing replaces it.**
 The two stores are fed independently and can lag each other, so a vector
@@ -36,18 +38,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Self
 
-from redstring.domain.blocking import (
-    LEXICAL_BLOCK_LIMIT,
-    LEXICAL_CANDIDATE_LIMIT,
-    query_blocking_keys,
-    shortlist,
-)
+from redstring.composition.lexical_channel import rank_lexically
 from redstring.domain.entity import Entity
 from redstring.domain.errors import DimensionMismatchError, MissingCapabilityError
 from redstring.domain.fusion import DEFAULT_FUSION, FusionStrategy
 from redstring.domain.ids import EntityId, TenantId
-from redstring.domain.lexical import lexical_score
-from redstring.domain.normalization import normalize_name
+from redstring.domain.query import NormalizedQuery
 from redstring.domain.retrieval import (
     RetrievalMode,
     RetrievalResult,
@@ -63,7 +59,7 @@ from redstring.ports.vector_store import VectorStore
 #: How an error names the constructor that serves SEMANTIC and HYBRID.
 PRIMARY_CONSTRUCTOR = "Retriever(embeddings=..., vectors=..., graph=...)"
 
-_GRAPH_METHODS = ("get_entities", "find_ids_by_blocking_keys")
+_GRAPH_METHODS = ("get_entities", "find_ids_by_blocking_keys", "count_blocking_keys")
 
 
 @dataclass(frozen=True)
@@ -194,7 +190,11 @@ class Retriever:
         semantic, lexical = await asyncio.gather(
             self._rank_semantically(semantic_side, query, tenant_id, k, entity_types),
             self._rank_lexically(
-                resolved is not RetrievalMode.SEMANTIC, query, tenant_id, k, entity_types
+                resolved is not RetrievalMode.SEMANTIC,
+                NormalizedQuery.of(query),
+                tenant_id,
+                k,
+                entity_types,
             ),
         )
         fused = self._fusion.fuse(
@@ -236,55 +236,19 @@ class Retriever:
     async def _rank_lexically(
         self,
         run: bool,
-        query: str,
+        query: NormalizedQuery,
         tenant_id: TenantId,
         k: int,
         entity_types: Sequence[str] | None,
     ) -> _Ranking:
         if not run:
             return _Ranking()
-        blocks = await self._graph.find_ids_by_blocking_keys(
-            query_blocking_keys(query), tenant_id, limit=LEXICAL_BLOCK_LIMIT
-        )
-        wanted = None if entity_types is None else {normalize_name(t) for t in entity_types}
-        # Every candidate shares a key, hence at least its first letter, with the
-        # query, so its score is above zero (ADR 0070): each one gets a rank.
-        scored = [
-            (entity, lexical_score(query, entity))
-            for entity in await self._candidates(blocks, wanted, tenant_id)
-        ]
-        scored.sort(key=lambda pair: (-pair[1], str(pair[0].id)))
-        kept = scored[:k]
+        kept = await rank_lexically(self._graph, query, tenant_id, k, entity_types)
         return _Ranking(
             ids=[entity.id for entity, _ in kept],
             scores={entity.id: score for entity, score in kept},
             entities={entity.id: entity for entity, _ in kept},
         )
-
-    async def _candidates(
-        self, blocks: dict[str, list[EntityId]], wanted: set[str] | None, tenant_id: TenantId
-    ) -> list[Entity]:
-        """The `LEXICAL_CANDIDATE_LIMIT` best-shortlisted entities of the wanted types.
-
-        The type filter applies before the cut: without one, the shortlist's
-        head is fetched; with one, the shortlist is walked in slices until
-        enough entities of the wanted types are found or it runs out.
-        """
-        if wanted is None:
-            ranked = shortlist(blocks, LEXICAL_CANDIDATE_LIMIT)
-            return await self._graph.get_entities(ranked, tenant_id)
-        ranked = shortlist(blocks, sum(len(ids) for ids in blocks.values()))
-        found: list[Entity] = []
-        for start in range(0, len(ranked), LEXICAL_CANDIDATE_LIMIT):
-            part = ranked[start : start + LEXICAL_CANDIDATE_LIMIT]
-            held = {e.id: e for e in await self._graph.get_entities(part, tenant_id)}
-            for entity_id in part:
-                entity = held.get(entity_id)
-                if entity is not None and normalize_name(entity.entity_type) in wanted:
-                    found.append(entity)
-            if len(found) >= LEXICAL_CANDIDATE_LIMIT:
-                break
-        return found[:LEXICAL_CANDIDATE_LIMIT]
 
     async def _resolve(
         self, entity_ids: list[EntityId], lexical: _Ranking, tenant_id: TenantId

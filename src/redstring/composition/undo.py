@@ -11,7 +11,7 @@ from redstring.domain.errors import (
     MergeNotFoundError,
     MergeNotUndoableError,
 )
-from redstring.domain.events import EntitiesEmbedded, EntitiesMerged, Event, MergeUndone
+from redstring.domain.events import EntitiesMerged, Event, MergeUndone
 from redstring.domain.ids import EntityId, TenantId
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.event_log import EventLog
@@ -20,7 +20,7 @@ from redstring.ports.vector_store import VectorWriter
 from redstring.projections.base import Projection
 from redstring.projections.graph import GraphProjection
 from redstring.projections.replay import EventSink
-from redstring.projections.vectors import VectorProjection, embed_entities
+from redstring.projections.vectors import VectorProjection, embedded_event
 
 
 async def undo_merge(
@@ -50,8 +50,7 @@ async def undo_merge(
     projections: list[Projection] = [GraphProjection(graph)]
     if embeddings is not None and vectors is not None:
         restored = [undo.survivor_restored, *undo.restored]
-        records = await embed_entities(embeddings, restored)
-        batch.append(EntitiesEmbedded(tenant_id=tenant_id, records=records))
+        batch.append(await embedded_event(embeddings, restored, tenant_id))
         projections.append(VectorProjection(vectors))
     await EventSink(log, projections).emit(batch)
     return undo

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from redstring.domain.entity import Entity, Relationship
 from redstring.domain.events import EntitiesMerged, MergeUndone
 from redstring.domain.ids import RelationshipId
-from redstring.domain.merging import absorb, combine_relationships
+from redstring.domain.merging import absorb, combine_relationships, redirected
 
 
 def choose_survivor(first: Entity, second: Entity) -> tuple[Entity, Entity]:
@@ -41,25 +41,11 @@ def plan_merge(
     existing = {relationship.id for relationship in survivor_relationships}
     added: dict[RelationshipId, Relationship] = {}
     for relationship in merged_relationships:
-        source = survivor.id if relationship.source_id == merged.id else relationship.source_id
-        target = survivor.id if relationship.target_id == merged.id else relationship.target_id
-        if source == target:
+        moved = redirected(relationship, {merged.id: survivor.id})
+        if moved is None or moved.id in existing:
             continue
-        redirected = Relationship(
-            tenant_id=relationship.tenant_id,
-            source_id=source,
-            target_id=target,
-            relationship_type=relationship.relationship_type,
-            description=relationship.description,
-            properties=relationship.properties,
-            confidence=relationship.confidence,
-        )
-        if redirected.id in existing:
-            continue
-        held = added.get(redirected.id)
-        added[redirected.id] = (
-            redirected if held is None else combine_relationships(held, redirected)
-        )
+        held = added.get(moved.id)
+        added[moved.id] = moved if held is None else combine_relationships(held, moved)
     return EntitiesMerged(
         tenant_id=survivor.tenant_id,
         survivor_before=survivor,

@@ -1,21 +1,25 @@
 """Blocking keys: the index that makes candidate generation a lookup, not a scan.
 
-Key scheme version `KEY_VERSION` (ADR 0070, amending 0003). Names are keyed in
-their `matching_form` (accents folded, punctuation made space). An entity is
-filed under short keys, namespaced by kind, for its name and each alias:
+Key scheme version `KEY_VERSION` (ADR 0070 and 0115, amending 0003). Names are
+keyed in their `matching_form` (accents folded, punctuation made space). An
+entity is filed under short keys, namespaced by kind, for its name and each
+alias:
 
+- `n:` the whole matching form (an exact name is one small block, ADR 0115);
 - `p:` the first `PREFIX_LENGTH` characters of the whole name;
 - `s:` the soundex of the whole name's ASCII letters (absent when none);
 - `w:` the first `TOKEN_PREFIX_LENGTH` characters of each keyed token;
 - `x:` the soundex of each keyed token's ASCII letters (absent when none);
 - `i:` the initials of the keyed tokens, when there are at least two;
+- `g:` each distinct trigram of the padded form (`domain/ngrams.py`);
 - `t:` the normalised entity type (never looked up by a query).
 
 A keyed token has at least `MIN_TOKEN_LENGTH` characters and is not in
 `KEYLESS_TOKENS` (legal forms and function words, which would file a large
 share of a tenant under one key). A query looks up the same name keys, plus
 `i:` + each of its short alphabetic tokens, so "UCI" finds "United Capital
-Intl Corp". Stores cap every block at `MAX_BLOCK_MEMBERS` (the port says how).
+Intl Corp"; its trigram keys are looked up apart (`query_ngram_keys`). Stores
+cap every block at `MAX_BLOCK_MEMBERS` (the port says how).
 """
 
 from __future__ import annotations
@@ -30,27 +34,28 @@ import jellyfish
 
 from redstring.domain.entity import Entity
 from redstring.domain.ids import EntityId
-from redstring.domain.legal_forms import LEGAL_SUFFIXES
-from redstring.domain.normalization import matching_form, matching_tokens, normalize_name
+from redstring.domain.legal_forms import KEYLESS_TOKENS
+from redstring.domain.ngrams import ngram_keys_of_form
+from redstring.domain.normalization import matching_form, normalize_name
+from redstring.domain.query import MAX_ACRONYM_LENGTH, NormalizedQuery
 
-#: The version of this key scheme; stores record it beside their index (ADR 0070).
-KEY_VERSION = 2
+#: The version of this key scheme; stores record it beside their index (ADR 0070, 0115).
+KEY_VERSION = 3
 
 PREFIX_LENGTH = 5
 TOKEN_PREFIX_LENGTH = 4
 MIN_TOKEN_LENGTH = 2
-#: The longest query token also looked up as an initials key (an acronym).
-MAX_ACRONYM_LENGTH = 6
 #: The most entities a store returns for one key of one tenant (ADR 0070).
 MAX_BLOCK_MEMBERS = 1000
 #: The most ids per key the lexical channel asks for (at most MAX_BLOCK_MEMBERS), and
-#: the most candidates it fetches and scores per query (ADR 0070).
+#: the most candidates sharing keys it fetches and scores per query (ADR 0070).
 LEXICAL_BLOCK_LIMIT = 250
 LEXICAL_CANDIDATE_LIMIT = 50
 
 _AS_INT = operator.attrgetter("int")
 _ID_MASK = (1 << 128) - 1
 
+EXACT_NAMESPACE = "n:"
 PREFIX_NAMESPACE = "p:"
 SOUNDEX_NAMESPACE = "s:"
 TOKEN_PREFIX_NAMESPACE = "w:"
@@ -58,20 +63,19 @@ TOKEN_SOUNDEX_NAMESPACE = "x:"
 INITIALS_NAMESPACE = "i:"
 TYPE_NAMESPACE = "t:"
 
-#: Tokens that never make a key: legal forms and function words.
-KEYLESS_TOKENS: frozenset[str] = frozenset(LEGAL_SUFFIXES) | {
-    "the",
-    "of",
-    "and",
-    "for",
-    "a",
-    "an",
-}
-
 
 def prefix_key_for_name(name: str) -> str:
     """`p:` plus the first `PREFIX_LENGTH` characters of `matching_form(name)`."""
     return PREFIX_NAMESPACE + matching_form(name)[:PREFIX_LENGTH]
+
+
+def exact_key_for_name(name: str) -> str | None:
+    """`n:` plus the whole `matching_form(name)`, or `None` when that is blank."""
+    return _exact_key(matching_form(name))
+
+
+def _exact_key(form: str) -> str | None:
+    return EXACT_NAMESPACE + form if form else None
 
 
 def _soundex(text: str) -> str | None:
@@ -85,17 +89,21 @@ def soundex_key_for_name(name: str) -> str | None:
     The whole name is coded, not its first token; `None` when no letter can
     be coded (digits only, non-Latin script).
     """
-    code = _soundex(matching_form(name))
+    return _soundex_key(matching_form(name))
+
+
+def _soundex_key(form: str) -> str | None:
+    code = _soundex(form)
     return None if code is None else SOUNDEX_NAMESPACE + code
 
 
 def keyed_tokens(name: str) -> list[str]:
     """The tokens of `name` that make keys: `MIN_TOKEN_LENGTH`+ long, not in `KEYLESS_TOKENS`."""
-    return [
-        token
-        for token in matching_tokens(name)
-        if len(token) >= MIN_TOKEN_LENGTH and token not in KEYLESS_TOKENS
-    ]
+    return _keyed(tuple(matching_form(name).split()))
+
+
+def _keyed(tokens: tuple[str, ...]) -> list[str]:
+    return [t for t in tokens if len(t) >= MIN_TOKEN_LENGTH and t not in KEYLESS_TOKENS]
 
 
 def token_keys_for(token: str) -> list[str]:
@@ -113,12 +121,21 @@ def initials_of(name: str) -> str:
     "Monis & Lapienis International" -> "mli"; legal forms and function words
     do not count, so "United Capital Intl Corp" -> "uci".
     """
-    return "".join(token[0] for token in matching_tokens(name) if token not in KEYLESS_TOKENS)
+    return initials_of_tokens(tuple(matching_form(name).split()))
+
+
+def initials_of_tokens(tokens: tuple[str, ...]) -> str:
+    """`initials_of` for tokens already in matching form."""
+    return "".join(token[0] for token in tokens if token not in KEYLESS_TOKENS)
 
 
 def initials_key_for_name(name: str) -> str | None:
     """`i:` plus `initials_of(name)`, or `None` when that has fewer than two letters."""
-    initials = initials_of(name)
+    return _initials_key(tuple(matching_form(name).split()))
+
+
+def _initials_key(tokens: tuple[str, ...]) -> str | None:
+    initials = initials_of_tokens(tokens)
     return INITIALS_NAMESPACE + initials if len(initials) >= 2 else None
 
 
@@ -143,46 +160,68 @@ def type_key(entity: Entity) -> str:
 
 
 def name_keys_for(name: str) -> list[str]:
-    """Every name key of one name (whole-name, per-token, initials); no repeats, stable order.
+    """Every name key of one name (exact, whole-name, per-token, initials); no repeats, stable.
 
-    A blank name (after matching normalisation) has no keys.
+    A blank name (after matching normalisation) has no keys. Trigram keys are
+    not name keys: `blocking_keys_for` files them beside these.
     """
-    if not matching_form(name):
+    form = matching_form(name)
+    return _name_keys(form, tuple(form.split()))
+
+
+def _name_keys(form: str, tokens: tuple[str, ...]) -> list[str]:
+    if not form:
         return []
-    keys: list[str | None] = [prefix_key_for_name(name), soundex_key_for_name(name)]
-    for token in keyed_tokens(name):
+    keys: list[str | None] = [
+        _exact_key(form),
+        PREFIX_NAMESPACE + form[:PREFIX_LENGTH],
+        _soundex_key(form),
+    ]
+    for token in _keyed(tokens):
         keys.extend(token_keys_for(token))
-    keys.append(initials_key_for_name(name))
+    keys.append(_initials_key(tokens))
     return list(dict.fromkeys(key for key in keys if key is not None))
 
 
 def blocking_keys_for(entity: Entity) -> frozenset[str]:
     """Every key `entity` is filed under.
 
-    The name keys of its name and of each alias (so a merged-away name still
-    finds the survivor), plus its type key.
+    The name keys and trigram keys of its name and of each alias (so a
+    merged-away name still finds the survivor), plus its type key.
     """
     keys = {type_key(entity)}
     for name in [entity.name, *entity.aliases]:
-        keys.update(name_keys_for(name))
+        form = matching_form(name)
+        keys.update(_name_keys(form, tuple(form.split())))
+        keys.update(ngram_keys_of_form(form))
     return frozenset(keys)
 
 
-def query_blocking_keys(query: str) -> list[str]:
-    """The keys a free-text query looks for candidates under.
+def query_blocking_keys(query: NormalizedQuery) -> list[str]:
+    """The keys a free-text query looks for candidates under, trigrams aside.
 
-    Its name keys (`name_keys_for`), plus `i:` + each alphabetic token of
-    2..`MAX_ACRONYM_LENGTH` characters not in `KEYLESS_TOKENS`, so an acronym
-    finds its expansion.
-    Never a type key: that would hand back a whole type; `entity_types`
-    filters candidates instead. No key repeats; the order is stable.
+    Its name keys (exact, whole-name, per-token, initials), plus `i:` + each
+    alphabetic token of 2..`MAX_ACRONYM_LENGTH` characters not in
+    `KEYLESS_TOKENS`, so an acronym finds its expansion. Never a type key:
+    that would hand back a whole type; `entity_types` filters candidates
+    instead. No key repeats; the order is stable.
     """
-    keys = name_keys_for(query)
-    for token in matching_tokens(query):
+    keys = _name_keys(query.form, query.tokens)
+    for token in query.tokens:
         short = MIN_TOKEN_LENGTH <= len(token) <= MAX_ACRONYM_LENGTH
         if short and token.isalpha() and token not in KEYLESS_TOKENS:
             keys.append(INITIALS_NAMESPACE + token)
     return list(dict.fromkeys(keys))
+
+
+def query_exact_key(query: NormalizedQuery) -> str | None:
+    """The `n:` key of the query's whole form: the entities it names exactly."""
+    return _exact_key(query.form)
+
+
+def query_ngram_keys(query: NormalizedQuery) -> list[str]:
+    """The query's trigram keys, in key order (stable)."""
+    return sorted(query.ngrams)
 
 
 def shortlist(blocks: Mapping[str, Sequence[EntityId]], limit: int) -> list[EntityId]:
@@ -204,3 +243,22 @@ def shortlist(blocks: Mapping[str, Sequence[EntityId]], limit: int) -> list[Enti
         hits.update(set(map(_AS_INT, ids)))
     ranked = heapq.nsmallest(limit, [(-count << 128) | number for number, count in hits.items()])
     return [EntityId(UUID(int=key & _ID_MASK)) for key in ranked]
+
+
+def interleave(
+    exact: Sequence[EntityId], sources: Sequence[Sequence[EntityId]], limit: int
+) -> list[EntityId]:
+    """`exact` first, then one id from each ranked source in turn; no repeats, at most `limit`.
+
+    So an entity named exactly as the query is never cut, and each candidate
+    source keeps its best ids however long the other is (ADR 0115).
+    """
+    merged: dict[EntityId, None] = dict.fromkeys(exact)
+    longest = max((len(source) for source in sources), default=0)
+    for at in range(longest):
+        if len(merged) >= limit:
+            break
+        for source in sources:
+            if at < len(source):
+                merged.setdefault(source[at])
+    return list(merged)[: max(limit, 0)]

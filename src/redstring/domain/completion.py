@@ -20,6 +20,25 @@ from redstring.domain.errors import (
 
 JsonObject = dict[str, Any]
 
+#: The smallest answer bound `answer_token_bound` derives.
+MIN_ANSWER_TOKENS = 512
+#: Answer tokens allowed per prompt token: an extraction answer restates
+#: names, adds types, descriptions and relationships, so it outgrows its passage.
+ANSWER_TOKENS_PER_PROMPT_TOKEN = 3
+#: Characters per token, the rule of thumb for English text.
+CHARACTERS_PER_TOKEN = 4
+
+
+def answer_token_bound(prompt: str) -> int:
+    """The `max_tokens` an answer to `prompt` gets when the caller sets none.
+
+    Three answer tokens per prompt token (four characters each), and at least
+    `MIN_ANSWER_TOKENS`: room for a full answer, and a bound on a model that
+    repeats itself until its context is full.
+    """
+    prompt_tokens = -(-len(prompt) // CHARACTERS_PER_TOKEN)
+    return max(MIN_ANSWER_TOKENS, ANSWER_TOKENS_PER_PROMPT_TOKEN * prompt_tokens)
+
 
 def parse_completion(
     text: str | None,
@@ -73,6 +92,7 @@ def parse_completion(
             f"{who} answered JSON that does not satisfy the schema at {where}: {first.message} "
             f"({len(problems)} problem(s) in all). Retry, or use a model with structured output.",
             model=model,
+            answer=value,
         )
     return value
 

@@ -6,6 +6,8 @@ its message says what went wrong and what to do about it.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class RedstringError(Exception):
     """The root of every error redstring raises deliberately."""
@@ -58,7 +60,35 @@ class RefusedCompletionError(CompletionError):
 
 
 class MalformedCompletionError(CompletionError):
-    """The answer was not JSON, or did not satisfy the schema asked for."""
+    """The answer was not JSON, or did not satisfy the schema asked for.
+
+    `answer` is the JSON object when the answer parsed but broke the schema
+    (`None` otherwise), so a caller with a looser reading can still use it.
+    """
+
+    def __init__(
+        self, message: str, *, model: str | None = None, answer: dict[str, Any] | None = None
+    ) -> None:
+        self.answer = answer
+        super().__init__(message, model=model)
+
+
+class TruncatedCompletionError(CompletionError):
+    """The answer was cut off at its length limit, again after one retry with a larger one.
+
+    `max_tokens` lists the bounds tried, in order. A model that repeats itself
+    fills any bound; one whose answers are long needs a larger `max_tokens`.
+    """
+
+    def __init__(self, *, model: str, max_tokens: list[int]) -> None:
+        self.max_tokens = max_tokens
+        bounds = " then ".join(str(bound) for bound in max_tokens)
+        super().__init__(
+            f"model {model!r} was still writing when cut off at the length limit "
+            f"(max_tokens {bounds}): the answer runs away or is longer than allowed. "
+            "Raise max_tokens, use smaller chunks, or use a model that stops.",
+            model=model,
+        )
 
 
 class InvalidVectorError(RedstringError, ValueError):
@@ -270,6 +300,40 @@ class ChunkExtractionError(RedstringError):
         super().__init__(
             f"extraction of document {document_id!r} failed at chunk {chunk_index}: {cause}. "
             "Run without strict=True to keep the other chunks and get this failure in the report."
+        )
+
+
+class BuildFailedError(RedstringError):
+    """More of a build's chunks failed than the caller accepts (`max_failed_share`).
+
+    What the build extracted is written and logged all the same; `report` is
+    its `GraphBuildReport`. `causes` counts the failed chunks by error class,
+    and `examples` gives one message per class.
+    """
+
+    def __init__(
+        self,
+        *,
+        failed: int,
+        chunks: int,
+        max_failed_share: float,
+        causes: dict[str, int],
+        examples: dict[str, str],
+        report: object,
+    ) -> None:
+        self.failed = failed
+        self.chunks = chunks
+        self.max_failed_share = max_failed_share
+        self.causes = causes
+        self.examples = examples
+        self.report = report
+        grouped = "; ".join(
+            f"{count} x {cause}: {examples[cause][:300]}" for cause, count in causes.items()
+        )
+        super().__init__(
+            f"{failed} of {chunks} chunks failed, more than the {max_failed_share:.0%} "
+            f"allowed ({grouped}). What was extracted is written. Fix the cause, or accept "
+            "partial results with max_failed_share=1.0 (--max-failed-share 1)."
         )
 
 

@@ -48,11 +48,17 @@ class DocumentChunked(BaseEvent):
 
 
 class EntitiesEmbedded(BaseEvent):
-    """These vectors were computed for these entities (by `model`, when known)."""
+    """These vectors were computed for these entities.
+
+    `model` names the embedding model (its class name when the provider does
+    not name it; `None` in events written before B20) and `dimension` is the
+    vectors' length (`None` likewise).
+    """
 
     kind: Literal["entities_embedded"] = "entities_embedded"
     records: list[VectorRecord]
     model: str | None = None
+    dimension: int | None = Field(default=None, ge=1)
 
 
 class EntitiesMerged(BaseEvent):
@@ -78,6 +84,27 @@ class EntitiesMerged(BaseEvent):
         return [entity.id for entity in self.merged]
 
 
+class EntitiesRetired(BaseEvent):
+    """Re-extracting `document_id` no longer supports these entities (B32).
+
+    `retired` had no other source document and are gone, with
+    `relationships_removed` (every relationship touching one of them);
+    `updated` are still supported elsewhere and lose `document_id` from their
+    sources (their state after).
+    """
+
+    kind: Literal["entities_retired"] = "entities_retired"
+    document_id: str
+    retired: list[Entity]
+    relationships_removed: list[Relationship]
+    updated: list[Entity]
+
+    @property
+    def retired_ids(self) -> list[EntityId]:
+        """The ids of the retired entities."""
+        return [entity.id for entity in self.retired]
+
+
 class MergeUndone(BaseEvent):
     """The merge `merge_event_id` was reversed: the inverse of its `EntitiesMerged`."""
 
@@ -90,7 +117,12 @@ class MergeUndone(BaseEvent):
 
 
 Event = Annotated[
-    DocumentExtracted | DocumentChunked | EntitiesEmbedded | EntitiesMerged | MergeUndone,
+    DocumentExtracted
+    | DocumentChunked
+    | EntitiesEmbedded
+    | EntitiesMerged
+    | MergeUndone
+    | EntitiesRetired,
     Field(discriminator="kind"),
 ]
 

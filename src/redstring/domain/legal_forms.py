@@ -2,7 +2,8 @@
 
 Consolidation sets them aside when it compares two names (ADR 0033); blocking
 never makes a key of them (ADR 0070), because "inc" or "corp" would file a
-large share of a tenant under one key.
+large share of a tenant under one key. `KEYLESS_TOKENS` adds the function
+words that carry no identity either.
 """
 
 from __future__ import annotations
@@ -33,4 +34,14 @@ LEGAL_SUFFIXES: dict[str, str] = {
     "kk": "kk",
     "srl": "srl",
     "spa": "spa",
+}
+
+#: Tokens that never make a key and never count as uncovered: legal forms and function words.
+KEYLESS_TOKENS: frozenset[str] = frozenset(LEGAL_SUFFIXES) | {
+    "the",
+    "of",
+    "and",
+    "for",
+    "a",
+    "an",
 }

@@ -5,26 +5,37 @@ over entity names, corpus statistics such as document frequency mean little
 (ADR 0011). The score is the maximum over fields, never a sum, so many
 mediocre fields cannot outrank an exact name and the result stays on 0..1.
 
-A name field scores the best of three readings (ADR 0070):
+A name field scores the best of three readings (ADR 0070), blended with a
+character trigram reading (ADR 0115):
 
 - whole string: Jaro-Winkler of the two `matching_form`s;
 - token-aware (`token_similarity`): each query token aligned to its best name
   token, discounted for the name's characters the query leaves uncovered, so
   "Lovelace, Ada" and "A. Lovelace" find "Ada Lovelace";
 - acronym (`acronym_similarity`): an all-capitals short query against the
-  name's initials, so "UCI Corp" finds "United Capital Intl Corp".
+  name's initials, so "UCI Corp" finds "United Capital Intl Corp";
+- trigrams (`ngram_similarity`): the share of rare trigrams the two forms
+  hold in common, weighted by the tenant's trigram counts, so a name sharing
+  most characters but no whole token still scores. It counts for
+  `NGRAM_MIX` of the name score, the best of the other three for the rest.
+
+Only an identical matching form scores 1.0; any other reading is held at
+`BELOW_EXACT` at most, so a query equal to a name or alias ranks that entity
+first (ADR 0115). The query arrives normalised once (`NormalizedQuery`).
 """
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
+from collections.abc import Mapping
 
 from rapidfuzz.distance import JaroWinkler
 
-from redstring.domain.blocking import KEYLESS_TOKENS, MAX_ACRONYM_LENGTH, initials_of
+from redstring.domain.blocking import initials_of_tokens
 from redstring.domain.entity import Entity
-from redstring.domain.normalization import matching_form, matching_tokens
+from redstring.domain.legal_forms import KEYLESS_TOKENS
+from redstring.domain.ngrams import ngram_keys_of_form, ngram_similarity
+from redstring.domain.normalization import matching_form
+from redstring.domain.query import NormalizedQuery
 from redstring.domain.similarity import string_similarity
 
 #: What a match on a string property value is worth relative to one on a name.
@@ -38,41 +49,53 @@ COVER_THRESHOLD = 0.85
 #: What a one-letter query token ("A." in "A. Lovelace") scores against a name
 #: token it is the initial of; below 1.0 so a spelled-out match ranks first.
 INITIAL_SIMILARITY = 0.9
+#: The share of a name score the trigram reading makes (fitted on the fit half, ADR 0115).
+NGRAM_MIX = 0.2
+#: The most a name whose matching form differs from the query's can score.
+BELOW_EXACT = 0.999
 
-_RAW_WORD = re.compile(r"[^\W_]+")
 
-
-def lexical_score(query: str, entity: Entity) -> float:
+def lexical_score(
+    query: NormalizedQuery, entity: Entity, weights: Mapping[str, float] | None = None
+) -> float:
     """How well `entity` matches `query` lexically, on 0..1.
 
     The best of: `name_similarity` against the name, the `normalized_name`
     and each alias; and `PROPERTY_WEIGHT` times `string_similarity` against
     each string property value. Non-string property values are skipped,
-    never coerced to text.
+    never coerced to text. `weights` are the tenant's trigram weights by key
+    (`ngram_weights`); `None` weighs every trigram alike.
     """
-    best = max(name_similarity(query, name) for name in _names(entity))
+    best = max(name_similarity(query, form, weights) for form in _forms(entity))
     for value in entity.properties.values():
         if isinstance(value, str):
-            best = max(best, PROPERTY_WEIGHT * string_similarity(query, value))
+            best = max(best, PROPERTY_WEIGHT * string_similarity(query.text, value))
     return best
 
 
-def name_similarity(query: str, name: str) -> float:
-    """The best of the whole-string, token-aware and acronym readings, on 0..1.
+def name_similarity(
+    query: NormalizedQuery, name_form: str, weights: Mapping[str, float] | None = None
+) -> float:
+    """The name score of one name already in matching form, on 0..1.
 
-    1.0 when the matching forms are equal; 0.0 when either is blank.
+    `NGRAM_MIX` times the trigram reading plus the rest times the best of the
+    whole-string, token-aware and acronym readings; 1.0 exactly when the
+    matching forms are equal, at most `BELOW_EXACT` otherwise; 0.0 when
+    either is blank.
     """
-    a, b = matching_form(query), matching_form(name)
+    a, b = query.form, name_form
     if not a or not b:
         return 0.0
     if a == b:
         return 1.0
-    whole = JaroWinkler.similarity(a, b)
-    return max(
-        whole,
-        token_similarity(matching_tokens(query), matching_tokens(name)),
-        acronym_similarity(query, name),
+    tokens = tuple(b.split())
+    readings = max(
+        JaroWinkler.similarity(a, b),
+        token_similarity(query.tokens, tokens),
+        acronym_similarity(query, tokens),
     )
+    trigrams = ngram_similarity(query.ngrams, ngram_keys_of_form(b), weights)
+    return min(BELOW_EXACT, (1.0 - NGRAM_MIX) * readings + NGRAM_MIX * trigrams)
 
 
 def token_similarity(query_tokens: tuple[str, ...], name_tokens: tuple[str, ...]) -> float:
@@ -117,36 +140,22 @@ def token_similarity(query_tokens: tuple[str, ...], name_tokens: tuple[str, ...]
     return aligned / query_chars * (1.0 - UNCOVERED_PENALTY * share)
 
 
-def acronym_similarity(query: str, name: str) -> float:
-    """An all-capitals short query against the initials of `name`, on 0..1; else 0.0.
+def acronym_similarity(query: NormalizedQuery, name_tokens: tuple[str, ...]) -> float:
+    """An all-capitals short query against the initials of a name, on 0..1; else 0.0.
 
-    Applies when the query, legal forms and function words aside, is one
-    token of 2..`MAX_ACRONYM_LENGTH` letters written in capitals ("UCI
-    Corp"); the score is the Jaro-Winkler of that token against
-    `initials_of(name)`.
+    Applies when the query has an `acronym` (one token of 2..6 letters written
+    in capitals, legal forms and function words aside: "UCI Corp"); the score
+    is the Jaro-Winkler of it against the initials of `name_tokens`.
     """
-    acronym = _acronym_in(query)
-    if acronym is None:
+    if query.acronym is None:
         return 0.0
-    initials = initials_of(name)
+    initials = initials_of_tokens(name_tokens)
     if len(initials) < 2:
         return 0.0
-    return JaroWinkler.similarity(acronym, initials)
+    return JaroWinkler.similarity(query.acronym, initials)
 
 
-@lru_cache(maxsize=1 << 12)
-def _acronym_in(query: str) -> str | None:
-    """The query's acronym in matching form, or `None` when it is not an acronym query."""
-    words = [w for w in _RAW_WORD.findall(query) if w.casefold() not in KEYLESS_TOKENS]
-    if len(words) != 1:
-        return None
-    [word] = words
-    if not (2 <= len(word) <= MAX_ACRONYM_LENGTH and word.isalpha() and word.isupper()):
-        return None
-    return matching_form(word)
-
-
-def _names(entity: Entity) -> list[str]:
-    """The entity's name fields, one per distinct matching form (same score, scored once)."""
-    fields = [entity.name, entity.normalized_name, *entity.aliases]
-    return list({matching_form(field): field for field in reversed(fields)}.values())
+def _forms(entity: Entity) -> set[str]:
+    """The matching forms of the entity's name fields, each once (same form, same score)."""
+    fields = (entity.name, entity.normalized_name, *entity.aliases)
+    return {matching_form(field) for field in fields}

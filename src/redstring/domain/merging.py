@@ -15,11 +15,12 @@ Two rules, both pure and deterministic:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from pydantic import JsonValue
 
 from redstring.domain.entity import Entity, Relationship
+from redstring.domain.ids import EntityId
 from redstring.domain.normalization import normalize_name
 
 
@@ -95,3 +96,25 @@ def _aliases(name: str, candidates: Iterable[str]) -> list[str]:
             seen.add(form)
             kept.append(alias)
     return kept
+
+
+def redirected(
+    relationship: Relationship, renamed: Mapping[EntityId, EntityId]
+) -> Relationship | None:
+    """`relationship` with each end in `renamed` moved to its new id (a new derived id).
+
+    `None` when both ends become one entity (a self-loop is dropped).
+    """
+    source = renamed.get(relationship.source_id, relationship.source_id)
+    target = renamed.get(relationship.target_id, relationship.target_id)
+    if source == target:
+        return None
+    return Relationship(
+        tenant_id=relationship.tenant_id,
+        source_id=source,
+        target_id=target,
+        relationship_type=relationship.relationship_type,
+        description=relationship.description,
+        properties=relationship.properties,
+        confidence=relationship.confidence,
+    )

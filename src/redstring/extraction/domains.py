@@ -16,10 +16,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from redstring.domain.errors import UnknownDomainError
 
 GENERAL = "general"
+#: The type an item outside a domain's lists gets, where the domain allows it.
+OTHER = "other"
 
 
 class DomainSchema(BaseModel):
-    """The vocabulary one kind of text is extracted with."""
+    """The vocabulary one kind of text is extracted with.
+
+    Answers are held to `entity_types` and `relationship_types`; with
+    `allows_other` an item of any other type is kept as `other`, else dropped.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -28,6 +34,7 @@ class DomainSchema(BaseModel):
     entity_types: tuple[str, ...] = Field(min_length=1)
     relationship_types: tuple[str, ...] = Field(min_length=1)
     hints: str = ""
+    allows_other: bool = False
 
 
 class AutoDomain:

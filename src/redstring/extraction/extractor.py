@@ -1,8 +1,9 @@
 """Extracting one document: chunk it, ask the model per chunk, merge what came back.
 
 Writes no store. Chunks are asked concurrently, at most `concurrency` at a
-time; the result does not depend on the order answers arrive in, because
-chunk results are combined in chunk order.
+time across every document one `Extractor` extracts at once (B33); the
+result does not depend on the order answers arrive in, because chunk results
+are combined in chunk order.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from redstring.domain.chunk import StoredChunk, TextSpan
 from redstring.domain.chunking import SlidingWindowChunker
@@ -26,9 +27,10 @@ from redstring.domain.errors import (
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.merging import combine_relationships, combine_sightings
 from redstring.domain.normalization import normalize_name
-from redstring.extraction.answer import EXTRACTION_SCHEMA, ExtractionAnswer
+from redstring.extraction.answer import ExtractionAnswer
 from redstring.extraction.domains import DomainSchema
 from redstring.extraction.prompts import extraction_system_prompt, extraction_user_prompt
+from redstring.extraction.vocabulary import TypeTally, conform, extraction_schema
 from redstring.ports.llm_provider import LlmProvider
 
 
@@ -59,7 +61,9 @@ class DocumentExtraction(BaseModel):
     Entities and relationships are ordered by id string; `chunks` are in
     document order, each listing the ids of the entities extracted from it.
     `relationships_dropped` counts relationships naming an entity that was
-    not extracted from the document.
+    not extracted from the document. `types_outside_domain` counts the types
+    answered outside the domain's lists, by spelling; `entities_dropped_by_type`
+    and `relationships_dropped_by_type` the items dropped for one (ADR 0152).
     """
 
     document_id: str
@@ -69,6 +73,9 @@ class DocumentExtraction(BaseModel):
     chunks: list[StoredChunk]
     failures: list[ChunkFailure]
     relationships_dropped: int
+    types_outside_domain: dict[str, int] = Field(default_factory=dict)
+    entities_dropped_by_type: int = 0
+    relationships_dropped_by_type: int = 0
 
 
 @dataclass
@@ -76,10 +83,14 @@ class _ChunkResult:
     entities: dict[EntityId, Entity] = field(default_factory=dict)
     by_name: dict[str, EntityId] = field(default_factory=dict)
     answer: ExtractionAnswer | None = None
+    tally: TypeTally = field(default_factory=TypeTally)
 
 
 class Extractor:
-    """Extracts documents with `provider`, `concurrency` chunks at a time (at least 1)."""
+    """Extracts documents with `provider`, `concurrency` chunks at a time (at least 1).
+
+    The bound holds across concurrent `extract` calls of one extractor.
+    """
 
     def __init__(
         self,
@@ -92,7 +103,7 @@ class Extractor:
             raise ValueError(f"concurrency must be at least 1, got {concurrency}")
         self._provider = provider
         self._chunker = chunker or SlidingWindowChunker()
-        self._concurrency = concurrency
+        self._semaphore = asyncio.Semaphore(concurrency)
 
     async def extract(
         self,
@@ -111,15 +122,18 @@ class Extractor:
         """
         spans = self._chunker.split(document.text)
         system = extraction_system_prompt(domain)
-        semaphore = asyncio.Semaphore(self._concurrency)
+        schema = extraction_schema(domain)
         failures: list[ChunkFailure] = []
         done = 0
 
         async def one(index: int, span: TextSpan) -> _ChunkResult:
             nonlocal done
-            async with semaphore:
+            async with self._semaphore:
+                tally = TypeTally()
                 try:
-                    answer = await self._ask(system, document, span, index, len(spans))
+                    answer, tally = await self._ask(
+                        _Question(system, schema, domain), document, span, index, len(spans)
+                    )
                 except RedstringError as error:
                     if strict:
                         raise ChunkExtractionError(
@@ -145,10 +159,15 @@ class Extractor:
                                 chunks_failed=len(failures),
                             )
                         )
-            return _chunk_entities(answer, document, tenant_id)
+            result = _chunk_entities(answer, document, tenant_id)
+            result.tally = tally
+            return result
 
         results = await _gather_in_order([one(i, span) for i, span in enumerate(spans)])
         entities, relationships, dropped = _combine(results, tenant_id)
+        tally = TypeTally()
+        for result in results:
+            tally.add(result.tally)
         chunks = [
             StoredChunk(
                 tenant_id=tenant_id,
@@ -170,23 +189,44 @@ class Extractor:
             chunks=chunks,
             failures=sorted(failures, key=lambda failure: failure.chunk_index),
             relationships_dropped=dropped,
+            types_outside_domain=dict(sorted(tally.outside.items())),
+            entities_dropped_by_type=tally.entities_dropped,
+            relationships_dropped_by_type=tally.relationships_dropped,
         )
 
     async def _ask(
-        self, system: str, document: SourceDocument, span: TextSpan, index: int, total: int
-    ) -> ExtractionAnswer:
-        raw = await self._provider.complete_json(
-            system=system,
-            user=extraction_user_prompt(document, span, index, total),
-            schema=EXTRACTION_SCHEMA,
-        )
+        self, question: _Question, document: SourceDocument, span: TextSpan, index: int, total: int
+    ) -> tuple[ExtractionAnswer, TypeTally]:
+        """The chunk's answer held to the domain's types.
+
+        An answer that parsed but broke the schema (a type off the lists, say)
+        is read loosely and conformed; one that does not fit even that raises
+        `MalformedCompletionError`.
+        """
         try:
-            return ExtractionAnswer.model_validate(raw)
+            raw = await self._provider.complete_json(
+                system=question.system,
+                user=extraction_user_prompt(document, span, index, total),
+                schema=question.schema,
+            )
+        except MalformedCompletionError as error:
+            if error.answer is None:
+                raise
+            raw = error.answer
+        try:
+            return conform(ExtractionAnswer.model_validate(raw), question.domain)
         except ValidationError as error:
             raise MalformedCompletionError(
                 f"the answer for chunk {index} does not fit the extraction model: "
                 f"{error.errors()[0]['msg']} at {error.errors()[0]['loc']}. Retry the chunk."
             ) from error
+
+
+@dataclass(frozen=True)
+class _Question:
+    system: str
+    schema: dict[str, Any]
+    domain: DomainSchema
 
 
 async def _gather_in_order(

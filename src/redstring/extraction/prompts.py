@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from redstring.domain.chunk import TextSpan
 from redstring.domain.document import SourceDocument
-from redstring.extraction.domains import DomainSchema
+from redstring.extraction.domains import OTHER, DomainSchema
 
 CLASSIFY_MARKER = "Choose the domain schema"
 EXCERPT_CHARACTERS = 600
@@ -19,11 +19,18 @@ def extraction_system_prompt(domain: DomainSchema) -> str:
         f"Domain: {domain.name}. {domain.description}\n"
         f"Entity types: {', '.join(domain.entity_types)}.\n"
         f"Relationship types: {', '.join(domain.relationship_types)}.\n"
+        f"{_other(domain)}"
         f"{domain.hints}\n"
         "Report only entities the passage names, with a one-sentence description and any "
         "properties it states. Report a relationship only between two entities you report, "
         "naming each end exactly as in your entities list. Answer with JSON only."
     )
+
+
+def _other(domain: DomainSchema) -> str:
+    if domain.allows_other:
+        return f"Use only these types; for anything else use {OTHER!r}.\n"
+    return "Use only these types; leave out what fits none of them.\n"
 
 
 def extraction_user_prompt(document: SourceDocument, span: TextSpan, index: int, total: int) -> str:

@@ -252,6 +252,20 @@ class PostgresGraphStore:
             result[key].append(EntityId(UUID(str(entity_id))))
         return result
 
+    async def count_blocking_keys(
+        self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
+    ) -> dict[str, int]:
+        _require_limit(limit)
+        # Per key, a count over one index range cut at `limit`: never a whole block.
+        rows = await self._rows(
+            "SELECT k.key, (SELECT count(*) FROM (SELECT 1 FROM {schema}.graph_blocking_keys b"
+            " WHERE b.tenant_id = %(tenant)s AND b.key = k.key LIMIT %(limit)s) c)"
+            " FROM unnest(%(keys)s::text[]) AS k(key)",
+            {"keys": list(dict.fromkeys(keys)), "tenant": tenant_id, "limit": limit},
+        )
+        counts = {str(key): int(count) for key, count in rows}
+        return {key: counts[key] for key in keys}
+
     async def blocking_key_version(self, tenant_id: TenantId) -> int | None:
         rows = await self._rows(
             "SELECT MIN(key_version) FROM {schema}.graph_entities WHERE tenant_id = %s",

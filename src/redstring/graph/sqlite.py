@@ -225,6 +225,32 @@ class SqliteGraphStore:
             result[key].append(EntityId(UUID(entity_id)))
         return result
 
+    async def count_blocking_keys(
+        self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
+    ) -> dict[str, int]:
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        wanted = list(dict.fromkeys(keys))
+        tenant = str(tenant_id)
+        # Per key, a count over an index range cut at `limit`: never a whole block.
+        one = (
+            "SELECT ?, count(*) FROM (SELECT 1 FROM graph_blocking_keys"
+            " WHERE tenant_id = ? AND key = ? LIMIT ?)"
+        )
+
+        def work(connection: sqlite3.Connection) -> dict[str, int]:
+            counts: dict[str, int] = {}
+            for start in range(0, len(wanted), _KEYS_PER_STATEMENT):
+                part = wanted[start : start + _KEYS_PER_STATEMENT]
+                parameters = [value for key in part for value in (key, tenant, key, limit)]
+                statement = " UNION ALL ".join([one] * len(part))
+                rows = connection.execute(statement, parameters)
+                counts.update((row[0], int(row[1])) for row in rows)
+            return counts
+
+        counts = await self._read(work)
+        return {key: counts[key] for key in keys}
+
     async def _capped_blocks(
         self, keys: Sequence[str], tenant_id: TenantId, limit: int, *, with_bodies: bool
     ) -> list[tuple[str, str]]:

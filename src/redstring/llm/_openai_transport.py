@@ -1,9 +1,13 @@
 """One retry policy and one error translation for every OpenAI-protocol call.
 
-`OpenAITransport.call` runs an SDK call under a per-provider semaphore and
-retries it on HTTP 429, 5xx and timeouts with exponential backoff and jitter,
-up to `max_attempts` attempts. Everything else fails at once. SDK exceptions
-never leave this module: they become `ModelServerError`,
+`OpenAITransport.call` runs an SDK call under a per-provider concurrency
+limit and retries it on HTTP 429, 5xx and timeouts with exponential backoff
+and jitter, up to `max_attempts` attempts. Everything else fails at once, and
+so do the statuses a caller names final (a refused request shape is not
+transient). A timeout of a request that shared the server with others is
+queueing, not the model's time: it halves the limit and is tried again
+without being charged as an attempt, up to `max_attempts` times (ADR 0151).
+SDK exceptions never leave this module: they become `ModelServerError`,
 `ModelServerTimeoutError`, `ModelServerUnreachableError` or
 `ModelServerResponseError`. The SDK's own retries are off (ADR 0050).
 """
@@ -11,8 +15,10 @@ never leave this module: they become `ModelServerError`,
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 from redstring.domain.errors import (
@@ -23,9 +29,12 @@ from redstring.domain.errors import (
     ModelServerTimeoutError,
     ModelServerUnreachableError,
 )
+from redstring.llm._concurrency import AdaptiveLimit
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
+
+_log = logging.getLogger("redstring.llm")
 
 _NO_KEY = "no-key"  # sent when the caller gives none, so the SDK never reads OPENAI_API_KEY
 
@@ -51,7 +60,8 @@ class OpenAITransport:
     """An `AsyncOpenAI` client (built on first use) with one retry policy.
 
     One transport per provider and per event loop. `max_concurrency` bounds
-    the requests in flight; a request waiting to be retried holds no slot.
+    the requests in flight (the limit adapts below it, see the module); a
+    request waiting to be retried holds no slot. `close()` closes the client.
     """
 
     def __init__(
@@ -82,7 +92,7 @@ class OpenAITransport:
         self._max_attempts = max_attempts
         self._initial_backoff = initial_backoff
         self._max_backoff = max_backoff
-        self._semaphore = asyncio.Semaphore(max_concurrency)
+        self.limit = AdaptiveLimit(max_concurrency, window=timeout)
         self._rng = random.Random(seed)
         self._client: AsyncOpenAI | None = None
 
@@ -100,19 +110,54 @@ class OpenAITransport:
             )
         return self._client
 
-    async def call[T](self, operation: Callable[[AsyncOpenAI], Awaitable[T]]) -> T:
-        """`operation(client)`, retried on 429 / 5xx / timeout; errors translated."""
+    async def close(self) -> None:
+        """Close the SDK client, if one was built; the next call builds a new one."""
+        client, self._client = self._client, None
+        if client is not None:
+            await client.close()
+
+    async def call[T](
+        self,
+        operation: Callable[[AsyncOpenAI], Awaitable[T]],
+        *,
+        final_statuses: Collection[int] = (),
+    ) -> T:
+        """`operation(client)`, retried on 429 / 5xx / timeout; errors translated.
+
+        A status in `final_statuses` fails at once, even a 5xx.
+        """
         client = self._get_client()
         import openai  # noqa: PLC0415 (present: _get_client raised otherwise)
 
-        attempt = 0
+        attempt = queued = 0
         while True:
-            attempt += 1
             retry_after: float | None = None
+            company = 0
             try:
-                async with self._semaphore:
-                    return await operation(client)
+                async with self.limit.slot() as company:
+                    answer = await operation(client)
+                self.limit.succeeded()
+                if isinstance(answer, str):  # the SDK hands back a body not labelled JSON as text
+                    raise ModelServerResponseError(
+                        base_url=self.base_url,
+                        model=self.model,
+                        detail=f"a body that is not JSON: {answer[:80]!r}",
+                    )
+                return answer
             except openai.APITimeoutError as error:
+                if company > 0 and queued < self._max_attempts:
+                    queued += 1
+                    self.limit.shed()
+                    _log.warning(
+                        "%s (model %r): a request queued behind %d others timed out; "
+                        "concurrency lowered to %d, tried again",
+                        self.base_url,
+                        self.model,
+                        company,
+                        self.limit.limit,
+                    )
+                    continue
+                attempt += 1
                 if attempt >= self._max_attempts:
                     raise ModelServerTimeoutError(
                         base_url=self.base_url,
@@ -125,8 +170,9 @@ class OpenAITransport:
                     base_url=self.base_url, model=self.model, detail=_cause(error)
                 ) from error
             except openai.APIStatusError as error:
+                attempt += 1
                 status = error.status_code
-                retryable = status == 429 or status >= 500
+                retryable = (status == 429 or status >= 500) and status not in final_statuses
                 if not retryable or attempt >= self._max_attempts:
                     message = _server_message(error)
                     raise ModelServerError(
@@ -138,9 +184,13 @@ class OpenAITransport:
                         hint=_hint(status, message),
                     ) from error
                 retry_after = _retry_after(error)
-            except (openai.APIResponseValidationError, ValueError) as error:
+            except openai.APIResponseValidationError as error:
                 raise ModelServerResponseError(
                     base_url=self.base_url, model=self.model, detail=str(error)
+                ) from error
+            except json.JSONDecodeError as error:  # a body the SDK could not read as JSON
+                raise ModelServerResponseError(
+                    base_url=self.base_url, model=self.model, detail=f"not JSON ({error})"
                 ) from error
             delay = backoff_delay(
                 attempt, initial=self._initial_backoff, maximum=self._max_backoff, rng=self._rng
@@ -177,11 +227,6 @@ def _retry_after(error: Any) -> float | None:
 
 
 def _hint(status: int, message: str) -> str:
-    if status == 400 and "response_format" in message:
-        return (
-            "The server does not accept a JSON-schema response format: construct the "
-            "provider with structured_output=False."
-        )
     if status in (401, 403):
         return "Check `api_key` and that this key may use this model."
     if status == 404:

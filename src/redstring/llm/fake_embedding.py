@@ -30,6 +30,11 @@ class FakeEmbeddingProvider:
     def dimension(self) -> int:
         return self._dimension
 
+    @property
+    def model(self) -> str:
+        """`fake-hashed-words`: no model, named so events can say so."""
+        return "fake-hashed-words"
+
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         return [self._vector(text) for text in texts]
 

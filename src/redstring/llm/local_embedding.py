@@ -126,6 +126,11 @@ class LocalEmbeddingProvider:
     def dimension(self) -> int:
         return DIMENSION
 
+    @property
+    def model(self) -> str:
+        """The bundled model's name: all-MiniLM-L6-v2 as int8 ONNX."""
+        return "all-MiniLM-L6-v2-int8"
+
     async def load(self) -> None:
         """Verify and load the model now rather than on the first call."""
         await asyncio.to_thread(self._ensure_loaded)

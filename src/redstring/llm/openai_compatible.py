@@ -7,21 +7,31 @@ Configuration is by constructor argument only: nothing reads the environment.
 Errors: `ModelServerError` (4xx at once, 429/5xx once attempts are spent),
 `ModelServerTimeoutError`, `ModelServerUnreachableError`,
 `ModelServerResponseError`, `MissingExtraError`, and the port's own errors.
+Both providers are async context managers that close their HTTP client.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+import logging
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING, Any, Self, cast
 
-from redstring.domain.completion import parse_completion
+from redstring.domain.completion import answer_token_bound, parse_completion
 from redstring.domain.errors import (
     DimensionMismatchError,
     EmptyCompletionError,
     InvalidProviderSettingError,
     ModelServerResponseError,
+    TruncatedCompletionError,
+)
+from redstring.llm._answer_format import (
+    STRUCTURED_OUTPUTS,
+    AnswerFormat,
+    FormatNegotiation,
+    StructuredOutput,
+    check_structured_output,
+    request_shape,
 )
 from redstring.llm._openai_transport import OpenAITransport, require_positive
 
@@ -29,11 +39,38 @@ if TYPE_CHECKING:
     from openai import AsyncOpenAI
     from openai.types import CreateEmbeddingResponse
     from openai.types.chat import ChatCompletion
+    from openai.types.chat.chat_completion import Choice
+
+__all__ = [
+    "STRUCTURED_OUTPUTS",
+    "AnswerFormat",
+    "OpenAICompatibleEmbeddingProvider",
+    "OpenAICompatibleLlmProvider",
+    "StructuredOutput",
+]
+
+_log = logging.getLogger("redstring.llm")
 
 JsonObject = dict[str, Any]
 
 
-class OpenAICompatibleEmbeddingProvider:
+class _ClosesItsClient:
+    """An async context manager closing the provider's HTTP client on exit."""
+
+    _transport: OpenAITransport
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the HTTP client; a later call opens a new one."""
+        await self._transport.close()
+
+
+class OpenAICompatibleEmbeddingProvider(_ClosesItsClient):
     """`EmbeddingProvider` over `POST {base_url}/embeddings`.
 
     Texts go in batches of `batch_size`, at most `max_concurrency` requests in
@@ -41,6 +78,7 @@ class OpenAICompatibleEmbeddingProvider:
     returns (a different length raises `DimensionMismatchError` naming the
     model). `query_prefix` / `document_prefix` are prepended to query /
     document texts (e5: "query: " / "passage: "). An empty input makes no call.
+    An async context manager: leaving it (or `aclose()`) closes the HTTP client.
     """
 
     def __init__(
@@ -80,6 +118,11 @@ class OpenAICompatibleEmbeddingProvider:
     @property
     def dimension(self) -> int:
         return self._dimension
+
+    @property
+    def model(self) -> str:
+        """The server's name of the embedding model."""
+        return self._model
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Document vectors, one per text, in input order."""
@@ -133,16 +176,26 @@ class OpenAICompatibleEmbeddingProvider:
         return [[float(x) for x in item.embedding] for item in data]
 
 
-class OpenAICompatibleLlmProvider:
+class OpenAICompatibleLlmProvider(_ClosesItsClient):
     """`LlmProvider` over `POST {base_url}/chat/completions`.
 
-    With `structured_output=True` the schema is sent as a `json_schema`
-    response format; servers without it answer 400, which raises
-    `ModelServerError` telling the caller to pass `structured_output=False`,
-    in which case the schema goes in the system prompt instead. Either way the
-    answer is parsed and validated here. Raises `RefusedCompletionError` on a
-    refusal (or a content-filter stop), `EmptyCompletionError` on no content,
-    `MalformedCompletionError` on text that is not a JSON object of the schema.
+    `structured_output` "auto" (the default) negotiates how to ask for JSON on
+    the first request: a `json_schema` response format, else `json_object`
+    with the schema, else the schema in the prompt; the first the server
+    answers is kept (`answer_format`), and a refused format is asked for
+    once (ADR 0150). "json_schema", "json_object" or "text" fixes the format.
+    Whatever the format, the answer is parsed and validated here.
+
+    Every request sends `max_tokens`: the setting, or a bound derived from
+    the user prompt (`answer_token_bound`). An answer cut at that bound is
+    asked again once with twice the bound and `runaway_penalty` as
+    `frequency_penalty` (0 sends none), never unchanged; cut again, it raises
+    `TruncatedCompletionError` (ADR 0150). Raises `RefusedCompletionError`
+    on a refusal (or a content-filter stop), `EmptyCompletionError` on no
+    content, `MalformedCompletionError` on text that is not a JSON object of
+    the schema. `check()` makes one tiny request to see that the server
+    answers and knows the model. An async context manager: leaving it (or
+    `aclose()`) closes the HTTP client.
     """
 
     def __init__(
@@ -154,11 +207,20 @@ class OpenAICompatibleLlmProvider:
         timeout: float = 120.0,
         max_concurrency: int = 4,
         max_attempts: int = 5,
-        structured_output: bool = True,
+        structured_output: StructuredOutput = "auto",
+        max_tokens: int | None = None,
+        runaway_penalty: float = 0.5,
         temperature: float = 0.0,
         initial_backoff: float = 0.5,
         max_backoff: float = 20.0,
     ) -> None:
+        if max_tokens is not None:
+            require_positive("max_tokens", max_tokens)
+        if not 0.0 <= runaway_penalty <= 2.0:
+            raise InvalidProviderSettingError(
+                name="runaway_penalty", value=runaway_penalty, requirement="on 0..2"
+            )
+        self._formats = FormatNegotiation(check_structured_output(structured_output))
         self._transport = OpenAITransport(
             base_url=base_url,
             model=model,
@@ -170,43 +232,103 @@ class OpenAICompatibleLlmProvider:
             max_backoff=max_backoff,
         )
         self._model = model
-        self._structured_output = structured_output
+        self._checked = False
+        self._max_tokens = max_tokens
+        self._runaway_penalty = runaway_penalty
         self._temperature = temperature
+
+    @property
+    def model(self) -> str:
+        """The server's name of the model."""
+        return self._model
+
+    @property
+    def max_concurrency(self) -> int:
+        """The most requests this provider sends at once."""
+        return self._transport.limit.maximum
+
+    @property
+    def answer_format(self) -> AnswerFormat | None:
+        """The answer format the server accepted; `None` before the first answer."""
+        return self._formats.settled
+
+    async def check(self) -> None:
+        """Ask for one token: the server answers, and knows the model (once; then no-op).
+
+        Raises `MissingExtraError`, `ModelServerUnreachableError`,
+        `ModelServerError` (a 404 for an unknown model), `ModelServerTimeoutError`
+        or `ModelServerResponseError` (a body that is not the protocol's).
+        """
+        if self._checked:
+            return
+
+        async def create(client: AsyncOpenAI) -> ChatCompletion:
+            return await client.chat.completions.create(
+                model=self._model,
+                messages=[{"role": "user", "content": "Answer OK."}],
+                max_tokens=1,
+                temperature=self._temperature,
+            )
+
+        self._first_choice(await self._transport.call(create))
+        self._checked = True
 
     async def complete_json(self, *, system: str, user: str, schema: JsonObject) -> JsonObject:
         """The model's answer to `system` + `user`, validated against `schema`."""
-        extra: dict[str, Any] = {}
-        if self._structured_output:
-            extra["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "answer", "schema": schema},
-            }
-        else:
-            system = (
-                f"{system}\n\nAnswer with one JSON object and nothing else. "
-                f"It must satisfy this JSON schema:\n{json.dumps(schema)}"
+        bound = self._max_tokens or answer_token_bound(user)
+        choice = await self._ask(system, user, schema, max_tokens=bound, penalty=None)
+        if choice.finish_reason == "length":
+            larger = 2 * bound
+            _log.warning(
+                "model %r was cut off at max_tokens %d; asking again with %d",
+                self._model,
+                bound,
+                larger,
             )
+            penalty = self._runaway_penalty or None
+            choice = await self._ask(system, user, schema, max_tokens=larger, penalty=penalty)
+            if choice.finish_reason == "length":
+                raise TruncatedCompletionError(model=self._model, max_tokens=[bound, larger])
+        refusal = getattr(choice.message, "refusal", None)
+        if not refusal and choice.finish_reason == "content_filter":
+            refusal = "stopped by the server's content filter"
+        return parse_completion(choice.message.content, schema, refusal=refusal, model=self._model)
 
-        async def create(client: AsyncOpenAI) -> ChatCompletion:
-            answer = await client.chat.completions.create(
-                model=self._model,
-                messages=[
-                    {"role": "system", "content": system},
-                    {"role": "user", "content": user},
-                ],
-                temperature=self._temperature,
-                **extra,
-            )
-            return cast("ChatCompletion", answer)
+    async def _ask(
+        self,
+        system: str,
+        user: str,
+        schema: JsonObject,
+        *,
+        max_tokens: int,
+        penalty: float | None,
+    ) -> Choice:
+        async def attempt(answer_format: AnswerFormat, final: Collection[int]) -> ChatCompletion:
+            prompt, extra = request_shape(answer_format, system, schema)
+            if penalty is not None:
+                extra["frequency_penalty"] = penalty
 
-        completion = await self._transport.call(create)
+            async def create(client: AsyncOpenAI) -> ChatCompletion:
+                answer = await client.chat.completions.create(
+                    model=self._model,
+                    messages=[
+                        {"role": "system", "content": prompt},
+                        {"role": "user", "content": user},
+                    ],
+                    temperature=self._temperature,
+                    max_tokens=max_tokens,
+                    **extra,
+                )
+                return cast("ChatCompletion", answer)
+
+            return await self._transport.call(create, final_statuses=final)
+
+        return self._first_choice(await self._formats.run(attempt))
+
+    def _first_choice(self, completion: ChatCompletion) -> Choice:
         if not completion.choices:
             raise EmptyCompletionError(
                 f"model {self._model!r} returned no choices. Check the server's logs.",
                 model=self._model,
             )
-        choice = completion.choices[0]
-        refusal = getattr(choice.message, "refusal", None)
-        if not refusal and choice.finish_reason == "content_filter":
-            refusal = "stopped by the server's content filter"
-        return parse_completion(choice.message.content, schema, refusal=refusal, model=self._model)
+        return completion.choices[0]

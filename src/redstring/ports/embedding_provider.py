@@ -28,3 +28,13 @@ class EmbeddingProvider(Protocol):
     async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
         """Vectors for search queries, one per text, in input order."""
         ...
+
+
+@runtime_checkable
+class NamedModel(Protocol):
+    """A provider that names its model, so what it embedded can be told apart (B20)."""
+
+    @property
+    def model(self) -> str:
+        """The model's name, as its server or package gives it."""
+        ...

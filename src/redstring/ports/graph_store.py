@@ -88,6 +88,18 @@ class BlockingIndex(Protocol):
         """
         ...
 
+    async def count_blocking_keys(
+        self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
+    ) -> dict[str, int]:
+        """For each key asked for, how many entities of `tenant_id` are filed under it.
+
+        Counted up to `limit` (a larger block reports `limit`, never counted
+        whole; ADR 0115); a key nothing is filed under reports 0. The lexical
+        channel weighs trigram keys by these counts. Raises `ValueError` when
+        `limit` is below 1.
+        """
+        ...
+
 
 @runtime_checkable
 class BlockingIndexMaintenance(Protocol):

@@ -20,3 +20,23 @@ class LlmProvider(Protocol):
     async def complete_json(self, *, system: str, user: str, schema: JsonObject) -> JsonObject:
         """The model's parsed answer to `system` + `user`, validated against `schema`."""
         ...
+
+
+@runtime_checkable
+class CheckedLlmProvider(LlmProvider, Protocol):
+    """A provider that can check its model server before real work.
+
+    `check()` raises the provider's errors when the server cannot answer
+    (missing extra, unreachable, unknown model, not the protocol); once it
+    has passed it returns at once. `answer_format` names how answers are
+    asked for ("json_schema", "json_object", "text"), `None` until known.
+    """
+
+    @property
+    def answer_format(self) -> str | None:
+        """How the server is asked for JSON; `None` before the first answer."""
+        ...
+
+    async def check(self) -> None:
+        """Raise unless the server answers and knows the model."""
+        ...

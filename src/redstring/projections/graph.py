@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from redstring.domain.events import DocumentExtracted, EntitiesMerged, Event, MergeUndone
+from redstring.domain.events import (
+    DocumentExtracted,
+    EntitiesMerged,
+    EntitiesRetired,
+    Event,
+    MergeUndone,
+)
 from redstring.ports.graph_store import GraphWriter
 
 
 class GraphProjection:
-    """Writes extracted entities, merges and undone merges into `graph`."""
+    """Writes extracted, merged, retired and restored entities into `graph`."""
 
     def __init__(self, graph: GraphWriter) -> None:
         self._graph = graph
@@ -19,6 +25,12 @@ class GraphProjection:
         elif isinstance(event, EntitiesMerged):
             await self._graph.delete_entities(event.merged_ids, event.tenant_id)
             await self._graph.upsert([event.survivor_after], event.relationships_added)
+        elif isinstance(event, EntitiesRetired):
+            await self._graph.delete_relationships(
+                [relationship.id for relationship in event.relationships_removed], event.tenant_id
+            )
+            await self._graph.delete_entities(event.retired_ids, event.tenant_id)
+            await self._graph.upsert(event.updated, [])
         elif isinstance(event, MergeUndone):
             await self._graph.delete_relationships(
                 [relationship.id for relationship in event.relationships_removed], event.tenant_id

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from redstring.domain.entity import Entity
-from redstring.domain.events import EntitiesEmbedded, EntitiesMerged, Event
+from redstring.domain.events import EntitiesEmbedded, EntitiesMerged, EntitiesRetired, Event
+from redstring.domain.ids import TenantId
 from redstring.domain.vector import VectorRecord
-from redstring.ports.embedding_provider import EmbeddingProvider
+from redstring.ports.embedding_provider import EmbeddingProvider, NamedModel
 from redstring.ports.vector_store import VectorWriter
 
 
@@ -39,6 +40,23 @@ async def embed_entities(
     ]
 
 
+def embedding_model(provider: EmbeddingProvider) -> str:
+    """The provider's model name when it gives one (`NamedModel`), else its class name."""
+    return provider.model if isinstance(provider, NamedModel) else type(provider).__name__
+
+
+async def embedded_event(
+    provider: EmbeddingProvider, entities: Sequence[Entity], tenant_id: TenantId
+) -> EntitiesEmbedded:
+    """The `EntitiesEmbedded` of `entities`, naming the model and the dimension."""
+    return EntitiesEmbedded(
+        tenant_id=tenant_id,
+        records=await embed_entities(provider, entities),
+        model=embedding_model(provider),
+        dimension=provider.dimension,
+    )
+
+
 class VectorProjection:
     """Writes embedded vectors into `vectors` and deletes those of merged-away entities."""
 
@@ -46,8 +64,10 @@ class VectorProjection:
         self._vectors = vectors
 
     async def apply(self, event: Event) -> None:
-        """Upsert the records of an `EntitiesEmbedded`; delete the merged ids of a merge."""
+        """Upsert an `EntitiesEmbedded`'s records; delete merged-away and retired ids."""
         if isinstance(event, EntitiesEmbedded):
             await self._vectors.upsert(event.records)
         elif isinstance(event, EntitiesMerged):
             await self._vectors.delete(event.merged_ids, event.tenant_id)
+        elif isinstance(event, EntitiesRetired):
+            await self._vectors.delete(event.retired_ids, event.tenant_id)

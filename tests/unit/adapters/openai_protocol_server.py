@@ -3,7 +3,10 @@
 `serve(script)` starts it in a daemon thread and stops it on exit (and by
 itself after `lifetime` seconds, so a hung test cannot keep it alive). The
 script maps (path, request JSON, 1-based call number) to a `Reply`. Every
-request is recorded in `server.requests`.
+request is recorded in `server.requests`. With `serial=True` it answers one
+request at a time, as llama.cpp's servers with one slot do: the others wait
+in its queue (and an answer the client gave up on still runs to its end).
+`server_profiles` builds scripts that behave like particular real servers.
 """
 
 from __future__ import annotations
@@ -88,9 +91,11 @@ class ScriptedServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
 
-    def __init__(self, script: Script) -> None:
+    def __init__(self, script: Script, *, serial: bool = False) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.script = script
+        self.serial = serial
+        self.one_at_a_time = threading.Lock()
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.authorizations: list[str | None] = []
         self.lock = threading.Lock()
@@ -116,6 +121,14 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.requests.append((self.path, request))
             self.server.authorizations.append(self.headers.get("authorization"))
             number = len(self.server.requests)
+        if self.server.serial:
+            with self.server.one_at_a_time:
+                self._answer(request, number)
+        else:
+            self._answer(request, number)
+
+    def _answer(self, request: dict[str, Any], number: int) -> None:
+        with self.server.lock:
             self.server.in_flight += 1
             self.server.max_in_flight = max(self.server.max_in_flight, self.server.in_flight)
         try:
@@ -124,6 +137,7 @@ class _Handler(BaseHTTPRequestHandler):
             payload = (
                 reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
             )
+            headers = {"content-type": "application/json", **reply.headers}
         finally:
             # Counted out before the reply leaves, so a request is counted only while
             # its client is certainly still waiting: the client may send its next
@@ -132,9 +146,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self.server.in_flight -= 1
         try:
             self.send_response(reply.status)
-            self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(payload)))
-            for name, value in reply.headers.items():
+            for name, value in headers.items():
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(payload)
@@ -146,8 +159,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serve(script: Script, *, lifetime: float = 60.0) -> Iterator[ScriptedServer]:
-    server = ScriptedServer(script)
+def serve(
+    script: Script, *, lifetime: float = 60.0, serial: bool = False
+) -> Iterator[ScriptedServer]:
+    server = ScriptedServer(script, serial=serial)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.daemon = True
     thread.start()

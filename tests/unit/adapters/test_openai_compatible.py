@@ -332,19 +332,35 @@ async def test_structured_output_sends_the_schema_and_returns_the_answer() -> No
 async def test_without_structured_output_the_schema_goes_in_the_prompt() -> None:
     fenced = f"Here you are:\n```json\n{json.dumps(ANSWER)}\n```"
     with serve(answering(chat(fenced))) as server:
-        assert await ask(server, structured_output=False) == ANSWER
+        assert await ask(server, structured_output="text") == ANSWER
         [request] = server.calls("/chat/completions")
     assert "response_format" not in request
     assert json.dumps(SCHEMA) in request["messages"][0]["content"]
 
 
 @pytest.mark.asyncio
-async def test_a_server_without_response_format_says_to_turn_it_off() -> None:
+async def test_a_server_refusing_every_format_is_asked_each_once_and_then_not_again() -> None:
     reply = error(400, "unknown field: response_format")
     with serve(answering(reply)) as server:
-        with pytest.raises(ModelServerError, match="structured_output=False"):
-            await ask(server)
-        assert len(server.requests) == 1
+        provider = llm(server)
+        for _ in range(2):
+            with pytest.raises(ModelServerError, match="refused every answer format") as raised:
+                await provider.complete_json(system="s", user="u", schema=SCHEMA)
+        formats = [
+            r.get("response_format", {}).get("type") for r in server.calls("/chat/completions")
+        ]
+    assert formats == ["json_schema", "json_object", None]
+    assert raised.value.status == 400
+    assert provider.answer_format is None
+
+
+@pytest.mark.asyncio
+async def test_a_named_format_the_server_refuses_says_to_let_redstring_choose() -> None:
+    with serve(answering(error(500, "grammar error"))) as server:
+        with pytest.raises(ModelServerError, match="structured_output='auto'") as raised:
+            await ask(server, structured_output="json_schema")
+        assert len(server.requests) == 1  # a refused shape is not retried as transient
+    assert raised.value.status == 500
 
 
 @pytest.mark.asyncio

@@ -9,12 +9,12 @@ alike). Served by the providers' test server.
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from redstring import FakeEmbeddingProvider
 from redstring.extraction.prompts import CLASSIFY_MARKER
-from tests.unit.adapters.openai_protocol_server import Reply, chat, error
+from tests.unit.adapters.openai_protocol_server import Reply, Script
+from tests.unit.adapters.server_profiles import Profile, profiled
 
 DIMENSION = 16
 _EMBEDDINGS = FakeEmbeddingProvider(dimension=DIMENSION)
@@ -76,19 +76,71 @@ ANSWERS: dict[str, Any] = {
             _r("Jane Roe", "ACME Corporation", "works_for"),
         ],
     },
+    # the extraction gold set's own documents (tests/data/extraction/docs)
+    "Marie Curie, born": {
+        "entities": [
+            _e("Marie Curie", "person", "physicist and chemist"),
+            _e("Pierre Curie", "person"),
+            _e("Warsaw", "location"),
+            _e("University of Paris", "organization"),
+        ],
+        "relationships": [
+            _r("Marie Curie", "Pierre Curie", "knows"),
+            _r("Marie Curie", "University of Paris", "works_for"),
+        ],
+    },
+    "Bell Labs, founded": {
+        "entities": [
+            _e("Bell Labs", "organization", "research arm of AT&T"),
+            _e("Bell Telephone Laboratories", "organization"),
+            _e("AT&T", "organization"),
+            _e("Claude Shannon", "person"),
+            _e("Dennis Ritchie", "person"),
+        ],
+        "relationships": [
+            _r("Bell Labs", "AT&T", "subsidiary_of"),
+            _r("Claude Shannon", "Bell Labs", "works_for"),
+        ],
+    },
+    "Linus Torvalds began": {
+        "entities": [
+            _e("Linus Torvalds", "person", "began the Linux kernel"),
+            _e("University of Helsinki", "organization"),
+            _e("Linux Foundation", "organization"),
+            _e("Richard Stallman", "person"),
+        ],
+        "relationships": [_r("Linus Torvalds", "University of Helsinki", "member_of")],
+    },
 }
 
 
-def script(path: str, request: dict[str, Any], number: int) -> Reply:
-    if path.endswith("/embeddings"):
-        vectors = asyncio.run(_EMBEDDINGS.embed(request["input"]))
-        data = [
-            {"object": "embedding", "index": i, "embedding": vector}
-            for i, vector in enumerate(vectors)
-        ]
-        return Reply(body={"object": "list", "data": data, "model": request["model"]})
-    prompt = "\n".join(str(message.get("content", "")) for message in request["messages"])
+def meaning(prompt: str) -> dict[str, Any]:
+    """The answer for the first marker in `prompt`; `{}` (no answer) when none is there."""
     for marker, answer in ANSWERS.items():
         if marker in prompt:
-            return chat(json.dumps(answer))
-    return error(400, f"the scripted model has no answer for: {prompt[:80]!r}")
+            return answer
+    return {}
+
+
+def embeddings(request: dict[str, Any]) -> Reply:
+    vectors = asyncio.run(_EMBEDDINGS.embed(request["input"]))
+    data = [
+        {"object": "embedding", "index": i, "embedding": vector} for i, vector in enumerate(vectors)
+    ]
+    return Reply(body={"object": "list", "data": data, "model": request["model"]})
+
+
+def behaving_as(profile: Profile) -> Script:
+    """The sample model served the way `profile` says (embeddings answered normally)."""
+    chat = profiled(profile, meaning)
+
+    def respond(path: str, request: dict[str, Any], number: int) -> Reply:
+        if path.endswith("/embeddings"):
+            return embeddings(request)
+        return chat(path, request, number)
+
+    return respond
+
+
+#: The sample model on a server that accepts every format.
+script = behaving_as(Profile())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import importlib.util
 import io
@@ -20,7 +21,7 @@ from redstring.cli.answers import EntitySearchAnswer
 from redstring.cli.documents import read_documents
 from redstring.cli.errors import DocumentPathError, InvalidSettingError
 from redstring.cli.main import main
-from redstring.cli.providers import local_extra_installed, require_reachable
+from redstring.cli.providers import llm_endpoint, local_extra_installed
 from redstring.cli.queries import resolve_mode
 from redstring.cli.render import print_build_report, print_entities
 from redstring.cli.store_set import StoreSet
@@ -121,6 +122,8 @@ def test_the_build_report_lists_merges_failures_and_a_domain_failure() -> None:
                 cause="not JSON",
             )
         ],
+        failure_causes={"MalformedCompletionError": 1},
+        answer_format="json_object",
         domain="general",
         domain_chosen_by="fallback",
         domain_confidence=None,
@@ -136,7 +139,11 @@ def test_the_build_report_lists_merges_failures_and_a_domain_failure() -> None:
     assert "  domain failure RefusedCompletionError: no\n" in text
     assert "  relationships  1 (1 dropped: an end was not extracted)\n" in text
     assert "    Acme Corp -> ACME Corporation (score 0.93)\n" in text
-    assert "  failed chunks  1\n    b.md #1: MalformedCompletionError: not JSON\n" in text
+    assert "  answer format  json_object\n" in text
+    assert (
+        "  failed chunks  1 (1 MalformedCompletionError)\n"
+        "    b.md #1: MalformedCompletionError: not JSON\n"
+    ) in text
 
 
 def test_without_the_runtime_or_the_model_files_the_local_extra_is_absent(
@@ -153,10 +160,10 @@ def test_without_the_runtime_or_the_model_files_the_local_extra_is_absent(
     assert not local_extra_installed()
 
 
-@pytest.mark.asyncio
-async def test_a_model_url_that_is_not_http_is_refused_before_any_connection() -> None:
+def test_a_model_url_that_is_not_http_is_refused_before_any_connection() -> None:
+    args = argparse.Namespace(llm_base_url="localhost:8000", llm_model="m")
     with pytest.raises(InvalidSettingError, match="--llm-base-url='localhost:8000'"):
-        await require_reachable("localhost:8000", "m")
+        llm_endpoint(args, {})
 
 
 def test_a_heading_without_text_and_a_file_that_starts_with_prose_take_the_file_name(

@@ -82,7 +82,7 @@ ANSWERS: dict[str, Any] = {
     },
     "sells anvils": {
         "entities": [ent("Acme Corp", "organization"), ent("Bolt Shop", "organization")],
-        "relationships": [rel("Acme Corp", "Bolt Shop", "supplies")],
+        "relationships": [rel("Acme Corp", "Bolt Shop", "subsidiary_of")],
     },
     "unrelated firms": {
         "entities": [
@@ -166,8 +166,9 @@ async def test_build_graph_extracts_merges_and_reports() -> None:
     assert sorted(r.relationship_type for r in survivor_edges) == [
         "founded",
         "located_in",
-        "supplies",
+        "subsidiary_of",
     ]
+    assert report.types_outside_domain == {}
 
 
 @pytest.mark.asyncio
@@ -214,8 +215,10 @@ async def test_building_the_same_documents_again_changes_no_store() -> None:
     first = await world.build()
     before = await world.state()
     again = await world.build()
-    # The re-extracted duplicate is written again and merged again, to the same result.
-    assert [m.merged_ids for m in again.merges] == [m.merged_ids for m in first.merges]
+    # The re-extracted duplicate resolves to its survivor: no second merge (B31).
+    assert first.merges
+    assert again.merges == []
+    assert again.entities_retired == 0
     assert await world.state() == before
 
 
@@ -239,7 +242,7 @@ async def test_undo_restores_the_merged_entity_in_graph_and_vectors() -> None:
     assert "Acme Corp" not in survivor.aliases
     assert len(await world.vectors.get([merged_id], DEFAULT_TENANT)) == 1
     edges = await world.graph.relationships_of(merged_id, DEFAULT_TENANT)
-    assert [r.relationship_type for r in edges] == ["supplies"]
+    assert [r.relationship_type for r in edges] == ["subsidiary_of"]
     with pytest.raises(MergeAlreadyUndoneError):
         await undo_merge(merge.event_id, tenant_id=DEFAULT_TENANT, log=world.log, graph=world.graph)
     with pytest.raises(MergeNotFoundError):
@@ -385,3 +388,37 @@ async def test_rebuilding_a_changed_document_replaces_its_chunks() -> None:
     assert [c.text for c in await chunks.list_chunks(DEFAULT_TENANT)] == [
         "Jane Roe founded Acme in 1950."
     ]
+
+
+@pytest.mark.asyncio
+async def test_types_outside_the_domain_are_dropped_or_made_other_and_counted() -> None:
+    answer = {
+        "entities": [
+            ent("Jane Roe", "Engineer"),
+            ent("Acme Corp", "Company"),
+            ent("Leeds", "City"),
+        ],
+        "relationships": [rel("Jane Roe", "Acme Corp", "employed_by")],
+    }
+    text = "Jane Roe works for Acme Corp in Leeds."
+    for domain, kept in (("people_and_organisations", []), ("general", ["other"] * 3)):
+        world = World()
+        provider = FakeLlmProvider(by_substring={"Jane Roe": answer})
+        report = await build_graph(
+            [SourceDocument(id="d", text=text)],
+            provider=provider,
+            graph=world.graph,
+            tenant_id=DEFAULT_TENANT,
+            domain=domain,
+        )
+        # a text answer outside the schema's enums is read loosely, then conformed
+        stored = await world.graph.list_entities(DEFAULT_TENANT)
+        assert [e.entity_type for e in stored] == kept
+        assert report.types_outside_domain == {
+            "City": 1,
+            "Company": 1,
+            "Engineer": 1,
+            "employed_by": 1,
+        }
+        dropped = (report.entities_dropped_by_type, report.relationships_dropped_by_type)
+        assert dropped == ((3, 1) if not kept else (0, 0))

@@ -1,4 +1,4 @@
-"""Blocking keys (scheme version 2, ADR 0070), at name level and entity level."""
+"""Blocking keys (scheme version 3, ADR 0070 and 0115), at name level and entity level."""
 
 from __future__ import annotations
 
@@ -8,15 +8,18 @@ import pytest
 
 from redstring.domain.blocking import (
     KEY_VERSION,
-    KEYLESS_TOKENS,
     TOKEN_PREFIX_LENGTH,
     blocking_keys_for,
+    exact_key_for_name,
     initials_key_for_name,
     initials_of,
+    interleave,
     name_keys_for,
     prefix_key,
     prefix_key_for_name,
     query_blocking_keys,
+    query_exact_key,
+    query_ngram_keys,
     shortlist,
     soundex_key,
     soundex_key_for_name,
@@ -24,18 +27,23 @@ from redstring.domain.blocking import (
     type_key,
 )
 from redstring.domain.ids import EntityId
-from redstring.domain.legal_forms import LEGAL_SUFFIXES
+from redstring.domain.legal_forms import KEYLESS_TOKENS, LEGAL_SUFFIXES
+from redstring.domain.query import NormalizedQuery
 from tests.factories import make_entity
 
 ADA = make_entity("Ada Lovelace")
 
 
+def query_keys(query: str) -> list[str]:
+    return query_blocking_keys(NormalizedQuery.of(query))
+
+
 def shared(query: str, name: str) -> set[str]:
-    return set(query_blocking_keys(query)) & blocking_keys_for(make_entity(name))
+    return set(query_keys(query)) & blocking_keys_for(make_entity(name))
 
 
-def test_the_key_scheme_is_version_two() -> None:
-    assert KEY_VERSION == 2
+def test_the_key_scheme_is_version_three() -> None:
+    assert KEY_VERSION == 3
 
 
 def test_prefix_key_for_name_agrees_with_the_entity_form() -> None:
@@ -52,21 +60,21 @@ def test_soundex_key_for_name_is_none_when_nothing_can_be_coded() -> None:
 
 
 def test_query_blocking_keys_carries_the_whole_name_keys() -> None:
-    keys = query_blocking_keys("Ada Lovelace")
+    keys = query_keys("Ada Lovelace")
     assert prefix_key_for_name("Ada Lovelace") in keys
     assert soundex_key_for_name("Ada Lovelace") in keys
 
 
 def test_query_blocking_keys_never_carries_a_type_key() -> None:
-    assert all(not key.startswith("t:") for key in query_blocking_keys("person"))
+    assert all(not key.startswith("t:") for key in query_keys("person"))
 
 
 def test_query_blocking_keys_drops_an_absent_soundex() -> None:
-    assert query_blocking_keys("12345") == ["p:12345", "w:1234"]
+    assert query_keys("12345") == ["n:12345", "p:12345", "w:1234"]
 
 
 def test_query_blocking_keys_has_no_duplicates() -> None:
-    keys = query_blocking_keys("Ada Ada Lovelace")
+    keys = query_keys("Ada Ada Lovelace")
     assert len(keys) == len(set(keys))
 
 
@@ -133,7 +141,7 @@ def test_the_initials_key_skips_legal_forms_and_needs_two_letters() -> None:
 
 def test_an_acronym_query_finds_its_expansion_through_the_initials_key() -> None:
     assert shared("UCI Corp", "United Capital Intl Corp") == {"i:uci"}
-    assert "i:corp" not in query_blocking_keys("UCI Corp")
+    assert "i:corp" not in query_keys("UCI Corp")
 
 
 def test_a_blank_name_has_no_keys() -> None:
@@ -163,3 +171,31 @@ def test_the_shortlist_puts_ids_under_more_keys_first_then_ascending_ids() -> No
 def test_the_shortlist_tie_break_is_the_id_string_order() -> None:
     ids = [EntityId(UUID(int=n)) for n in (2**127, 15, 2**64, 255, 16)]
     assert shortlist({"k": ids}, 5) == sorted(ids, key=str)
+
+
+# ------------------------------------------------- exact-name and trigram keys (ADR 0115)
+
+
+def test_a_name_is_filed_under_its_whole_matching_form() -> None:
+    assert exact_key_for_name("  Lovelacé, ADA ") == "n:lovelace ada"
+    assert exact_key_for_name(" ,. ") is None
+    assert name_keys_for("Ada Lovelace")[0] == "n:ada lovelace"
+    assert query_exact_key(NormalizedQuery.of("ADA  lovelace")) == "n:ada lovelace"
+    assert query_exact_key(NormalizedQuery.of(" - ")) is None
+
+
+def test_an_entity_is_filed_under_the_trigrams_of_each_name_but_a_query_looks_them_up_apart() -> (
+    None
+):
+    entity = make_entity("Ada", aliases=["Bo"])
+    assert {"g: ad", "g:ada", "g:da ", "g: bo", "g:bo "} <= blocking_keys_for(entity)
+    assert not [key for key in query_keys("Ada") if key.startswith("g:")]
+    assert query_ngram_keys(NormalizedQuery.of("Ada")) == ["g: ad", "g:ada", "g:da "]
+
+
+def test_interleaving_puts_exact_matches_first_then_alternates_the_sources() -> None:
+    a, b, c, d, e = (EntityId(UUID(int=n)) for n in (1, 2, 3, 4, 5))
+    assert interleave([e], [[a, b, c], [d, a]], 10) == [e, a, d, b, c]
+    assert interleave([e], [[a, b, c], [d, a]], 3) == [e, a, d]
+    assert interleave([e, d], [[a]], 1) == [e]
+    assert interleave([], [[], []], 5) == []

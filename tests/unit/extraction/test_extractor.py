@@ -23,7 +23,7 @@ from redstring.domain.errors import (
     UnknownDomainError,
 )
 from redstring.extraction.choose import decide_domain
-from redstring.extraction.domains import AUTO, bundled_domains, resolve_domain
+from redstring.extraction.domains import AUTO, DomainSchema, bundled_domains, resolve_domain
 from redstring.extraction.extractor import ExtractionProgress, Extractor
 from redstring.extraction.prompts import CLASSIFY_MARKER
 from tests.factories import DEFAULT_TENANT
@@ -35,7 +35,13 @@ Charles Babbage designed the Analytical Engine.
 Ada Lovelace corresponded with Babbage for years."""
 DOC = SourceDocument(id="doc-1", text=TEXT, title="Engines")
 CHUNKER = SlidingWindowChunker(size=60, overlap=0)
-GENERAL = resolve_domain("general")
+#: the types the scripted answers use (an answer is held to its domain's types)
+ENGINES = DomainSchema(
+    name="engines",
+    description="People and the engines they made.",
+    entity_types=("person", "product"),
+    relationship_types=("knows", "designed"),
+)
 
 
 def ent(name: str, kind: str = "person", description: str = "", **props: Any) -> dict[str, Any]:
@@ -75,7 +81,7 @@ def extractor(provider: FakeLlmProvider, concurrency: int = 4) -> Extractor:
 @pytest.mark.asyncio
 async def test_an_entity_seen_in_two_chunks_is_one_entity_under_the_merge_rule() -> None:
     result = await extractor(FakeLlmProvider(by_substring=ANSWERS)).extract(
-        DOC, DEFAULT_TENANT, domain=GENERAL
+        DOC, DEFAULT_TENANT, domain=ENGINES
     )
     ada_id = entity_id_for(DEFAULT_TENANT, "person", "Ada Lovelace")
     [ada] = [entity for entity in result.entities if entity.id == ada_id]
@@ -94,10 +100,10 @@ async def test_an_entity_seen_in_two_chunks_is_one_entity_under_the_merge_rule()
 @pytest.mark.asyncio
 async def test_re_extracting_a_document_yields_the_same_ids() -> None:
     first = await extractor(FakeLlmProvider(by_substring=ANSWERS)).extract(
-        DOC, DEFAULT_TENANT, domain=GENERAL
+        DOC, DEFAULT_TENANT, domain=ENGINES
     )
     second = await extractor(FakeLlmProvider(by_substring=ANSWERS), concurrency=1).extract(
-        DOC, DEFAULT_TENANT, domain=GENERAL
+        DOC, DEFAULT_TENANT, domain=ENGINES
     )
     assert first == second
 
@@ -105,7 +111,7 @@ async def test_re_extracting_a_document_yields_the_same_ids() -> None:
 @pytest.mark.asyncio
 async def test_a_relationship_to_an_unextracted_entity_is_dropped_and_counted() -> None:
     result = await extractor(FakeLlmProvider(by_substring=ANSWERS)).extract(
-        DOC, DEFAULT_TENANT, domain=GENERAL
+        DOC, DEFAULT_TENANT, domain=ENGINES
     )
     assert result.relationships_dropped == 1
     kinds = sorted(r.relationship_type for r in result.relationships)
@@ -130,7 +136,7 @@ async def test_a_failed_chunk_is_reported_and_the_chunks_after_it_are_kept(
 ) -> None:
     answers = {**ANSWERS, "wrote notes": bad}
     result = await extractor(FakeLlmProvider(by_substring=answers)).extract(
-        DOC, DEFAULT_TENANT, domain=GENERAL
+        DOC, DEFAULT_TENANT, domain=ENGINES
     )
     [failure] = result.failures
     assert (failure.document_id, failure.chunk_index, failure.error_type) == (
@@ -149,7 +155,7 @@ async def test_strict_mode_raises_naming_the_chunk() -> None:
     answers = {**ANSWERS, "designed the": "{truncated"}
     with pytest.raises(ChunkExtractionError, match="chunk 1") as caught:
         await extractor(FakeLlmProvider(by_substring=answers)).extract(
-            DOC, DEFAULT_TENANT, domain=GENERAL, strict=True
+            DOC, DEFAULT_TENANT, domain=ENGINES, strict=True
         )
     assert isinstance(caught.value.__cause__, MalformedCompletionError)
 
@@ -184,7 +190,7 @@ async def test_concurrency_is_bounded_and_progress_reaches_the_total(limit: int)
     result = await Extractor(provider, chunker=CHUNKER, concurrency=limit).extract(
         SourceDocument(id="long", text=long_text),
         DEFAULT_TENANT,
-        domain=GENERAL,
+        domain=ENGINES,
         progress=seen.append,
     )
     assert len(result.chunks) == 8
@@ -197,7 +203,7 @@ async def test_concurrency_is_bounded_and_progress_reaches_the_total(limit: int)
 async def test_a_blank_document_asks_the_model_nothing() -> None:
     provider = FakeLlmProvider()
     result = await extractor(provider).extract(
-        SourceDocument(id="blank", text="  \n "), DEFAULT_TENANT, domain=GENERAL
+        SourceDocument(id="blank", text="  \n "), DEFAULT_TENANT, domain=ENGINES
     )
     assert (result.entities, result.chunks, provider.calls) == ([], [], [])
 
@@ -257,7 +263,7 @@ async def test_a_dropped_relationship_does_not_stop_the_ones_after_it() -> None:
         "relationships": [rel("Ada", "Nobody"), rel("Ada", "Bob"), rel("Ghost", "Bob")],
     }
     result = await extractor(FakeLlmProvider([answer])).extract(
-        SourceDocument(id="one", text="Ada met Bob."), DEFAULT_TENANT, domain=GENERAL
+        SourceDocument(id="one", text="Ada met Bob."), DEFAULT_TENANT, domain=ENGINES
     )
     assert result.relationships_dropped == 2
     assert [r.relationship_type for r in result.relationships] == ["knows"]

@@ -16,7 +16,8 @@ import pytest
 
 from redstring import Entity, EntityId, Relationship, StoredChunk, new_tenant_id
 from redstring.chunks.sqlite import SqliteChunkStore
-from redstring.domain.blocking import query_blocking_keys
+from redstring.domain.blocking import query_blocking_keys, query_ngram_keys
+from redstring.domain.query import NormalizedQuery
 from redstring.graph.sqlite import SqliteGraphStore
 from redstring.storage.sqlite import SqliteDatabase
 
@@ -57,13 +58,15 @@ async def test_graph_lookups_search_indexes_and_scan_nothing(tmp_path: Path, ana
 
     tenant = tenants[0]
     [someone] = await store.get_entities([people[5].id], tenants[-1])
+    query = NormalizedQuery.of("Ada 7")
     calls: dict[str, Callable[[], Awaitable[object]]] = {
         "find_by_blocking_keys": lambda: store.find_by_blocking_keys(
-            query_blocking_keys("Ada 7"), tenant
+            query_blocking_keys(query), tenant
         ),
         "find_ids_by_blocking_keys": lambda: store.find_ids_by_blocking_keys(
-            query_blocking_keys("Ada 7"), tenant
+            query_blocking_keys(query), tenant
         ),
+        "count_blocking_keys": lambda: store.count_blocking_keys(query_ngram_keys(query), tenant),
         "get_entities": lambda: store.get_entities([someone.id], tenant),
         "find_by_type": lambda: store.find_by_type("person", tenant),
         "relationships_of": lambda: store.relationships_of(someone.id, tenant),

@@ -1,0 +1,72 @@
+"""What a build checks before its first chunk and after its last.
+
+Before: the model server answers and knows the model (`preflight`), so a
+wrong URL, model name or missing extra fails once, loudly, instead of once
+per chunk. After: no more than `max_failed_share` of the chunks failed
+(`require_enough_chunks`), so a build that extracted nothing is an error,
+not a report with a count in it. Both are the library's, so every caller
+(the command line, the client) fails the same way.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from redstring.domain.errors import BuildFailedError
+from redstring.extraction.extractor import ChunkFailure
+from redstring.ports.llm_provider import CheckedLlmProvider, LlmProvider
+
+#: Default for `build_graph(max_failed_share=...)`: more than half failing is an error.
+DEFAULT_MAX_FAILED_SHARE = 0.5
+
+
+async def preflight(provider: LlmProvider) -> None:
+    """Check the model server before any chunk, when the provider can check it.
+
+    Raises what `CheckedLlmProvider.check` raises (`MissingExtraError`,
+    `ModelServerUnreachableError`, `ModelServerError`, ...). A provider that
+    cannot check (a scripted one) passes.
+    """
+    if isinstance(provider, CheckedLlmProvider):
+        await provider.check()
+
+
+def answer_format(provider: LlmProvider) -> str | None:
+    """How `provider` asks its server for JSON, when it says; else `None`."""
+    return provider.answer_format if isinstance(provider, CheckedLlmProvider) else None
+
+
+def check_failed_share(value: float) -> None:
+    """`ValueError` unless `value` is on 0..1."""
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"max_failed_share must be on 0..1, got {value}")
+
+
+def failure_causes(failures: Sequence[ChunkFailure]) -> dict[str, int]:
+    """Failed chunks counted by error class, most frequent first (ties by name)."""
+    counts = Counter(failure.error_type for failure in failures)
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def require_enough_chunks(
+    failures: Sequence[ChunkFailure], chunks: int, max_failed_share: float, report: object
+) -> None:
+    """Raise `BuildFailedError` when more than `max_failed_share` of `chunks` failed.
+
+    With `max_failed_share=1.0` nothing raises (the caller takes partial
+    results); with no chunks at all nothing failed.
+    """
+    if chunks == 0 or len(failures) / chunks <= max_failed_share:
+        return
+    examples: dict[str, str] = {}
+    for failure in failures:
+        examples.setdefault(failure.error_type, failure.cause)
+    raise BuildFailedError(
+        failed=len(failures),
+        chunks=chunks,
+        max_failed_share=max_failed_share,
+        causes=failure_causes(failures),
+        examples=examples,
+        report=report,
+    )

@@ -1,0 +1,110 @@
+"""The lexical channel: a normalised query in, the best-scored entities of one tenant out.
+
+Composes a graph store's `GraphReader` and `BlockingIndex` with the domain's
+keys, trigram weights and `lexical_score`; `Retriever` calls it for LEXICAL
+and HYBRID. Candidates come from three lookups, never a scan (ADR 0070, 0115):
+
+- the query's exact-name key: every entity named (or aliased) exactly as the
+  query, first, so no cap can lose it;
+- its name keys (`query_blocking_keys`), each block capped at
+  `LEXICAL_BLOCK_LIMIT`, ranked by how many keys an entity sits under;
+- its trigram keys: counted (up to `NGRAM_DF_CAP`) to weigh them, read
+  rarest first within `NGRAM_POSTINGS_BUDGET`, ranked by summed weight.
+
+The two ranked sources are interleaved after the exact matches, the
+entity-type filter applies before the cut, and every candidate kept is
+scored with the same trigram weights.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from redstring.domain.blocking import (
+    LEXICAL_BLOCK_LIMIT,
+    LEXICAL_CANDIDATE_LIMIT,
+    interleave,
+    query_blocking_keys,
+    query_exact_key,
+    query_ngram_keys,
+    shortlist,
+)
+from redstring.domain.entity import Entity
+from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.lexical import lexical_score
+from redstring.domain.ngrams import (
+    NGRAM_CANDIDATE_LIMIT,
+    NGRAM_DF_CAP,
+    ngram_weights,
+    rank_by_ngrams,
+    rarest_first,
+)
+from redstring.domain.normalization import normalize_name
+from redstring.domain.query import NormalizedQuery
+from redstring.ports.graph_store import GraphReader, GraphStore
+
+#: The most candidates the channel fetches and scores per query (exact matches first).
+CANDIDATE_LIMIT = LEXICAL_CANDIDATE_LIMIT + NGRAM_CANDIDATE_LIMIT
+
+
+async def rank_lexically(
+    graph: GraphStore,
+    query: NormalizedQuery,
+    tenant_id: TenantId,
+    k: int,
+    entity_types: Sequence[str] | None,
+) -> list[tuple[Entity, float]]:
+    """The at most `k` best (entity, score) pairs, best first; ties by ascending id string."""
+    keys, grams = query_blocking_keys(query), query_ngram_keys(query)
+    blocks, counts = await asyncio.gather(
+        graph.find_ids_by_blocking_keys(keys, tenant_id, limit=LEXICAL_BLOCK_LIMIT),
+        graph.count_blocking_keys(grams, tenant_id, limit=NGRAM_DF_CAP),
+    )
+    weights = ngram_weights(counts)
+    read = rarest_first(counts)
+    postings = (
+        await graph.find_ids_by_blocking_keys(read, tenant_id, limit=NGRAM_DF_CAP) if read else {}
+    )
+    exact_key = query_exact_key(query)
+    exact = blocks.get(exact_key, []) if exact_key is not None else []
+    wanted = None if entity_types is None else {normalize_name(t) for t in entity_types}
+    if wanted is None:
+        sources = [
+            shortlist(blocks, LEXICAL_CANDIDATE_LIMIT),
+            rank_by_ngrams(postings, weights, NGRAM_CANDIDATE_LIMIT),
+        ]
+        ranked = interleave(exact, sources, CANDIDATE_LIMIT)
+        candidates = await graph.get_entities(ranked, tenant_id)
+    else:
+        sources = [
+            shortlist(blocks, sum(len(ids) for ids in blocks.values())),
+            rank_by_ngrams(postings, weights, sum(len(ids) for ids in postings.values())),
+        ]
+        ranked = interleave(exact, sources, len(exact) + sum(len(s) for s in sources))
+        candidates = await _of_types(graph, ranked, wanted, tenant_id)
+    # Every candidate shares a key, hence a trigram, with the query: each one gets a rank.
+    scored = [(entity, lexical_score(query, entity, weights)) for entity in candidates]
+    scored.sort(key=lambda pair: (-pair[1], str(pair[0].id)))
+    return scored[:k]
+
+
+async def _of_types(
+    graph: GraphReader, ranked: list[EntityId], wanted: set[str], tenant_id: TenantId
+) -> list[Entity]:
+    """The first `CANDIDATE_LIMIT` entities of `ranked` whose type is wanted.
+
+    The filter applies before the cut: `ranked` is walked in slices until
+    enough entities of the wanted types are found or it runs out.
+    """
+    found: list[Entity] = []
+    for start in range(0, len(ranked), CANDIDATE_LIMIT):
+        part = ranked[start : start + CANDIDATE_LIMIT]
+        held = {e.id: e for e in await graph.get_entities(part, tenant_id)}
+        for entity_id in part:
+            entity = held.get(entity_id)
+            if entity is not None and normalize_name(entity.entity_type) in wanted:
+                found.append(entity)
+        if len(found) >= CANDIDATE_LIMIT:
+            break
+    return found[:CANDIDATE_LIMIT]

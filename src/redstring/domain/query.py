@@ -1,0 +1,61 @@
+"""A query normalised once: the value key generation and scoring both read.
+
+`NormalizedQuery.of(text)` puts the text in `matching_form` once and derives
+everything the lexical channel needs from that one form (tokens, trigram
+keys, the acronym reading). Key generation (`query_blocking_keys`) and
+scoring (`lexical_score`) take this value, not a string, so a query cannot
+be normalised twice on its way through the channel.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from redstring.domain.legal_forms import KEYLESS_TOKENS
+from redstring.domain.ngrams import ngram_keys_of_form
+from redstring.domain.normalization import matching_form
+
+#: The longest all-capitals query token read as an acronym (and looked up as initials).
+MAX_ACRONYM_LENGTH = 6
+
+_RAW_WORD = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True, slots=True)
+class NormalizedQuery:
+    """A free-text query and its matching forms; build it with `NormalizedQuery.of`.
+
+    `text` is the query as given; `form` its `matching_form`; `tokens` the
+    form's tokens in order; `ngrams` the form's trigram keys; `acronym` the
+    query's one all-capitals token of 2..`MAX_ACRONYM_LENGTH` letters (legal
+    forms and function words aside) in matching form, or `None`.
+    """
+
+    text: str
+    form: str
+    tokens: tuple[str, ...]
+    ngrams: frozenset[str]
+    acronym: str | None
+
+    @classmethod
+    def of(cls, text: str) -> NormalizedQuery:
+        """Normalise `text` once. Total: a blank text gives a blank form and no tokens."""
+        form = matching_form(text)
+        return cls(
+            text=text,
+            form=form,
+            tokens=tuple(form.split()),
+            ngrams=ngram_keys_of_form(form),
+            acronym=_acronym_in(text),
+        )
+
+
+def _acronym_in(text: str) -> str | None:
+    words = [w for w in _RAW_WORD.findall(text) if w.casefold() not in KEYLESS_TOKENS]
+    if len(words) != 1:
+        return None
+    [word] = words
+    if not (2 <= len(word) <= MAX_ACRONYM_LENGTH and word.isalpha() and word.isupper()):
+        return None
+    return matching_form(word)

@@ -1,0 +1,88 @@
+"""Floors the extraction harness may not fall below against the scripted sample model.
+
+The scripted model (tests/unit/cli/sample_model.py, over the loopback
+OpenAI-protocol server) answers a few entities per gold document; the gold
+set (tests/data/extraction/gold.json) holds what a careful reader extracts.
+So these figures measure the write path (parsing, type conformance,
+consolidation, scoring), not a model. Measured with
+`scripts/extraction_quality.py`'s `evaluate` under the general domain:
+
+    entities       precision 1.000  recall 0.417  (26 built, 60 in the gold set)
+    relationships  precision 0.917  recall 0.275  (12 built, 40 gold pairs)
+    duplicates left unmerged  1  (Bell Labs / Bell Telephone Laboratories)
+
+Move a floor only with the change that earns it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from extraction_quality import Gold, GoldEntity, Scores, evaluate, load_gold, score_graph
+from redstring import Entity, Relationship
+from redstring.llm.openai_compatible import OpenAICompatibleLlmProvider
+from tests.factories import DEFAULT_TENANT
+from tests.unit.adapters.openai_protocol_server import serve
+from tests.unit.adapters.server_profiles import Profile
+from tests.unit.cli.sample_model import behaving_as
+
+
+def _scores() -> tuple[Scores, dict[str, object]]:
+    async def run() -> tuple[Scores, dict[str, object]]:
+        with serve(behaving_as(Profile())) as server:
+            async with OpenAICompatibleLlmProvider(
+                base_url=server.base_url, model="scripted", timeout=30.0
+            ) as provider:
+                return await evaluate(provider, load_gold())
+
+    return asyncio.run(run())
+
+
+def test_the_scripted_model_stays_above_its_floors() -> None:
+    scores, details = _scores()
+    assert details["failure_causes"] == {}
+    assert details["answer_format"] == "json_schema"
+    assert scores.entity_precision >= 0.98
+    assert scores.entity_recall >= 0.40
+    assert scores.relationship_precision >= 0.90
+    assert scores.relationship_recall >= 0.25
+    assert scores.duplicates_unmerged <= 1
+
+
+def test_scores_match_by_name_or_alias_and_count_unmerged_duplicates() -> None:
+    gold = Gold(
+        domain="general",
+        paths=[],
+        entities=[
+            GoldEntity(key="bell labs", names={"bell labs", "bell telephone laboratories"}),
+            GoldEntity(key="claude shannon", names={"claude shannon"}),
+            GoldEntity(key="unix", names={"unix"}),
+        ],
+        pairs={frozenset({"claude shannon", "bell labs"}), frozenset({"unix", "bell labs"})},
+    )
+
+    def entity(name: str, *aliases: str) -> Entity:
+        return Entity(
+            tenant_id=DEFAULT_TENANT, entity_type="organization", name=name, aliases=list(aliases)
+        )
+
+    labs, labs_again = entity("Bell Labs"), entity("Bell Telephone Laboratories")
+    shannon, stranger = entity("Claude Shannon"), entity("Nobody Known")
+    relationships = [
+        Relationship(
+            tenant_id=DEFAULT_TENANT,
+            source_id=labs_again.id,
+            target_id=shannon.id,
+            relationship_type="other",
+        ),
+        Relationship(
+            tenant_id=DEFAULT_TENANT,
+            source_id=shannon.id,
+            target_id=stranger.id,
+            relationship_type="other",
+        ),
+    ]
+    scores = score_graph(gold, [labs, labs_again, shannon, stranger], relationships)
+    assert (scores.entity_precision, scores.entity_recall) == (0.75, 2 / 3)
+    assert (scores.relationship_precision, scores.relationship_recall) == (0.5, 0.5)
+    assert scores.duplicates_unmerged == 1

@@ -1,0 +1,231 @@
+"""The chat provider against the conformance test bed: formats, bounds, runaways, queueing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+import pytest
+
+from redstring.domain.completion import MIN_ANSWER_TOKENS, answer_token_bound
+from redstring.domain.errors import (
+    InvalidProviderSettingError,
+    MissingExtraError,
+    ModelServerError,
+    ModelServerResponseError,
+    ModelServerTimeoutError,
+    TruncatedCompletionError,
+)
+from redstring.llm.openai_compatible import (
+    OpenAICompatibleEmbeddingProvider,
+    OpenAICompatibleLlmProvider,
+)
+from tests.unit.adapters.openai_protocol_server import Reply, ScriptedServer, chat, error, serve
+from tests.unit.adapters.server_profiles import Profile, hardest, profiled
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"entities": {"type": "array"}},
+    "required": ["entities"],
+}
+ANSWER = {"entities": [{"name": "Ada Lovelace", "type": "person"}]}
+RUNAWAY = "Ada Lovelace (1815"
+FAST = {"initial_backoff": 0.01, "max_backoff": 0.05, "timeout": 5.0}
+
+
+def meaning(prompt: str) -> dict[str, Any]:
+    return ANSWER
+
+
+def provider(server: ScriptedServer, **overrides: Any) -> OpenAICompatibleLlmProvider:
+    settings: dict[str, Any] = {"base_url": server.base_url, "model": "m", **FAST, **overrides}
+    return OpenAICompatibleLlmProvider(**settings)
+
+
+async def ask(llm: OpenAICompatibleLlmProvider, user: str = "a passage") -> dict[str, Any]:
+    return await llm.complete_json(system="Extract.", user=user, schema=SCHEMA)
+
+
+def formats(server: ScriptedServer) -> list[str | None]:
+    return [(r.get("response_format") or {}).get("type") for r in server.calls("/chat/completions")]
+
+
+@pytest.mark.asyncio
+async def test_a_500_to_json_schema_falls_back_to_json_object_once_and_remembers_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="redstring.llm")
+    with serve(profiled(Profile(json_schema_status=500), meaning)) as server:
+        llm = provider(server)
+        answers = await asyncio.gather(*(ask(llm) for _ in range(4)))
+        assert await ask(llm) == ANSWER
+    assert answers == [ANSWER] * 4
+    assert formats(server) == ["json_schema"] + ["json_object"] * 5
+    assert llm.answer_format == "json_object"
+    object_request = server.calls("/chat/completions")[1]
+    assert object_request["response_format"]["schema"] == SCHEMA
+    assert json.dumps(SCHEMA) in object_request["messages"][0]["content"]
+    assert "refused the json_schema answer format with HTTP 500" in caplog.text
+    assert "answers in the json_object format" in caplog.text
+
+
+@pytest.mark.asyncio
+async def test_a_server_taking_neither_format_gets_the_schema_in_the_prompt() -> None:
+    profile = Profile(json_schema_status=400, json_object=False)
+    with serve(profiled(profile, meaning)) as server:
+        llm = provider(server)
+        assert await ask(llm) == ANSWER
+        assert await ask(llm) == ANSWER
+    assert formats(server) == ["json_schema", "json_object", None, None]
+    assert llm.answer_format == "text"
+
+
+@pytest.mark.asyncio
+async def test_a_transient_error_while_negotiating_is_retried_not_taken_for_a_refusal() -> None:
+    def busy_once(path: str, request: dict[str, Any], number: int) -> Reply:
+        return error(503, "loading model") if number == 1 else chat(json.dumps(ANSWER))
+
+    with serve(busy_once) as server:
+        llm = provider(server)
+        assert await ask(llm) == ANSWER
+    assert formats(server) == ["json_schema", "json_schema"]
+    assert llm.answer_format == "json_schema"
+
+
+@pytest.mark.asyncio
+async def test_every_request_sends_max_tokens_derived_from_the_prompt_or_set() -> None:
+    long_passage = "Ada Lovelace wrote the first program. " * 200
+    with serve(profiled(Profile(), meaning)) as server:
+        await ask(provider(server))
+        await ask(provider(server), long_passage)
+        await ask(provider(server, max_tokens=300))
+        await provider(server).check()
+    sent = [request["max_tokens"] for request in server.calls("/chat/completions")]
+    assert sent == [MIN_ANSWER_TOKENS, answer_token_bound(long_passage), 300, 1]
+    assert answer_token_bound(long_passage) == 3 * len(long_passage) // 4 > MIN_ANSWER_TOKENS
+
+
+@pytest.mark.asyncio
+async def test_a_runaway_is_asked_again_once_with_a_larger_bound_and_a_penalty_then_fails() -> None:
+    with serve(profiled(Profile(runaway=RUNAWAY), meaning)) as server:
+        llm = provider(server, max_tokens=200)
+        with pytest.raises(TruncatedCompletionError, match="max_tokens 200 then 400") as raised:
+            await ask(llm, RUNAWAY + "-1852) wrote notes.")
+        sent = server.calls("/chat/completions")
+    assert [(r["max_tokens"], r.get("frequency_penalty")) for r in sent] == [
+        (200, None),
+        (400, 0.5),
+    ]
+    assert raised.value.max_tokens == [200, 400]
+
+
+@pytest.mark.asyncio
+async def test_an_answer_cut_once_succeeds_with_the_larger_bound() -> None:
+    whole = len(json.dumps(ANSWER)) // 4 + 1
+    with serve(profiled(Profile(), meaning)) as server:
+        llm = provider(server, max_tokens=whole - 5, runaway_penalty=0.0)
+        assert await ask(llm) == ANSWER
+        sent = server.calls("/chat/completions")
+    assert [(r["max_tokens"], "frequency_penalty" in r) for r in sent] == [
+        (whole - 5, False),
+        (2 * (whole - 5), False),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [("structured_output", "yes"), ("max_tokens", 0), ("runaway_penalty", 3.0)],
+)
+def test_bad_settings_are_refused_naming_the_setting(setting: str, value: object) -> None:
+    with pytest.raises(InvalidProviderSettingError, match=setting):
+        OpenAICompatibleLlmProvider(base_url="http://x/v1", model="m", **{setting: value})
+
+
+@pytest.mark.asyncio
+async def test_check_names_an_unknown_model_and_a_server_that_is_not_the_protocol() -> None:
+    def unknown(path: str, request: dict[str, Any], number: int) -> Reply:
+        return error(404, "model 'nope' not found")
+
+    def html(path: str, request: dict[str, Any], number: int) -> Reply:
+        return Reply(body=b"<html>a web page</html>", headers={"content-type": "text/html"})
+
+    def mislabelled(path: str, request: dict[str, Any], number: int) -> Reply:
+        return Reply(body=b"<html>a web page</html>")
+
+    with serve(unknown) as server, pytest.raises(ModelServerError, match="Check `model`"):
+        await provider(server).check()
+    for script in (html, mislabelled):
+        with serve(script) as server, pytest.raises(ModelServerResponseError, match="not JSON"):
+            await provider(server).check()
+
+
+@pytest.mark.asyncio
+async def test_providers_close_their_client_and_open_a_new_one_when_used_again() -> None:
+    with serve(profiled(Profile(), meaning)) as server:
+        async with provider(server) as llm:
+            assert await ask(llm) == ANSWER
+            client = llm._transport._client
+            assert client is not None
+        assert client.is_closed()
+        assert llm._transport._client is None
+        assert await ask(llm) == ANSWER  # reopened
+        await llm.aclose()
+        async with OpenAICompatibleEmbeddingProvider(
+            base_url=server.base_url, model="e", dimension=2
+        ) as embedder:
+            await embedder.aclose()  # closing a provider that never called is a no-op
+
+
+@pytest.mark.asyncio
+async def test_queueing_on_a_one_at_a_time_server_is_not_charged_as_a_model_timeout(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def slow(path: str, request: dict[str, Any], number: int) -> Reply:
+        return Reply(body=chat(json.dumps(ANSWER)).body, delay=0.4)
+
+    # the first request settles the format alone; then three go at once, and the
+    # third is answered 1.2 s after it was sent, past the 1 s timeout, though the
+    # model spent 0.4 s on it. One attempt each is allowed.
+    with serve(slow, serial=True) as server:
+        llm = provider(server, timeout=1.0, max_attempts=1, structured_output="text")
+        answers = await asyncio.gather(*(ask(llm, f"passage {i}") for i in range(4)))
+    assert answers == [ANSWER] * 4
+    assert llm._transport.limit.limit < 4
+    assert "concurrency lowered" in caplog.text
+
+
+@pytest.mark.asyncio
+async def test_a_timeout_with_no_other_request_in_flight_is_charged() -> None:
+    slow = Profile(seconds_per_token=1.0)
+    with serve(profiled(slow, meaning)) as server:
+        llm = provider(server, timeout=0.3, max_attempts=2, structured_output="text")
+        with pytest.raises(ModelServerTimeoutError, match="2 attempt"):
+            await ask(llm)
+        assert len(server.requests) == 2
+
+
+@pytest.mark.asyncio
+async def test_the_hardest_profile_settles_on_json_object_and_bounds_the_runaway() -> None:
+    with serve(profiled(hardest(RUNAWAY), meaning), serial=True) as server:
+        llm = provider(server, max_concurrency=4)
+        results = await asyncio.gather(
+            ask(llm, "Charles Babbage"),
+            ask(llm, RUNAWAY + ")"),
+            ask(llm, "Grace Hopper"),
+            return_exceptions=True,
+        )
+    assert results[0] == results[2] == ANSWER
+    assert isinstance(results[1], TruncatedCompletionError)
+    assert formats(server).count("json_schema") == 1
+    assert all("max_tokens" in request for request in server.calls("/chat/completions"))
+
+
+def test_without_the_openai_package_the_extra_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys  # noqa: PLC0415
+
+    monkeypatch.setitem(sys.modules, "openai", None)
+    llm = OpenAICompatibleLlmProvider(base_url="http://127.0.0.1:9/v1", model="m")
+    with pytest.raises(MissingExtraError, match="openai"):
+        asyncio.run(llm.check())

@@ -1,0 +1,119 @@
+"""The lexical channel's exact-name, trigram and normalise-once guarantees (ADR 0115)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from uuid import UUID
+
+import pytest
+
+from redstring import Entity, EntityId, InMemoryGraphStore, RetrievalMode, Retriever
+from redstring.domain import normalization
+from redstring.domain.blocking import (
+    LEXICAL_BLOCK_LIMIT,
+    LEXICAL_CANDIDATE_LIMIT,
+    MAX_BLOCK_MEMBERS,
+    blocking_keys_for,
+    query_blocking_keys,
+)
+from redstring.domain.ngrams import NGRAM_DF_CAP, NGRAM_POSTINGS_BUDGET
+from redstring.domain.query import NormalizedQuery
+from tests.factories import DEFAULT_TENANT, make_entity
+
+TENANT = DEFAULT_TENANT
+#: More namesakes than any cap of the channel, so every block the query reads is cut.
+CROWD = 2_500
+
+
+def fixed_id(n: int) -> EntityId:
+    return EntityId(UUID(f"00000000-0000-4000-8000-{n:012x}"))
+
+
+def test_the_crowd_exceeds_every_cap_of_the_channel() -> None:
+    caps = (LEXICAL_BLOCK_LIMIT, LEXICAL_CANDIDATE_LIMIT, MAX_BLOCK_MEMBERS, NGRAM_DF_CAP)
+    assert max(caps) < CROWD
+    assert CROWD * 5 > NGRAM_POSTINGS_BUDGET  # the five trigrams of "smith" overflow the budget
+
+
+async def crowd_graph(*, last: Entity) -> InMemoryGraphStore:
+    """`CROWD` "Smith Holdings N" with the lowest ids, then `last` with the highest."""
+    graph = InMemoryGraphStore()
+    crowd = [
+        make_entity(f"Smith Holdings {n}", id=fixed_id(n), entity_type="organization")
+        for n in range(1, CROWD + 1)
+    ]
+    await graph.upsert([*crowd, last])
+    return graph
+
+
+@pytest.mark.asyncio
+async def test_a_query_equal_to_a_name_finds_it_first_behind_every_cap() -> None:
+    smith = make_entity("Smith", id=fixed_id(CROWD + 1))
+    graph = await crowd_graph(last=smith)
+    retriever = Retriever.lexical_only(graph=graph)
+    result = await retriever.retrieve("SMITH", TENANT, k=3, mode=RetrievalMode.LEXICAL)
+    assert result.matches[0].entity == smith
+    assert result.matches[0].lexical == 1.0
+    assert all(match.lexical is not None and match.lexical < 1.0 for match in result.matches[1:])
+
+
+@pytest.mark.asyncio
+async def test_a_query_equal_to_an_alias_finds_it_first_behind_every_cap() -> None:
+    smith = make_entity("John Q. Public", id=fixed_id(CROWD + 1), aliases=["Smith"])
+    graph = await crowd_graph(last=smith)
+    result = await Retriever.lexical_only(graph=graph).retrieve("smith", TENANT, k=1)
+    assert [match.entity.id for match in result.matches] == [smith.id]
+
+
+@pytest.mark.asyncio
+async def test_an_exact_name_survives_the_type_filter_walk() -> None:
+    smith = make_entity("Smith", id=fixed_id(CROWD + 1))
+    graph = await crowd_graph(last=smith)
+    retriever = Retriever.lexical_only(graph=graph)
+    people = await retriever.retrieve("Smith", TENANT, k=2, entity_types=["person"])
+    assert [match.entity.id for match in people.matches] == [smith.id]
+    orgs = await retriever.retrieve("Smith", TENANT, k=2, entity_types=["organization"])
+    assert [match.entity.id for match in orgs.matches] == [fixed_id(1), fixed_id(2)]
+
+
+@pytest.mark.asyncio
+async def test_a_spelling_sharing_no_key_is_found_through_its_trigrams() -> None:
+    graph = InMemoryGraphStore()
+    target = make_entity("Pyotr Tchaikovsky", id=fixed_id(7))
+    await graph.upsert([target, make_entity("Ada Lovelace", id=fixed_id(1))])
+    query = NormalizedQuery.of("Chaikovskiy")
+    assert not set(query_blocking_keys(query)) & blocking_keys_for(target)  # no key shared
+    result = await Retriever.lexical_only(graph=graph).retrieve("Chaikovskiy", TENANT)
+    assert [match.entity.id for match in result.matches] == [target.id]
+
+
+@pytest.mark.asyncio
+async def test_trigram_candidates_are_the_rarest_sharers_not_the_lowest_ids() -> None:
+    """Many low-id names share the query's common trigrams; the target holds its rare ones."""
+    graph = InMemoryGraphStore()
+    crowd = [make_entity(f"Kowalski {n}", id=fixed_id(n)) for n in range(1, 1500)]
+    target = make_entity("Kovalsky Jr", id=fixed_id(5000))
+    await graph.upsert([*crowd, target])
+    result = await Retriever.lexical_only(graph=graph).retrieve("Kowalsky", TENANT, k=60)
+    assert target.id in [match.entity.id for match in result.matches]
+
+
+@pytest.mark.asyncio
+async def test_a_retrieve_puts_the_query_in_matching_form_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    graph = InMemoryGraphStore()
+    await graph.upsert([make_entity("Ada Lovelace"), make_entity("Lovelace Holdings")])
+    seen: Counter[str] = Counter()
+    inner = normalization._matching_form
+
+    def counting(name: str) -> str:
+        seen[name] += 1
+        return inner(name)
+
+    monkeypatch.setattr(normalization, "_matching_form", counting)
+    query = "Lovelace, Ada!"
+    result = await Retriever.lexical_only(graph=graph).retrieve(query, TENANT)
+    assert result.matches[0].entity.name == "Ada Lovelace"
+    assert seen[query] == 1
+    assert seen["lovelace ada"] == 0  # nor is its form normalised again
