@@ -6,7 +6,7 @@ returning a new, empty store. Written against the port and the domain only.
 
 from __future__ import annotations
 
-from abc import abstractmethod
+from abc import ABC, abstractmethod
 
 import pytest
 from hypothesis import given
