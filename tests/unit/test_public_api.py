@@ -50,6 +50,8 @@ EXPECTED = {
     "TruncatedCompletionError",
     "CorpusStats",
     "DimensionMismatchError",
+    "DimensionRequiredError",
+    "ReadOnlyDatabaseError",
     "DocumentChunked",
     "DocumentExtracted",
     "DomainClassificationError",
