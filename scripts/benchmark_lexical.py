@@ -3,6 +3,7 @@
     uv run python scripts/benchmark_lexical.py               # 100k entities
     uv run python scripts/benchmark_lexical.py --entities 10000 --queries 200
     uv run python scripts/benchmark_lexical.py --recall 240  # + candidate recall (ADR 0115)
+    uv run python scripts/benchmark_lexical.py --crowd 50000 # exact name behind N namesakes only
 
 Builds one tenant of N entities with realistic names (given names and
 surnames drawn, by their frequency, from the people of the committed quality
@@ -18,6 +19,11 @@ a corpus organisation name), plus a small second tenant, in an
   (p50, p90) for queries of six shapes made from random entities, beside the
   baseline measured in the same run: `rapidfuzz.process.extract` with
   Jaro-Winkler over all N names (the full scan blocking replaces).
+
+With `--crowd N`, only the exact-name case (ADR 0115): N organisations
+"Smith Holdings 1".."Smith Holdings N" with the lowest ids, then one entity
+named "Smith" and one aliased "Smith" with higher ids; reports where
+LEXICAL ranks each for the queries "Smith" and "SMITH".
 
 With `--recall Q`, candidate recall against a full scan (ADR 0115): for Q
 queries (the six shapes plus a typo in the surname and a name written
@@ -40,6 +46,7 @@ from collections import Counter
 from pathlib import Path
 from uuid import UUID
 
+import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import JaroWinkler
 
@@ -56,7 +63,7 @@ from redstring.domain.lexical import NGRAM_MIX, PROPERTY_WEIGHT, lexical_score
 from redstring.domain.ngrams import (
     NGRAM_DF_CAP,
     ngram_keys_of_form,
-    ngram_similarity,
+    ngram_weight,
     ngram_weights,
 )
 from redstring.domain.normalization import matching_form
@@ -147,7 +154,51 @@ def quantiles(values: list[float]) -> tuple[float, float, float, float]:
     return statistics.median(ordered), cuts[89], cuts[98], ordered[-1]
 
 
+async def crowd(n: int) -> None:
+    """Where an exact name and an exact alias rank behind `n` namesakes of their first token."""
+
+    def numbered(i: int) -> UUID:
+        return UUID(f"00000000-0000-4000-8000-{i:012x}")
+
+    graph = InMemoryGraphStore()
+    started = time.perf_counter()
+    for start in range(1, n + 1, 10_000):
+        await graph.upsert(
+            [
+                Entity(
+                    tenant_id=BIG,
+                    id=numbered(i),
+                    entity_type="organization",
+                    name=f"Smith Holdings {i}",
+                )
+                for i in range(start, min(start + 10_000, n + 1))
+            ]
+        )
+    named = Entity(tenant_id=BIG, id=numbered(n + 1), entity_type="person", name="Smith")
+    aliased = Entity(
+        tenant_id=BIG,
+        id=numbered(n + 2),
+        entity_type="person",
+        name="J. Q. Public",
+        aliases=["Smith"],
+    )
+    await graph.upsert([named, aliased])
+    ingest = time.perf_counter() - started
+    print(f'# exact name behind {n:,} "Smith Holdings N" (ingest {ingest:.1f} s)\n')
+    retriever = Retriever.lexical_only(graph=graph)
+    print('| query | rank of "Smith" | rank of the alias "Smith" | matches |')
+    print("| --- | --- | --- | --- |")
+    for text in ("Smith", "SMITH"):
+        result = await retriever.retrieve(text, BIG, k=10, mode=RetrievalMode.LEXICAL)
+        ids = [match.entity.id for match in result.matches]
+        ranks = [ids.index(e.id) + 1 if e.id in ids else "absent" for e in (named, aliased)]
+        print(f"| {text} | {ranks[0]} | {ranks[1]} | {len(ids)} |")
+
+
 async def main(args: argparse.Namespace) -> None:
+    if args.crowd:
+        await crowd(args.crowd)
+        return
     rng = random.Random(args.seed)
     entities = make_entities(args.entities, BIG, rng)
     started = time.perf_counter()
@@ -221,34 +272,61 @@ async def main(args: argparse.Namespace) -> None:
         await candidate_recall(graph, entities, args.recall, rng)
 
 
-def full_scan_top(
-    query: NormalizedQuery, entities: list[Entity], weights: dict[str, float], k: int = 10
-) -> list[Entity]:
-    """The `k` best entities by `lexical_score` over all of `entities`, exactly.
+class FullScan:
+    """The exact top k of `lexical_score` over every entity, with a trigram index to bound it.
 
     A name score is at most `(1 - NGRAM_MIX) + NGRAM_MIX * trigram` (every other
-    reading is at most 1) and a property score at most `PROPERTY_WEIGHT`, so
-    entities are scored in descending order of that bound and the walk stops
-    once the bound falls below the k-th best score: the same top k as scoring
-    every entity, ties by ascending id string.
+    reading is at most 1) and a property score at most `PROPERTY_WEIGHT`. Each
+    entity's best trigram reading is computed for all entities at once from an
+    inverted index over their forms (the same harmonic mean as
+    `ngram_similarity`, in numpy); entities are then scored with
+    `lexical_score` in descending order of the bound, and the walk stops once
+    the bound falls below the k-th best score: the same top k as scoring every
+    entity, ties by ascending id string.
     """
-    bounds = []
-    for entity in entities:
-        trigram = max(
-            ngram_similarity(query.ngrams, ngram_keys_of_form(form), weights)
-            for form in {matching_form(f) for f in (entity.name, *entity.aliases)}
-        )
-        bound = max((1.0 - NGRAM_MIX) + NGRAM_MIX * trigram, PROPERTY_WEIGHT)
-        bounds.append((bound, entity))
-    bounds.sort(key=lambda row: -row[0])
-    best: list[tuple[float, str, Entity]] = []
-    for bound, entity in bounds:
-        if len(best) >= k and bound < best[k - 1][0]:
-            break
-        best.append((lexical_score(query, entity, weights), str(entity.id), entity))
-        best.sort(key=lambda row: (-row[0], row[1]))
-        del best[k:]
-    return [entity for _, _, entity in best]
+
+    def __init__(self, entities: list[Entity]) -> None:
+        self.entities = entities
+        rows_of_key: dict[str, list[int]] = {}
+        owner: list[int] = []
+        sizes: list[int] = []
+        for index, entity in enumerate(entities):
+            for form in {matching_form(f) for f in (entity.name, *entity.aliases)}:
+                keys = ngram_keys_of_form(form)
+                for key in keys:
+                    rows_of_key.setdefault(key, []).append(len(owner))
+                owner.append(index)
+                sizes.append(len(keys))
+        self.rows_of_key = {key: np.asarray(rows) for key, rows in rows_of_key.items()}
+        self.owner = np.asarray(owner)
+        self.sizes = np.maximum(np.asarray(sizes, dtype=np.float64), 1.0)
+
+    def top(self, query: NormalizedQuery, weights: dict[str, float], k: int = 10) -> list[Entity]:
+        rarest = ngram_weight(1)
+        weighted = np.zeros(len(self.owner))
+        shared = np.zeros(len(self.owner))
+        for key in query.ngrams:  # a form's keys are distinct: no row twice per key
+            rows = self.rows_of_key.get(key)
+            if rows is not None:
+                weighted[rows] += weights.get(key, rarest)
+                shared[rows] += 1.0
+        total = sum(weights.get(key, rarest) for key in query.ngrams)
+        recall = weighted / max(total, 1e-300)
+        precision = shared / self.sizes
+        mean = 2.0 * recall * precision / np.maximum(recall + precision, 1e-300)
+        trigram = np.zeros(len(self.entities))
+        np.maximum.at(trigram, self.owner, mean)
+        # A hair of slack so float rounding in numpy never puts a bound under its score.
+        bound = np.maximum((1.0 - NGRAM_MIX) + NGRAM_MIX * trigram, PROPERTY_WEIGHT) + 1e-9
+        best: list[tuple[float, str, Entity]] = []
+        for index in np.argsort(-bound, kind="stable").tolist():
+            if len(best) >= k and bound[index] < best[k - 1][0]:
+                break
+            entity = self.entities[index]
+            best.append((lexical_score(query, entity, weights), str(entity.id), entity))
+            best.sort(key=lambda row: (-row[0], row[1]))
+            del best[k:]
+        return [entity for _, _, entity in best]
 
 
 async def candidate_recall(
@@ -260,11 +338,12 @@ async def candidate_recall(
     recalled: Counter[str] = Counter()
     overlap: Counter[str] = Counter()
     started = time.perf_counter()
+    scan = FullScan(entities)
     for at, (shape, text, source) in enumerate(made, start=1):
         query = NormalizedQuery.of(text)
         keys = query_ngram_keys(query)
         weights = ngram_weights(await graph.count_blocking_keys(keys, BIG, limit=NGRAM_DF_CAP))
-        scanned = full_scan_top(query, entities, weights)
+        scanned = scan.top(query, weights)
         top = [entity.id for entity in scanned]
         scored = await rank_lexically(graph, query, BIG, len(entities), None)
         candidates = {entity.id for entity, _ in scored}
@@ -290,4 +369,7 @@ if __name__ == "__main__":
     parser.add_argument("--queries", type=int, default=600)
     parser.add_argument("--seed", type=int, default=20261130)
     parser.add_argument("--recall", type=int, default=0, help="queries for candidate recall")
+    parser.add_argument(
+        "--crowd", type=int, default=0, help="only the exact name behind N namesakes"
+    )
     asyncio.run(main(parser.parse_args()))

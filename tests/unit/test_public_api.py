@@ -51,6 +51,8 @@ EXPECTED = {
     "TruncatedCompletionError",
     "CorpusStats",
     "DimensionMismatchError",
+    "DimensionRequiredError",
+    "ReadOnlyDatabaseError",
     "DocumentChunked",
     "DocumentExtracted",
     "DomainClassificationError",

@@ -201,9 +201,9 @@ async def _passages(args: argparse.Namespace, context: Context) -> None:
 
 async def _stats(args: argparse.Namespace, context: Context) -> None:
     tenant = parse_tenant(args.tenant)
-    embeddings = embedding_provider(args, context.env)  # only its dimension: see stores.py
+    # Counting needs no embeddings: the database opens at the dimension it records.
     async with context.opener(
-        args.db, dimension=_dimension(embeddings), create=False, migrate=args.migrate
+        args.db, dimension=None, create=False, migrate=args.migrate
     ) as stores:
         answer = await queries.stats(stores, tenant)
     _emit(answer, args, context, render.print_stats)

@@ -17,7 +17,7 @@ from redstring.cli.errors import DatabaseNotFoundError
 from redstring.cli.providers import UNEMBEDDED_DIMENSION
 from redstring.cli.store_set import StoreSet
 from redstring.composition.sqlite_stores import open_sqlite
-from redstring.domain.errors import MissingExtraError
+from redstring.domain.errors import DimensionRequiredError, MissingExtraError
 
 POSTGRES_PREFIXES = ("postgresql://", "postgres://")
 
@@ -28,16 +28,19 @@ async def open_store_set(
 ) -> AsyncIterator[StoreSet]:
     """The stores of `db`, closed when the `async with` ends.
 
-    An existing SQLite file opens at the dimension it records; a new
-    database, and PostgreSQL (which records none this opener can read), use
-    `dimension`, or `UNEMBEDDED_DIMENSION` when it is `None`. With
+    An existing database opens at the dimension it records when `dimension`
+    is `None`; a new one uses `dimension`, or `UNEMBEDDED_DIMENSION` when it
+    is `None` (a command that only reads refuses a new PostgreSQL schema
+    with `DimensionRequiredError`). With
     `create=False` a SQLite path that does not exist raises
-    `DatabaseNotFoundError` (and no file is created). What the stores raise
+    `DatabaseNotFoundError` (and no file is created), and a SQLite file is
+    opened read-only unless `migrate` (ADR 0130): a command that only reads
+    never takes the write lock, and can read a file it cannot write. What the stores raise
     passes through: `SchemaMigrationRequiredError`, `SchemaTooNewError`,
     `StoreUnavailableError`, `DimensionMismatchError`.
     """
     if db.startswith(POSTGRES_PREFIXES):
-        async with _postgres(db, dimension=dimension, migrate=migrate) as stores:
+        async with _postgres(db, dimension=dimension, create=create, migrate=migrate) as stores:
             yield stores
         return
     path = Path(db)
@@ -50,6 +53,7 @@ async def open_store_set(
         path,
         dimension=None if exists else (dimension or UNEMBEDDED_DIMENSION),
         migrate=migrate,
+        read_only=not create and not migrate,
     )
     try:
         yield StoreSet(
@@ -64,7 +68,9 @@ async def open_store_set(
 
 
 @asynccontextmanager
-async def _postgres(url: str, *, dimension: int | None, migrate: bool) -> AsyncIterator[StoreSet]:
+async def _postgres(
+    url: str, *, dimension: int | None, create: bool, migrate: bool
+) -> AsyncIterator[StoreSet]:
     try:
         from redstring.composition.postgres_stores import (  # noqa: PLC0415 (optional extra)
             open_postgres,
@@ -72,11 +78,13 @@ async def _postgres(url: str, *, dimension: int | None, migrate: bool) -> AsyncI
     except ImportError:
         raise MissingExtraError(extra="postgres", missing="psycopg and pgvector") from None
 
-    postgres = await open_postgres(
-        url,
-        dimension=UNEMBEDDED_DIMENSION if dimension is None else dimension,
-        migrate=migrate,
-    )
+    try:
+        postgres = await open_postgres(url, dimension=dimension, migrate=migrate)
+    except DimensionRequiredError:
+        if dimension is not None or not create:
+            raise
+        # A new database, made by a command that writes: the unembedded default.
+        postgres = await open_postgres(url, dimension=UNEMBEDDED_DIMENSION, migrate=migrate)
     try:
         yield StoreSet(
             backend="PostgreSQL",

@@ -12,6 +12,7 @@ from types import TracebackType
 from typing import Literal
 
 from redstring.chunks.postgres import PostgresChunkStore
+from redstring.domain.errors import DimensionRequiredError
 from redstring.events.postgres import PostgresEventLog
 from redstring.graph.postgres import PostgresGraphStore
 from redstring.storage.postgres import PostgresDatabase
@@ -52,7 +53,7 @@ class PostgresStores:
 async def open_postgres(
     url: str,
     *,
-    dimension: int,
+    dimension: int | None = None,
     schema: str = "redstring",
     migrate: bool = False,
     search_mode: SearchMode = "exact",
@@ -63,7 +64,10 @@ async def open_postgres(
 ) -> PostgresStores:
     """Connect to `url` and open the stores in `schema`, creating their tables if absent.
 
-    `dimension` is the length of entity vectors and chunk embeddings.
+    `dimension` is the length of entity vectors and chunk embeddings; it may
+    be omitted for a schema that already records one, and a schema that
+    records none opened without one raises `DimensionRequiredError` (no table
+    is created).
     `pgvector` is created if missing (which needs the privilege to). An
     older schema raises `SchemaMigrationRequiredError` unless `migrate=True`;
     a newer one `SchemaTooNewError`; an unreachable server
@@ -79,6 +83,11 @@ async def open_postgres(
         connect_timeout=connect_timeout,
     )
     try:
+        if dimension is None:
+            recorded = await database.stored_setting("vector", "dimension", store=database.name)
+            if recorded is None:
+                raise DimensionRequiredError(store=database.name, path=f"schema {schema!r}")
+            dimension = int(recorded)
         graph = await PostgresGraphStore.open(database, migrate=migrate)
         vectors = await PgVectorStore.open(
             database,

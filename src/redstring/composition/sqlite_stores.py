@@ -6,12 +6,13 @@ Composes the `redstring.graph`, `redstring.vector`, `redstring.chunks` and
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
 from redstring.chunks.sqlite import SqliteChunkStore
-from redstring.domain.errors import StoreOperationError
+from redstring.domain.errors import DimensionRequiredError, ReadOnlyDatabaseError
 from redstring.events.sqlite import SqliteEventLog
 from redstring.graph.sqlite import SqliteGraphStore
 from redstring.storage.sqlite import SqliteDatabase
@@ -51,24 +52,34 @@ def open_sqlite(
     migrate: bool = False,
     busy_timeout: float = 5.0,
     cache_tenants: int = 16,
+    read_only: bool = False,
 ) -> SqliteStores:
     """Open (creating if absent) the database file at `path` and the stores over it.
 
     `dimension` is the length of entity vectors and chunk embeddings; it may
-    be omitted for a file that already records one. An older schema raises
-    `SchemaMigrationRequiredError` unless `migrate=True`; a newer one raises
-    `SchemaTooNewError`; a file that cannot be opened raises
+    be omitted for a file that already records one, and a file that records
+    none opened without one raises `DimensionRequiredError` (a path that did
+    not exist is not created). Opening an up-to-date file reads only, so it
+    never waits for a writer's lock; `read_only=True` opens it `mode=ro`
+    (for a file or folder this process cannot write) and its writes raise
+    `ReadOnlyDatabaseError`, as does a read-only file lacking a table or
+    setting. Reads wait up to `busy_timeout` seconds for a lock. An older
+    schema raises `SchemaMigrationRequiredError` unless `migrate=True`; a
+    newer one raises `SchemaTooNewError`; a file that cannot be opened raises
     `StoreUnavailableError`.
     """
-    database = SqliteDatabase(path, busy_timeout=busy_timeout)
+    name = f"SqliteDatabase({Path(path)})"
+    if not os.path.exists(path):
+        if read_only:
+            raise ReadOnlyDatabaseError(store=name, path=str(path), missing="database file")
+        if dimension is None:
+            raise DimensionRequiredError(store=name, path=str(path))
+    database = SqliteDatabase(path, busy_timeout=busy_timeout, read_only=read_only)
     try:
         if dimension is None:
             recorded = database.stored_setting("vector", "dimension", store=database.name)
             if recorded is None:
-                raise StoreOperationError(
-                    store=database.name,
-                    cause="a new database needs a vector dimension: pass dimension=...",
-                )
+                raise DimensionRequiredError(store=database.name, path=str(path))
             dimension = int(recorded)
         graph = SqliteGraphStore(database, migrate=migrate)
         vectors = SqliteVectorStore(

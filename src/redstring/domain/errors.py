@@ -31,17 +31,6 @@ class DimensionMismatchError(RedstringError, ValueError):
         )
 
 
-class CrossTenantReferenceError(RedstringError, ValueError):
-    """A relationship names entities of different tenants, or of another tenant."""
-
-    def __init__(self, *, tenant_id: object, detail: str) -> None:
-        self.tenant_id = tenant_id
-        super().__init__(
-            f"tenant {tenant_id}: {detail}. Every entity a relationship joins must belong "
-            "to the relationship's own tenant."
-        )
-
-
 class UnknownEntityError(RedstringError, LookupError):
     """An operation named an entity the store does not hold for that tenant."""
 
@@ -448,6 +437,39 @@ class StoreOperationError(StoreError):
         super().__init__(
             f"{store}: the database rejected the operation ({cause}). Nothing of the current "
             "batch was written.",
+            store=store,
+        )
+
+
+class ReadOnlyDatabaseError(StoreError):
+    """A database opened read-only was asked to write, or lacks something only a write creates."""
+
+    def __init__(self, *, store: str, path: str, missing: str | None = None) -> None:
+        self.path = path
+        self.missing = missing
+        what = (
+            "was asked to write"
+            if missing is None
+            else f"holds no {missing!r} (a new database, or one written by another program)"
+        )
+        super().__init__(
+            f"{store}: {path} is open read-only and {what}. Nothing was written. Open it "
+            "writable (without read_only=True, or with a command that writes such as "
+            "`redstring index`) from a process that may write the file and its folder.",
+            store=store,
+        )
+
+
+class DimensionRequiredError(StoreError, ValueError):
+    """A database that records no vector dimension was opened without one."""
+
+    def __init__(self, *, store: str, path: str) -> None:
+        self.path = path
+        super().__init__(
+            f"{store}: {path} records no vector dimension (it is new, empty, or not a "
+            "redstring database), and none was given; nothing was created. Pass "
+            "dimension=N (the length of your embedding vectors), or point at a redstring "
+            "database.",
             store=store,
         )
 

@@ -134,8 +134,9 @@ class GraphWriter(Protocol):
 
         Everything in the batch must belong to one tenant per item, and each
         relationship's ends must exist (in the store or in the batch) in the
-        relationship's tenant, or `CrossTenantReferenceError` /
-        `UnknownEntityError` is raised and nothing is written.
+        relationship's tenant, or `UnknownEntityError` is raised and nothing
+        is written. An end held only by another tenant is unknown too: the
+        error never tells one tenant what another holds.
         """
         ...
 

@@ -2,7 +2,9 @@
 
 `PostgresDatabase` owns a psycopg `AsyncConnectionPool`. Table names in the
 SQL handed to it are written `{schema}.table` and qualified with the
-configured schema. `write` runs its work as one transaction. Driver errors
+configured schema. `write` runs its work as one transaction; `read` runs its
+work as one REPEATABLE READ, READ ONLY transaction, so every statement of a
+read sees the same snapshot (ADR 0131). Driver errors
 leave as `StoreUnavailableError` (cannot reach or keep the server) or
 `StoreOperationError` (the server rejected a statement).
 """
@@ -30,6 +32,9 @@ _META = (
     " component text NOT NULL, name text NOT NULL, value text NOT NULL,"
     " PRIMARY KEY (component, name))",
 )
+
+
+_SNAPSHOT = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
 
 
 class PostgresDatabase:
@@ -102,9 +107,14 @@ class PostgresDatabase:
         return sql.SQL(template).format(schema=sql.Identifier(self.schema))
 
     async def read[T](self, work: Callable[[Connection], Awaitable[T]], *, store: str) -> T:
-        """Run `work` on a pooled connection (autocommit: one snapshot per statement)."""
+        """Run `work` on a pooled connection in one read-only snapshot transaction.
+
+        Every statement `work` issues sees the database as of the first one,
+        so a multi-statement read is consistent with one committed state.
+        """
         with _translated(store):
-            async with self.pool.connection() as connection:
+            async with self.pool.connection() as connection, connection.transaction():
+                await connection.execute(_SNAPSHOT)
                 return await work(connection)
 
     async def write[T](self, work: Callable[[Connection], Awaitable[T]], *, store: str) -> T:
@@ -144,6 +154,29 @@ class PostgresDatabase:
             )
 
         await self.write(work, store=store)
+
+    async def stored_setting(self, component: str, name: str, *, store: str) -> str | None:
+        """A setting's stored value, or `None` when the schema holds none."""
+
+        async def work(connection: Connection) -> str | None:
+            cursor = await connection.execute(
+                "SELECT 1 FROM information_schema.tables"
+                " WHERE table_schema = %s AND table_name = 'redstring_settings'",
+                (self.schema,),
+            )
+            if await cursor.fetchone() is None:
+                return None
+            cursor = await connection.execute(
+                self.sql(
+                    "SELECT value FROM {schema}.redstring_settings"
+                    " WHERE component = %s AND name = %s"
+                ),
+                (component, name),
+            )
+            row = await cursor.fetchone()
+            return None if row is None else str(row[0])
+
+        return await self.read(work, store=store)
 
     async def ensure_setting(self, component: str, name: str, value: str, *, store: str) -> str:
         """The stored value of a setting, recording `value` first if there is none."""

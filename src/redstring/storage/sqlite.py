@@ -4,8 +4,11 @@
 foreign keys on. Work runs in a worker thread (`asyncio.to_thread`) under a
 lock, because a sqlite3 connection must not be used by two threads at once.
 `write` runs its work as one `BEGIN IMMEDIATE` transaction, so a batch is all
-or nothing, also when the process dies mid-batch. Driver errors leave as
-`StoreUnavailableError` or `StoreOperationError`.
+or nothing, also when the process dies mid-batch. Opening checks schema
+versions and settings in a read transaction and writes only what is missing,
+so opening an up-to-date file never takes the write lock; `read_only=True`
+opens the file with `mode=ro` and never writes (ADR 0130). Driver errors leave
+as `StoreUnavailableError` or `StoreOperationError`.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 
 from redstring.domain.errors import (
     DimensionMismatchError,
+    ReadOnlyDatabaseError,
     StoreOperationError,
     StoreUnavailableError,
 )
@@ -50,19 +54,23 @@ def placeholders(count: int) -> str:
 class SqliteDatabase:
     """The connection to one database file, shared by every store opened on it.
 
-    `busy_timeout` is how long a write waits for another process's lock
-    before `StoreUnavailableError`. Raises `StoreUnavailableError` when the
-    file cannot be opened or is not a SQLite database.
+    `busy_timeout` is how long a statement waits for another process's lock
+    (a writer's, or a reader's during recovery) before
+    `StoreUnavailableError`. With `read_only=True` the file is opened
+    `mode=ro` (and `immutable` when its folder cannot hold the WAL index), and
+    every write raises `ReadOnlyDatabaseError`. Raises `StoreUnavailableError`
+    when the file cannot be opened or is not a SQLite database.
     """
 
-    def __init__(self, path: str | Path, *, busy_timeout: float = 5.0) -> None:
+    def __init__(
+        self, path: str | Path, *, busy_timeout: float = 5.0, read_only: bool = False
+    ) -> None:
         self.path = Path(path)
+        self.read_only = read_only
         self.name = f"SqliteDatabase({self.path})"
         self._lock = threading.Lock()
         try:
-            self._connection = sqlite3.connect(
-                self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
-            )
+            self._connection = self._connect(busy_timeout)
         except sqlite3.Error as error:
             raise translate_sqlite_error(error, store=self.name) from error
         try:
@@ -71,10 +79,39 @@ class SqliteDatabase:
             self._connection.close()
             raise translate_sqlite_error(error, store=self.name) from error
 
+    def _connect(self, busy_timeout: float) -> sqlite3.Connection:
+        def connect(target: str, *, uri: bool) -> sqlite3.Connection:
+            return sqlite3.connect(
+                target,
+                timeout=busy_timeout,
+                isolation_level=None,
+                check_same_thread=False,
+                uri=uri,
+            )
+
+        if not self.read_only:
+            return connect(str(self.path), uri=False)
+        uri = self.path.resolve().as_uri() + "?mode=ro"
+        connection = connect(uri, uri=True)
+        try:
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError:
+            connection.close()
+            if Path(f"{self.path}-wal").exists():
+                raise
+            # No WAL to read, and SQLite cannot create the shared-memory index
+            # beside the file (a read-only folder): no writer can exist there
+            # either, so the file is read as immutable.
+            connection = connect(uri + "&immutable=1", uri=True)
+        return connection
+
     def _configure(self) -> None:
-        mode = self._connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-        if str(mode).lower() != "wal":
-            raise sqlite3.OperationalError(f"could not switch to WAL mode (got {mode})")
+        if self.read_only:
+            self._connection.execute("PRAGMA query_only=ON")
+        else:
+            mode = self._connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise sqlite3.OperationalError(f"could not switch to WAL mode (got {mode})")
         self._connection.execute("PRAGMA foreign_keys=ON")
         # WAL + NORMAL survives a process crash; only power loss can lose the last commits.
         self._connection.execute("PRAGMA synchronous=NORMAL")
@@ -99,7 +136,12 @@ class SqliteDatabase:
                 self._connection.execute("COMMIT")
 
     def write_now[T](self, work: Callable[[sqlite3.Connection], T], *, store: str) -> T:
-        """Run `work` as one write transaction, blocking; any exception rolls it all back."""
+        """Run `work` as one write transaction, blocking; any exception rolls it all back.
+
+        Raises `ReadOnlyDatabaseError` on a database opened `read_only`.
+        """
+        if self.read_only:
+            raise ReadOnlyDatabaseError(store=store, path=str(self.path))
         with self._lock, self._translated(store):
             self._connection.execute("BEGIN IMMEDIATE")
             try:
@@ -120,15 +162,23 @@ class SqliteDatabase:
         return await asyncio.to_thread(self.write_now, work, store=store)
 
     def ensure_schema(self, schema: Schema, *, migrate: bool, store: str) -> None:
-        """Create `schema`'s tables, or upgrade them when `migrate`; see `pending_migrations`."""
+        """Create `schema`'s tables, or upgrade them when `migrate`; see `pending_migrations`.
+
+        The version is checked in a read transaction first: a file already at
+        `schema.version` is not written (nor write-locked). Anything else
+        raises `ReadOnlyDatabaseError` on a read-only database.
+        """
+        found = self.read_now(lambda c: _schema_version(c, schema.component), store=store)
+        if found == schema.version:
+            return
+        if self.read_only:
+            pending_migrations(schema, found, migrate=False, store=store)
+            raise ReadOnlyDatabaseError(store=store, path=str(self.path), missing=schema.component)
 
         def work(connection: sqlite3.Connection) -> None:
             for statement in _META:
                 connection.execute(statement)
-            row = connection.execute(
-                "SELECT version FROM redstring_schema WHERE component = ?", (schema.component,)
-            ).fetchone()
-            found = None if row is None else int(row[0])
+            found = _schema_version(connection, schema.component)
             for migration in pending_migrations(schema, found, migrate=migrate, store=store):
                 for statement in migration:
                     connection.execute(statement)
@@ -141,7 +191,18 @@ class SqliteDatabase:
         self.write_now(work, store=store)
 
     def ensure_setting(self, component: str, name: str, value: str, *, store: str) -> str:
-        """The stored value of a setting, recording `value` first if there is none."""
+        """The stored value of a setting, recording `value` first if there is none.
+
+        Read first; only a missing setting takes the write lock (and raises
+        `ReadOnlyDatabaseError` on a read-only database).
+        """
+        stored = self.stored_setting(component, name, store=store)
+        if stored is not None:
+            return stored
+        if self.read_only:
+            raise ReadOnlyDatabaseError(
+                store=store, path=str(self.path), missing=f"{component} {name}"
+            )
 
         def work(connection: sqlite3.Connection) -> str:
             connection.execute(
@@ -174,10 +235,7 @@ class SqliteDatabase:
         """A setting's stored value, or `None` when the file holds none."""
 
         def work(connection: sqlite3.Connection) -> str | None:
-            exists = connection.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'redstring_settings'"
-            ).fetchone()
-            if exists is None:
+            if not _has_table(connection, "redstring_settings"):
                 return None
             row = connection.execute(
                 "SELECT value FROM redstring_settings WHERE component = ? AND name = ?",
@@ -193,6 +251,23 @@ class SqliteDatabase:
             yield
         except sqlite3.Error as error:
             raise translate_sqlite_error(error, store=store) from error
+
+
+def _has_table(connection: sqlite3.Connection, table: str) -> bool:
+    row = connection.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+    ).fetchone()
+    return row is not None
+
+
+def _schema_version(connection: sqlite3.Connection, component: str) -> int | None:
+    """`component`'s recorded schema version; `None` when it (or the version table) is absent."""
+    if not _has_table(connection, "redstring_schema"):
+        return None
+    row = connection.execute(
+        "SELECT version FROM redstring_schema WHERE component = ?", (component,)
+    ).fetchone()
+    return None if row is None else int(row[0])
 
 
 def translate_sqlite_error(error: sqlite3.Error, *, store: str) -> Exception:

@@ -12,7 +12,7 @@ The suite is written against the port and the domain only.
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections import Counter
 from collections.abc import Sequence
 
@@ -27,6 +27,7 @@ from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.tokenize import tokenize
 from redstring.ports.chunk_store import ChunkStore
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
+from redstring.testing.concurrency import ChunkStoreConcurrency
 from redstring.testing.tenant_summary import ChunkSummaryCompliance
 
 DIMENSION = 8
@@ -77,7 +78,7 @@ def frequencies(found: LexicalCandidates) -> dict[ChunkId, dict[str, int]]:
     }
 
 
-class ChunkStoreCompliance(ChunkSummaryCompliance, ABC):
+class ChunkStoreCompliance(ChunkSummaryCompliance, ChunkStoreConcurrency):
     """Behaviour any `ChunkStore` must show; see the module docstring."""
 
     @abstractmethod

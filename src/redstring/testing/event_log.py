@@ -6,7 +6,7 @@ returning a new, empty log. Written against the port and the domain only.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from uuid import UUID
 
 import pytest
@@ -27,6 +27,7 @@ from redstring.domain.ids import TenantId
 from redstring.domain.vector import VectorRecord
 from redstring.ports.event_log import EventLog
 from redstring.testing._support import fresh_tenant, property_settings
+from redstring.testing.concurrency import EventLogConcurrency
 
 
 def _event_id(n: int) -> UUID:
@@ -114,7 +115,7 @@ def _unsequenced(events: list[Event]) -> list[Event]:
     return [event.model_copy(update={"sequence": None}) for event in events]
 
 
-class EventLogCompliance(ABC):
+class EventLogCompliance(EventLogConcurrency):
     """Behaviour any `EventLog` must show; see the module docstring."""
 
     @abstractmethod

@@ -27,11 +27,14 @@ from redstring.domain.query import NormalizedQuery
 from redstring.ports.graph_store import GraphStore
 from redstring.testing._graph_entities import edge, person
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
+from redstring.testing.concurrency import GraphStoreConcurrency
 from redstring.testing.graph_ngrams import TrigramIndexCompliance
 from redstring.testing.tenant_summary import GraphSummaryCompliance
 
 
-class GraphStoreCompliance(TrigramIndexCompliance, GraphSummaryCompliance, ABC):
+class GraphStoreCompliance(
+    TrigramIndexCompliance, GraphSummaryCompliance, GraphStoreConcurrency, ABC
+):
     """Behaviour any `GraphStore` must show; see the module docstring."""
 
     @abstractmethod

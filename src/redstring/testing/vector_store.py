@@ -12,7 +12,7 @@ The suite is written against the port and the domain only.
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 
 import pytest
 from hypothesis import given
@@ -23,6 +23,7 @@ from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.vector import VectorRecord
 from redstring.ports.vector_store import VectorStore
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
+from redstring.testing.concurrency import VectorStoreConcurrency
 
 DIMENSION = 384
 
@@ -48,7 +49,7 @@ def record(
     return VectorRecord(tenant_id=tenant, entity_id=entity_id, entity_type=kind, vector=vector)
 
 
-class VectorStoreCompliance(ABC):
+class VectorStoreCompliance(VectorStoreConcurrency):
     """Behaviour any `VectorStore` must show; see the module docstring."""
 
     @abstractmethod

@@ -138,6 +138,13 @@ class _Handler(BaseHTTPRequestHandler):
                 reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
             )
             headers = {"content-type": "application/json", **reply.headers}
+        finally:
+            # Counted out before the reply leaves, so a request is counted only while
+            # its client is certainly still waiting: the client may send its next
+            # request the moment the reply arrives, before this thread runs again.
+            with self.server.lock:
+                self.server.in_flight -= 1
+        try:
             self.send_response(reply.status)
             self.send_header("content-length", str(len(payload)))
             for name, value in headers.items():
@@ -146,9 +153,6 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout test)
-        finally:
-            with self.server.lock:
-                self.server.in_flight -= 1
 
     def log_message(self, format: str, *args: Any) -> None:
         pass

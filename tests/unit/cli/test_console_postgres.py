@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
-from redstring.cli.tenants import parse_tenant
+import pytest
+
+from redstring import DimensionRequiredError, Entity
+from redstring.cli.tenants import DEFAULT_TENANT, parse_tenant
+from redstring.composition.postgres_stores import open_postgres
+from tests.postgres_server import new_database
 from tests.unit.adapters.openai_protocol_server import serve
 from tests.unit.cli.console import SAMPLES, clean_env, redstring
 from tests.unit.cli.sample_model import DIMENSION, script
@@ -48,3 +54,37 @@ def test_build_search_and_stats_on_a_postgres_url(postgres_url: str) -> None:
     assert tenant["chunks"] == 1
     assert passages.status == 0, passages.err
     assert "examples/sample_docs/grace_hopper.md #0" in passages.out
+
+
+def test_reading_commands_open_postgres_at_the_dimension_it_records(
+    postgres_server_url: str,
+) -> None:
+    with new_database(postgres_server_url) as url:
+        _read_a_database_written_at_dimension_8(url)
+
+
+def _read_a_database_written_at_dimension_8(postgres_url: str) -> None:
+    async def write() -> None:
+        async with await open_postgres(postgres_url, dimension=8) as stores:
+            ada = Entity(tenant_id=DEFAULT_TENANT, entity_type="person", name="Ada Lovelace")
+            await stores.graph.upsert([ada])
+
+    asyncio.run(write())
+    counted = redstring("stats", "--db", postgres_url, "--json")
+    found = redstring("search", "Ada Lovelace", "--db", postgres_url, "--embeddings", "none")
+    assert (counted.status, counted.err) == (0, "")
+    assert json.loads(counted.out)["tenants"][0]["entities"] == 1
+    assert (found.status, found.err) == (0, "")
+    assert found.out.splitlines()[0] == "1 entities for 'Ada Lovelace' (lexical)"
+
+
+@pytest.mark.asyncio
+async def test_open_postgres_takes_the_recorded_dimension_and_refuses_a_new_schema_without_one(
+    postgres_url: str,
+) -> None:
+    with pytest.raises(DimensionRequiredError, match="dimension=N"):
+        await open_postgres(postgres_url, schema="fresh")
+    await (await open_postgres(postgres_url, dimension=8, schema="kept")).close()
+    async with await open_postgres(postgres_url, schema="kept") as stores:
+        assert stores.vectors.dimension == 8
+        assert stores.chunks.dimension == 8

@@ -98,7 +98,8 @@ def test_a_build_against_an_unreachable_model_server_is_one_line(tmp_path: Path)
 
 def test_build_then_search_stats_and_the_mcp_server_on_one_sqlite_file(tmp_path: Path) -> None:
     db = str(tmp_path / "demo.db")
-    with serve(script) as server:
+    # Eight commands in turn: on a loaded machine they outlast the default 60 s lifetime.
+    with serve(script, lifetime=600) as server:
         env = clean_env(
             REDSTRING_LLM_BASE_URL=server.base_url,
             REDSTRING_LLM_MODEL="scripted-chat",

@@ -14,11 +14,11 @@ import pytest
 
 from redstring import (
     DimensionMismatchError,
+    DimensionRequiredError,
     DocumentChunked,
     Entity,
     Relationship,
     StoredChunk,
-    StoreOperationError,
     StoreUnavailableError,
     VectorRecord,
     new_tenant_id,
@@ -210,8 +210,9 @@ async def test_a_closed_database_raises_unavailable(tmp_path: Path) -> None:
 @pytest.mark.asyncio
 async def test_the_dimension_is_recorded_and_checked(tmp_path: Path) -> None:
     path = tmp_path / "dims.db"
-    with pytest.raises(StoreOperationError, match="dimension"):
+    with pytest.raises(DimensionRequiredError, match="dimension=N"):
         open_sqlite(path)
+    assert not path.exists()  # refused before anything was created
     await open_sqlite(path, dimension=4).close()
     with pytest.raises(DimensionMismatchError) as caught:
         open_sqlite(path, dimension=8)

@@ -1,0 +1,206 @@
+"""The fault campaign's bad-input sweep: the Python API, the command line, the MCP server.
+
+Each input is tried once and reported as refused (with the error class),
+accepted, a raw error (not a `RedstringError`), or a hang (no answer in time).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from redstring import (
+    ChunkRetriever,
+    Entity,
+    RedstringError,
+    Retriever,
+    SourceDocument,
+    index_documents,
+    new_tenant_id,
+)
+from redstring.cli.tenants import DEFAULT_TENANT
+from redstring.composition.sqlite_stores import open_sqlite
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMEOUT = 30.0
+
+
+def _verdict(error: BaseException | None) -> str:
+    if error is None:
+        return "accepted"
+    if isinstance(error, TimeoutError):
+        return "HANG"
+    kind = "refused" if isinstance(error, RedstringError) else "RAW"
+    return f"{kind} {type(error).__name__}"
+
+
+async def _try(work: Callable[[], Awaitable[Any]]) -> str:
+    try:
+        await asyncio.wait_for(work(), TIMEOUT)
+    except BaseException as error:
+        return _verdict(error)
+    return _verdict(None)
+
+
+async def api_sweep(folder: Path) -> list[tuple[str, str]]:
+    """Inputs to `retrieve`, `retrieve_chunks`, the stores and `open_sqlite`."""
+    path = folder / "inputs.db"
+    path.unlink(missing_ok=True)
+    stores = open_sqlite(path, dimension=4)
+    tenant = new_tenant_id()
+    await stores.graph.upsert([Entity(tenant_id=tenant, entity_type="person", name="Ada")])
+    retriever = Retriever.lexical_only(graph=stores.graph)
+    passages = ChunkRetriever.lexical_only(chunks=stores.chunks)
+    bad: dict[str, Callable[[], Awaitable[Any]]] = {
+        "retrieve k='5'": lambda: retriever.retrieve("Ada", tenant, k="5"),  # type: ignore[arg-type]
+        "retrieve k=2.5": lambda: retriever.retrieve("Ada", tenant, k=2.5),  # type: ignore[arg-type]
+        "retrieve k=None": lambda: retriever.retrieve("Ada", tenant, k=None),  # type: ignore[arg-type]
+        "retrieve k=True": lambda: retriever.retrieve("Ada", tenant, k=True),
+        "retrieve k=-1": lambda: retriever.retrieve("Ada", tenant, k=-1),
+        "retrieve query=None": lambda: retriever.retrieve(None, tenant),  # type: ignore[arg-type]
+        "retrieve query=b'ada'": lambda: retriever.retrieve(b"ada", tenant),  # type: ignore[arg-type]
+        "retrieve query=''": lambda: retriever.retrieve("", tenant),
+        "retrieve query lone surrogate": lambda: retriever.retrieve("Ada\ud800", tenant),
+        "retrieve entity_types=[None]": lambda: retriever.retrieve(
+            "Ada",
+            tenant,
+            entity_types=[None],  # type: ignore[list-item]
+        ),
+        "retrieve tenant as str": lambda: retriever.retrieve("Ada", str(tenant)),  # type: ignore[arg-type]
+        "retrieve_chunks k=-1": lambda: passages.retrieve_chunks("ada", tenant, k=-1),
+        "upsert name lone surrogate": lambda: stores.graph.upsert(
+            [Entity(tenant_id=tenant, entity_type="person", name="Bad\udc00")]
+        ),
+        "upsert property NaN": lambda: stores.graph.upsert(
+            [Entity(tenant_id=tenant, entity_type="x", name="N", properties={"v": math.nan})]
+        ),
+        "index a document id with \\x1f": lambda: index_documents(
+            [SourceDocument(id="notes\x1fdraft", text="Ada wrote")],
+            chunks=stores.chunks,
+            tenant_id=tenant,
+        ),
+        "open_sqlite dimension=0": lambda: _open(folder / "zero.db", 0),
+        "open_sqlite dimension='4'": lambda: _open(folder / "text.db", "4"),
+        "open_sqlite on a folder": lambda: _open(folder, 4),
+    }
+    results = [(name, await _try(work)) for name, work in bad.items()]
+    await stores.close()
+    return results
+
+
+async def _open(path: Path, dimension: Any) -> None:
+    stores = open_sqlite(path, dimension=dimension)
+    await stores.close()
+
+
+def cli_sweep(folder: Path) -> list[tuple[str, str]]:
+    """Bad flags and paths through `python -m redstring.cli`: exit status and a one-line error."""
+    empty = folder / "empty.db"
+    empty.write_bytes(b"")
+    other = folder / "other.db"
+    other.unlink(missing_ok=True)
+    with __import__("sqlite3").connect(other) as raw:
+        raw.execute("CREATE TABLE IF NOT EXISTS notes (x)")
+    cases = {
+        "search -k -1": ["search", "Ada", "--db", str(folder / "inputs.db"), "-k", "-1"],
+        "search on an empty file": ["search", "Ada", "--db", str(empty), "--embeddings", "none"],
+        "search on another application's file": [
+            "search",
+            "Ada",
+            "--db",
+            str(other),
+            "--embeddings",
+            "none",
+        ],
+        "stats on a folder": ["stats", "--db", str(folder)],
+        "index /dev/null": ["index", "/dev/null", "--db", str(folder / "new.db")],
+        "search --tenant ' '": [
+            "search",
+            "Ada",
+            "--db",
+            str(folder / "inputs.db"),
+            "--tenant",
+            " ",
+        ],
+        "search blank query": ["search", "  ", "--db", str(folder / "inputs.db")],
+    }
+    results = []
+    for name, argv in cases.items():
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "redstring.cli", *argv],
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT * 4,
+                check=False,
+                cwd=ROOT,
+            )
+        except subprocess.TimeoutExpired:
+            results.append((name, "HANG"))
+            continue
+        lines = done.stderr.strip().splitlines()
+        if done.returncode == 0:
+            verdict = "accepted"
+        elif "Traceback" in done.stderr or len(lines) != 1:
+            verdict = f"RAW exit {done.returncode}: {lines[-1][:80] if lines else ''}"
+        else:
+            verdict = f"refused exit {done.returncode}"
+        results.append((name, verdict))
+    return results
+
+
+async def mcp_sweep(folder: Path) -> list[tuple[str, str]]:
+    """Bad tool arguments to the MCP server over stdio; each call must answer."""
+    from tests.unit.cli.mcp_client import session  # noqa: PLC0415
+
+    db = folder / "mcp.db"
+    db.unlink(missing_ok=True)
+    async with open_sqlite(db, dimension=4) as stores:
+        ada = Entity(tenant_id=DEFAULT_TENANT, entity_type="person", name="Ada Lovelace")
+        await stores.graph.upsert([ada])
+    calls: dict[str, tuple[str, dict[str, Any]]] = {
+        "search_entities lone surrogate": ("search_entities", {"query": "Ada\ud800"}),
+        "search_entities k='5'": ("search_entities", {"query": "Ada", "k": "5"}),
+        "search_entities k=-3": ("search_entities", {"query": "Ada", "k": -3}),
+        "search_entities no query": ("search_entities", {}),
+        "get_entity not a uuid": ("get_entity", {"entity_id": "nope"}),
+        "search_passages k=10**9": ("search_passages", {"query": "Ada", "k": 10**9}),
+    }
+    results = []
+    argv = ["-m", "redstring.cli", "mcp", "--db", str(db), "--embeddings", "none"]
+    async with session(sys.executable, argv) as client:
+        for name, (tool, arguments) in calls.items():
+            try:
+                answer = await asyncio.wait_for(client.call_tool(tool, arguments), TIMEOUT)
+            except TimeoutError:
+                results.append((name, "HANG"))
+                break  # the session is stuck behind the unanswered call
+            except Exception as error:
+                results.append((name, f"RAW {type(error).__name__}"))
+                continue
+            results.append((name, "refused (tool error)" if answer.isError else "accepted"))
+    return results
+
+
+async def sweep(folder: Path, report: Any) -> None:
+    """Run the three sweeps and add one line per input, and a tally per surface."""
+    surfaces = {
+        "Python API": await api_sweep(folder),
+        "command line": cli_sweep(folder),
+        "MCP server": await mcp_sweep(folder),
+    }
+    for surface, results in surfaces.items():
+        tally = Counter(verdict.split()[0] for _, verdict in results)
+        report.add(f"inputs: {surface}", f"{len(results)} inputs tried: {dict(tally)}")
+        for name, verdict in results:
+            report.add(
+                f"inputs: {surface}",
+                f"{name}: {verdict}",
+                failed=verdict.startswith(("RAW", "HANG")),
+            )

@@ -1,0 +1,200 @@
+"""The fault campaign's writes and checks, over either backend (see fault_campaign.py).
+
+Batch `n` of each target is a fixed set of `BATCH` items, so writing it again
+changes nothing and a finished run can be compared with an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+from uuid import UUID, uuid5
+
+from redstring import (
+    ChunkRetriever,
+    DocumentChunked,
+    Entity,
+    Relationship,
+    StoredChunk,
+    TenantId,
+    VectorRecord,
+)
+from redstring.composition.sqlite_stores import open_sqlite
+
+BATCH = 20
+TARGETS = ("entities", "vectors", "chunks", "events")
+_NAMESPACE = UUID("6f0d6c1e-2f7a-4c55-9d3e-0a1b2c3d4e5f")
+_TERMS = ("ada", "engine", "notes", "babbage")
+
+
+async def open_stores(db: str, *, dimension: int | None = None, read_only: bool = False) -> Any:
+    """The store set of a SQLite path or a PostgreSQL URL."""
+    if db.startswith("postgresql"):
+        from redstring.composition.postgres_stores import open_postgres  # noqa: PLC0415
+
+        return await open_postgres(db, dimension=dimension, min_size=1, max_size=2)
+    return open_sqlite(db, dimension=dimension, read_only=read_only)
+
+
+def _id(*parts: object) -> UUID:
+    return uuid5(_NAMESPACE, "/".join(map(str, parts)))
+
+
+async def write_batch(stores: Any, target: str, tenant: str, number: int) -> None:
+    """Write batch `number` of `target` for `tenant`: one store call, so one transaction."""
+    owner = TenantId(UUID(tenant))
+    if target == "entities":
+        people = [
+            Entity(tenant_id=owner, entity_type="person", name=f"Person {number}-{j}")
+            for j in range(BATCH)
+        ]
+        links = [
+            Relationship(
+                tenant_id=owner,
+                source_id=people[j].id,
+                target_id=people[j + 1].id,
+                relationship_type="knows",
+            )
+            for j in range(BATCH - 1)
+        ]
+        await stores.graph.upsert(people, links)
+    elif target == "vectors":
+        records = [
+            VectorRecord(
+                tenant_id=owner,
+                entity_id=_id(number, j),
+                entity_type="thing",
+                vector=[1.0, float(number), float(j), 1.0],
+            )
+            for j in range(BATCH)
+        ]
+        await stores.vectors.upsert(records)
+    elif target == "chunks":
+        await stores.chunks.replace_source(f"doc-{number}", owner, _chunks(owner, number))
+    else:
+        events = [
+            DocumentChunked(
+                event_id=_id("event", number, j),
+                tenant_id=owner,
+                document_id=f"doc-{number}-{j}",
+                chunks=[],
+            )
+            for j in range(BATCH)
+        ]
+        await stores.events.append(events)
+
+
+def _chunks(owner: TenantId, number: int, source: str | None = None) -> list[StoredChunk]:
+    source = source or f"doc-{number}"
+    texts = [f"{_TERMS[(number + j) % 4]} passage {number} {j} " + "w " * j for j in range(BATCH)]
+    return [
+        StoredChunk(tenant_id=owner, source_id=source, text=t, index=j, start=0, end=len(t))
+        for j, t in enumerate(texts)
+    ]
+
+
+async def _fingerprint(stores: Any, target: str, owner: TenantId) -> Any:
+    """What the store holds of `target` for `owner`, comparable across databases."""
+    if target == "entities":
+        entities = sorted(e.model_dump_json() for e in await stores.graph.list_entities(owner))
+        links = sorted(r.model_dump_json() for r in await stores.graph.list_relationships(owner))
+        return entities, links
+    if target == "vectors":
+        ids = [_id(n, j) for n in range(200) for j in range(BATCH)]
+        return sorted(r.model_dump_json() for r in await stores.vectors.get(ids, owner))
+    if target == "chunks":
+        return sorted(c.model_dump_json() for c in await stores.chunks.list_chunks(owner))
+    return [e.model_dump_json() for e in await stores.events.read(owner)]
+
+
+async def _batches_held(stores: Any, target: str, owner: TenantId) -> dict[int, int]:
+    """Items held per batch number."""
+    held: dict[int, int] = {}
+    if target == "entities":
+        for entity in await stores.graph.list_entities(owner):
+            number = int(entity.name.split()[1].split("-")[0])
+            held[number] = held.get(number, 0) + 1
+    elif target == "vectors":
+        for n in range(200):
+            found = await stores.vectors.get([_id(n, j) for j in range(BATCH)], owner)
+            if found:
+                held[n] = len(found)
+    elif target == "chunks":
+        for chunk in await stores.chunks.list_chunks(owner):
+            number = int(chunk.source_id.split("-")[1])
+            held[number] = held.get(number, 0) + 1
+    else:
+        for event in await stores.events.read(owner):
+            assert isinstance(event, DocumentChunked)
+            number = int(event.document_id.split("-")[1])
+            held[number] = held.get(number, 0) + 1
+    return held
+
+
+async def check_state(
+    db: str,
+    target: str,
+    tenant: str,
+    *,
+    must_hold: set[int],
+    compare: str | None = None,
+) -> list[str]:
+    """Problems found: half batches, lost batches, inconsistent statistics, a damaged file."""
+    owner = TenantId(UUID(tenant))
+    problems: list[str] = []
+    stores = await open_stores(db)
+    try:
+        held = await _batches_held(stores, target, owner)
+        problems += [f"batch {n} holds {c} of {BATCH}" for n, c in held.items() if c != BATCH]
+        problems += [f"batch {n} reported done but lost" for n in sorted(must_hold - set(held))]
+        if target == "entities":
+            links = len(await stores.graph.list_relationships(owner))
+            if links != len(held) * (BATCH - 1):
+                problems.append(f"{links} relationships for {len(held)} batches")
+        if target == "chunks" and not await lexical_read(stores, tenant):
+            problems.append("lexical statistics disagree with the postings")
+        if target == "events":
+            sequences = [e.sequence for e in await stores.events.read(owner)]
+            if sequences != list(range(1, len(sequences) + 1)):
+                problems.append("event sequences have gaps")
+        if not db.startswith("postgresql"):
+            with sqlite3.connect(db) as raw:
+                verdict = raw.execute("PRAGMA integrity_check").fetchall()
+            raw.close()
+            if verdict != [("ok",)]:
+                problems.append(f"integrity_check: {verdict}")
+        if compare is not None:
+            other = await open_stores(compare)
+            try:
+                if await _fingerprint(stores, target, owner) != await _fingerprint(
+                    other, target, owner
+                ):
+                    problems.append("state differs from the uninterrupted run")
+            finally:
+                await other.close()
+    finally:
+        await stores.close()
+    return problems
+
+
+async def lexical_read(stores: Any, tenant: str) -> bool:
+    """One lexical passage query, and whether its candidates agree with its statistics."""
+    owner = TenantId(UUID(tenant))
+    found = await stores.chunks.lexical_candidates(list(_TERMS), owner)
+    holding = {term: 0 for term in _TERMS}
+    for candidate in found.candidates:
+        for term, count in candidate.term_frequencies.items():
+            holding[term] += count > 0
+    agrees = holding == found.stats.document_frequencies
+    retriever = ChunkRetriever.lexical_only(chunks=stores.chunks)
+    await retriever.retrieve_chunks("ada engine notes", owner, k=5, mode="lexical")
+    return agrees
+
+
+async def churn_step(stores: Any, tenant: str, step: int) -> None:
+    """Re-index source 'doc-0' (even steps) or delete it (odd steps), one transaction each."""
+    owner = TenantId(UUID(tenant))
+    if step % 2 == 0:
+        await stores.chunks.replace_source("doc-0", owner, _chunks(owner, step % 7, "doc-0"))
+    else:
+        await stores.chunks.delete_source("doc-0", owner)
