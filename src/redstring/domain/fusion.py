@@ -6,9 +6,9 @@ corpus it let a weak channel's confident-looking junk outvote a strong
 channel, so `EvidenceFusion` reads each score on its stated scale (ADR
 0060) and is `Retriever`'s default. `AdaptiveFusion` is that evidence
 fusion with a lexical weight read from the query and the channels' own
-answers (ADR 0120), one argument away for both retrievers; it is not a
-default because it misses the "never below the better channel" target on
-some holdout families.
+answers (ADR 0120), one argument away for both retrievers; not yet a
+default: it misses the "never below the better channel" target on three
+holdout entity families.
 """
 
 from __future__ import annotations
@@ -182,20 +182,19 @@ def weighted_evidence[IdT: Hashable](
 # `FEATURE_NAMES`, then the lexical floor, semantic floor and power. Produced
 # on the fit half only by `uv run python scripts/fit_fusion.py` (local MiniLM
 # model, names + world corpora, element passages + Lee, lexical channel of
-# ADR 0070); the holdout figures are in the ADR and docs/benchmarks.md. Not
-# the retrievers' defaults: they miss the issue-13 target on the holdout.
+# ADR 0115); the holdout figures are in the ADR and docs/benchmarks.md.
 #: Entities (`Retriever`).
 ENTITY_COEFFICIENTS: tuple[float, ...] = (
-    3.805, -0.814, -0.437, 0.357, 0.191, -0.653, 0.055, 1.155, 0.404, -0.141, 0.384, 0.313
+    1.639, -0.958, -0.764, 0.775, -0.142, -0.597, -0.126, -0.125, -1.058, -0.103, -0.571, -0.144
 )  # fmt: skip
-ENTITY_LEXICAL_FLOOR = 0.8
+ENTITY_LEXICAL_FLOOR = 0.5
 ENTITY_SEMANTIC_FLOOR = 0.0
-ENTITY_POWER = 4.0
+ENTITY_POWER = 2.0
 #: Passages (`ChunkRetriever`), whose lexical score is `bm25_relative`.
 PASSAGE_COEFFICIENTS: tuple[float, ...] = (
-    -4.779, 0.222, -0.579, 0.0, 0.0, 0.0, 0.0, 0.0, 1.847, 0.376, -0.065, 0.0
+    -5.668, 0.688, -0.604, 0.0, 0.0, 0.0, 0.0, 0.0, 1.46, 1.763, 1.2, 0.0
 )  # fmt: skip
-PASSAGE_LEXICAL_FLOOR = 0.3
+PASSAGE_LEXICAL_FLOOR = 0.0
 PASSAGE_SEMANTIC_FLOOR = 0.0
 PASSAGE_POWER = 3.0
 
