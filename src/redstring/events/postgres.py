@@ -38,8 +38,10 @@ POSITIONS = Schema(
             "CREATE TABLE {schema}.projection_position ("
             " tenant_id uuid NOT NULL, projection text NOT NULL, sequence bigint NOT NULL,"
             " PRIMARY KEY (tenant_id, projection))",
-            "INSERT INTO {schema}.projection_position (tenant_id, projection, sequence)"
-            " SELECT tenant_id, name, last_sequence FROM {schema}.event_heads,"
+            # Every tenant by design: a one-time start at each log's end.
+            "WITH every_tenant AS (SELECT tenant_id, last_sequence FROM {schema}.event_heads)"
+            " INSERT INTO {schema}.projection_position (tenant_id, projection, sequence)"
+            " SELECT tenant_id, name, last_sequence FROM every_tenant,"
             " (VALUES ('graph'), ('vectors'), ('chunks')) AS names (name)",
         ]
     ],
