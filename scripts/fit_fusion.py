@@ -4,6 +4,7 @@
     uv run python scripts/fit_fusion.py --only passages      # one side
     uv run python scripts/fit_fusion.py --cache /tmp/fusion  # keep the channel answers
     uv run python scripts/fit_fusion.py --record             # re-record the CI floors' input
+    uv run python scripts/fit_fusion.py --floors             # replay it, write the HYBRID floors
 
 Asks every graded query of every committed corpus of each channel alone
 (local MiniLM model), fits `AdaptiveFusion` on `fit` only and prints the
@@ -19,6 +20,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from quality.floors import FLOORS, write_floors
 from quality.fusion_cases import entity_cases, passage_cases
 from quality.fusion_fit import run
 from quality.recorded import RECORDED, record
@@ -30,9 +32,16 @@ if __name__ == "__main__":
     parser.add_argument(
         "--record", action="store_true", help=f"only record the semantic answers into {RECORDED}"
     )
+    parser.add_argument(
+        "--floors", action="store_true", help=f"only replay the recording into {FLOORS}"
+    )
     args = parser.parse_args()
     if args.record:
         record()
+        sys.exit(0)
+    if args.floors:
+        for family, row in write_floors().items():
+            print(family, {mode: {k: round(v, 3) for k, v in r.items()} for mode, r in row.items()})
         sys.exit(0)
     for side, collect in (("entities", entity_cases), ("passages", passage_cases)):
         if args.only in (None, side):

@@ -1,0 +1,124 @@
+"""HYBRID floors per family: the recorded semantic answers replayed through the real retrievers.
+
+`replay()` rebuilds each committed corpus's lexical side for real (graph
+store with blocking and trigram keys; chunk store with BM25), answers the
+semantic channel from `recorded.RECORDED`, and runs `Retriever` /
+`ChunkRetriever` with their default fusions in every mode over the holdout
+half. It returns `{set/family: {mode: {metric: value}}}` (entities and the
+element passages: hit@10 and MRR; Lee: nDCG@10). `write_floors()` records
+that report as `FLOORS`, which `tests/quality/test_fusion_floors.py` holds
+HYBRID to:
+
+    uv run python scripts/fit_fusion.py --record   # only after a corpus or model change
+    uv run python scripts/fit_fusion.py --floors
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from redstring import ChunkRetriever, RetrievalMode, Retriever, index_documents
+
+from .common import DATA_DIR, split_of
+from .fusion_cases import lee_documents, lee_grades, lee_query
+from .harness import (
+    ENTITY_CORPORA,
+    MODES,
+    TENANT,
+    build_graph,
+    entity_id_of,
+    load_entity_corpus,
+    measure_by_shape,
+    ndcg_at,
+    rank_all,
+)
+from .passage_sets import PASSAGE_SETS, load_passage_set, rank_documents
+from .recorded import RecordedChunks, RecordedSemantic, load_recording
+
+FLOORS = DATA_DIR / "fusion_floors.json"
+Report = dict[str, dict[str, dict[str, float]]]
+
+
+def replay(modes: Sequence[RetrievalMode] = MODES) -> Report:
+    """Every holdout family's figures in `modes`, from the recorded semantic answers."""
+    return asyncio.run(_replay(load_recording()["answers"], modes))
+
+
+async def _replay(answers: dict[str, Any], modes: Sequence[RetrievalMode]) -> Report:
+    report: Report = defaultdict(dict)
+    for name, path in ENTITY_CORPORA.items():
+        corpus = load_entity_corpus(path)
+        queries = [q for q in corpus.queries if q.targets and q.split == "holdout"]
+        type_of = {e.id: e.entity_type for e in corpus.entities}
+        recorded = answers[f"entities/{name}"]
+        by_text = {
+            q.text: [
+                (entity_id_of(key), type_of[entity_id_of(key)], s) for key, s in recorded[q.id]
+            ]
+            for q in queries
+        }
+        semantic = RecordedSemantic(by_text)
+        retriever = Retriever(
+            embeddings=semantic, vectors=semantic, graph=await build_graph(corpus)
+        )
+        for mode in modes:
+            ranked = await rank_all(retriever, queries, mode)
+            rows = measure_by_shape(queries, [r.ids for r in ranked])
+            for shape, m in rows.items():
+                if shape != "all" and m.mrr == m.mrr:  # a family with no graded query is NaN
+                    report[f"{name}/{shape}"][mode.value] = {"hit@10": m.hit10, "mrr": m.mrr}
+    for name, path in PASSAGE_SETS.items():
+        passages = load_passage_set(path)
+        queries_p = [q for q in passages.queries if q.split == "holdout"]  # no_match kept: BM25 N
+        chunks = RecordedChunks(
+            {q.text: _places(answers[f"passages/{name}"][q.id]) for q in queries_p}
+        )
+        await index_documents(passages.documents, chunks=chunks, tenant_id=TENANT)
+        chunk_retriever = ChunkRetriever(embeddings=chunks, chunks=chunks)
+        for mode in modes:
+            ranked_p = await rank_documents(chunk_retriever, queries_p, mode)
+            rows = measure_by_shape(queries_p, [r.ids for r in ranked_p])
+            for shape, m in rows.items():
+                if shape != "all" and m.mrr == m.mrr:  # a family with no graded query is NaN
+                    report[f"{name}/{shape}"][mode.value] = {"hit@10": m.hit10, "mrr": m.mrr}
+    documents = lee_documents()
+    held = [d for d in documents if split_of(d.id) == "holdout"]
+    lee = RecordedChunks({lee_query(d): _places(answers["passages/lee"][d.id]) for d in held})
+    await index_documents(documents, chunks=lee, tenant_id=TENANT)
+    lee_retriever = ChunkRetriever(embeddings=lee, chunks=lee)
+    for mode in modes:
+        gains = []
+        for d in held:
+            result = await lee_retriever.retrieve_chunks(lee_query(d), TENANT, k=200, mode=mode)
+            ids = list(
+                dict.fromkeys(
+                    m.chunk.source_id for m in result.matches if m.chunk.source_id != d.id
+                )
+            )
+            gains.append(ndcg_at(ids, lee_grades(d.id)))
+        report["lee/first_sentence"][mode.value] = {"ndcg@10": sum(gains) / len(gains)}
+    return dict(report)
+
+
+def _places(answer: list[list[Any]]) -> list[tuple[str, int, float]]:
+    return [(str(source), int(index), float(score)) for source, index, score in answer]
+
+
+def write_floors() -> Report:
+    """Replay and record the figures as the floors; returns them."""
+    report = replay()
+    rounded = {
+        f: {m: {k: round(v, 4) for k, v in r.items()} for m, r in row.items()}
+        for f, row in report.items()
+    }
+    FLOORS.write_text(json.dumps(rounded, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return report
+
+
+def load_floors() -> Report:
+    loaded: Report = json.loads(FLOORS.read_text(encoding="utf-8"))
+    return loaded
