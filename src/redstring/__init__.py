@@ -22,6 +22,7 @@ from redstring.composition import (
     GraphBuildReport,
     MergeSummary,
     build_graph,
+    catch_up_stores,
     rebuild_stores,
     undo_merge,
 )
@@ -378,6 +379,7 @@ __all__ = [
     "VectorStore",
     "VectorWriter",
     "build_graph",
+    "catch_up_stores",
     "chunk_id_for",
     "entity_id_for",
     "index_documents",
