@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Awaitable
+from importlib.metadata import version
 from io import TextIOWrapper
 from typing import Annotated, Literal, cast
 
@@ -68,7 +69,12 @@ def build_server(
     stores: StoreSet, embeddings: EmbeddingProvider | None, tenant_id: TenantId
 ) -> MCPServer:
     """An MCP server whose tools read `stores` for `tenant_id` only."""
-    server: MCPServer = MCPServer(name="redstring", instructions=INSTRUCTIONS, log_level="WARNING")
+    server: MCPServer = MCPServer(
+        name="redstring",
+        version=version("redstring"),
+        instructions=INSTRUCTIONS,
+        log_level="WARNING",
+    )
 
     @server.tool(description="Rank the entities best matching a query.")
     async def search_entities(

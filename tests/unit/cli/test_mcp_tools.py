@@ -6,6 +6,7 @@ import asyncio
 import json
 import sys
 from asyncio.subprocess import DEVNULL, PIPE
+from importlib.metadata import version
 from typing import Any
 
 import pytest
@@ -163,7 +164,8 @@ async def test_a_tools_call_holding_a_lone_surrogate_is_answered() -> None:
     try:
         hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
         hello["clientInfo"] = {"name": "raw", "version": "0"}
-        await ask({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+        welcome = await ask({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+        assert welcome["result"]["serverInfo"]["version"] == version("redstring")
         server.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
         for n, arguments in enumerate(
             [{"query": "Ada\ud800", "k": 1}, {"query": "\udfff", "entity_types": ["\ud800"]}]
