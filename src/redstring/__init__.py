@@ -10,6 +10,7 @@ lexical channels fused by reciprocal rank, or either alone).
 
 from __future__ import annotations
 
+from importlib.metadata import version as _installed_version
 from typing import TYPE_CHECKING, Any
 
 from redstring.chunks.in_memory import (
@@ -250,6 +251,9 @@ def __getattr__(name: str) -> Any:
     except ModuleNotFoundError as error:
         raise MissingExtraError(extra="postgres", missing=str(error.name)) from error
 
+
+#: The installed distribution's version (one source: pyproject.toml).
+__version__ = _installed_version("redstring")
 
 __all__ = [
     "AUTO",
