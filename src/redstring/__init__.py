@@ -134,6 +134,7 @@ from redstring.domain.ids import (
     entity_id_for,
     new_tenant_id,
     relationship_id_for,
+    tenant_id_for,
 )
 from redstring.domain.retrieval import (
     RetrievalMode,
@@ -394,6 +395,7 @@ __all__ = [
     "rebuild_stores",
     "rekey_graph",
     "relationship_id_for",
+    "tenant_id_for",
     "tokenize",
     "undo_merge",
 ]

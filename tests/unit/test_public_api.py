@@ -157,6 +157,7 @@ EXPECTED = {
     "rank_chunks",
     "rebuild_stores",
     "relationship_id_for",
+    "tenant_id_for",
     "tokenize",
     "undo_merge",
     "BlockingIndexMaintenance",
