@@ -49,15 +49,6 @@ class MissingSettingError(RedstringError, ValueError):
         )
 
 
-class InvalidSettingError(RedstringError, ValueError):
-    """A flag or environment variable holds a value of the wrong form."""
-
-    def __init__(self, *, name: str, value: str, requirement: str) -> None:
-        self.name = name
-        self.value = value
-        super().__init__(f"{name}={value!r} is not allowed: {name} must be {requirement}.")
-
-
 class ChunkStoreUnavailableError(RedstringError):
     """The database backend has no persistent chunk store in this version of redstring."""
 
@@ -72,13 +63,8 @@ class ChunkStoreUnavailableError(RedstringError):
         )
 
 
-class ModeNeedsEmbeddingsError(RedstringError, ValueError):
-    """A semantic or hybrid search was asked for with no embedding provider configured."""
-
-    def __init__(self, *, mode: str) -> None:
-        self.mode = mode
-        super().__init__(
-            f"--mode {mode} needs an embedding provider, and none is configured. Pass "
-            "--embeddings local (needs the `local` extra) or --embeddings openai with its "
-            "settings, or use --mode lexical."
-        )
+#: How to give the command line an embedding provider (`ModeNeedsEmbeddingsError.fix`).
+EMBEDDINGS_FLAGS = (
+    "Pass --embeddings local (needs the `local` extra) or --embeddings openai with its "
+    "settings, or use --mode lexical."
+)

@@ -26,8 +26,8 @@ from collections.abc import Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from redstring.cli.errors import InvalidSettingError, MissingSettingError
-from redstring.domain.errors import MissingExtraError
+from redstring.cli.errors import MissingSettingError
+from redstring.domain.errors import InvalidSettingError, MissingExtraError
 from redstring.llm.local_embedding import LocalEmbeddingProvider, packaged_files
 from redstring.llm.openai_compatible import (
     STRUCTURED_OUTPUTS,

@@ -22,30 +22,27 @@ from redstring.cli.answers import (
     StatsAnswer,
     TenantStats,
 )
-from redstring.cli.errors import ChunkStoreUnavailableError, ModeNeedsEmbeddingsError
+from redstring.cli.errors import EMBEDDINGS_FLAGS, ChunkStoreUnavailableError
 from redstring.cli.store_set import StoreSet
 from redstring.composition.chunk_retrieval import ChunkRetriever
 from redstring.composition.retrieval import Retriever
-from redstring.domain.errors import UnknownEntityError
+from redstring.domain.errors import ModeNeedsEmbeddingsError, UnknownEntityError
 from redstring.domain.ids import EntityId, TenantId
-from redstring.domain.retrieval import RetrievalMode, require_k, require_query
+from redstring.domain.retrieval import RetrievalMode, parse_mode, require_k, require_query
 from redstring.ports.embedding_provider import EmbeddingProvider
 
 
 def resolve_mode(mode: str | None, embeddings: EmbeddingProvider | None) -> RetrievalMode:
     """The mode to run: `mode`, or HYBRID with a provider and LEXICAL without.
 
-    Raises `ValueError` for an unknown mode and `ModeNeedsEmbeddingsError`
+    Raises `InvalidArgumentError` for an unknown mode and `ModeNeedsEmbeddingsError`
     for SEMANTIC or HYBRID without a provider.
     """
     if mode is None:
         return RetrievalMode.HYBRID if embeddings is not None else RetrievalMode.LEXICAL
-    try:
-        resolved = RetrievalMode(mode)
-    except ValueError:
-        raise ValueError(f"mode must be one of semantic, lexical, hybrid; got {mode!r}") from None
+    resolved = parse_mode(mode)
     if resolved is not RetrievalMode.LEXICAL and embeddings is None:
-        raise ModeNeedsEmbeddingsError(mode=resolved.value)
+        raise ModeNeedsEmbeddingsError(mode=resolved.value, fix=EMBEDDINGS_FLAGS)
     return resolved
 
 

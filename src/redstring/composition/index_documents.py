@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 from redstring.domain.chunk import ChunkId, StoredChunk
 from redstring.domain.chunking import SlidingWindowChunker
 from redstring.domain.document import SourceDocument
-from redstring.domain.errors import DimensionMismatchError, DuplicateSourceError
+from redstring.domain.errors import DimensionMismatchError, DuplicateDocumentError
 from redstring.domain.ids import TenantId
 from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
@@ -87,7 +87,7 @@ async def index_documents(
     order, each with one `replace_source`; documents not given are untouched.
 
     Raises before anything is embedded or written: `ValueError` for
-    `batch_size < 1`, `DuplicateSourceError` for two documents with one id,
+    `batch_size < 1`, `DuplicateDocumentError` for two documents with one id,
     `DimensionMismatchError` when the provider and the store disagree.
     """
     if batch_size < 1:
@@ -126,7 +126,7 @@ def _require_distinct_ids(documents: Sequence[SourceDocument]) -> None:
     seen: set[str] = set()
     for document in documents:
         if document.id in seen:
-            raise DuplicateSourceError(source_id=document.id)
+            raise DuplicateDocumentError(document_id=document.id)
         seen.add(document.id)
 
 

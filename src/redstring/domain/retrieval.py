@@ -18,6 +18,7 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 
 from redstring.domain.entity import Entity
+from redstring.domain.errors import InvalidArgumentError, ModeNeedsEmbeddingsError
 
 
 class RetrievalMode(StrEnum):
@@ -72,14 +73,24 @@ def resolve_mode(
     """The mode a retrieval runs in.
 
     `None` resolves to the retriever's `default`. A retriever built without an
-    embedding provider refuses SEMANTIC and HYBRID with a `ValueError` naming
+    embedding provider refuses SEMANTIC and HYBRID with `ModeNeedsEmbeddingsError` naming
     `primary_constructor`, the constructor that serves them; HYBRID is refused
     rather than silently degraded to its lexical half.
     """
-    mode = default if requested is None else RetrievalMode(requested)
+    mode = default if requested is None else parse_mode(requested)
     if mode is not RetrievalMode.LEXICAL and not semantic_available:
-        raise ValueError(
-            f"{mode.value} retrieval needs an embedding provider, and this retriever was "
-            f"built lexical-only. Construct it with {primary_constructor} to use {mode.value}."
+        raise ModeNeedsEmbeddingsError(
+            mode=mode.value,
+            fix=f"This retriever was built lexical-only: construct it with "
+            f"{primary_constructor} to use {mode.value}.",
         )
     return mode
+
+
+def parse_mode(mode: object) -> RetrievalMode:
+    """`mode` as a `RetrievalMode`, or `InvalidArgumentError` naming the three modes."""
+    if isinstance(mode, str) and mode in {member.value for member in RetrievalMode}:
+        return RetrievalMode(mode)
+    raise InvalidArgumentError(
+        name="mode", value=mode, requirement="one of semantic, lexical, hybrid"
+    )

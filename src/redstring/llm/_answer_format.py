@@ -16,7 +16,7 @@ import logging
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any, Literal
 
-from redstring.domain.errors import InvalidProviderSettingError, ModelServerError
+from redstring.domain.errors import InvalidSettingError, ModelServerStatusError
 
 AnswerFormat = Literal["json_schema", "json_object", "text"]
 StructuredOutput = Literal["auto", "json_schema", "json_object", "text"]
@@ -54,11 +54,11 @@ def request_shape(
 
 
 def check_structured_output(value: object) -> StructuredOutput:
-    """`value` if it is one of `STRUCTURED_OUTPUTS`, else `InvalidProviderSettingError`."""
+    """`value` if it is one of `STRUCTURED_OUTPUTS`, else `InvalidSettingError`."""
     for known in STRUCTURED_OUTPUTS:
         if value == known:
             return known
-    raise InvalidProviderSettingError(
+    raise InvalidSettingError(
         name="structured_output", value=value, requirement="one of " + ", ".join(STRUCTURED_OUTPUTS)
     )
 
@@ -76,14 +76,14 @@ class FormatNegotiation:
         self.settled: AnswerFormat | None = None
         self.refused: list[AnswerFormat] = []
         self._lock = asyncio.Lock()
-        self._refusal: ModelServerError | None = None
+        self._refusal: ModelServerStatusError | None = None
 
     async def run[T](self, attempt: Callable[[AnswerFormat, Collection[int]], Awaitable[T]]) -> T:
         """`attempt(format, final_statuses)` in the settled format, negotiating it first if need be.
 
         Until a format is settled requests go one at a time, each format is
         asked for at most once, and its refusal is final (`final_statuses`).
-        Raises `ModelServerError` when every candidate was refused (again on
+        Raises `ModelServerStatusError` when every candidate was refused (again on
         later calls, without asking the server).
         """
         if self.settled is None:
@@ -100,7 +100,7 @@ class FormatNegotiation:
                 continue
             try:
                 answer = await attempt(candidate, FORMAT_REFUSALS)
-            except ModelServerError as error:
+            except ModelServerStatusError as error:
                 if error.status not in FORMAT_REFUSALS:
                     raise
                 self._refused(candidate, error)
@@ -112,7 +112,7 @@ class FormatNegotiation:
             raise RuntimeError("no candidate format was tried")
         raise self._refusal
 
-    def _refused(self, candidate: AnswerFormat, error: ModelServerError) -> None:
+    def _refused(self, candidate: AnswerFormat, error: ModelServerStatusError) -> None:
         self.refused.append(candidate)
         _log.warning(
             "%s (model %r) refused the %s answer format with HTTP %d",
@@ -129,7 +129,7 @@ class FormatNegotiation:
             )
         else:
             hint = f"The server refused every answer format tried ({tried}); check its log."
-        self._refusal = ModelServerError(
+        self._refusal = ModelServerStatusError(
             base_url=error.base_url,
             model=error.model,
             status=error.status,

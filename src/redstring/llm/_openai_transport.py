@@ -7,9 +7,10 @@ so do the statuses a caller names final (a refused request shape is not
 transient). A timeout of a request that shared the server with others is
 queueing, not the model's time: it halves the limit and is tried again
 without being charged as an attempt, up to `max_attempts` times (ADR 0151).
-SDK exceptions never leave this module: they become `ModelServerError`,
-`ModelServerTimeoutError`, `ModelServerUnreachableError` or
-`ModelServerResponseError`. The SDK's own retries are off (ADR 0050).
+SDK exceptions never leave this module: they become the `ModelServerError`
+family (`ModelServerStatusError`, `ModelServerTimeoutError`,
+`ModelServerUnreachableError` or `ModelServerResponseError`). The SDK's own
+retries are off (ADR 0050).
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from collections.abc import Awaitable, Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 from redstring.domain.errors import (
-    InvalidProviderSettingError,
+    InvalidSettingError,
     MissingExtraError,
-    ModelServerError,
     ModelServerResponseError,
+    ModelServerStatusError,
     ModelServerTimeoutError,
     ModelServerUnreachableError,
 )
@@ -51,9 +52,9 @@ def backoff_delay(attempt: int, *, initial: float, maximum: float, rng: random.R
 
 
 def require_positive(name: str, value: float) -> None:
-    """Raise `InvalidProviderSettingError` unless `value` > 0."""
+    """Raise `InvalidSettingError` unless `value` > 0."""
     if not value > 0:
-        raise InvalidProviderSettingError(name=name, value=value, requirement="greater than 0")
+        raise InvalidSettingError(name=name, value=value, requirement="greater than 0")
 
 
 class OpenAITransport:
@@ -175,7 +176,7 @@ class OpenAITransport:
                 retryable = (status == 429 or status >= 500) and status not in final_statuses
                 if not retryable or attempt >= self._max_attempts:
                     message = _server_message(error)
-                    raise ModelServerError(
+                    raise ModelServerStatusError(
                         base_url=self.base_url,
                         model=self.model,
                         status=status,

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from redstring.domain.errors import (
-    InvalidProviderSettingError,
+    InvalidSettingError,
     MissingExtraError,
     ModelIntegrityError,
 )
@@ -106,11 +106,9 @@ class LocalEmbeddingProvider:
         files: ModelFiles | None = None,
     ) -> None:
         if batch_size < 1:
-            raise InvalidProviderSettingError(
-                name="batch_size", value=batch_size, requirement=">= 1"
-            )
+            raise InvalidSettingError(name="batch_size", value=batch_size, requirement=">= 1")
         if threads is not None and threads < 1:
-            raise InvalidProviderSettingError(name="threads", value=threads, requirement=">= 1")
+            raise InvalidSettingError(name="threads", value=threads, requirement=">= 1")
         for module in _RUNTIME:
             if importlib.util.find_spec(module) is None:
                 raise MissingExtraError(extra="local", missing=f"the {module} package")
@@ -145,7 +143,7 @@ class LocalEmbeddingProvider:
 
     async def _embed(self, texts: Sequence[str], prefix: str) -> list[list[float]]:
         if isinstance(texts, str):
-            raise InvalidProviderSettingError(
+            raise InvalidSettingError(
                 name="texts", value=texts, requirement="a sequence of strings, not one string"
             )
         if not texts:

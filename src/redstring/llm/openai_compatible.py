@@ -21,7 +21,7 @@ from redstring.domain.completion import answer_token_bound, parse_completion
 from redstring.domain.errors import (
     DimensionMismatchError,
     EmptyCompletionError,
-    InvalidProviderSettingError,
+    InvalidSettingError,
     ModelServerResponseError,
     TruncatedCompletionError,
 )
@@ -134,7 +134,7 @@ class OpenAICompatibleEmbeddingProvider(_ClosesItsClient):
 
     async def _embed(self, texts: Sequence[str], prefix: str) -> list[list[float]]:
         if isinstance(texts, str):
-            raise InvalidProviderSettingError(
+            raise InvalidSettingError(
                 name="texts", value=texts, requirement="a sequence of strings, not one string"
             )
         prepared = [prefix + text for text in texts]
@@ -217,7 +217,7 @@ class OpenAICompatibleLlmProvider(_ClosesItsClient):
         if max_tokens is not None:
             require_positive("max_tokens", max_tokens)
         if not 0.0 <= runaway_penalty <= 2.0:
-            raise InvalidProviderSettingError(
+            raise InvalidSettingError(
                 name="runaway_penalty", value=runaway_penalty, requirement="on 0..2"
             )
         self._formats = FormatNegotiation(check_structured_output(structured_output))

@@ -17,7 +17,7 @@ import pytest
 
 from redstring import (
     EmbeddingProvider,
-    InvalidProviderSettingError,
+    InvalidSettingError,
     MissingExtraError,
     ModelIntegrityError,
 )
@@ -244,11 +244,11 @@ def test_a_missing_runtime_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> N
 
 @pytest.mark.parametrize("setting", [{"batch_size": 0}, {"threads": 0}])
 def test_settings_out_of_range_are_refused(setting: dict[str, int]) -> None:
-    with pytest.raises(InvalidProviderSettingError, match=next(iter(setting))):
+    with pytest.raises(InvalidSettingError, match=next(iter(setting))):
         LocalEmbeddingProvider(**setting)
 
 
 @pytest.mark.asyncio
 async def test_a_single_string_is_refused() -> None:
-    with pytest.raises(InvalidProviderSettingError, match="not one string"):
+    with pytest.raises(InvalidSettingError, match="not one string"):
         await shared().embed("Ada Lovelace")

@@ -17,7 +17,7 @@ from redstring import (
     DimensionMismatchError,
     EmbeddingProvider,
     EmptyCompletionError,
-    InvalidProviderSettingError,
+    InvalidSettingError,
     MalformedCompletionError,
     MissingExtraError,
     ModelServerError,
@@ -273,14 +273,14 @@ async def test_without_the_extra_the_error_names_it(monkeypatch: pytest.MonkeyPa
 )
 def test_settings_out_of_range_are_refused(setting: dict[str, int]) -> None:
     arguments: dict[str, Any] = {"base_url": "http://x/v1", "model": "m", "dimension": DIM}
-    with pytest.raises(InvalidProviderSettingError, match=next(iter(setting))):
+    with pytest.raises(InvalidSettingError, match=next(iter(setting))):
         OpenAICompatibleEmbeddingProvider(**(arguments | setting))
 
 
 @pytest.mark.asyncio
 async def test_a_single_string_is_refused_not_split_into_characters() -> None:
     provider = OpenAICompatibleEmbeddingProvider(base_url="http://x/v1", model="m", dimension=DIM)
-    with pytest.raises(InvalidProviderSettingError, match="not one string"):
+    with pytest.raises(InvalidSettingError, match="not one string"):
         await provider.embed("Ada Lovelace")
 
 

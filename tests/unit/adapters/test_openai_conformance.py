@@ -12,7 +12,7 @@ import pytest
 
 from redstring.domain.completion import MIN_ANSWER_TOKENS, answer_token_bound
 from redstring.domain.errors import (
-    InvalidProviderSettingError,
+    InvalidSettingError,
     MissingExtraError,
     ModelServerError,
     ModelServerResponseError,
@@ -140,7 +140,7 @@ async def test_an_answer_cut_once_succeeds_with_the_larger_bound() -> None:
     [("structured_output", "yes"), ("max_tokens", 0), ("runaway_penalty", 3.0)],
 )
 def test_bad_settings_are_refused_naming_the_setting(setting: str, value: object) -> None:
-    with pytest.raises(InvalidProviderSettingError, match=setting):
+    with pytest.raises(InvalidSettingError, match=setting):
         OpenAICompatibleLlmProvider(base_url="http://x/v1", model="m", **{setting: value})
 
 

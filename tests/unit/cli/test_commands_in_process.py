@@ -185,8 +185,14 @@ def test_a_backend_without_chunks_refuses_index_and_passages(
     ("argv", "says"),
     [
         (["search", "  ", "--db", "x"], "query must not be blank"),
-        (["search", "Ada", "--db", "x", "--mode", "semantic", *LEXICAL], "--mode semantic needs"),
-        (["passages", "Ada", "--db", "x", "--mode", "hybrid", *LEXICAL], "--mode hybrid needs"),
+        (
+            ["search", "Ada", "--db", "x", "--mode", "semantic", *LEXICAL],
+            "semantic retrieval needs an embedding provider",
+        ),
+        (
+            ["passages", "Ada", "--db", "x", "--mode", "hybrid", *LEXICAL],
+            "hybrid retrieval needs an embedding provider",
+        ),
         (["search", "Ada", "--db", "x", "--tenant", " "], "--tenant must not be blank"),
         (["index", "/no/such/dir", "--db", "x", *LEXICAL], "/no/such/dir: no such file"),
         (["search", "Ada", "--db", "x", "--embeddings", "openai"], "needs --embed-base-url"),

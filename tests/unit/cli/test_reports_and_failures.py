@@ -19,7 +19,7 @@ from redstring import ChunkFailure, GraphBuildReport, MergeSummary, entity_id_fo
 from redstring.cli import providers
 from redstring.cli.answers import EntitySearchAnswer
 from redstring.cli.documents import read_documents
-from redstring.cli.errors import DocumentPathError, InvalidSettingError
+from redstring.cli.errors import DocumentPathError
 from redstring.cli.main import main
 from redstring.cli.providers import llm_endpoint, local_extra_installed
 from redstring.cli.queries import resolve_mode
@@ -27,7 +27,7 @@ from redstring.cli.render import print_build_report, print_entities
 from redstring.cli.store_set import StoreSet
 from redstring.cli.stores import open_store_set
 from redstring.cli.tenants import DEFAULT_TENANT
-from redstring.domain.errors import MissingExtraError
+from redstring.domain.errors import InvalidSettingError, MissingExtraError
 from redstring.domain.ids import tenant_id_for
 from redstring.domain.retrieval import RetrievalMode
 from tests.unit.cli.world import populated_stores

@@ -6,7 +6,7 @@ import pytest
 
 from redstring import (
     DimensionMismatchError,
-    DuplicateSourceError,
+    DuplicateDocumentError,
     InMemoryChunkStore,
     SlidingWindowChunker,
     SourceDocument,
@@ -192,7 +192,7 @@ async def test_two_documents_with_one_id_are_refused_and_nothing_is_written() ->
     store = InMemoryChunkStore(dimension=DIMENSION)
     tenant = new_tenant_id()
     twin = SourceDocument(id="ada.txt", text="Another version.")
-    with pytest.raises(DuplicateSourceError, match=r"ada\.txt"):
+    with pytest.raises(DuplicateDocumentError, match=r"ada\.txt"):
         await index_documents([BABBAGE, ADA, twin], chunks=store, tenant_id=tenant)
     assert await store.chunks_of_source("babbage.txt", tenant) == []
 

@@ -1,0 +1,134 @@
+"""Errors of the stores and their databases."""
+
+from __future__ import annotations
+
+from redstring.domain.errors.base import RedstringError
+
+
+class InconsistentCorpusError(RedstringError, ValueError):
+    """A chunk store's lexical answer contradicts itself.
+
+    Raised by the BM25 scorer when a chunk is offered twice (duplicate
+    postings) or when a candidate contains a term whose document frequency is
+    missing or impossible. It points at a bug in the store adapter, not in
+    the caller's input. `term` is the term concerned, if one is.
+    """
+
+    def __init__(self, *, term: str | None, detail: str) -> None:
+        self.term = term
+        about = f"term {term!r}: " if term is not None else ""
+        super().__init__(
+            f"inconsistent lexical statistics: {about}{detail}. The chunk store's postings "
+            "or statistics are wrong; check its adapter against ChunkStoreCompliance."
+        )
+
+
+class StoreError(RedstringError):
+    """A persistent store could not do what was asked. `store` names the adapter."""
+
+    def __init__(self, message: str, *, store: str) -> None:
+        self.store = store
+        super().__init__(message)
+
+
+class StoreUnavailableError(StoreError):
+    """The database behind a store cannot be reached, opened, locked or written.
+
+    `cause` is the driver's own account. Nothing of the batch in flight was
+    written: every batch is one transaction.
+    """
+
+    def __init__(self, *, store: str, cause: str) -> None:
+        self.cause = cause
+        super().__init__(
+            f"{store}: the database is unavailable ({cause}). Nothing of the current batch "
+            "was written; check that the database is reachable and writable, then retry.",
+            store=store,
+        )
+
+
+class StoreOperationError(StoreError):
+    """The database rejected a statement for a reason other than availability."""
+
+    def __init__(self, *, store: str, cause: str) -> None:
+        self.cause = cause
+        super().__init__(
+            f"{store}: the database rejected the operation ({cause}). Nothing of the current "
+            "batch was written.",
+            store=store,
+        )
+
+
+class ReadOnlyDatabaseError(StoreError):
+    """A database opened read-only was asked to write, or lacks something only a write creates."""
+
+    def __init__(self, *, store: str, path: str, missing: str | None = None) -> None:
+        self.path = path
+        self.missing = missing
+        what = (
+            "was asked to write"
+            if missing is None
+            else f"holds no {missing!r} (a new database, or one written by another program)"
+        )
+        super().__init__(
+            f"{store}: {path} is open read-only and {what}. Nothing was written. Open it "
+            "writable (without read_only=True, or with a command that writes such as "
+            "`redstring index`) from a process that may write the file and its folder.",
+            store=store,
+        )
+
+
+class DimensionRequiredError(StoreError, ValueError):
+    """A database that records no vector dimension was opened without one."""
+
+    def __init__(self, *, store: str, path: str) -> None:
+        self.path = path
+        super().__init__(
+            f"{store}: {path} records no vector dimension (it is new, empty, or not a "
+            "redstring database), and none was given; nothing was created. Pass "
+            "dimension=N (the length of your embedding vectors), or point at a redstring "
+            "database.",
+            store=store,
+        )
+
+
+class SchemaVersionError(StoreError):
+    """A database's recorded schema version is not the one this library writes."""
+
+    def __init__(
+        self, message: str, *, store: str, component: str, found: int, expected: int
+    ) -> None:
+        self.component = component
+        self.found = found
+        self.expected = expected
+        super().__init__(message, store=store)
+
+
+class SchemaTooNewError(SchemaVersionError):
+    """The database was written by a newer redstring; this one refuses to touch it."""
+
+    def __init__(self, *, store: str, component: str, found: int, expected: int) -> None:
+        super().__init__(
+            f"{store}: schema '{component}' is at version {found}, newer than the {expected} "
+            "this redstring knows. Upgrade redstring to open this database; it was not modified.",
+            store=store,
+            component=component,
+            found=found,
+            expected=expected,
+        )
+
+
+class SchemaMigrationRequiredError(SchemaVersionError):
+    """The database is at an older schema version and was opened without `migrate=True`."""
+
+    def __init__(self, *, store: str, component: str, found: int, expected: int) -> None:
+        super().__init__(
+            f"{store}: schema '{component}' is at version {found}; this redstring needs "
+            f"{expected}. Back the database up, then open it with migrate=True (for example "
+            "open_sqlite(path, migrate=True) or open_postgres(url, migrate=True)) to upgrade "
+            "it in place. It was not modified.",
+            store=store,
+            component=component,
+            found=found,
+            expected=expected,
+        )
