@@ -138,6 +138,7 @@ from redstring.domain.ids import (
     relationship_id_for,
     tenant_id_for,
 )
+from redstring.domain.query import NormalizedQuery
 from redstring.domain.retrieval import (
     RetrievalMode,
     RetrievalResult,
@@ -338,6 +339,7 @@ __all__ = [
     "ModelServerStatusError",
     "ModelServerTimeoutError",
     "ModelServerUnreachableError",
+    "NormalizedQuery",
     "OpenAICompatibleEmbeddingProvider",
     "OpenAICompatibleLlmProvider",
     "PgVectorStore",

@@ -23,6 +23,7 @@ import redstring
 
 EXPECTED = {
     "ModelFiles",
+    "NormalizedQuery",
     "LocalEmbeddingProvider",
     "OpenAICompatibleEmbeddingProvider",
     "OpenAICompatibleLlmProvider",
