@@ -13,16 +13,23 @@ from uuid import UUID, uuid5
 from redstring import (
     ChunkRetriever,
     DocumentChunked,
+    DocumentExtracted,
     Entity,
     Relationship,
     StoredChunk,
     TenantId,
     VectorRecord,
+    catch_up_stores,
 )
 from redstring.composition.sqlite_stores import open_sqlite
+from redstring.projections.graph import GraphProjection
+from redstring.projections.replay import EventSink
 
 BATCH = 20
-TARGETS = ("entities", "vectors", "chunks", "events")
+# "folded": events appended, then folded into the graph (a kill can fall between the two).
+TARGETS = ("entities", "vectors", "chunks", "events", "folded")
+#: Events each check after a kill found logged but not yet folded, then caught up.
+CAUGHT_UP: list[int] = []
 _NAMESPACE = UUID("6f0d6c1e-2f7a-4c55-9d3e-0a1b2c3d4e5f")
 _TERMS = ("ada", "engine", "notes", "babbage")
 
@@ -43,7 +50,7 @@ def _id(*parts: object) -> UUID:
 async def write_batch(stores: Any, target: str, tenant: str, number: int) -> None:
     """Write batch `number` of `target` for `tenant`: one store call, so one transaction."""
     owner = TenantId(UUID(tenant))
-    if target == "entities":
+    if target in ("entities", "folded"):
         people = [
             Entity(tenant_id=owner, entity_type="person", name=f"Person {number}-{j}")
             for j in range(BATCH)
@@ -57,7 +64,17 @@ async def write_batch(stores: Any, target: str, tenant: str, number: int) -> Non
             )
             for j in range(BATCH - 1)
         ]
-        await stores.graph.upsert(people, links)
+        if target == "entities":
+            await stores.graph.upsert(people, links)
+            return
+        extracted = DocumentExtracted(
+            event_id=_id("folded", number),
+            tenant_id=owner,
+            document_id=f"doc-{number}",
+            entities=people,
+            relationships=links,
+        )
+        await EventSink(stores.events, [GraphProjection(stores.graph)]).emit([extracted])
     elif target == "vectors":
         records = [
             VectorRecord(
@@ -95,7 +112,7 @@ def _chunks(owner: TenantId, number: int, source: str | None = None) -> list[Sto
 
 async def _fingerprint(stores: Any, target: str, owner: TenantId) -> Any:
     """What the store holds of `target` for `owner`, comparable across databases."""
-    if target == "entities":
+    if target in ("entities", "folded"):
         entities = sorted(e.model_dump_json() for e in await stores.graph.list_entities(owner))
         links = sorted(r.model_dump_json() for r in await stores.graph.list_relationships(owner))
         return entities, links
@@ -110,7 +127,7 @@ async def _fingerprint(stores: Any, target: str, owner: TenantId) -> Any:
 async def _batches_held(stores: Any, target: str, owner: TenantId) -> dict[int, int]:
     """Items held per batch number."""
     held: dict[int, int] = {}
-    if target == "entities":
+    if target in ("entities", "folded"):
         for entity in await stores.graph.list_entities(owner):
             number = int(entity.name.split()[1].split("-")[0])
             held[number] = held.get(number, 0) + 1
@@ -147,7 +164,9 @@ async def check_state(
         held = await _batches_held(stores, target, owner)
         problems += [f"batch {n} holds {c} of {BATCH}" for n, c in held.items() if c != BATCH]
         problems += [f"batch {n} reported done but lost" for n in sorted(must_hold - set(held))]
-        if target == "entities":
+        if target == "folded":
+            problems += await _caught_up(stores, owner)
+        if target in ("entities", "folded"):
             links = len(await stores.graph.list_relationships(owner))
             if links != len(held) * (BATCH - 1):
                 problems.append(f"{links} relationships for {len(held)} batches")
@@ -174,6 +193,22 @@ async def check_state(
                 await other.close()
     finally:
         await stores.close()
+    return problems
+
+
+async def _caught_up(stores: Any, owner: TenantId) -> list[str]:
+    """Catch the graph up with the log; problems if it then lacks a logged batch."""
+    last = await stores.events.last_sequence(owner)
+    CAUGHT_UP.append(last - await stores.events.position(owner, "graph"))
+    positions = await catch_up_stores(stores.events, owner, graph=stores.graph)
+    problems = (
+        []
+        if positions.get("graph") == last
+        else [f"graph position {positions} after catch-up, log at {last}"]
+    )
+    logged = {int(e.document_id.split("-")[1]) for e in await stores.events.read(owner)}
+    held = {int(e.name.split()[1].split("-")[0]) for e in await stores.graph.list_entities(owner)}
+    problems += [f"batch {n} logged but not in the graph" for n in sorted(logged - held)]
     return problems
 
 

@@ -10,6 +10,7 @@ lexical channels fused by reciprocal rank, or either alone).
 
 from __future__ import annotations
 
+from importlib.metadata import version as _installed_version
 from typing import TYPE_CHECKING, Any
 
 from redstring.chunks.in_memory import (
@@ -22,6 +23,7 @@ from redstring.composition import (
     GraphBuildReport,
     MergeSummary,
     build_graph,
+    catch_up_stores,
     rebuild_stores,
     undo_merge,
 )
@@ -250,6 +252,9 @@ def __getattr__(name: str) -> Any:
         raise MissingExtraError(extra="postgres", missing=str(error.name)) from error
 
 
+#: The installed distribution's version (one source: pyproject.toml).
+__version__ = _installed_version("redstring")
+
 __all__ = [
     "AUTO",
     "AdaptiveFusion",
@@ -378,6 +383,7 @@ __all__ = [
     "VectorStore",
     "VectorWriter",
     "build_graph",
+    "catch_up_stores",
     "chunk_id_for",
     "entity_id_for",
     "index_documents",

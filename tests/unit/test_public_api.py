@@ -147,6 +147,7 @@ EXPECTED = {
     "VectorStore",
     "VectorWriter",
     "build_graph",
+    "catch_up_stores",
     "chunk_id_for",
     "entity_id_for",
     "index_documents",

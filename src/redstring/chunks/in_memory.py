@@ -21,6 +21,8 @@ from redstring.domain.tokenize import tokenize
 
 @dataclass(frozen=True)
 class _Row:
+    """A stored chunk: `chunk` holds no embedding; `unit` is its only copy (ADR 0185)."""
+
     chunk: StoredChunk
     counts: dict[str, int]
     length: int
@@ -106,21 +108,23 @@ class InMemoryChunkStore:
             return []
         wanted = sorted({str(chunk_id) for chunk_id in chunk_ids})
         found = (part.rows.get(ChunkId(chunk_id)) for chunk_id in wanted)
-        return [_copy(row.chunk) for row in found if row is not None]
+        return [_out(row) for row in found if row is not None]
 
     async def chunks_of_source(self, source_id: str, tenant_id: TenantId) -> list[StoredChunk]:
         part = self._tenants.get(tenant_id)
         if part is None:
             return []
-        chunks = [part.rows[chunk_id].chunk for chunk_id in part.sources.get(source_id, ())]
-        return [_copy(c) for c in sorted(chunks, key=lambda c: (c.index, c.id))]
+        rows = [part.rows[chunk_id] for chunk_id in part.sources.get(source_id, ())]
+        return [_out(r) for r in sorted(rows, key=lambda r: (r.chunk.index, r.chunk.id))]
 
     async def list_chunks(self, tenant_id: TenantId) -> list[StoredChunk]:
         part = self._tenants.get(tenant_id)
         if part is None:
             return []
-        chunks = [row.chunk for row in part.rows.values()]
-        return [_copy(c) for c in sorted(chunks, key=lambda c: (c.source_id, c.index, c.id))]
+        rows = sorted(
+            part.rows.values(), key=lambda r: (r.chunk.source_id, r.chunk.index, r.chunk.id)
+        )
+        return [_out(row) for row in rows]
 
     async def chunk_summary(self, tenant_id: TenantId) -> ChunkSummary:
         part = self._tenants.get(tenant_id)
@@ -131,9 +135,9 @@ class InMemoryChunkStore:
         part = self._tenants.get(tenant_id)
         if part is None:
             return []
-        chunks = [part.rows[chunk_id].chunk for chunk_id in part.entities.get(entity_id, ())]
-        chunks.sort(key=lambda c: (c.source_id, c.index, c.id))
-        return [_copy(chunk) for chunk in chunks]
+        rows = [part.rows[chunk_id] for chunk_id in part.entities.get(entity_id, ())]
+        rows.sort(key=lambda r: (r.chunk.source_id, r.chunk.index, r.chunk.id))
+        return [_out(row) for row in rows]
 
     # -- searching ---------------------------------------------------------
 
@@ -185,8 +189,7 @@ class InMemoryChunkStore:
             eligible = np.isin(matrix.sources, np.array(list(source_ids), dtype=np.str_))
         hits = top_k(matrix.rows, query, matrix.id_strings, k=k, eligible=eligible, min_score=None)
         return [
-            ChunkMatch(chunk=_copy(part.rows[matrix.ids[row]].chunk), score=score)
-            for row, score in hits
+            ChunkMatch(chunk=_out(part.rows[matrix.ids[row]]), score=score) for row, score in hits
         ]
 
     def _row(self, chunk: StoredChunk) -> _Row:
@@ -198,22 +201,27 @@ class InMemoryChunkStore:
             )
         counts = Counter(tokenize(chunk.text))
         return _Row(
-            chunk=_copy(chunk),
+            chunk=_copy(chunk, embedding=None),
             counts=dict(counts),
             length=counts.total(),
             unit=unit,
         )
 
 
-def _copy(chunk: StoredChunk) -> StoredChunk:
-    """An independent copy: the mutable fields are copied, the rest is immutable."""
+def _copy(chunk: StoredChunk, *, embedding: list[float] | None) -> StoredChunk:
+    """An independent copy carrying `embedding`: the mutable fields are copied."""
     return chunk.model_copy(
         update={
             "entity_ids": list(chunk.entity_ids),
             "metadata": copy.deepcopy(chunk.metadata) if chunk.metadata else {},
-            "embedding": None if chunk.embedding is None else list(chunk.embedding),
+            "embedding": embedding,
         }
     )
+
+
+def _out(row: _Row) -> StoredChunk:
+    """The chunk a reader gets: a fresh copy, its embedding listed from the unit row."""
+    return _copy(row.chunk, embedding=None if row.unit is None else row.unit.tolist())
 
 
 def _insert(part: _Tenant, row: _Row) -> None:

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import NoReturn, TextIO
 
+from redstring import __version__
 from redstring.cli import commands
 from redstring.cli.providers import EMBEDDING_KINDS
 from redstring.cli.store_set import StoreOpener
@@ -108,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--traceback", action="store_true", help="show the full traceback of an error"
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = _parents()
     index = sub.add_parser(

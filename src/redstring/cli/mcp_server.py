@@ -13,15 +13,21 @@ declare (a `tenant_id` a model invents) is ignored rather than read (ADR 0082).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Awaitable
-from typing import Annotated, Literal
+from importlib.metadata import version
+from io import TextIOWrapper
+from typing import Annotated, Literal, cast
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from pydantic import Field
 
 from redstring.cli import queries
 from redstring.cli.answers import EntityAnswer, EntitySearchAnswer, PassageSearchAnswer
+from redstring.cli.mcp_transport import unicode_safe_lines
 from redstring.cli.store_set import StoreSet
 from redstring.domain.errors import RedstringError
 from redstring.domain.ids import TenantId
@@ -63,7 +69,12 @@ def build_server(
     stores: StoreSet, embeddings: EmbeddingProvider | None, tenant_id: TenantId
 ) -> MCPServer:
     """An MCP server whose tools read `stores` for `tenant_id` only."""
-    server: MCPServer = MCPServer(name="redstring", instructions=INSTRUCTIONS, log_level="WARNING")
+    server: MCPServer = MCPServer(
+        name="redstring",
+        version=version("redstring"),
+        instructions=INSTRUCTIONS,
+        log_level="WARNING",
+    )
 
     @server.tool(description="Rank the entities best matching a query.")
     async def search_entities(
@@ -114,5 +125,13 @@ def build_server(
 async def serve_stdio(
     stores: StoreSet, embeddings: EmbeddingProvider | None, tenant_id: TenantId
 ) -> None:
-    """Serve the tools on stdin/stdout until the client closes the connection."""
-    await build_server(stores, embeddings, tenant_id).run_stdio_async()
+    """Serve the tools on stdin/stdout until the client closes the connection.
+
+    Requests are read through `unicode_safe_lines`, so every call answers (issue 14).
+    """
+    server = build_server(stores, embeddings, tenant_id)
+    lowlevel = server._lowlevel_server
+    stdin = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+    lines = cast("anyio.AsyncFile[str]", unicode_safe_lines(stdin))
+    async with stdio_server(stdin=lines) as (read_stream, write_stream):
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

@@ -13,7 +13,7 @@ Each module here says what it composes:
 from __future__ import annotations
 
 from redstring.composition.build_graph import GraphBuildReport, MergeSummary, build_graph
-from redstring.composition.rebuild import rebuild_stores
+from redstring.composition.rebuild import catch_up_stores, rebuild_stores
 from redstring.composition.rekey import RekeyReport, rekey_graph
 from redstring.composition.retrieval import Retriever
 from redstring.composition.undo import undo_merge
@@ -27,6 +27,7 @@ __all__ = [
     "RekeyReport",
     "Retriever",
     "build_graph",
+    "catch_up_stores",
     "rebuild_stores",
     "rekey_graph",
     "undo_merge",

@@ -60,7 +60,7 @@ from redstring.ports.vector_store import VectorWriter
 from redstring.projections.base import Projection
 from redstring.projections.chunks import ChunkProjection
 from redstring.projections.graph import GraphProjection
-from redstring.projections.replay import EventSink
+from redstring.projections.replay import EventSink, catch_up
 from redstring.projections.vectors import VectorProjection, embedded_event
 
 
@@ -163,6 +163,7 @@ async def build_graph(
     if chunks is not None:
         projections.append(ChunkProjection(chunks))
     sink = EventSink(log if log is not None else InMemoryEventLog(), projections)
+    await catch_up(sink.log, tenant_id, projections)  # a fold a crash cut short (ADR 0132)
 
     await preflight(provider)
     decision = await decide_domain(domain, provider, docs, strict=strict)

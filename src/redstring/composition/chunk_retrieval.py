@@ -1,4 +1,4 @@
-"""Retrieving passages: an embedding provider and a chunk store, fused by rank.
+"""Retrieving passages: an embedding provider and a chunk store, fused by evidence.
 
 Composes an `EmbeddingProvider` (queries embedded with `embed_query`) with a
 chunk store's semantic and lexical capabilities. The semantic channel is exact
@@ -46,7 +46,8 @@ class ChunkRetriever:
     dimensions with `DimensionMismatchError`, before anything is embedded.
     `ChunkRetriever.lexical_only(chunks=...)` needs no provider, defaults to
     LEXICAL and refuses SEMANTIC and HYBRID with `ValueError`. `fusion`
-    merges the channels in HYBRID (pass `ReciprocalRankFusion()` for plain RRF).
+    merges the channels in HYBRID (default `PASSAGE_ADAPTIVE_FUSION`, ADR 0121;
+    pass `ReciprocalRankFusion()` for plain RRF).
     """
 
     _semantic: tuple[EmbeddingProvider, SemanticChunkSource] | None

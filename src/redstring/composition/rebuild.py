@@ -10,7 +10,7 @@ from redstring.ports.vector_store import VectorWriter
 from redstring.projections.base import Projection
 from redstring.projections.chunks import ChunkProjection
 from redstring.projections.graph import GraphProjection
-from redstring.projections.replay import replay
+from redstring.projections.replay import catch_up, replay
 from redstring.projections.vectors import VectorProjection
 
 
@@ -40,3 +40,28 @@ async def rebuild_stores(
     if not projections:
         raise ValueError("rebuild_stores needs at least one of graph, vectors or chunks")
     return await replay(log, tenant_id, projections, after=after)
+
+
+async def catch_up_stores(
+    log: EventLog,
+    tenant_id: TenantId,
+    *,
+    graph: GraphWriter | None = None,
+    vectors: VectorWriter | None = None,
+    chunks: ChunkWriter | None = None,
+) -> dict[str, int]:
+    """Fold into each store given the events of `tenant_id` its recorded position lacks.
+
+    A crash between appending events and folding them leaves a store's
+    position behind the log; this replays from it (ADR 0132). Returns each
+    store's position after (`{}` for a log that records no positions).
+    `build_graph` and `undo_merge` run it before they write.
+    """
+    projections: list[Projection] = []
+    if graph is not None:
+        projections.append(GraphProjection(graph))
+    if vectors is not None:
+        projections.append(VectorProjection(vectors))
+    if chunks is not None:
+        projections.append(ChunkProjection(chunks))
+    return await catch_up(log, tenant_id, projections)

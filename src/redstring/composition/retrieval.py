@@ -7,7 +7,8 @@ entities. `vector` and `graph` may not import each other and neither may
 import `llm`, so only this layer can hold all three.
 
 Two channels, fused by a `FusionStrategy` (`domain/fusion.py`; by default
-`EvidenceFusion`, with `ReciprocalRankFusion` one argument away):
+`AdaptiveFusion`, ADR 0121, with `EvidenceFusion` and `ReciprocalRankFusion`
+one argument away):
 
 - semantic: `embed_query` of the query, then `VectorSearcher.search`;
 - lexical: `rank_lexically` (`composition/lexical_channel.py`): the entities
@@ -100,8 +101,8 @@ class Retriever:
         graph: GraphStore,
         fusion: FusionStrategy = DEFAULT_FUSION,
     ) -> None:
-        """Wire every channel; `fusion` merges them (pass `ReciprocalRankFusion()`
-        for the seeds' plain RRF).
+        """Wire every channel; `fusion` merges them (default `AdaptiveFusion()`;
+        pass `EvidenceFusion()` or `ReciprocalRankFusion()` for the older ones).
 
         Raises `DimensionMismatchError` when `embeddings.dimension` differs
         from `vectors.dimension`, before any text is embedded, and
@@ -187,11 +188,12 @@ class Retriever:
         if k == 0:
             return RetrievalResult(query=query)
         semantic_side = self._semantic if resolved is not RetrievalMode.LEXICAL else None
+        normalized = NormalizedQuery.of(query)
         semantic, lexical = await asyncio.gather(
             self._rank_semantically(semantic_side, query, tenant_id, k, entity_types),
             self._rank_lexically(
                 resolved is not RetrievalMode.SEMANTIC,
-                NormalizedQuery.of(query),
+                normalized,
                 tenant_id,
                 k,
                 entity_types,
@@ -200,7 +202,7 @@ class Retriever:
         fused = self._fusion.fuse(
             [(i, semantic.scores[i]) for i in semantic.ids],
             [(i, lexical.scores[i]) for i in lexical.ids],
-            query=query,
+            query=normalized,
         )[:k]
         entities = await self._resolve([entity_id for entity_id, _ in fused], lexical, tenant_id)
         return RetrievalResult(

@@ -19,7 +19,7 @@ from redstring.ports.graph_store import GraphWriter
 from redstring.ports.vector_store import VectorWriter
 from redstring.projections.base import Projection
 from redstring.projections.graph import GraphProjection
-from redstring.projections.replay import EventSink
+from redstring.projections.replay import EventSink, catch_up
 from redstring.projections.vectors import VectorProjection, embedded_event
 
 
@@ -52,6 +52,7 @@ async def undo_merge(
         restored = [undo.survivor_restored, *undo.restored]
         batch.append(await embedded_event(embeddings, restored, tenant_id))
         projections.append(VectorProjection(vectors))
+    await catch_up(log, tenant_id, projections)
     await EventSink(log, projections).emit(batch)
     return undo
 

@@ -6,9 +6,8 @@ corpus it let a weak channel's confident-looking junk outvote a strong
 channel, so `EvidenceFusion` reads each score on its stated scale (ADR
 0060) and is `Retriever`'s default. `AdaptiveFusion` is that evidence
 fusion with a lexical weight read from the query and the channels' own
-answers (ADR 0120), one argument away for both retrievers; not yet a
-default: it misses the "never below the better channel" target on three
-holdout entity families.
+answers (ADR 0120): the default of both retrievers since ADR 0121, with
+`EvidenceFusion` and `ReciprocalRankFusion` one argument away.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from redstring.domain.query import NormalizedQuery
 from redstring.domain.query_reading import FEATURE_NAMES, fusion_features
 
 #: The k of 1/(k + rank), from Cormack, Clarke and Buettcher, "Reciprocal Rank
@@ -61,12 +61,13 @@ class FusionStrategy(Protocol):
         semantic: Sequence[tuple[IdT, float]],
         lexical: Sequence[tuple[IdT, float]],
         *,
-        query: str,
+        query: str | NormalizedQuery,
     ) -> list[tuple[IdT, float]]:
         """Every id either channel ranked, once, best first, with its fused score.
 
-        `query` is the text both channels answered; a strategy may read it
-        (`AdaptiveFusion` does) or not. The fused score is ordinal:
+        `query` is the text both channels answered, or its `NormalizedQuery`
+        (the retrievers pass the one they built, so it is normalised once); a
+        strategy may read it (`AdaptiveFusion` does) or not. The fused score is ordinal:
         comparable within one call only. An empty channel contributes
         nothing. The order is total (ties by `str(id)`).
         """
@@ -82,7 +83,7 @@ class ReciprocalRankFusion:
         semantic: Sequence[tuple[IdT, float]],
         lexical: Sequence[tuple[IdT, float]],
         *,
-        query: str = "",
+        query: str | NormalizedQuery = "",
     ) -> list[tuple[IdT, float]]:
         """`reciprocal_rank_fusion([semantic ids, lexical ids])`; `query` is not read."""
         return reciprocal_rank_fusion([[i for i, _ in semantic], [i for i, _ in lexical]])
@@ -120,7 +121,7 @@ class EvidenceFusion:
         semantic: Sequence[tuple[IdT, float]],
         lexical: Sequence[tuple[IdT, float]],
         *,
-        query: str = "",
+        query: str | NormalizedQuery = "",
     ) -> list[tuple[IdT, float]]:
         """Ids best first by mean evidence; see the class docstring. `query` is not read."""
         return weighted_evidence(
@@ -240,7 +241,7 @@ class AdaptiveFusion:
         semantic: Sequence[tuple[IdT, float]],
         lexical: Sequence[tuple[IdT, float]],
         *,
-        query: str,
+        query: str | NormalizedQuery,
     ) -> float:
         """The weight `w` of the lexical evidence for this query and these answers."""
         features = fusion_features(query, semantic, lexical)
@@ -252,7 +253,7 @@ class AdaptiveFusion:
         semantic: Sequence[tuple[IdT, float]],
         lexical: Sequence[tuple[IdT, float]],
         *,
-        query: str,
+        query: str | NormalizedQuery,
     ) -> list[tuple[IdT, float]]:
         """Ids best first by `weighted_evidence` at `lexical_weight`; see the class docstring."""
         return weighted_evidence(
@@ -265,8 +266,8 @@ class AdaptiveFusion:
         )
 
 
-#: What `Retriever` fuses with unless told otherwise (ADR 0060, 0071; kept by 0120).
-DEFAULT_FUSION: FusionStrategy = EvidenceFusion()
+#: What `Retriever` fuses with unless told otherwise (ADR 0121; was `EvidenceFusion`).
+DEFAULT_FUSION: FusionStrategy = AdaptiveFusion()
 #: `AdaptiveFusion` with the passage constants, for `ChunkRetriever(..., fusion=...)`.
 PASSAGE_ADAPTIVE_FUSION = AdaptiveFusion(
     coefficients=PASSAGE_COEFFICIENTS,
@@ -274,5 +275,5 @@ PASSAGE_ADAPTIVE_FUSION = AdaptiveFusion(
     semantic_floor=PASSAGE_SEMANTIC_FLOOR,
     power=PASSAGE_POWER,
 )
-#: What `ChunkRetriever` fuses with unless told otherwise (ADR 0120 kept plain RRF).
-DEFAULT_PASSAGE_FUSION: FusionStrategy = ReciprocalRankFusion()
+#: What `ChunkRetriever` fuses with unless told otherwise (ADR 0121; was plain RRF).
+DEFAULT_PASSAGE_FUSION: FusionStrategy = PASSAGE_ADAPTIVE_FUSION

@@ -20,7 +20,7 @@ import re
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
-from redstring.domain.normalization import matching_tokens
+from redstring.domain.query import NormalizedQuery
 
 # English function words and the commonest words of a definition: the marks
 # of prose. Hand-written for this purpose (not from any dictionary), short on
@@ -65,9 +65,15 @@ class QueryReading:
     punctuated: bool
 
 
-def read_query(query: str) -> QueryReading:
-    """The `QueryReading` of `query`; total (a blank query reads as all zeros)."""
-    words = matching_tokens(query)
+def read_query(query: str | NormalizedQuery) -> QueryReading:
+    """The `QueryReading` of `query`; total (a blank query reads as all zeros).
+
+    Given a `NormalizedQuery` it reads that value's tokens, so a retriever
+    that normalised the query once does not normalise it again.
+    """
+    normalized = query if isinstance(query, NormalizedQuery) else NormalizedQuery.of(query)
+    words = normalized.tokens
+    query = normalized.text
     raw = _RAW_WORD.findall(query)
     letters = [ch for ch in query if ch.isalpha()]
     return QueryReading(
@@ -129,7 +135,7 @@ FEATURE_NAMES: tuple[str, ...] = (
 
 
 def fusion_features[IdT: Hashable](
-    query: str,
+    query: str | NormalizedQuery,
     semantic: Sequence[tuple[IdT, float]],
     lexical: Sequence[tuple[IdT, float]],
 ) -> tuple[float, ...]:

@@ -26,6 +26,7 @@ class InMemoryEventLog:
 
     def __init__(self) -> None:
         self._tenants: dict[TenantId, _Tenant] = {}
+        self._positions: dict[tuple[TenantId, str], int] = {}
 
     async def append(self, events: Sequence[Event]) -> list[Event]:
         stored: list[Event] = []
@@ -63,3 +64,10 @@ class InMemoryEventLog:
     async def last_sequence(self, tenant_id: TenantId) -> int:
         part = self._tenants.get(tenant_id)
         return 0 if part is None else len(part.events)
+
+    async def position(self, tenant_id: TenantId, projection: str) -> int:
+        return self._positions.get((tenant_id, projection), 0)
+
+    async def record_position(self, tenant_id: TenantId, projection: str, sequence: int) -> None:
+        key = (tenant_id, projection)
+        self._positions[key] = max(self._positions.get(key, 0), sequence)

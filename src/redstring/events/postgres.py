@@ -28,6 +28,25 @@ SCHEMA = Schema(
     ],
 )
 
+#: Each projection's position per tenant (ADR 0132); a log that already holds
+#: events starts every projection at its end (stores written before positions
+#: existed were folded as they were appended).
+POSITIONS = Schema(
+    component="projection_positions",
+    migrations=[
+        [
+            "CREATE TABLE {schema}.projection_position ("
+            " tenant_id uuid NOT NULL, projection text NOT NULL, sequence bigint NOT NULL,"
+            " PRIMARY KEY (tenant_id, projection))",
+            # Every tenant by design: a one-time start at each log's end.
+            "WITH every_tenant AS (SELECT tenant_id, last_sequence FROM {schema}.event_heads)"
+            " INSERT INTO {schema}.projection_position (tenant_id, projection, sequence)"
+            " SELECT tenant_id, name, last_sequence FROM every_tenant,"
+            " (VALUES ('graph'), ('vectors'), ('chunks')) AS names (name)",
+        ]
+    ],
+)
+
 
 class PostgresEventLog:
     """An `EventLog` in PostgreSQL, sharing a pool and schema with other stores.
@@ -48,6 +67,7 @@ class PostgresEventLog:
         """The log over `database`, creating its tables if absent."""
         log = cls(database)
         await database.ensure_schema(SCHEMA, migrate=migrate, store=log._name)
+        await database.ensure_schema(POSITIONS, migrate=migrate, store=log._name)
         return log
 
     async def append(self, events: Sequence[Event]) -> list[Event]:
@@ -134,6 +154,31 @@ class PostgresEventLog:
             return 0 if row is None else int(row[0])
 
         return await self._db.read(work, store=self._name)
+
+    async def position(self, tenant_id: TenantId, projection: str) -> int:
+        statement = self._db.sql(
+            "SELECT sequence FROM {schema}.projection_position"
+            " WHERE tenant_id = %s AND projection = %s"
+        )
+
+        async def work(connection: Connection) -> int:
+            cursor = await connection.execute(statement, (tenant_id, projection))
+            row = await cursor.fetchone()
+            return 0 if row is None else int(row[0])
+
+        return await self._db.read(work, store=self._name)
+
+    async def record_position(self, tenant_id: TenantId, projection: str, sequence: int) -> None:
+        statement = self._db.sql(
+            "INSERT INTO {schema}.projection_position (tenant_id, projection, sequence)"
+            " VALUES (%s, %s, %s) ON CONFLICT (tenant_id, projection) DO UPDATE"
+            " SET sequence = greatest({schema}.projection_position.sequence, excluded.sequence)"
+        )
+
+        async def work(connection: Connection) -> None:
+            await connection.execute(statement, (tenant_id, projection, sequence))
+
+        await self._db.write(work, store=self._name)
 
     async def _by_id(self, connection: Connection, tenant: UUID, event_id: UUID) -> Event | None:
         cursor = await connection.execute(

@@ -24,6 +24,24 @@ SCHEMA = Schema(
     ],
 )
 
+#: Each projection's position per tenant (ADR 0132). Created on a file that
+#: already holds events, it starts every projection at the log's end: stores
+#: written before positions existed were folded as they were appended.
+POSITIONS = Schema(
+    component="projection_positions",
+    migrations=[
+        [
+            "CREATE TABLE projection_position ("
+            " tenant_id TEXT NOT NULL, projection TEXT NOT NULL, sequence INTEGER NOT NULL,"
+            " PRIMARY KEY (tenant_id, projection))",
+            "INSERT INTO projection_position (tenant_id, projection, sequence)"
+            " SELECT tenant_id, name, max(sequence) FROM event_log,"
+            " (SELECT 'graph' AS name UNION ALL SELECT 'vectors' UNION ALL SELECT 'chunks')"
+            " GROUP BY tenant_id, name",
+        ]
+    ],
+)
+
 
 class SqliteEventLog:
     """An `EventLog` in a SQLite file shared with other stores.
@@ -37,6 +55,8 @@ class SqliteEventLog:
         self._db = database
         self._name = f"SqliteEventLog({database.path})"
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
+        if not database.read_only:
+            database.ensure_schema(POSITIONS, migrate=migrate, store=self._name)
 
     async def append(self, events: Sequence[Event]) -> list[Event]:
         given = [event.model_copy(deep=True) for event in events]
@@ -86,6 +106,27 @@ class SqliteEventLog:
             return _last(connection, str(tenant_id))
 
         return await self._db.read(work, store=self._name)
+
+    async def position(self, tenant_id: TenantId, projection: str) -> int:
+        def work(connection: sqlite3.Connection) -> int:
+            row = connection.execute(
+                "SELECT sequence FROM projection_position WHERE tenant_id = ? AND projection = ?",
+                (str(tenant_id), projection),
+            ).fetchone()
+            return 0 if row is None else int(row[0])
+
+        return await self._db.read(work, store=self._name)
+
+    async def record_position(self, tenant_id: TenantId, projection: str, sequence: int) -> None:
+        def work(connection: sqlite3.Connection) -> None:
+            connection.execute(
+                "INSERT INTO projection_position (tenant_id, projection, sequence)"
+                " VALUES (?, ?, ?) ON CONFLICT (tenant_id, projection)"
+                " DO UPDATE SET sequence = max(sequence, excluded.sequence)",
+                (str(tenant_id), projection, sequence),
+            )
+
+        await self._db.write(work, store=self._name)
 
 
 def _last(connection: sqlite3.Connection, tenant: str) -> int:

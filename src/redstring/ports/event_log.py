@@ -34,3 +34,19 @@ class EventLog(Protocol):
     async def last_sequence(self, tenant_id: TenantId) -> int:
         """The sequence of `tenant_id`'s last event; 0 for an empty log."""
         ...
+
+
+@runtime_checkable
+class ProjectionPositions(Protocol):
+    """How far each projection of a tenant has folded the log (ADR 0132)."""
+
+    async def position(self, tenant_id: TenantId, projection: str) -> int:
+        """The sequence of the last event `projection` folded for `tenant_id`; 0 if none."""
+        ...
+
+    async def record_position(self, tenant_id: TenantId, projection: str, sequence: int) -> None:
+        """Record that `projection` has folded `tenant_id`'s events up to `sequence`.
+
+        A position never moves back: a smaller `sequence` than the stored one is ignored.
+        """
+        ...

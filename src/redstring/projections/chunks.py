@@ -9,6 +9,8 @@ from redstring.ports.chunk_store import ChunkWriter
 class ChunkProjection:
     """Makes each `DocumentChunked`'s chunks the whole of its document in `chunks`."""
 
+    name = "chunks"
+
     def __init__(self, chunks: ChunkWriter) -> None:
         self._chunks = chunks
 

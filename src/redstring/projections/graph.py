@@ -15,6 +15,8 @@ from redstring.ports.graph_store import GraphWriter
 class GraphProjection:
     """Writes extracted, merged, retired and restored entities into `graph`."""
 
+    name = "graph"
+
     def __init__(self, graph: GraphWriter) -> None:
         self._graph = graph
 

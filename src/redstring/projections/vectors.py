@@ -60,6 +60,8 @@ async def embedded_event(
 class VectorProjection:
     """Writes embedded vectors into `vectors` and deletes those of merged-away entities."""
 
+    name = "vectors"
+
     def __init__(self, vectors: VectorWriter) -> None:
         self._vectors = vectors
 

@@ -25,7 +25,7 @@ from redstring.domain.events import (
 )
 from redstring.domain.ids import TenantId
 from redstring.domain.vector import VectorRecord
-from redstring.ports.event_log import EventLog
+from redstring.ports.event_log import EventLog, ProjectionPositions
 from redstring.testing._support import fresh_tenant, property_settings
 from redstring.testing.concurrency import EventLogConcurrency
 
@@ -240,3 +240,18 @@ class EventLogCompliance(EventLogConcurrency):
             read = await log.read(tenant)
             assert _unsequenced(read) == expected[tenant]
             assert [event.sequence for event in read] == list(range(1, len(read) + 1))
+
+    @pytest.mark.asyncio
+    async def test_positions_are_per_tenant_and_projection_and_never_move_back(self) -> None:
+        log = await self.make_log()
+        assert isinstance(log, ProjectionPositions)
+        tenant, other = fresh_tenant(), fresh_tenant()
+        assert await log.position(tenant, "graph") == 0
+        await log.record_position(tenant, "graph", 4)
+        await log.record_position(tenant, "graph", 2)
+        await log.record_position(other, "graph", 1)
+        await log.record_position(tenant, "vectors", 3)
+        assert await log.position(tenant, "graph") == 4
+        assert await log.position(other, "graph") == 1
+        assert await log.position(tenant, "vectors") == 3
+        assert await log.position(tenant, "chunks") == 0

@@ -7,6 +7,10 @@ request is recorded in `server.requests`. With `serial=True` it answers one
 request at a time, as llama.cpp's servers with one slot do: the others wait
 in its queue (and an answer the client gave up on still runs to its end).
 `server_profiles` builds scripts that behave like particular real servers.
+
+A reply with `hold=event` is sent only once the test sets the event (or the
+server stops): a timeout test holds the replies that must time out instead of
+betting on a delay, so it measures the client's logic, not the machine's speed.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ class Reply:
     body: Any = None  # a JSON-able object, or raw bytes sent as is
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    hold: threading.Event | None = None
 
 
 Script = Callable[[str, dict[str, Any], int], Reply]
@@ -91,8 +96,9 @@ class ScriptedServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
 
-    def __init__(self, script: Script, *, serial: bool = False) -> None:
+    def __init__(self, script: Script, *, serial: bool = False, lifetime: float = 60.0) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
+        self.lifetime = lifetime
         self.script = script
         self.serial = serial
         self.one_at_a_time = threading.Lock()
@@ -134,6 +140,8 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             reply = self.server.script(self.path, request, number)
             time.sleep(reply.delay)
+            if reply.hold is not None:
+                reply.hold.wait(self.server.lifetime)
             payload = (
                 reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
             )
@@ -162,7 +170,7 @@ class _Handler(BaseHTTPRequestHandler):
 def serve(
     script: Script, *, lifetime: float = 60.0, serial: bool = False
 ) -> Iterator[ScriptedServer]:
-    server = ScriptedServer(script, serial=serial)
+    server = ScriptedServer(script, serial=serial, lifetime=lifetime)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.daemon = True
     thread.start()

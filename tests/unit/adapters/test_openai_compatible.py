@@ -6,6 +6,7 @@ import json
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -143,13 +144,22 @@ async def test_a_body_that_is_not_json_is_an_unusable_answer() -> None:
 
 @pytest.mark.asyncio
 async def test_requests_in_flight_never_exceed_max_concurrency() -> None:
-    def slowish(path: str, request: dict[str, Any], number: int) -> Reply:
-        return Reply(body=embeddings(request, DIM).body, delay=0.3)
+    # Requests are answered in threes: each waits until two others are in the
+    # server too, so three are in flight at once whatever the machine's speed,
+    # and a fourth sent meanwhile would be counted.
+    three = threading.Barrier(3, timeout=30)
 
-    texts = [f"text {i}" for i in range(16)]
-    with serve(slowish) as server:
+    def in_threes(path: str, request: dict[str, Any], number: int) -> Reply:
+        try:
+            three.wait()
+        except threading.BrokenBarrierError:
+            return error(400, "fewer than three requests were in flight together")
+        return embeddings(request, DIM)
+
+    texts = [f"text {i}" for i in range(18)]
+    with serve(in_threes) as server:
         vectors = await embedder(server, batch_size=2, max_concurrency=3).embed(texts)
-        assert len(server.requests) == 8
+        assert len(server.requests) == 9
         assert server.max_in_flight == 3
     assert vectors == [pytest.approx(vector_for(text, DIM)) for text in texts]
 
@@ -194,24 +204,34 @@ async def test_a_client_error_fails_at_once_with_the_servers_message() -> None:
 
 @pytest.mark.asyncio
 async def test_a_slow_server_times_out_on_every_attempt() -> None:
-    def slow(path: str, request: dict[str, Any], number: int) -> Reply:
-        return Reply(body=embeddings(request, DIM).body, delay=2.0)
+    never = threading.Event()
 
-    with serve(slow) as server:
-        with pytest.raises(ModelServerTimeoutError, match=r"within 0\.5 s") as raised:
-            await embedder(server, timeout=0.5, max_attempts=2).embed(["Ada"])
-        assert len(server.requests) == 2
+    def held(path: str, request: dict[str, Any], number: int) -> Reply:
+        return Reply(body=embeddings(request, DIM).body, hold=never)
+
+    try:
+        with serve(held) as server:
+            with pytest.raises(ModelServerTimeoutError, match=r"within 0\.3 s") as raised:
+                await embedder(server, timeout=0.3, max_attempts=2).embed(["Ada"])
+            assert len(server.requests) == 2
+    finally:
+        never.set()
     assert raised.value.attempts == 2
 
 
 @pytest.mark.asyncio
 async def test_a_timeout_is_retried_then_succeeds() -> None:
-    def slow_once(path: str, request: dict[str, Any], number: int) -> Reply:
-        return Reply(body=embeddings(request, DIM).body, delay=2.0 if number == 1 else 0.0)
+    never = threading.Event()
 
-    with serve(slow_once) as server:
-        [vector] = await embedder(server, timeout=0.5).embed(["Ada"])
-        assert len(server.requests) == 2
+    def held_once(path: str, request: dict[str, Any], number: int) -> Reply:
+        return Reply(body=embeddings(request, DIM).body, hold=never if number == 1 else None)
+
+    try:
+        with serve(held_once) as server:
+            [vector] = await embedder(server, timeout=2.0).embed(["Ada"])
+            assert len(server.requests) == 2
+    finally:
+        never.set()
     assert vector == pytest.approx(vector_for("Ada", DIM))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 from typing import Any
 
 import pytest
@@ -178,32 +179,59 @@ async def test_providers_close_their_client_and_open_a_new_one_when_used_again()
             await embedder.aclose()  # closing a provider that never called is a no-op
 
 
+def user_text(request: dict[str, Any]) -> str:
+    return str(request["messages"][-1]["content"])
+
+
 @pytest.mark.asyncio
 async def test_queueing_on_a_one_at_a_time_server_is_not_charged_as_a_model_timeout(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    def slow(path: str, request: dict[str, Any], number: int) -> Reply:
-        return Reply(body=chat(json.dumps(ANSWER)).body, delay=0.4)
+    # A first request settles the answer format alone. Then three go at once:
+    # "passage 0" takes the first slot (no company) and the model answers it at
+    # once; the first sending of passages 1 and 2 sits in the server's queue,
+    # held until the test ends, so each times out whatever the machine's speed.
+    # They had company, so each is retried without using its single attempt,
+    # and the retries are answered at once.
+    queue = threading.Event()
+    seen: list[str] = []
 
-    # the first request settles the format alone; then three go at once, and the
-    # third is answered 1.2 s after it was sent, past the 1 s timeout, though the
-    # model spent 0.4 s on it. One attempt each is allowed.
-    with serve(slow, serial=True) as server:
-        llm = provider(server, timeout=1.0, max_attempts=1, structured_output="text")
-        answers = await asyncio.gather(*(ask(llm, f"passage {i}") for i in range(4)))
-    assert answers == [ANSWER] * 4
+    def one_slot(path: str, request: dict[str, Any], number: int) -> Reply:
+        passage = user_text(request)
+        held = passage in ("passage 1", "passage 2") and passage not in seen
+        seen.append(passage)
+        return Reply(body=chat(json.dumps(ANSWER)).body, hold=queue if held else None)
+
+    try:
+        with serve(one_slot) as server:
+            llm = provider(server, timeout=2.0, max_attempts=1, structured_output="text")
+            assert await ask(llm, "settle the format") == ANSWER
+            answers = await asyncio.gather(*(ask(llm, f"passage {i}") for i in range(3)))
+    finally:
+        queue.set()
+    assert answers == [ANSWER] * 3
+    assert sorted(seen) == ["passage 0"] + [f"passage {i}" for i in (1, 1, 2, 2)] + [
+        "settle the format"
+    ]
     assert llm._transport.limit.limit < 4
     assert "concurrency lowered" in caplog.text
 
 
 @pytest.mark.asyncio
 async def test_a_timeout_with_no_other_request_in_flight_is_charged() -> None:
-    slow = Profile(seconds_per_token=1.0)
-    with serve(profiled(slow, meaning)) as server:
-        llm = provider(server, timeout=0.3, max_attempts=2, structured_output="text")
-        with pytest.raises(ModelServerTimeoutError, match="2 attempt"):
-            await ask(llm)
-        assert len(server.requests) == 2
+    never = threading.Event()
+
+    def held(path: str, request: dict[str, Any], number: int) -> Reply:
+        return Reply(body=chat(json.dumps(ANSWER)).body, hold=never)
+
+    try:
+        with serve(held) as server:
+            llm = provider(server, timeout=0.3, max_attempts=2, structured_output="text")
+            with pytest.raises(ModelServerTimeoutError, match="2 attempt"):
+                await ask(llm)
+            assert len(server.requests) == 2
+    finally:
+        never.set()
 
 
 @pytest.mark.asyncio

@@ -126,8 +126,10 @@ def test_a_serial_server_answers_one_request_at_a_time() -> None:
     with serve(meets_the_others, serial=True) as server:
         assert _concurrently(server, 3) == [200, 200, 200]
         assert server.max_in_flight == 1
-    with serve(meets_the_others) as server:  # the same script, answered concurrently
-        arrived.reset()
+    # the same script answered concurrently: now the three must meet, however slow
+    # the machine (the serial server above can only show it by the wait running out)
+    arrived = threading.Barrier(3, timeout=30)
+    with serve(meets_the_others) as server:
         assert _concurrently(server, 3) == [200, 200, 200]
         assert server.max_in_flight == 3
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
+from asyncio.subprocess import DEVNULL, PIPE
+from importlib.metadata import version
 from typing import Any
 
 import pytest
 
-from tests.unit.cli.mcp_client import session
+from redstring.cli.mcp_transport import without_lone_surrogates
+from tests.unit.cli.mcp_client import ROOT, session
 from tests.unit.cli.world import ADA, BABBAGE, HOME, OTHER, OTHER_ONLY
 
 FIXTURE = ["-m", "tests.unit.cli.mcp_fixture_server"]
@@ -127,3 +131,52 @@ async def test_bad_arguments_are_tool_errors_naming_the_cause() -> None:
         # The server survives every bad call and still answers.
         ok = await client.call_tool("search_entities", {"query": "Grace Hopper", "k": 1})
     assert ok.structured_content["matches"][0]["name"] == "Grace Hopper"
+
+
+def test_a_lone_surrogate_in_a_json_string_is_replaced_and_paired_ones_kept() -> None:
+    line = (
+        '{"id": 2, "params": {"arguments": {"query": "Ada\\ud800", "other": "\\ud83d\\ude00"}}}\n'
+    )
+    cleaned = json.loads(without_lone_surrogates(line))
+    assert cleaned["params"]["arguments"] == {"query": "Ada\ufffd", "other": "\U0001f600"}
+    plain = '{"id": 3, "params": {"query": "Ada"}}\n'
+    assert without_lone_surrogates(plain) is plain
+    assert without_lone_surrogates("not json \\ud800\n") == "not json \\ud800\n"
+
+
+@pytest.mark.asyncio
+async def test_a_tools_call_holding_a_lone_surrogate_is_answered() -> None:
+    # Raw JSON-RPC: the SDK client cannot even send this request, a hostile one can.
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, *FIXTURE, stdin=PIPE, stdout=PIPE, stderr=DEVNULL, cwd=ROOT
+    )
+    assert server.stdin is not None
+    assert server.stdout is not None
+
+    async def ask(message: dict[str, Any]) -> dict[str, Any]:
+        assert server.stdin is not None
+        assert server.stdout is not None
+        server.stdin.write(json.dumps(message).encode() + b"\n")
+        await server.stdin.drain()
+        # A guard against a hang only: the answer normally comes in milliseconds.
+        return json.loads(await asyncio.wait_for(server.stdout.readline(), timeout=300))
+
+    try:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
+        hello["clientInfo"] = {"name": "raw", "version": "0"}
+        welcome = await ask({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+        assert welcome["result"]["serverInfo"]["version"] == version("redstring")
+        server.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        for n, arguments in enumerate(
+            [{"query": "Ada\ud800", "k": 1}, {"query": "\udfff", "entity_types": ["\ud800"]}]
+        ):
+            params = {"name": "search_entities", "arguments": arguments}
+            reply = await ask(
+                {"jsonrpc": "2.0", "id": 2 + n, "method": "tools/call", "params": params}
+            )
+            assert reply["id"] == 2 + n
+            assert "result" in reply, reply
+        assert reply["result"]["isError"] is False
+    finally:
+        server.stdin.close()
+        await server.wait()

@@ -46,7 +46,8 @@ def test_the_adaptive_fusion_defaults_are_the_recorded_entity_constants() -> Non
         semantic_floor=ENTITY_SEMANTIC_FLOOR,
         power=ENTITY_POWER,
     )
-    assert EvidenceFusion() == DEFAULT_FUSION
+    assert AdaptiveFusion() == DEFAULT_FUSION  # the default since ADR 0121
+    assert DEFAULT_PASSAGE_FUSION == PASSAGE_ADAPTIVE_FUSION
     assert (EVIDENCE_LEXICAL_FLOOR, EVIDENCE_POWER) == (0.6, 3.0)
 
 

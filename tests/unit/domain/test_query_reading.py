@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from redstring.domain.query import NormalizedQuery
 from redstring.domain.query_reading import (
     FEATURE_NAMES,
     LENGTH_CAP,
@@ -102,3 +103,9 @@ def test_every_feature_is_on_zero_to_one_for_any_text_and_scores(
     )
     assert len(features) == len(FEATURE_NAMES)
     assert all(0.0 <= value <= 1.0 for value in features)
+
+
+@pytest.mark.parametrize("text", ["Lovelace, Ada!", "the currency of Japan", "東京", "  "])
+def test_a_normalized_query_reads_as_its_text(text: str) -> None:
+    """The retriever hands its `NormalizedQuery` over; it must read as the raw text does."""
+    assert read_query(NormalizedQuery.of(text)) == read_query(text)

@@ -44,7 +44,7 @@ from tests.unit.stores.partitioning import (
 
 #: Statements that read every tenant on purpose (listing the tenants a store
 #: holds); on a distributed cluster each is a fan-out to every shard.
-CROSS_TENANT = ("SELECT DISTINCT tenant_id",)
+CROSS_TENANT = ("SELECT DISTINCT tenant_id", "WITH every_tenant")
 
 
 def _partitioned_pending(
