@@ -21,6 +21,10 @@ EXTENSIONS = ("vector",)
 
 type SearchMode = Literal["exact", "hnsw"]
 
+#: Cosine distance of a row to the unit query `%(q)s`: `<#>` is the negated inner
+#: product, scaled by the row's stored inverse norm (ADR 0190).
+_DISTANCE = "(1.0 + (embedding <#> %(q)s) * inverse_norm)"
+
 
 async def configure_connection(connection: Connection) -> None:
     """Teach a new pooled connection the pgvector types (pass as the pool's `configure`)."""
@@ -39,7 +43,13 @@ def schema_for(dimension: int) -> Schema:
                 " PRIMARY KEY (tenant_id, entity_id))",
                 "CREATE INDEX vector_records_by_type ON {schema}.vector_records"
                 " (tenant_id, normalized_type)",
-            ]
+            ],
+            # Exact search ranks by inner product times this stored inverse norm:
+            # cosine without recomputing every row's norm per query (ADR 0190).
+            [
+                "ALTER TABLE {schema}.vector_records ADD COLUMN inverse_norm double precision"
+                " GENERATED ALWAYS AS (1.0 / vector_norm(embedding)) STORED",
+            ],
         ],
     )
 
@@ -207,9 +217,8 @@ class PgVectorStore:
         if entity_types is not None:
             filters.append("normalized_type = ANY(%(types)s)")
             parameters["types"] = [normalize_name(t) for t in entity_types]
-        score = "greatest(0.0, least(1.0, 1.0 - (embedding <=> %(q)s) / 2.0))"
         if min_score is not None:
-            filters.append(f"{score} >= %(min_score)s")
+            filters.append(f"greatest(0.0, least(1.0, 1.0 - {_DISTANCE} / 2.0)) >= %(min_score)s")
             parameters["min_score"] = min_score
         where = " AND ".join(filters)
         if self._mode == "exact":
@@ -225,12 +234,11 @@ class PgVectorStore:
         ]
 
     async def _exact(self, where: str, parameters: dict[str, object]) -> list[tuple[Any, ...]]:
-        # MATERIALIZED keeps the planner from ordering by an HNSW index, if one exists.
+        # `_DISTANCE` is no indexed expression, so an HNSW index (if one exists)
+        # cannot order the rows; no materialised CTE is needed to keep it out.
         return await self._read(
-            "WITH scored AS MATERIALIZED (SELECT entity_id, entity_type,"
-            " embedding <=> %(q)s AS distance FROM {schema}.vector_records"
-            f" WHERE {where})"
-            " SELECT entity_id, entity_type, distance FROM scored"
+            f"SELECT entity_id, entity_type, {_DISTANCE} AS distance"
+            f" FROM {{schema}}.vector_records WHERE {where}"
             " ORDER BY distance, entity_id LIMIT %(k)s",
             parameters,
         )
