@@ -161,11 +161,11 @@ async def check_state(
     problems: list[str] = []
     stores = await open_stores(db)
     try:
+        if target == "folded":  # before counting, so every count sees the caught-up graph
+            problems += await _caught_up(stores, owner)
         held = await _batches_held(stores, target, owner)
         problems += [f"batch {n} holds {c} of {BATCH}" for n, c in held.items() if c != BATCH]
         problems += [f"batch {n} reported done but lost" for n in sorted(must_hold - set(held))]
-        if target == "folded":
-            problems += await _caught_up(stores, owner)
         if target in ("entities", "folded"):
             links = len(await stores.graph.list_relationships(owner))
             if links != len(held) * (BATCH - 1):
