@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import redstring
 import redstring.domain.errors as errors
 
-SRC = Path(errors.__file__).resolve().parents[1]
+SRC = Path(redstring.__file__).resolve().parent
 
 
 def test_every_error_a_port_names_is_raised_by_some_adapter() -> None:

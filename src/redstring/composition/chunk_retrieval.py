@@ -119,9 +119,11 @@ class ChunkRetriever:
 
         `source_ids` keeps only chunks of those sources (`None`: all; `[]`:
         none), applied before `k` in every channel. Each channel ranks its own
-        `k` best and the rankings are fused; ties break by chunk id string.
+        best and the rankings are fused; ties break by chunk id string.
         A query whose terms are all stopwords ranks nothing lexically.
 
+        Each channel ranks its `max(k, CHANNEL_DEPTH)` best, so any `k` up to
+        `CHANNEL_DEPTH` returns the first `k` of the same fused order.
         Raises `ValueError` for a blank query, a negative `k`, a `source_ids`
         given as one string, or a mode this retriever was not built for
         (naming the constructor that serves it). `k == 0` returns no matches.
@@ -143,9 +145,12 @@ class ChunkRetriever:
             return ChunkRetrievalResult(query=query, mode=resolved, matches=[])
         pair = self._semantic if resolved is not RetrievalMode.LEXICAL else None
         lexical_source = self._lexical if resolved is not RetrievalMode.SEMANTIC else None
+        # Each channel ranks at least CHANNEL_DEPTH, so the fused top does not
+        # depend on how many matches the caller asked for.
+        depth = max(k, CHANNEL_DEPTH)
         semantic, lexical = await asyncio.gather(
-            _semantic_channel(pair, query, tenant_id, k, source_ids),
-            _lexical_channel(lexical_source, query, tenant_id, k, source_ids),
+            _semantic_channel(pair, query, tenant_id, depth, source_ids),
+            _lexical_channel(lexical_source, query, tenant_id, depth, source_ids),
         )
         fused = self._fusion.fuse(
             [(m.chunk.id, m.score) for m in semantic],
@@ -169,6 +174,10 @@ class ChunkRetriever:
             if chunk_id in known  # deleted since it was ranked: skipped, no backfill
         ]
         return ChunkRetrievalResult(query=query, mode=resolved, matches=matches)
+
+
+#: How many chunks each channel ranks at least before fusion.
+CHANNEL_DEPTH = 10
 
 
 async def _semantic_channel(

@@ -15,6 +15,7 @@ from redstring import (
     index_documents,
     new_tenant_id,
 )
+from redstring.composition.chunk_retrieval import CHANNEL_DEPTH
 from redstring.domain.chunk_retrieval import bm25_relative
 from redstring.domain.fusion import (
     DEFAULT_PASSAGE_FUSION,
@@ -369,3 +370,18 @@ async def test_a_chunk_deleted_after_ranking_is_skipped_without_backfill(
     result = await retriever.retrieve_chunks("engine", tenant, k=2, mode=mode)
     assert "gone" not in [m.chunk.source_id for m in result.matches]
     assert len(result.matches) == 1
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("query", ["engine notes", "Ada Lovelace", "babbage engine"])
+async def test_asking_for_fewer_matches_never_changes_the_fused_order(query: str) -> None:
+    # Each channel ranks at least CHANNEL_DEPTH before fusion, so the top k of
+    # a small k are the top k of a large one (the MCP tool asks k=1).
+    texts = {f"s{i}": f"{FIXTURE[f'd{i % 4 + 1}']} extra words {i}" for i in range(12)}
+    store, embeddings, tenant = await indexed(texts)
+    retriever = ChunkRetriever(embeddings=embeddings, chunks=store)
+    full = await retriever.retrieve_chunks(query, tenant, k=CHANNEL_DEPTH)
+    for k in range(1, CHANNEL_DEPTH):
+        part = await retriever.retrieve_chunks(query, tenant, k=k)
+        assert [m.chunk.id for m in part.matches] == [m.chunk.id for m in full.matches][:k]
+        assert [m.score for m in part.matches] == [m.score for m in full.matches][:k]
