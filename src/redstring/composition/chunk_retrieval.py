@@ -30,8 +30,14 @@ from redstring.domain.chunk_retrieval import (
 from redstring.domain.errors import DimensionMismatchError
 from redstring.domain.fusion import DEFAULT_PASSAGE_FUSION, FusionStrategy
 from redstring.domain.ids import TenantId
-from redstring.domain.retrieval import RetrievalMode, require_k, require_query, resolve_mode
+from redstring.domain.retrieval import RetrievalMode, resolve_mode
 from redstring.domain.tokenize import tokenize
+from redstring.domain.validation import (
+    require_k,
+    require_query,
+    require_str_items,
+    require_tenant_id,
+)
 from redstring.ports.chunk_store import ChunkStore, LexicalChunkSource, SemanticChunkSource
 from redstring.ports.embedding_provider import EmbeddingProvider
 
@@ -124,17 +130,16 @@ class ChunkRetriever:
 
         Each channel ranks its `max(k, CHANNEL_DEPTH)` best, so any `k` up to
         `CHANNEL_DEPTH` returns the first `k` of the same fused order.
-        Raises `ValueError` for a blank query, a negative `k`, a `source_ids`
-        given as one string, or a mode this retriever was not built for
+        Raises `InvalidArgumentError` (a `ValueError`) naming the argument for
+        a query that is not non-blank encodable text, a `k` that is not an int
+        of zero or more, a tenant id that is not a UUID, a `source_ids` that is
+        not a list of str (one string included), or a mode this retriever was not built for
         (naming the constructor that serves it). `k == 0` returns no matches.
         """
         require_query(query)
         require_k(k)
-        if isinstance(source_ids, str):
-            raise ValueError(
-                f"source_ids must be a sequence of source ids, got the string {source_ids!r}; "
-                f"pass [{source_ids!r}]"
-            )
+        require_tenant_id(tenant_id)
+        source_ids = require_str_items("source_ids", source_ids)
         resolved = resolve_mode(
             mode,
             default=self._default,

@@ -49,9 +49,13 @@ from redstring.domain.retrieval import (
     RetrievalMode,
     RetrievalResult,
     ScoredEntity,
+    resolve_mode,
+)
+from redstring.domain.validation import (
     require_k,
     require_query,
-    resolve_mode,
+    require_str_items,
+    require_tenant_id,
 )
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.graph_store import GraphStore
@@ -174,11 +178,15 @@ class Retriever:
         score (ordinal, comparable only within this result) and each channel's
         own score on 0..1, or `None` when that channel did not rank it.
 
-        Raises `ValueError` for a blank query, a negative `k`, or a mode this
-        retriever was not built for.
+        Raises `InvalidArgumentError` (a `ValueError`) naming the argument for
+        a query that is not non-blank encodable text, a `k` that is not an int
+        of zero or more, a tenant id that is not a UUID, `entity_types` that
+        is not a list of str, or a mode this retriever was not built for.
         """
         require_query(query)
         require_k(k)
+        require_tenant_id(tenant_id)
+        entity_types = require_str_items("entity_types", entity_types)
         resolved = resolve_mode(
             mode,
             default=self._default_mode,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
+from redstring.composition.chunk_merges import chunks_after_undo
 from redstring.consolidation.merge import plan_undo
 from redstring.domain.errors import (
     IncompleteVectorSetupError,
@@ -13,11 +14,13 @@ from redstring.domain.errors import (
 )
 from redstring.domain.events import EntitiesMerged, Event, MergeUndone
 from redstring.domain.ids import EntityId, TenantId
+from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.event_log import EventLog
 from redstring.ports.graph_store import GraphWriter
 from redstring.ports.vector_store import VectorWriter
 from redstring.projections.base import Projection
+from redstring.projections.chunks import ChunkProjection
 from redstring.projections.graph import GraphProjection
 from redstring.projections.replay import EventSink, catch_up
 from redstring.projections.vectors import VectorProjection, embedded_event
@@ -31,12 +34,14 @@ async def undo_merge(
     graph: GraphWriter,
     embeddings: EmbeddingProvider | None = None,
     vectors: VectorWriter | None = None,
+    chunks: ChunkStore | None = None,
 ) -> MergeUndone:
     """Reverse the merge `merge_event_id`: append a `MergeUndone` and fold it.
 
     The survivor returns to its state before the merge and the merged
     entities and their relationships come back (re-embedded when `vectors` is
-    given). Raises `MergeNotFoundError`, `MergeAlreadyUndoneError`, or
+    given). With `chunks`, the passages the merge moved to the survivor name
+    the merged entities again. Raises `MergeNotFoundError`, `MergeAlreadyUndoneError`, or
     `MergeNotUndoableError` when a later, still-standing merge involves the
     same entities; nothing changes in those cases.
     """
@@ -52,7 +57,11 @@ async def undo_merge(
         restored = [undo.survivor_restored, *undo.restored]
         batch.append(await embedded_event(embeddings, restored, tenant_id))
         projections.append(VectorProjection(vectors))
+    if chunks is not None:
+        projections.append(ChunkProjection(chunks))
     await catch_up(log, tenant_id, projections)
+    if chunks is not None:
+        batch += await chunks_after_undo(chunks, merge, events)
     await EventSink(log, projections).emit(batch)
     return undo
 

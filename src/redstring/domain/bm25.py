@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from redstring.domain.chunk import ChunkId
 from redstring.domain.errors import InconsistentCorpusError
-from redstring.domain.retrieval import require_k
+from redstring.domain.validation import require_k
 
 #: Term-frequency saturation.
 K1 = 1.2

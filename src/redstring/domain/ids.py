@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import NewType
 from uuid import UUID, uuid4, uuid5
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.normalization import normalize_name
+from redstring.domain.validation import require_str
 
 TenantId = NewType("TenantId", UUID)
 EntityId = NewType("EntityId", UUID)
@@ -32,12 +34,21 @@ def new_tenant_id() -> TenantId:
 def tenant_id_for(name: str) -> TenantId:
     """The tenant id a tenant *name* stands for: the same name, the same id, everywhere.
 
-    Names are compared exactly (no normalisation: a tenant is an account, not
-    a spelling). Raises `ValueError` for a blank name.
+    Surrounding whitespace is stripped, as the command line's `--tenant` does
+    (so `" acme "` and `"acme"` are one tenant); otherwise names are compared
+    exactly (no normalisation: a tenant is an account, not a spelling).
+    Raises `InvalidArgumentError` (a `ValueError`) for a blank name, one that
+    is not a `str`, or one holding a lone surrogate.
     """
-    if not name.strip():
-        raise ValueError("a tenant name must not be blank; pass a name or a UUID")
-    return TenantId(uuid5(REDSTRING_NAMESPACE, _SEPARATOR.join(["tenant", name])))
+    text = require_str("name", name).strip()
+    if not text:
+        raise InvalidArgumentError(
+            name="name",
+            value=name,
+            requirement="not blank",
+            message="a tenant name must not be blank; pass a name or a UUID",
+        )
+    return TenantId(uuid5(REDSTRING_NAMESPACE, _SEPARATOR.join(["tenant", text])))
 
 
 def entity_id_for(tenant_id: TenantId, entity_type: str, name: str) -> EntityId:

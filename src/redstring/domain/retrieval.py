@@ -19,6 +19,17 @@ from pydantic import BaseModel, Field
 
 from redstring.domain.entity import Entity
 from redstring.domain.errors import InvalidArgumentError, ModeNeedsEmbeddingsError
+from redstring.domain.validation import require_k, require_query
+
+__all__ = [
+    "RetrievalMode",
+    "RetrievalResult",
+    "ScoredEntity",
+    "parse_mode",
+    "require_k",
+    "require_query",
+    "resolve_mode",
+]
 
 
 class RetrievalMode(StrEnum):
@@ -46,21 +57,6 @@ class RetrievalResult(BaseModel):
 
     query: str
     matches: list[ScoredEntity] = Field(default_factory=list)
-
-
-def require_query(query: str) -> None:
-    """Raise `ValueError` for a blank query (empty or whitespace only)."""
-    if not query.strip():
-        raise ValueError(
-            "query must not be blank: an empty query has no meaning to embed or match. "
-            "Pass the text the user searched for."
-        )
-
-
-def require_k(k: int) -> None:
-    """Raise `ValueError` for a negative `k`; zero is allowed and means no results."""
-    if k < 0:
-        raise ValueError(f"k must be zero or more, got {k}")
 
 
 def resolve_mode(

@@ -19,6 +19,7 @@ from redstring import (
     InMemoryVectorStore,
     SourceDocument,
     build_graph,
+    undo_merge,
 )
 from redstring.domain.events import EntitiesRetired
 from redstring.projections.chunks import ChunkProjection
@@ -174,6 +175,31 @@ async def test_chunk_rows_follow_a_merge_to_the_survivor_and_a_replay_agrees() -
     named = await chunks.chunks_of_entity(merge.survivor_id, DEFAULT_TENANT)
     assert sorted(chunk.source_id for chunk in named) == ["a", "b"]  # B30
     assert await chunks.chunks_of_entity(merged_id, DEFAULT_TENANT) == []
+    rebuilt = InMemoryChunkStore(dimension=DIMENSION)
+    await replay(log, DEFAULT_TENANT, [ChunkProjection(rebuilt)])
+    assert await rebuilt.list_chunks(DEFAULT_TENANT) == await chunks.list_chunks(DEFAULT_TENANT)
+
+
+@pytest.mark.asyncio
+async def test_undoing_a_merge_gives_the_merged_entity_its_chunk_rows_back() -> None:
+    chunks = InMemoryChunkStore(dimension=DIMENSION)
+    graph, log = InMemoryGraphStore(), InMemoryEventLog()
+    report = await build_graph(
+        ACME_DOCS,
+        provider=FakeLlmProvider(by_substring=ACME_ANSWERS),
+        graph=graph,
+        tenant_id=DEFAULT_TENANT,
+        chunks=chunks,
+        log=log,
+        domain=DOMAIN,
+    )
+    [merge] = report.merges
+    [merged_id] = merge.merged_ids
+    await undo_merge(merge.event_id, tenant_id=DEFAULT_TENANT, log=log, graph=graph, chunks=chunks)
+    [row_a] = await chunks.chunks_of_entity(merge.survivor_id, DEFAULT_TENANT)
+    [row_b] = await chunks.chunks_of_entity(merged_id, DEFAULT_TENANT)  # B154
+    assert (row_a.source_id, row_a.entity_ids) == ("a", [merge.survivor_id])
+    assert (row_b.source_id, row_b.entity_ids) == ("b", [merged_id])
     rebuilt = InMemoryChunkStore(dimension=DIMENSION)
     await replay(log, DEFAULT_TENANT, [ChunkProjection(rebuilt)])
     assert await rebuilt.list_chunks(DEFAULT_TENANT) == await chunks.list_chunks(DEFAULT_TENANT)

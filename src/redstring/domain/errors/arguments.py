@@ -84,14 +84,19 @@ class InvalidArgumentError(RedstringError, ValueError):
     """A value given to a public call is outside what it accepts.
 
     `name` is the argument (or setting, flag or environment variable) and the
-    message says what it must be.
+    message says what it must be. `message` replaces the generated sentence
+    where a shorter one reads better (a blank query).
     """
 
-    def __init__(self, *, name: str, value: object, requirement: str) -> None:
+    def __init__(
+        self, *, name: str, value: object, requirement: str, message: str | None = None
+    ) -> None:
         self.name = name
         self.value = value
         self.requirement = requirement
-        super().__init__(f"{name}={value!r} is not allowed: {name} must be {requirement}.")
+        super().__init__(
+            message or f"{name}={value!r} is not allowed: {name} must be {requirement}."
+        )
 
 
 class InvalidSettingError(InvalidArgumentError):

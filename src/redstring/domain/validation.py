@@ -1,0 +1,147 @@
+"""The checks every public call makes on its arguments, in one place (ADR 0141).
+
+A public entry point (`Retriever.retrieve`, `ChunkRetriever.retrieve_chunks`,
+`build_graph`, `index_documents`, a store write) calls these once, before any
+store or encoder sees the value, and a bad value raises
+`InvalidArgumentError` naming the argument and what it must be. Nothing
+below the boundary re-checks.
+
+- Text (a query, a name, a type, a document's id or text) must be a `str`
+  that UTF-8 can encode: a lone surrogate (`"Ada\\ud800"`) is refused here
+  rather than as a `UnicodeEncodeError` from a driver or an encoder.
+- `k` must be an `int` (not a `bool`) of zero or more.
+- A tenant id must be a `UUID`: a `str` would key the in-memory stores
+  differently from the SQL ones (which store its text), so one call would
+  find nothing in memory and everything in SQLite. `tenant_id_for` turns a
+  name into one.
+- JSON properties must hold only finite numbers: JSON has no NaN or
+  infinity, so a store could not give them back.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+from uuid import UUID
+
+from redstring.domain.errors import InvalidArgumentError
+
+
+def require_str(name: str, value: object) -> str:
+    """`value` if it is a `str` UTF-8 can encode, else `InvalidArgumentError` naming `name`."""
+    if not isinstance(value, str):
+        raise InvalidArgumentError(
+            name=name,
+            value=value,
+            requirement=f"a str, not {type(value).__name__}"
+            + (
+                " (decode bytes first, e.g. value.decode('utf-8'))"
+                if isinstance(value, bytes)
+                else ""
+            ),
+        )
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise InvalidArgumentError(
+            name=name,
+            value=value,
+            requirement=(
+                f"valid Unicode text, but it holds a lone surrogate at position {error.start}; "
+                "decode the source with errors='replace' or remove the character"
+            ),
+        ) from None
+    return value
+
+
+def require_query(query: object, *, name: str = "query") -> str:
+    """`query` if it is encodable text with something besides whitespace."""
+    text = require_str(name, query)
+    if not text.strip():
+        raise InvalidArgumentError(
+            name=name,
+            value=query,
+            requirement="not blank",
+            message=(
+                f"{name} must not be blank: an empty query has no meaning to embed or match. "
+                "Pass the text the user searched for."
+            ),
+        )
+    return text
+
+
+def require_k(k: object, *, name: str = "k") -> int:
+    """`k` if it is an `int` (not a `bool`) of zero or more; zero means no results."""
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise InvalidArgumentError(
+            name=name,
+            value=k,
+            requirement=f"an int of zero or more, not {type(k).__name__}; pass e.g. {name}=5",
+        )
+    if k < 0:
+        raise InvalidArgumentError(
+            name=name,
+            value=k,
+            requirement="zero or more",
+            message=f"{name} must be zero or more, got {k}; {name}=0 returns no matches.",
+        )
+    return k
+
+
+def require_str_items(name: str, values: object) -> list[str] | None:
+    """`values` as a list of encodable strings, `None` kept; a lone `str` is refused.
+
+    A bare string is a sequence of characters, so `entity_types="person"`
+    would silently filter on "p", "e", ...; it is refused naming the fix.
+    """
+    if values is None:
+        return None
+    if isinstance(values, str | bytes) or not isinstance(values, Iterable):
+        raise InvalidArgumentError(
+            name=name,
+            value=values,
+            requirement=f"a list of str or None; pass [{values!r}] for one value",
+        )
+    return [require_str(f"{name}[{index}]", item) for index, item in enumerate(values)]
+
+
+def require_tenant_id(tenant_id: object, *, name: str = "tenant_id") -> UUID:
+    """`tenant_id` if it is a `UUID`; a name or a UUID's text is refused naming the fix."""
+    if not isinstance(tenant_id, UUID):
+        raise InvalidArgumentError(
+            name=name,
+            value=tenant_id,
+            requirement=(
+                f"a TenantId (a UUID), not {type(tenant_id).__name__}; pass "
+                "tenant_id_for(name) for a tenant name or TenantId(UUID(text)) for a UUID's text"
+            ),
+        )
+    return tenant_id
+
+
+def require_finite_json(name: str, value: Any) -> None:
+    """Refuse NaN and infinity anywhere in a JSON value (JSON cannot hold them)."""
+    for path, leaf in _leaves(name, value):
+        if isinstance(leaf, float) and not math.isfinite(leaf):
+            raise InvalidArgumentError(
+                name=path,
+                value=leaf,
+                requirement=(
+                    "a finite number: JSON has no NaN or infinity, so no store could give it "
+                    "back; store null or a string instead"
+                ),
+            )
+        if isinstance(leaf, str):
+            require_str(path, leaf)
+
+
+def _leaves(path: str, value: Any) -> Iterable[tuple[str, Any]]:
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _leaves(f"{path}[{key!r}]", item)
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            yield from _leaves(f"{path}[{index}]", item)
+    else:
+        yield path, value
