@@ -58,6 +58,10 @@ K = 10
 OTHER_TENANTS = 3
 BATCH = 1000
 STORES = ("memory", "sqlite", "pg-exact", "pg-hnsw")
+#: The embedded server's buffers: room for the largest table run here (100k x 768
+#: plus the other tenants' rows is about 500 MB), so exact search reads no page
+#: from the OS cache (B190).
+SHARED_BUFFERS = "1GB"
 ORG_SUFFIXES = ("Ltd", "Limited", "Group", "Holdings", "Inc", "Corporation", "Partners", "Co")
 
 
@@ -303,9 +307,11 @@ async def entity_worker(store: str, n: int, dim: int, queries: int, url: str | N
         "lexical": RetrievalMode.LEXICAL,
         "hybrid": RetrievalMode.HYBRID,
     }
-    first = mix[0][1]
-    for mode in modes.values():  # warm caches (matrix stacking, statement preparation)
-        await retriever.retrieve(first, tenant, k=K, mode=mode)
+    # An untimed warm-up pass over the whole query mix (B103): HYBRID runs the
+    # SEMANTIC and LEXICAL work too, so no timed pass pays for cold caches
+    # (matrix stacking, statement preparation, a just-built HNSW index's pages).
+    for _, text, _ in mix:
+        await retriever.retrieve(text, tenant, k=K, mode=RetrievalMode.HYBRID)
     result["peak_rss_mb"] = peak_mb()
     result["ingest_growth_mb"] = peak_mb() - before_ingest
 
@@ -545,6 +551,14 @@ def chunk_table(results: list[dict]) -> str:
 def targets(results: list[dict], chunks: list[dict]) -> str:
     lines = ["| target | measured | met |", "| --- | --- | --- |"]
     for r in results:
+        if r["store"] == "pg-exact" and r["n"] == 100_000:
+            lat = r["latency"]
+            ratio = lat["semantic"]["p50"] / lat["numpy_1thread"]["p50"]
+            lines.append(
+                f"| PostgreSQL exact SEMANTIC p50 <= 3x the numpy floor, 100k, dim {r['dim']} | "
+                f"{lat['semantic']['p50']:.2f} ms vs floor {lat['numpy_1thread']['p50']:.2f} ms"
+                f" = {ratio:.2f}x | {'yes' if ratio <= 3 else 'NO'} |"
+            )
         if r["store"] != "memory" or r["n"] != 100_000:
             continue
         lat = r["latency"]
@@ -668,7 +682,9 @@ def parent(args: argparse.Namespace) -> None:
         if any(s.startswith("pg") for s in args.stores):
             from tests.postgres_server import running_server  # noqa: PLC0415
 
-            url = stack.enter_context(running_server(durable=True))
+            url = stack.enter_context(
+                running_server(durable=True, shared_buffers=args.shared_buffers)
+            )
             import psycopg  # noqa: PLC0415
 
             with psycopg.connect(url, autocommit=True) as connection:
@@ -716,6 +732,11 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--stores", nargs="+", default=list(STORES), choices=STORES)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--no-chunks", action="store_true")
+    parser.add_argument(
+        "--shared-buffers",
+        default=SHARED_BUFFERS,
+        help=f"the embedded PostgreSQL server's shared_buffers (default {SHARED_BUFFERS})",
+    )
     parser.add_argument("--json", default=str(Path(tempfile.gettempdir()) / "bench_retrieval.json"))
     parser.add_argument(
         "--from-json", help="print the tables and draw the plot of a saved run, running nothing"

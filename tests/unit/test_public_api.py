@@ -22,6 +22,17 @@ from collections.abc import Callable, Iterator
 import redstring
 
 EXPECTED = {
+    "AsyncRedstring",
+    "Redstring",
+    "EntityAnswer",
+    "EntityDetail",
+    "EntityHit",
+    "EntitySearchAnswer",
+    "Neighbour",
+    "PassageHit",
+    "PassageSearchAnswer",
+    "StatsAnswer",
+    "TenantStats",
     "ModelFiles",
     "NormalizedQuery",
     "LocalEmbeddingProvider",

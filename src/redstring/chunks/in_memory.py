@@ -17,6 +17,7 @@ from redstring.domain.exact_search import FloatMatrix, top_k, unit_vector, valid
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import tokenize
+from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,7 @@ class InMemoryChunkStore:
     # -- writing -----------------------------------------------------------
 
     async def upsert_chunks(self, chunks: Sequence[StoredChunk]) -> None:
+        require_writable_chunks(chunks)
         rows = [self._row(chunk) for chunk in chunks]
         for row in rows:
             part = self._tenants.setdefault(row.chunk.tenant_id, _Tenant())
@@ -97,6 +99,9 @@ class InMemoryChunkStore:
     async def replace_source(
         self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
     ) -> None:
+        require_str("source_id", source_id)
+        require_tenant_id(tenant_id)
+        require_writable_chunks(chunks)
         require_chunks_of_source(chunks, source_id, tenant_id)
         rows = [self._row(chunk) for chunk in chunks]
         part = self._tenants.setdefault(tenant_id, _Tenant())

@@ -18,6 +18,7 @@ from redstring.domain.exact_search import stored_vector, unit_vector, validate_s
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import tokenize
+from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 from redstring.domain.vector import cosine_to_score
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.schema import Schema
@@ -122,6 +123,7 @@ class PostgresChunkStore:
     # -- writing -----------------------------------------------------------
 
     async def upsert_chunks(self, chunks: Sequence[StoredChunk]) -> None:
+        require_writable_chunks(chunks)
         rows = self._rows(chunks)
 
         async def work(connection: Connection) -> None:
@@ -137,6 +139,9 @@ class PostgresChunkStore:
     async def replace_source(
         self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
     ) -> None:
+        require_str("source_id", source_id)
+        require_tenant_id(tenant_id)
+        require_writable_chunks(chunks)
         require_chunks_of_source(chunks, source_id, tenant_id)
         rows = self._rows(chunks)
 

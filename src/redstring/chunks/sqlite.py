@@ -24,6 +24,7 @@ from redstring.domain.exact_search import (
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import tokenize
+from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
 from redstring.storage.tenant_cache import (
@@ -135,6 +136,7 @@ class SqliteChunkStore:
     # -- writing -----------------------------------------------------------
 
     async def upsert_chunks(self, chunks: Sequence[StoredChunk]) -> None:
+        require_writable_chunks(chunks)
         rows = self._rows(chunks)
 
         def work(connection: sqlite3.Connection) -> None:
@@ -151,6 +153,9 @@ class SqliteChunkStore:
     async def replace_source(
         self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
     ) -> None:
+        require_str("source_id", source_id)
+        require_tenant_id(tenant_id)
+        require_writable_chunks(chunks)
         require_chunks_of_source(chunks, source_id, tenant_id)
         rows = self._rows(chunks)
         tenant = str(tenant_id)

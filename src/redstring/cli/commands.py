@@ -10,18 +10,18 @@ from typing import TextIO
 
 from pydantic import BaseModel
 
-from redstring.cli import queries, render
-from redstring.cli.documents import read_documents
-from redstring.cli.errors import ChunkStoreUnavailableError
 from redstring.cli.progress import ProgressLine
 from redstring.cli.providers import (
     embedding_provider,
     llm_provider,
     max_failed_share,
 )
-from redstring.cli.store_set import StoreOpener
-from redstring.cli.stores import open_store_set
-from redstring.cli.tenants import parse_tenant
+from redstring.client import queries, render
+from redstring.client.documents import read_documents
+from redstring.client.errors import ChunkStoreUnavailableError
+from redstring.client.store_set import StoreOpener
+from redstring.client.stores import open_store_set
+from redstring.client.tenants import parse_tenant
 from redstring.composition.build_graph import GraphBuildReport, build_graph
 from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE, preflight
 from redstring.composition.index_documents import index_documents

@@ -21,8 +21,8 @@ from typing import NoReturn, TextIO
 from redstring import __version__
 from redstring.cli import commands
 from redstring.cli.providers import EMBEDDING_KINDS
-from redstring.cli.store_set import StoreOpener
-from redstring.cli.tenants import DEFAULT_TENANT, DEFAULT_TENANT_NAME
+from redstring.client.store_set import StoreOpener
+from redstring.client.tenants import DEFAULT_TENANT, DEFAULT_TENANT_NAME
 from redstring.domain.errors import (
     DimensionMismatchError,
     RedstringError,

@@ -21,14 +21,14 @@ installed, and no embedding provider otherwise.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 from collections.abc import Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from redstring.cli.errors import MissingSettingError
-from redstring.domain.errors import InvalidSettingError, MissingExtraError
-from redstring.llm.local_embedding import LocalEmbeddingProvider, packaged_files
+from redstring.client.embeddings import local_extra_installed
+from redstring.client.errors import MissingSettingError
+from redstring.domain.errors import InvalidSettingError
+from redstring.llm.local_embedding import LocalEmbeddingProvider
 from redstring.llm.openai_compatible import (
     STRUCTURED_OUTPUTS,
     OpenAICompatibleEmbeddingProvider,
@@ -38,10 +38,6 @@ from redstring.ports.embedding_provider import EmbeddingProvider
 
 EmbeddingKind = Literal["local", "openai", "none"]
 EMBEDDING_KINDS: tuple[EmbeddingKind, ...] = ("local", "openai", "none")
-
-#: The vector dimension a database is created with when nothing is embedded:
-#: the local model's, so embedding locally later needs no new database.
-UNEMBEDDED_DIMENSION = 384
 
 
 def _setting(
@@ -69,17 +65,6 @@ def _required(
 
 def _api_key(args: argparse.Namespace, env: Mapping[str, str]) -> str | None:
     return _setting(args, "api_key", env, "REDSTRING_API_KEY", "OPENAI_API_KEY")
-
-
-def local_extra_installed() -> bool:
-    """Whether the `local` extra's runtime and model packages are importable."""
-    if any(importlib.util.find_spec(name) is None for name in ("onnxruntime", "tokenizers")):
-        return False
-    try:
-        packaged_files()
-    except MissingExtraError:
-        return False
-    return True
 
 
 def embedding_kind(args: argparse.Namespace, env: Mapping[str, str]) -> EmbeddingKind:

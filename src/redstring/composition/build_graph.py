@@ -42,6 +42,7 @@ from redstring.domain.events import (
 )
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.merging import combine_relationships, combine_sightings
+from redstring.domain.validation import require_documents, require_tenant_id
 from redstring.events.in_memory import InMemoryEventLog
 from redstring.extraction.choose import decide_domain
 from redstring.extraction.domains import AUTO, DomainSpec
@@ -142,6 +143,8 @@ async def build_graph(
     document order. `merge_threshold` is on 0..1. Before any model call it
     raises `DimensionMismatchError` when `embeddings` and `vectors` (or a
     chunk store with vectors) disagree, `IncompleteVectorSetupError` when only one is given,
+    `InvalidArgumentError` naming a tenant id that is not a UUID or a document
+    field that is not encodable text or finite JSON,
     `DuplicateDocumentError` for a repeated document id, `ValueError` for a
     bad threshold or concurrency, and `UnknownDomainError` for an unknown
     domain name. Then it checks the model server (`preflight`), raising
@@ -153,6 +156,8 @@ async def build_graph(
     partial result.
     """
     docs = list(documents)
+    require_tenant_id(tenant_id)
+    require_documents(docs)
     _check_inputs(docs, embeddings, vectors, merge_threshold)
     check_passage_store(embeddings, chunks)
     check_failed_share(max_failed_share)

@@ -19,6 +19,7 @@ from redstring.domain.chunking import SlidingWindowChunker
 from redstring.domain.document import SourceDocument
 from redstring.domain.errors import DimensionMismatchError, DuplicateDocumentError
 from redstring.domain.ids import TenantId
+from redstring.domain.validation import require_documents, require_tenant_id
 from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
 
@@ -87,11 +88,15 @@ async def index_documents(
     order, each with one `replace_source`; documents not given are untouched.
 
     Raises before anything is embedded or written: `ValueError` for
-    `batch_size < 1`, `DuplicateDocumentError` for two documents with one id,
+    `batch_size < 1`, `InvalidArgumentError` naming a tenant id that is not a
+    UUID or a document field that is not encodable text or finite JSON,
+    `DuplicateDocumentError` for two documents with one id,
     `DimensionMismatchError` when the provider and the store disagree.
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+    require_tenant_id(tenant_id)
+    require_documents(documents)
     _require_distinct_ids(documents)
     if embeddings is not None and embeddings.dimension != chunks.dimension:
         raise DimensionMismatchError(

@@ -59,7 +59,7 @@ class StoredChunk(BaseModel):
     end: int = Field(ge=0)
     entity_ids: list[EntityId] = Field(default_factory=list)
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
-    embedding: list[float] | None = None
+    embedding: list[float] | None = Field(default=None, repr=False)
 
     @property
     def id(self) -> ChunkId:

@@ -145,3 +145,48 @@ def _leaves(path: str, value: Any) -> Iterable[tuple[str, Any]]:
             yield from _leaves(f"{path}[{index}]", item)
     else:
         yield path, value
+
+
+def require_documents(documents: Iterable[Any], *, name: str = "documents") -> None:
+    """Every document's id, text, title and metadata is encodable text and finite JSON."""
+    for index, document in enumerate(documents):
+        where = f"{name}[{index}]"
+        require_str(f"{where}.id", document.id)
+        require_str(f"{where}.text", document.text)
+        require_str(f"{where}.title", document.title)
+        require_finite_json(f"{where}.metadata", document.metadata)
+
+
+def require_writable_graph(entities: Iterable[Any], relationships: Iterable[Any]) -> None:
+    """Every entity and relationship a store is asked to write can be stored and read back.
+
+    Text fields must be encodable (no lone surrogate) and `properties` finite
+    JSON, so memory, SQLite and PostgreSQL hold the same thing. Called by each
+    graph store's `upsert` before it writes anything.
+    """
+    for index, entity in enumerate(entities):
+        where = f"entities[{index}]"
+        require_tenant_id(entity.tenant_id, name=f"{where}.tenant_id")
+        for field in ("entity_type", "name", "normalized_name", "description"):
+            require_str(f"{where}.{field}", getattr(entity, field))
+        for position, alias in enumerate(entity.aliases):
+            require_str(f"{where}.aliases[{position}]", alias)
+        for position, document_id in enumerate(entity.source_document_ids):
+            require_str(f"{where}.source_document_ids[{position}]", document_id)
+        require_finite_json(f"{where}.properties", entity.properties)
+    for index, relationship in enumerate(relationships):
+        where = f"relationships[{index}]"
+        require_tenant_id(relationship.tenant_id, name=f"{where}.tenant_id")
+        require_str(f"{where}.relationship_type", relationship.relationship_type)
+        require_str(f"{where}.description", relationship.description)
+        require_finite_json(f"{where}.properties", relationship.properties)
+
+
+def require_writable_chunks(chunks: Iterable[Any], *, name: str = "chunks") -> None:
+    """Every chunk a store is asked to write has encodable text and finite JSON metadata."""
+    for index, chunk in enumerate(chunks):
+        where = f"{name}[{index}]"
+        require_tenant_id(chunk.tenant_id, name=f"{where}.tenant_id")
+        require_str(f"{where}.source_id", chunk.source_id)
+        require_str(f"{where}.text", chunk.text)
+        require_finite_json(f"{where}.metadata", chunk.metadata)

@@ -13,6 +13,7 @@ from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
+from redstring.domain.validation import require_writable_graph
 
 #: A key gaining at least this many ids in one write is re-sorted, not inserted into.
 _BULK = 16
@@ -49,6 +50,7 @@ class InMemoryGraphStore:
     async def upsert(
         self, entities: Sequence[Entity], relationships: Sequence[Relationship] = ()
     ) -> None:
+        require_writable_graph(entities, relationships)
         batch = {(entity.tenant_id, entity.id) for entity in entities}
         for relationship in relationships:
             for end in (relationship.source_id, relationship.target_id):

@@ -12,6 +12,7 @@ from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
+from redstring.domain.validation import require_writable_graph
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.schema import Schema
 
@@ -102,6 +103,7 @@ class PostgresGraphStore:
     async def upsert(
         self, entities: Sequence[Entity], relationships: Sequence[Relationship] = ()
     ) -> None:
+        require_writable_graph(entities, relationships)
         entity_rows = [
             (e.tenant_id, e.id, normalize_name(e.entity_type), e.model_dump_json(), KEY_VERSION)
             for e in entities

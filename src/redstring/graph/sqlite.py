@@ -12,6 +12,7 @@ from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
+from redstring.domain.validation import require_writable_graph
 from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
 
@@ -73,6 +74,7 @@ class SqliteGraphStore:
     async def upsert(
         self, entities: Sequence[Entity], relationships: Sequence[Relationship] = ()
     ) -> None:
+        require_writable_graph(entities, relationships)
         entity_rows = [
             (
                 str(e.tenant_id),

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from redstring.cli.main import main
-from redstring.cli.store_set import StoreSet
-from redstring.cli.tenants import DEFAULT_TENANT
+from redstring.client.store_set import StoreSet
+from redstring.client.tenants import DEFAULT_TENANT
 from tests.unit.cli.world import ACME, ADA, HOME, OTHER, populated_stores
 
 NO_ENV: dict[str, str] = {}

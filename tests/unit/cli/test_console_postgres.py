@@ -8,7 +8,7 @@ import json
 import pytest
 
 from redstring import DimensionRequiredError, Entity
-from redstring.cli.tenants import DEFAULT_TENANT, parse_tenant
+from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
 from redstring.composition.postgres_stores import open_postgres
 from tests.postgres_server import new_database
 from tests.unit.adapters.openai_protocol_server import serve

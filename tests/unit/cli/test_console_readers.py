@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from redstring import Entity
-from redstring.cli.tenants import DEFAULT_TENANT
+from redstring.client.tenants import DEFAULT_TENANT
 from redstring.composition.sqlite_stores import open_sqlite
 from tests.unit.cli.console import redstring
 from tests.unit.stores.file_access import unwritable, write_locked

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from redstring.cli.tenants import DEFAULT_TENANT, parse_tenant
+from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
 from tests.unit.adapters.openai_protocol_server import serve
 from tests.unit.cli.console import ROOT, SAMPLES, assert_one_error_line, clean_env, redstring
 from tests.unit.cli.mcp_client import session

@@ -7,7 +7,6 @@ import io
 
 import pytest
 
-from redstring.cli.errors import MissingSettingError
 from redstring.cli.progress import ProgressLine
 from redstring.cli.providers import (
     embedding_kind,
@@ -15,6 +14,7 @@ from redstring.cli.providers import (
     llm_provider,
     local_extra_installed,
 )
+from redstring.client.errors import MissingSettingError
 from redstring.domain.errors import InvalidSettingError
 from redstring.llm.local_embedding import LocalEmbeddingProvider
 from redstring.llm.openai_compatible import (

@@ -16,17 +16,18 @@ from uuid import uuid4
 import pytest
 
 from redstring import ChunkFailure, GraphBuildReport, MergeSummary, entity_id_for
-from redstring.cli import providers
-from redstring.cli.answers import EntitySearchAnswer
-from redstring.cli.documents import read_documents
-from redstring.cli.errors import DocumentPathError
 from redstring.cli.main import main
-from redstring.cli.providers import llm_endpoint, local_extra_installed
-from redstring.cli.queries import resolve_mode
-from redstring.cli.render import print_build_report, print_entities
-from redstring.cli.store_set import StoreSet
-from redstring.cli.stores import open_store_set
-from redstring.cli.tenants import DEFAULT_TENANT
+from redstring.cli.providers import llm_endpoint
+from redstring.client import embeddings as providers
+from redstring.client.answers import EntitySearchAnswer
+from redstring.client.documents import read_documents
+from redstring.client.embeddings import local_extra_installed
+from redstring.client.errors import DocumentPathError
+from redstring.client.queries import resolve_mode
+from redstring.client.render import print_build_report, print_entities
+from redstring.client.store_set import StoreSet
+from redstring.client.stores import open_store_set
+from redstring.client.tenants import DEFAULT_TENANT
 from redstring.domain.errors import InvalidSettingError, MissingExtraError
 from redstring.domain.ids import tenant_id_for
 from redstring.domain.retrieval import RetrievalMode

@@ -8,9 +8,9 @@ from uuid import UUID
 
 import pytest
 
-from redstring.cli.documents import read_documents
-from redstring.cli.errors import DocumentPathError, NoDocumentsError
-from redstring.cli.tenants import DEFAULT_TENANT, parse_tenant
+from redstring.client.documents import read_documents
+from redstring.client.errors import DocumentPathError, NoDocumentsError
+from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
 from redstring.domain.ids import tenant_id_for
 
 

@@ -21,8 +21,8 @@ from redstring import (
     TenantId,
     index_documents,
 )
-from redstring.cli.store_set import StoreSet
-from redstring.cli.tenants import parse_tenant
+from redstring.client.store_set import StoreSet
+from redstring.client.tenants import parse_tenant
 from redstring.projections.vectors import embed_entities
 
 DIMENSION = 32

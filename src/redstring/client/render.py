@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import TextIO
 
-from redstring.cli.answers import EntitySearchAnswer, PassageSearchAnswer, StatsAnswer
+from redstring.client.answers import EntitySearchAnswer, PassageSearchAnswer, StatsAnswer
 from redstring.composition.build_graph import GraphBuildReport
 from redstring.composition.index_documents import IndexReport
 

@@ -13,7 +13,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from redstring.cli.errors import DocumentPathError, NoDocumentsError
+from redstring.client.errors import DocumentPathError, NoDocumentsError
 from redstring.domain.document import SourceDocument
 
 #: The file suffixes read (compared lower-case).

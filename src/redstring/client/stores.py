@@ -13,9 +13,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from redstring.cli.errors import DatabaseNotFoundError
-from redstring.cli.providers import UNEMBEDDED_DIMENSION
-from redstring.cli.store_set import StoreSet
+from redstring.client.embeddings import UNEMBEDDED_DIMENSION
+from redstring.client.errors import DatabaseNotFoundError
+from redstring.client.store_set import StoreSet
 from redstring.composition.sqlite_stores import open_sqlite
 from redstring.domain.errors import DimensionRequiredError, MissingExtraError
 

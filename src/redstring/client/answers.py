@@ -1,0 +1,203 @@
+"""What the commands and the MCP tools answer with: plain, JSON-ready models.
+
+Scores keep the library's scales: `score` is the fused rank score (ordinal,
+comparable only within one answer); `semantic` and `lexical` are each
+channel's own score on 0..1, `None` when that channel did not rank the item;
+`bm25` is the raw BM25 score (>= 0, unbounded) a passage's `lexical` maps.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from pydantic import BaseModel, JsonValue
+
+from redstring.client.errors import PandasMissingError
+from redstring.domain.retrieval import RetrievalMode
+
+
+class _Rows(BaseModel):
+    """An answer that is a list of rows: printed as a short table, converted to dicts or a frame."""
+
+    def _rows(self) -> list[BaseModel]:
+        raise NotImplementedError
+
+    def to_dicts(self) -> list[dict[str, Any]]:
+        """The rows as plain dicts (JSON-ready), in order."""
+        return [row.model_dump(mode="json") for row in self._rows()]
+
+    def to_pandas(self) -> Any:
+        """The rows as a `pandas.DataFrame`, one column per field.
+
+        Raises `PandasMissingError` when pandas is not installed.
+        """
+        try:
+            import pandas  # type: ignore[import-untyped]  # noqa: PLC0415 (optional)
+        except ImportError:
+            raise PandasMissingError from None
+        return pandas.DataFrame(self.to_dicts())
+
+    def _print(self, out: io.StringIO) -> None:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        out = io.StringIO()
+        self._print(out)
+        return out.getvalue().rstrip("\n")
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+class EntityHit(BaseModel):
+    """One ranked entity."""
+
+    rank: int
+    id: str
+    name: str
+    type: str
+    description: str
+    aliases: list[str]
+    score: float
+    semantic: float | None
+    lexical: float | None
+
+
+class EntitySearchAnswer(_Rows):
+    """The entities of one tenant best matching a query, best first.
+
+    Prints as a table; `to_dicts()` / `to_pandas()` give one row per match.
+    """
+
+    tenant_id: str
+    query: str
+    mode: RetrievalMode
+    matches: list[EntityHit]
+
+    def _rows(self) -> list[BaseModel]:
+        return list(self.matches)
+
+    def _print(self, out: io.StringIO) -> None:
+        from redstring.client.render import print_entities  # noqa: PLC0415 (render imports this)
+
+        print_entities(self, out)
+
+
+class PassageHit(BaseModel):
+    """One ranked passage (chunk) and where it comes from."""
+
+    rank: int
+    chunk_id: str
+    source_id: str
+    index: int
+    start: int
+    end: int
+    text: str
+    score: float
+    semantic: float | None
+    lexical: float | None
+    bm25: float | None
+
+
+class PassageSearchAnswer(_Rows):
+    """The passages of one tenant best matching a query, best first.
+
+    Prints each passage shortened; `to_dicts()` / `to_pandas()` give one row per match.
+    """
+
+    tenant_id: str
+    query: str
+    mode: RetrievalMode
+    matches: list[PassageHit]
+
+    def _rows(self) -> list[BaseModel]:
+        return list(self.matches)
+
+    def _print(self, out: io.StringIO) -> None:
+        from redstring.client.render import print_passages  # noqa: PLC0415 (render imports this)
+
+        print_passages(self, out)
+
+
+class EntityDetail(BaseModel):
+    """Everything the graph holds about one entity."""
+
+    id: str
+    name: str
+    type: str
+    description: str
+    aliases: list[str]
+    properties: dict[str, JsonValue]
+    confidence: float
+    source_document_ids: list[str]
+
+
+class Neighbour(BaseModel):
+    """A relationship touching the entity, and the entity at its other end.
+
+    `direction` is `outgoing` when the entity is the relationship's source.
+    """
+
+    relationship_id: str
+    relationship_type: str
+    direction: str
+    description: str
+    confidence: float
+    entity_id: str
+    name: str
+    type: str
+
+
+class EntityAnswer(_Rows):
+    """One entity with its neighbours, ordered by relationship id.
+
+    `to_dicts()` / `to_pandas()` give one row per neighbour.
+    """
+
+    tenant_id: str
+    entity: EntityDetail
+    neighbours: list[Neighbour]
+
+    def _rows(self) -> list[BaseModel]:
+        return list(self.neighbours)
+
+    def _print(self, out: io.StringIO) -> None:
+        entity = self.entity
+        out.write(f"{entity.name} ({entity.type}) {entity.id}\n")
+        if entity.description:
+            out.write(f"  {entity.description}\n")
+        for neighbour in self.neighbours:
+            arrow = "->" if neighbour.direction == "outgoing" else "<-"
+            out.write(
+                f"  {arrow} {neighbour.relationship_type} {neighbour.name} ({neighbour.type})\n"
+            )
+
+
+class TenantStats(BaseModel):
+    """The size of one tenant. `chunks` is `None` where the backend keeps no chunks."""
+
+    tenant_id: str
+    entities: int
+    entities_by_type: dict[str, int]
+    relationships: int
+    vectors: int
+    chunks: int | None
+
+
+class StatsAnswer(_Rows):
+    """Every tenant holding entities (and the tenant asked about), by tenant id.
+
+    `to_dicts()` / `to_pandas()` give one row per tenant.
+    """
+
+    backend: str
+    tenants: list[TenantStats]
+
+    def _rows(self) -> list[BaseModel]:
+        return list(self.tenants)
+
+    def _print(self, out: io.StringIO) -> None:
+        from redstring.client.render import print_stats  # noqa: PLC0415 (render imports this)
+
+        print_stats(self, out)

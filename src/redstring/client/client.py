@@ -1,0 +1,344 @@
+"""`AsyncRedstring`: one object for the whole job (ADR 0160).
+
+Opened from a SQLite path or a `postgresql://` URL, with one tenant and one
+embedding provider, it indexes documents, builds the graph with a model,
+ranks entities and passages, fetches an entity with its neighbours and
+counts what each tenant holds. The stores open on first use (or on `async
+with`) and close with `close()`. `Redstring` (in `redstring.client.sync`) is
+the same object for code without an event loop.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from contextlib import AsyncExitStack
+from types import TracebackType
+from typing import Self
+from uuid import UUID
+
+from redstring.client import queries
+from redstring.client.answers import (
+    EntityAnswer,
+    EntitySearchAnswer,
+    PassageSearchAnswer,
+    StatsAnswer,
+)
+from redstring.client.documents import read_documents
+from redstring.client.embeddings import EmbeddingChoice, resolve_embeddings
+from redstring.client.errors import (
+    EMBEDDINGS_ARGUMENT,
+    ChunkStoreUnavailableError,
+    ClientClosedError,
+)
+from redstring.client.store_set import StoreSet
+from redstring.client.stores import open_store_set
+from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
+from redstring.composition.build_graph import GraphBuildReport, build_graph
+from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE
+from redstring.composition.index_documents import (
+    IndexProgressCallback,
+    IndexReport,
+    index_documents,
+)
+from redstring.domain.document import SourceDocument
+from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.ids import TenantId
+from redstring.extraction.domains import AUTO, DomainSpec
+from redstring.extraction.extractor import ProgressCallback
+from redstring.llm.openai_compatible import OpenAICompatibleLlmProvider
+from redstring.ports.embedding_provider import EmbeddingProvider
+from redstring.ports.llm_provider import LlmProvider
+
+#: The database a client opens when none is named: a SQLite file in the working directory.
+DEFAULT_DB = "redstring.db"
+
+#: What `index` and `build` take: paths (files or folders) and documents, alone or in a list.
+Document = str | os.PathLike[str] | SourceDocument
+Documents = Document | Iterable[Document]
+
+
+def _tenant(tenant: str | UUID | None) -> TenantId:
+    if tenant is None:
+        return DEFAULT_TENANT
+    if isinstance(tenant, UUID):
+        return TenantId(tenant)
+    if not isinstance(tenant, str):
+        raise InvalidArgumentError(
+            name="tenant", value=tenant, requirement="a tenant name, a UUID, or None"
+        )
+    try:
+        return parse_tenant(tenant)
+    except ValueError:
+        raise InvalidArgumentError(
+            name="tenant", value=tenant, requirement="a non-blank tenant name or a UUID"
+        ) from None
+
+
+def _documents(given: Documents) -> list[SourceDocument]:
+    """`given` as documents: paths are read (folders recursively), documents kept."""
+    items: list[Document] = (
+        [given] if isinstance(given, str | os.PathLike | SourceDocument) else list(given)
+    )
+    documents: list[SourceDocument] = []
+    paths: list[str] = []
+    for item in items:
+        if isinstance(item, SourceDocument):
+            documents.append(item)
+        elif isinstance(item, str | os.PathLike):
+            paths.append(os.fspath(item))
+        else:
+            raise InvalidArgumentError(
+                name="documents",
+                value=item,
+                requirement="file or folder paths, or SourceDocument objects",
+            )
+    if paths:
+        documents.extend(read_documents(paths))
+    if not documents:
+        raise InvalidArgumentError(
+            name="documents", value=given, requirement="at least one path or document"
+        )
+    return documents
+
+
+class AsyncRedstring:
+    """A redstring database, one tenant of it, and one embedding provider.
+
+    `db` is a SQLite file path (created on first use) or a `postgresql://`
+    URL; `tenant` a name or UUID (default: the command line's `default`
+    tenant); `embeddings` is `"local"`, `"none"`, an `EmbeddingProvider`, or
+    `None` for the local model when its extra is installed. A new database is
+    made at the provider's dimension. `migrate=True` upgrades a database
+    written by an older redstring in place.
+
+    Use `async with AsyncRedstring(...) as rs:`, or call `close()`; a closed
+    client raises `ClientClosedError`.
+    """
+
+    def __init__(
+        self,
+        db: str | os.PathLike[str] = DEFAULT_DB,
+        *,
+        tenant: str | UUID | None = None,
+        embeddings: EmbeddingChoice = None,
+        migrate: bool = False,
+    ) -> None:
+        if not isinstance(db, str | os.PathLike) or not os.fspath(db).strip():
+            raise InvalidArgumentError(
+                name="db", value=db, requirement="a SQLite file path or a postgresql:// URL"
+            )
+        self._db = os.fspath(db)
+        self._tenant = _tenant(tenant)
+        self._embeddings = resolve_embeddings(embeddings)
+        self._migrate = migrate
+        self._stack: AsyncExitStack | None = None
+        self._stores: StoreSet | None = None
+        self._closed = False
+
+    @property
+    def db(self) -> str:
+        """The database path or URL."""
+        return self._db
+
+    @property
+    def tenant_id(self) -> TenantId:
+        """The tenant every call reads and writes."""
+        return self._tenant
+
+    @property
+    def embeddings(self) -> EmbeddingProvider | None:
+        """The embedding provider, `None` when nothing is embedded."""
+        return self._embeddings
+
+    def __repr__(self) -> str:
+        provider = "none" if self._embeddings is None else type(self._embeddings).__name__
+        state = " closed" if self._closed else ""
+        return (
+            f"<{type(self).__name__} {self._db!r} tenant={self._tenant} "
+            f"embeddings={provider}{state}>"
+        )
+
+    async def open(self) -> Self:
+        """Open the stores now (they open on first use otherwise); returns the client."""
+        await self._open("open")
+        return self
+
+    async def _open(self, method: str) -> StoreSet:
+        if self._closed:
+            raise ClientClosedError(method=method)
+        if self._stores is None:
+            stack = AsyncExitStack()
+            dimension = None if self._embeddings is None else self._embeddings.dimension
+            self._stores = await stack.enter_async_context(
+                open_store_set(self._db, dimension=dimension, create=True, migrate=self._migrate)
+            )
+            self._stack = stack
+        return self._stores
+
+    async def close(self) -> None:
+        """Close the stores. Closing twice is harmless; any other call then raises."""
+        self._closed = True
+        stack, self._stack, self._stores = self._stack, None, None
+        if stack is not None:
+            await stack.aclose()
+
+    async def __aenter__(self) -> Self:
+        return await self.open()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def index(
+        self, documents: Documents, *, progress: IndexProgressCallback | None = None
+    ) -> IndexReport:
+        """Split `documents` into passages of the tenant, embedded when there is a provider.
+
+        `documents` is a path (file or folder of .txt/.md files), a
+        `SourceDocument`, or a list of either. Indexing a document again
+        writes only what changed. Raises `DocumentPathError` /
+        `NoDocumentsError` for paths that hold nothing to read.
+        """
+        docs = _documents(documents)
+        stores = await self._open("index")
+        if stores.chunks is None:
+            raise ChunkStoreUnavailableError(backend=stores.backend, command="index")
+        return await index_documents(
+            docs,
+            chunks=stores.chunks,
+            tenant_id=self._tenant,
+            embeddings=self._embeddings,
+            progress=progress,
+        )
+
+    async def build(
+        self,
+        documents: Documents,
+        *,
+        model: str | LlmProvider,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        domain: DomainSpec = AUTO,
+        max_failed_share: float = DEFAULT_MAX_FAILED_SHARE,
+        progress: ProgressCallback | None = None,
+    ) -> GraphBuildReport:
+        """Extract entities and relationships of `documents` into the tenant's graph.
+
+        `model` is a model name served at `base_url` over the OpenAI chat
+        protocol (`api_key` if it needs one), or an `LlmProvider`. Before any
+        chunk `build_graph` checks the server: an unreachable server, an
+        unknown model or a missing `openai` extra raises. When more than
+        `max_failed_share` of the chunks fail, raises `BuildFailedError`
+        carrying the report; pass `max_failed_share=1.0` to take partial
+        results.
+        """
+        docs = _documents(documents)
+        if isinstance(model, str):
+            if base_url is None:
+                raise InvalidArgumentError(
+                    name="base_url",
+                    value=None,
+                    requirement="the server's URL (e.g. http://localhost:8000/v1) with a "
+                    "model name",
+                )
+            async with OpenAICompatibleLlmProvider(
+                base_url=base_url, model=model, api_key=api_key
+            ) as provider:
+                return await self._build(docs, provider, domain, max_failed_share, progress)
+        return await self._build(docs, model, domain, max_failed_share, progress)
+
+    async def _build(
+        self,
+        documents: list[SourceDocument],
+        provider: LlmProvider,
+        domain: DomainSpec,
+        max_failed_share: float,
+        progress: ProgressCallback | None,
+    ) -> GraphBuildReport:
+        if self._closed:
+            raise ClientClosedError(method="build")
+        stores = await self._open("build")
+        concurrency = getattr(provider, "max_concurrency", 4)
+        return await build_graph(
+            documents,
+            provider=provider,
+            graph=stores.graph,
+            tenant_id=self._tenant,
+            embeddings=self._embeddings,
+            vectors=stores.vectors if self._embeddings is not None else None,
+            chunks=stores.chunks,
+            log=stores.events,
+            domain=domain,
+            progress=progress,
+            concurrency=concurrency if isinstance(concurrency, int) else 4,
+            max_failed_share=max_failed_share,
+        )
+
+    async def search(
+        self,
+        query: str,
+        *,
+        k: int = 10,
+        mode: str | None = None,
+        types: Sequence[str] | None = None,
+    ) -> EntitySearchAnswer:
+        """The `k` entities best matching `query`, best first.
+
+        `mode` is "hybrid" (the default with a provider), "semantic" or
+        "lexical" (the default without); `types` keeps only those entity types.
+        """
+        stores = await self._open("search")
+        return await queries.search_entities(
+            stores,
+            self._embeddings,
+            self._tenant,
+            query,
+            k=k,
+            mode=mode,
+            entity_types=types,
+            fix=EMBEDDINGS_ARGUMENT,
+        )
+
+    async def passages(
+        self,
+        query: str,
+        *,
+        k: int = 5,
+        mode: str | None = None,
+        sources: Sequence[str] | None = None,
+    ) -> PassageSearchAnswer:
+        """The `k` passages best matching `query`, best first.
+
+        `mode` as for `search`; `sources` keeps only passages of those document ids.
+        """
+        stores = await self._open("passages")
+        return await queries.search_passages(
+            stores,
+            self._embeddings,
+            self._tenant,
+            query,
+            k=k,
+            mode=mode,
+            source_ids=sources,
+            fix=EMBEDDINGS_ARGUMENT,
+        )
+
+    async def entity(self, entity_id: str | UUID) -> EntityAnswer:
+        """The entity `entity_id` (an `id` from `search`) with its neighbours.
+
+        Raises `UnknownEntityError` when the tenant holds no such entity.
+        """
+        stores = await self._open("entity")
+        return await queries.get_entity(
+            stores, self._tenant, queries.parse_entity_id(str(entity_id))
+        )
+
+    async def stats(self) -> StatsAnswer:
+        """What every tenant of the database holds, and the client's tenant whatever it holds."""
+        stores = await self._open("stats")
+        return await queries.stats(stores, self._tenant)

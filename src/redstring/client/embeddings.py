@@ -1,0 +1,55 @@
+"""The embedding provider a client is opened with: `"local"`, `"none"`, a provider, or the default.
+
+The default (`None`) is the local model when the `local` extra is installed,
+and no provider otherwise: the same rule as the command line's
+`--embeddings`. The provider's dimension is the one a new database is made
+with; a database with no provider is made at `UNEMBEDDED_DIMENSION`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Literal
+
+from redstring.domain.errors import InvalidArgumentError, MissingExtraError
+from redstring.llm.local_embedding import LocalEmbeddingProvider, packaged_files
+from redstring.ports.embedding_provider import EmbeddingProvider
+
+#: The vector dimension a database is created with when nothing is embedded:
+#: the local model's, so embedding locally later needs no new database.
+UNEMBEDDED_DIMENSION = 384
+
+#: What `embeddings=` accepts besides a provider object.
+EmbeddingChoice = Literal["local", "none"] | EmbeddingProvider | None
+
+
+def local_extra_installed() -> bool:
+    """Whether the `local` extra's runtime and model packages are importable."""
+    if any(importlib.util.find_spec(name) is None for name in ("onnxruntime", "tokenizers")):
+        return False
+    try:
+        packaged_files()
+    except MissingExtraError:
+        return False
+    return True
+
+
+def resolve_embeddings(choice: EmbeddingChoice) -> EmbeddingProvider | None:
+    """The provider `choice` names; `None` for `"none"`.
+
+    Raises `MissingExtraError` for `"local"` without the extra, and
+    `InvalidArgumentError` for any other string.
+    """
+    if choice is None:
+        return LocalEmbeddingProvider() if local_extra_installed() else None
+    if isinstance(choice, str):
+        if choice == "none":
+            return None
+        if choice == "local":
+            return LocalEmbeddingProvider()
+        raise InvalidArgumentError(
+            name="embeddings",
+            value=choice,
+            requirement='"local", "none", an EmbeddingProvider, or None for the default',
+        )
+    return choice

@@ -1,0 +1,221 @@
+"""The reads both surfaces share: the command line prints them, the MCP server returns them.
+
+Composes the stores of a `StoreSet` with an optional embedding provider into
+`Retriever` and `ChunkRetriever`; with no provider both are lexical-only.
+Every function takes the tenant explicitly and reads nothing else.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from uuid import UUID
+
+from redstring.client.answers import (
+    EntityAnswer,
+    EntityDetail,
+    EntityHit,
+    EntitySearchAnswer,
+    Neighbour,
+    PassageHit,
+    PassageSearchAnswer,
+    StatsAnswer,
+    TenantStats,
+)
+from redstring.client.errors import EMBEDDINGS_FLAGS, ChunkStoreUnavailableError
+from redstring.client.store_set import StoreSet
+from redstring.composition.chunk_retrieval import ChunkRetriever
+from redstring.composition.retrieval import Retriever
+from redstring.domain.errors import ModeNeedsEmbeddingsError, UnknownEntityError
+from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.retrieval import RetrievalMode, parse_mode, require_k, require_query
+from redstring.ports.embedding_provider import EmbeddingProvider
+
+
+def resolve_mode(
+    mode: str | None, embeddings: EmbeddingProvider | None, *, fix: str = EMBEDDINGS_FLAGS
+) -> RetrievalMode:
+    """The mode to run: `mode`, or HYBRID with a provider and LEXICAL without.
+
+    `fix` is how the caller's user gives a provider (a flag or an argument).
+
+    Raises `InvalidArgumentError` for an unknown mode and `ModeNeedsEmbeddingsError`
+    for SEMANTIC or HYBRID without a provider.
+    """
+    if mode is None:
+        return RetrievalMode.HYBRID if embeddings is not None else RetrievalMode.LEXICAL
+    resolved = parse_mode(mode)
+    if resolved is not RetrievalMode.LEXICAL and embeddings is None:
+        raise ModeNeedsEmbeddingsError(mode=resolved.value, fix=fix)
+    return resolved
+
+
+async def search_entities(
+    stores: StoreSet,
+    embeddings: EmbeddingProvider | None,
+    tenant_id: TenantId,
+    query: str,
+    *,
+    k: int,
+    mode: str | None,
+    entity_types: Sequence[str] | None,
+    fix: str = EMBEDDINGS_FLAGS,
+) -> EntitySearchAnswer:
+    """The `k` entities of `tenant_id` best matching `query`.
+
+    Raises `ValueError` for a blank query or a negative `k`, and what
+    `resolve_mode` raises.
+    """
+    require_query(query)
+    require_k(k)
+    resolved = resolve_mode(mode, embeddings, fix=fix)
+    retriever = (
+        Retriever(embeddings=embeddings, vectors=stores.vectors, graph=stores.graph)
+        if embeddings is not None
+        else Retriever.lexical_only(graph=stores.graph)
+    )
+    result = await retriever.retrieve(
+        query, tenant_id, k=k, entity_types=entity_types, mode=resolved
+    )
+    return EntitySearchAnswer(
+        tenant_id=str(tenant_id),
+        query=query,
+        mode=resolved,
+        matches=[
+            EntityHit(
+                rank=rank,
+                id=str(match.entity.id),
+                name=match.entity.name,
+                type=match.entity.entity_type,
+                description=match.entity.description,
+                aliases=list(match.entity.aliases),
+                score=match.score,
+                semantic=match.semantic,
+                lexical=match.lexical,
+            )
+            for rank, match in enumerate(result.matches, start=1)
+        ],
+    )
+
+
+async def search_passages(
+    stores: StoreSet,
+    embeddings: EmbeddingProvider | None,
+    tenant_id: TenantId,
+    query: str,
+    *,
+    k: int,
+    mode: str | None,
+    source_ids: Sequence[str] | None,
+    fix: str = EMBEDDINGS_FLAGS,
+) -> PassageSearchAnswer:
+    """The `k` passages of `tenant_id` best matching `query`.
+
+    Raises `ChunkStoreUnavailableError` when the backend keeps no chunks,
+    `ValueError` for a blank query or a negative `k`, and what `resolve_mode`
+    raises.
+    """
+    require_query(query)
+    require_k(k)
+    resolved = resolve_mode(mode, embeddings, fix=fix)
+    if stores.chunks is None:
+        raise ChunkStoreUnavailableError(backend=stores.backend, command="passages")
+    retriever = (
+        ChunkRetriever(embeddings=embeddings, chunks=stores.chunks)
+        if embeddings is not None
+        else ChunkRetriever.lexical_only(chunks=stores.chunks)
+    )
+    result = await retriever.retrieve_chunks(
+        query, tenant_id, k=k, mode=resolved, source_ids=source_ids
+    )
+    return PassageSearchAnswer(
+        tenant_id=str(tenant_id),
+        query=query,
+        mode=result.mode,
+        matches=[
+            PassageHit(
+                rank=rank,
+                chunk_id=str(match.chunk.id),
+                source_id=match.chunk.source_id,
+                index=match.chunk.index,
+                start=match.chunk.start,
+                end=match.chunk.end,
+                text=match.chunk.text,
+                score=match.score,
+                semantic=match.semantic,
+                lexical=match.lexical,
+                bm25=match.bm25,
+            )
+            for rank, match in enumerate(result.matches, start=1)
+        ],
+    )
+
+
+def parse_entity_id(value: str) -> EntityId:
+    """`value` as an entity id, or `ValueError` saying what an id looks like."""
+    try:
+        return EntityId(UUID(value.strip()))
+    except ValueError:
+        raise ValueError(
+            f"entity_id must be a UUID as returned by a search (the `id` field), got {value!r}"
+        ) from None
+
+
+async def get_entity(stores: StoreSet, tenant_id: TenantId, entity_id: EntityId) -> EntityAnswer:
+    """The entity `entity_id` of `tenant_id` and its neighbours.
+
+    Raises `UnknownEntityError` when `tenant_id` holds no such entity.
+    """
+    found = await stores.graph.get_entities([entity_id], tenant_id)
+    if not found:
+        raise UnknownEntityError(entity_id=entity_id, tenant_id=tenant_id)
+    [entity] = found
+    neighbours = await stores.graph.neighbours(entity_id, tenant_id)
+    return EntityAnswer(
+        tenant_id=str(tenant_id),
+        entity=EntityDetail(
+            id=str(entity.id),
+            name=entity.name,
+            type=entity.entity_type,
+            description=entity.description,
+            aliases=list(entity.aliases),
+            properties=dict(entity.properties),
+            confidence=entity.confidence,
+            source_document_ids=list(entity.source_document_ids),
+        ),
+        neighbours=[
+            Neighbour(
+                relationship_id=str(relationship.id),
+                relationship_type=relationship.relationship_type,
+                direction="outgoing" if relationship.source_id == entity_id else "incoming",
+                description=relationship.description,
+                confidence=relationship.confidence,
+                entity_id=str(other.id),
+                name=other.name,
+                type=other.entity_type,
+            )
+            for relationship, other in neighbours
+        ],
+    )
+
+
+async def stats(stores: StoreSet, tenant_id: TenantId) -> StatsAnswer:
+    """The size of every tenant holding entities, and of `tenant_id` whatever it holds."""
+    tenants = set(await stores.graph.list_tenants())
+    tenants.add(tenant_id)
+    rows: list[TenantStats] = []
+    for tenant in sorted(tenants, key=str):
+        entities = await stores.graph.list_entities(tenant)
+        by_type = Counter(entity.entity_type for entity in entities)
+        chunks = None if stores.chunks is None else len(await stores.chunks.list_chunks(tenant))
+        rows.append(
+            TenantStats(
+                tenant_id=str(tenant),
+                entities=len(entities),
+                entities_by_type=dict(sorted(by_type.items())),
+                relationships=len(await stores.graph.list_relationships(tenant)),
+                vectors=await stores.vectors.count(tenant),
+                chunks=chunks,
+            )
+        )
+    return StatsAnswer(backend=stores.backend, tenants=rows)
