@@ -366,7 +366,7 @@ async def bench_chunks(
         terms = corpus.term_queries[i]
         ms, found = await timed(lambda terms=terms: store.lexical_candidates(terms, corpus.tenant))
         result.lexical.append(ms)
-        result.candidates.append(len(found.candidates))  # type: ignore[attr-defined]
+        result.candidates.append(len(found.chunk_ids))  # type: ignore[attr-defined]
         q = corpus.vector_queries[i].tolist()
         ms, hits = await timed(lambda q=q: store.search_chunks(q, corpus.tenant, k=K))
         result.semantic.append(ms)

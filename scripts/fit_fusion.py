@@ -5,6 +5,7 @@
     uv run python scripts/fit_fusion.py --cache /tmp/fusion  # keep the channel answers
     uv run python scripts/fit_fusion.py --record             # re-record the CI floors' input
     uv run python scripts/fit_fusion.py --floors             # replay it, write the HYBRID floors
+    uv run python scripts/fit_fusion.py --table              # the floors as a markdown table
 
 Asks every graded query of every committed corpus of each channel alone
 (local MiniLM model), fits `AdaptiveFusion` on `fit` only and prints the
@@ -20,7 +21,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from quality.floors import FLOORS, write_floors
+from quality.floors import FLOORS, floors_table, load_floors, write_floors
 from quality.fusion_cases import entity_cases, passage_cases
 from quality.fusion_fit import run
 from quality.recorded import RECORDED, record
@@ -35,7 +36,13 @@ if __name__ == "__main__":
     parser.add_argument(
         "--floors", action="store_true", help=f"only replay the recording into {FLOORS}"
     )
+    parser.add_argument(
+        "--table", action="store_true", help=f"only print {FLOORS.name} as a markdown table"
+    )
     args = parser.parse_args()
+    if args.table:
+        print(floors_table(load_floors()))
+        sys.exit(0)
     if args.record:
         record()
         sys.exit(0)

@@ -122,3 +122,33 @@ def write_floors() -> Report:
 def load_floors() -> Report:
     loaded: Report = json.loads(FLOORS.read_text(encoding="utf-8"))
     return loaded
+
+
+def floors_table(report: Report, margin: float = 0.01) -> str:
+    """The markdown table per family of `report` (holdout), flagging HYBRID below a channel.
+
+    A family is flagged when HYBRID's hit@10 or MRR (nDCG@10 for Lee) is more
+    than `margin` below the better single channel's: the done line of issue 13.
+    """
+    lines = [
+        "| family | LEXICAL hit@10 | LEXICAL MRR | SEMANTIC hit@10 | SEMANTIC MRR "
+        "| HYBRID hit@10 | HYBRID MRR | HYBRID below the better channel |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for family in sorted(report):
+        row = report[family]
+        metrics = sorted(row["hybrid"], reverse=True)  # hit@10 before mrr; Lee: ndcg@10 only
+        below = [
+            f"{metric} {row['hybrid'][metric] - best:+.3f}"
+            for metric in metrics
+            if row["hybrid"][metric]
+            < (best := max(row["lexical"][metric], row["semantic"][metric])) - margin
+        ]
+        cells = []
+        for mode in ("lexical", "semantic", "hybrid"):
+            if "ndcg@10" in row[mode]:
+                cells += [f"nDCG@10 {row[mode]['ndcg@10']:.3f}", "—"]
+            else:
+                cells += [f"{row[mode]['hit@10']:.3f}", f"{row[mode]['mrr']:.3f}"]
+        lines.append(f"| {family} | " + " | ".join(cells) + f" | {', '.join(below) or 'no'} |")
+    return "\n".join(lines)

@@ -26,9 +26,12 @@ Catch `RedstringError` for all of them, or a family base for one family::
     ├── InconsistentCorpusError: a chunk store contradicting itself (an adapter bug)
     └── StoreError: a store or its database
         ├── StoreUnavailableError
+        │   └── DatabaseOpenError: a file that cannot be opened at all
         ├── StoreOperationError
         ├── ReadOnlyDatabaseError
         ├── DimensionRequiredError (ValueError)
+        ├── ForeignDatabaseError: another application's SQLite file
+        ├── CorruptSettingError: a stored setting redstring never writes
         └── SchemaVersionError
             ├── SchemaTooNewError
             └── SchemaMigrationRequiredError
@@ -47,11 +50,14 @@ from redstring.domain.errors import (
     ChunkExtractionError,
     ChunkSourceMismatchError,
     CompletionError,
+    CorruptSettingError,
+    DatabaseOpenError,
     DimensionMismatchError,
     DimensionRequiredError,
     DomainClassificationError,
     DuplicateDocumentError,
     EmptyCompletionError,
+    ForeignDatabaseError,
     IncompleteVectorSetupError,
     InconsistentCorpusError,
     InvalidArgumentError,
@@ -90,11 +96,14 @@ __all__ = [
     "ChunkExtractionError",
     "ChunkSourceMismatchError",
     "CompletionError",
+    "CorruptSettingError",
+    "DatabaseOpenError",
     "DimensionMismatchError",
     "DimensionRequiredError",
     "DomainClassificationError",
     "DuplicateDocumentError",
     "EmptyCompletionError",
+    "ForeignDatabaseError",
     "IncompleteVectorSetupError",
     "InconsistentCorpusError",
     "InvalidArgumentError",

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates
+from redstring.domain.bm25 import CorpusStats, LexicalCandidates
 from redstring.domain.chunk import ChunkId, StoredChunk, require_chunks_of_source
 from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.exact_search import FloatMatrix, top_k, unit_vector, validate_search_args
@@ -39,6 +39,23 @@ class _Matrix:
 
 
 @dataclass
+class _Lexical:
+    """Every chunk of a tenant as row numbers, and each asked term's postings as arrays.
+
+    Built on the first lexical query after a write; a write drops it.
+    """
+
+    ids: npt.NDArray[np.object_]
+    lengths: npt.NDArray[np.int64]
+    sources: npt.NDArray[np.str_]
+    row_of: dict[ChunkId, int]
+    #: term -> (rows holding it, ascending; its count in each)
+    terms: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] = field(
+        default_factory=dict
+    )
+
+
+@dataclass
 class _Tenant:
     rows: dict[ChunkId, _Row] = field(default_factory=dict)
     #: term -> chunk id -> count in that chunk; a dict, so a chunk is posted once per term.
@@ -47,6 +64,7 @@ class _Tenant:
     sources: dict[str, set[ChunkId]] = field(default_factory=dict)
     entities: dict[EntityId, set[ChunkId]] = field(default_factory=dict)
     cache: _Matrix | None = None
+    lexical: _Lexical | None = None
 
 
 class InMemoryChunkStore:
@@ -161,19 +179,31 @@ class InMemoryChunkStore:
             total_length=part.total_length,
             document_frequencies={term: len(part.postings.get(term, ())) for term in asked},
         )
-        allowed = None if source_ids is None else set(source_ids)
-        frequencies: dict[ChunkId, dict[str, int]] = {}
-        for term in asked:
-            for chunk_id, frequency in part.postings.get(term, {}).items():
-                if allowed is None or part.rows[chunk_id].chunk.source_id in allowed:
-                    frequencies.setdefault(chunk_id, {})[term] = frequency
-        candidates = [
-            LexicalCandidate(
-                chunk_id=chunk_id, length=part.rows[chunk_id].length, term_frequencies=found
-            )
-            for chunk_id, found in frequencies.items()
-        ]
-        return LexicalCandidates(stats=stats, candidates=candidates)
+        if not asked or not part.rows:
+            return LexicalCandidates.empty(asked, stats)
+        index = _lexical(part)
+        columns = [_term_postings(part, index, term) for term in asked]
+        rows = np.unique(np.concatenate([held for held, _ in columns]))
+        if source_ids is not None:
+            wanted = np.array(list(source_ids), dtype=np.str_)
+            rows = rows[np.isin(index.sources[rows], wanted)]
+        counts = np.zeros((len(rows), len(asked)), dtype=np.int64)
+        for column, (held, tfs) in enumerate(columns):
+            at = np.searchsorted(rows, held)
+            inside = at < len(rows)
+            inside[inside] = rows[at[inside]] == held[inside]
+            counts[at[inside], column] = tfs[inside]
+        return LexicalCandidates(
+            terms=tuple(asked),
+            chunk_ids=index.ids[rows],
+            lengths=index.lengths[rows],
+            counts=counts,
+            document_frequencies=np.array(
+                [stats.document_frequencies[t] for t in asked], dtype=np.int64
+            ),
+            document_count=stats.document_count,
+            average_length=stats.average_length,
+        )
 
     async def search_chunks(
         self,
@@ -239,6 +269,7 @@ def _insert(part: _Tenant, row: _Row) -> None:
     for entity_id in row.chunk.entity_ids:
         part.entities.setdefault(entity_id, set()).add(chunk_id)
     part.cache = None
+    part.lexical = None
 
 
 def _remove(part: _Tenant, chunk_id: ChunkId) -> None:
@@ -255,6 +286,7 @@ def _remove(part: _Tenant, chunk_id: ChunkId) -> None:
     for entity_id in row.chunk.entity_ids:
         _discard(part.entities, entity_id, chunk_id)
     part.cache = None
+    part.lexical = None
 
 
 def _discard[KeyT](index: dict[KeyT, set[ChunkId]], key: KeyT, chunk_id: ChunkId) -> None:
@@ -276,3 +308,30 @@ def _matrix(part: _Tenant) -> _Matrix:
             rows=np.stack(units) if units else np.zeros((0, 1), dtype=np.float32),
         )
     return part.cache
+
+
+def _lexical(part: _Tenant) -> _Lexical:
+    if part.lexical is None:
+        ids = list(part.rows)
+        table = np.empty(len(ids), dtype=object)
+        table[:] = ids
+        part.lexical = _Lexical(
+            ids=table,
+            lengths=np.fromiter((r.length for r in part.rows.values()), np.int64, len(ids)),
+            sources=np.array([r.chunk.source_id for r in part.rows.values()], dtype=np.str_),
+            row_of={chunk_id: n for n, chunk_id in enumerate(ids)},
+        )
+    return part.lexical
+
+
+def _term_postings(
+    part: _Tenant, index: _Lexical, term: str
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    cached = index.terms.get(term)
+    if cached is None:
+        posting = part.postings.get(term, {})
+        rows = np.fromiter((index.row_of[c] for c in posting), np.int64, len(posting))
+        tfs = np.fromiter(posting.values(), np.int64, len(posting))
+        order = np.argsort(rows)
+        cached = index.terms[term] = (rows[order], tfs[order])
+    return cached

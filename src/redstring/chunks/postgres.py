@@ -10,7 +10,7 @@ from uuid import UUID
 
 import numpy as np
 
-from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates
+from redstring.domain.bm25 import CorpusStats, LexicalCandidates
 from redstring.domain.chunk import ChunkId, StoredChunk, require_chunks_of_source
 from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.errors import DimensionMismatchError
@@ -252,7 +252,7 @@ class PostgresChunkStore:
                 document_frequencies=frequencies,
             )
             if source_ids is not None and not source_ids:
-                return LexicalCandidates(stats=stats, candidates=[])
+                return LexicalCandidates.empty(asked, stats)
             if source_ids is None:
                 cursor = await connection.execute(
                     q(
@@ -271,16 +271,7 @@ class PostgresChunkStore:
                     ),
                     (tenant_id, asked, list(source_ids)),
                 )
-            lengths: dict[str, int] = {}
-            found: dict[str, dict[str, int]] = {}
-            for chunk_id, term, tf, length in await cursor.fetchall():
-                lengths[chunk_id] = int(length)
-                found.setdefault(chunk_id, {})[term] = int(tf)
-            candidates = [
-                LexicalCandidate(chunk_id=ChunkId(c), length=lengths[c], term_frequencies=tf)
-                for c, tf in found.items()
-            ]
-            return LexicalCandidates(stats=stats, candidates=candidates)
+            return LexicalCandidates.from_postings(asked, await cursor.fetchall(), stats)
 
         return await self._db.read(work, store=self._name)
 

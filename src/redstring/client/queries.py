@@ -7,7 +7,6 @@ Every function takes the tenant explicitly and reads nothing else.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from uuid import UUID
 
@@ -200,22 +199,24 @@ async def get_entity(stores: StoreSet, tenant_id: TenantId, entity_id: EntityId)
 
 
 async def stats(stores: StoreSet, tenant_id: TenantId) -> StatsAnswer:
-    """The size of every tenant holding entities, and of `tenant_id` whatever it holds."""
+    """The size of every tenant holding entities, and of `tenant_id` whatever it holds.
+
+    Counted by the stores' summaries (aggregates), never by loading rows.
+    """
     tenants = set(await stores.graph.list_tenants())
     tenants.add(tenant_id)
     rows: list[TenantStats] = []
     for tenant in sorted(tenants, key=str):
-        entities = await stores.graph.list_entities(tenant)
-        by_type = Counter(entity.entity_type for entity in entities)
-        chunks = None if stores.chunks is None else len(await stores.chunks.list_chunks(tenant))
+        graph = await stores.graph.graph_summary(tenant)
+        chunks = None if stores.chunks is None else await stores.chunks.chunk_summary(tenant)
         rows.append(
             TenantStats(
                 tenant_id=str(tenant),
-                entities=len(entities),
-                entities_by_type=dict(sorted(by_type.items())),
-                relationships=len(await stores.graph.list_relationships(tenant)),
+                entities=graph.entities,
+                entities_by_type=dict(sorted(graph.entity_types.items())),
+                relationships=graph.relationships,
                 vectors=await stores.vectors.count(tenant),
-                chunks=chunks,
+                chunks=None if chunks is None else chunks.chunks,
             )
         )
     return StatsAnswer(backend=stores.backend, tenants=rows)

@@ -49,12 +49,18 @@ async def open_store_set(
         raise DatabaseNotFoundError(path=db)
     # An existing file opens at the dimension it records; a provider of another
     # dimension is then refused by whatever composes the two, naming both.
-    sqlite = open_sqlite(
-        path,
-        dimension=None if exists else (dimension or UNEMBEDDED_DIMENSION),
-        migrate=migrate,
-        read_only=not create and not migrate,
-    )
+    try:
+        sqlite = open_sqlite(
+            path,
+            dimension=None if exists else (dimension or UNEMBEDDED_DIMENSION),
+            migrate=migrate,
+            read_only=not create and not migrate,
+        )
+    except DimensionRequiredError:
+        if not create:
+            raise
+        # An empty file, given to a command that writes: initialise it as a new one.
+        sqlite = open_sqlite(path, dimension=dimension or UNEMBEDDED_DIMENSION, migrate=migrate)
     try:
         yield StoreSet(
             backend="SQLite",

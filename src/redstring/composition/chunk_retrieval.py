@@ -212,4 +212,4 @@ async def _lexical_channel(
     if source is None or not terms:
         return []
     found = await source.lexical_candidates(terms, tenant_id, source_ids=source_ids)
-    return rank_chunks(terms, found.candidates, found.stats, k=k)
+    return rank_chunks(found, k=k)

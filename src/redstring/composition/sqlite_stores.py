@@ -12,7 +12,11 @@ from pathlib import Path
 from types import TracebackType
 
 from redstring.chunks.sqlite import SqliteChunkStore
-from redstring.domain.errors import DimensionRequiredError, ReadOnlyDatabaseError
+from redstring.domain.errors import (
+    DimensionRequiredError,
+    ForeignDatabaseError,
+    ReadOnlyDatabaseError,
+)
 from redstring.events.sqlite import SqliteEventLog
 from redstring.graph.sqlite import SqliteGraphStore
 from redstring.storage.sqlite import SqliteDatabase
@@ -65,8 +69,10 @@ def open_sqlite(
     `ReadOnlyDatabaseError`, as does a read-only file lacking a table or
     setting. Reads wait up to `busy_timeout` seconds for a lock. An older
     schema raises `SchemaMigrationRequiredError` unless `migrate=True`; a
-    newer one raises `SchemaTooNewError`; a file that cannot be opened raises
-    `StoreUnavailableError`.
+    newer one raises `SchemaTooNewError`; a file that cannot be opened at all
+    raises `DatabaseOpenError`, another application's SQLite file
+    `ForeignDatabaseError` (nothing is written into it), and a recorded
+    dimension that is not a positive integer `CorruptSettingError`.
     """
     name = f"SqliteDatabase({Path(path)})"
     if not os.path.exists(path):
@@ -76,11 +82,13 @@ def open_sqlite(
             raise DimensionRequiredError(store=name, path=str(path))
     database = SqliteDatabase(path, busy_timeout=busy_timeout, read_only=read_only)
     try:
+        foreign = database.foreign_tables(store=database.name)
+        if foreign:
+            raise ForeignDatabaseError(store=database.name, path=str(path), tables=foreign)
         if dimension is None:
-            recorded = database.stored_setting("vector", "dimension", store=database.name)
-            if recorded is None:
+            dimension = database.stored_dimension("vector", store=database.name)
+            if dimension is None:
                 raise DimensionRequiredError(store=database.name, path=str(path))
-            dimension = int(recorded)
         graph = SqliteGraphStore(database, migrate=migrate)
         vectors = SqliteVectorStore(
             database, dimension=dimension, migrate=migrate, cache_tenants=cache_tenants

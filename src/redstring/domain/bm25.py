@@ -15,10 +15,12 @@ statistics rank identically.
 
 from __future__ import annotations
 
-import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
 from redstring.domain.chunk import ChunkId
@@ -72,11 +74,132 @@ class LexicalCandidate(BaseModel):
     term_frequencies: dict[str, int] = Field(default_factory=dict)
 
 
-class LexicalCandidates(BaseModel):
-    """What a lexical chunk source answers: the candidates and the corpus statistics."""
+@dataclass(frozen=True, eq=False)
+class LexicalCandidates:
+    """What a lexical chunk source answers, as columns (ADR 0186).
 
-    stats: CorpusStats
-    candidates: list[LexicalCandidate] = Field(default_factory=list)
+    Row `i` is candidate `chunk_ids[i]` (a chunk holding at least one asked
+    term, each chunk once) of `lengths[i]` terms; `counts[i, j]` is how often
+    `terms[j]` occurs in it (0 when absent). `document_frequencies[j]` is the
+    number of chunks of the whole corpus containing `terms[j]`; `document_count`
+    and `average_length` describe the whole corpus, not only the candidates.
+    `terms` are the asked terms, distinct, in the order asked.
+    """
+
+    terms: tuple[str, ...]
+    chunk_ids: npt.NDArray[np.object_]
+    lengths: npt.NDArray[np.int64]
+    counts: npt.NDArray[np.int64]
+    document_frequencies: npt.NDArray[np.int64]
+    document_count: int
+    average_length: float
+
+    @classmethod
+    def empty(cls, terms: Sequence[str], stats: CorpusStats) -> LexicalCandidates:
+        """No candidates over a corpus described by `stats`."""
+        return cls.of(stats, [], terms=terms)
+
+    @classmethod
+    def of(
+        cls,
+        stats: CorpusStats,
+        candidates: Sequence[LexicalCandidate],
+        *,
+        terms: Sequence[str] | None = None,
+    ) -> LexicalCandidates:
+        """The columns of `candidates` (one object each) over `terms`.
+
+        `terms` defaults to the keys of `stats.document_frequencies`.
+        """
+        asked = tuple(dict.fromkeys(stats.document_frequencies if terms is None else terms))
+        seen: set[str] = set()
+        for candidate in candidates:
+            if candidate.chunk_id in seen:
+                raise InconsistentCorpusError(
+                    term=None, detail=f"chunk {candidate.chunk_id} was offered as a candidate twice"
+                )
+            seen.add(candidate.chunk_id)
+        counts = np.zeros((len(candidates), len(asked)), dtype=np.int64)
+        for row, candidate in enumerate(candidates):
+            for column, term in enumerate(asked):
+                counts[row, column] = candidate.term_frequencies.get(term, 0)
+        return cls(
+            terms=asked,
+            chunk_ids=_object_array([c.chunk_id for c in candidates]),
+            lengths=np.array([c.length for c in candidates], dtype=np.int64),
+            counts=counts,
+            document_frequencies=np.array(
+                [stats.document_frequencies.get(t, 0) for t in asked], dtype=np.int64
+            ),
+            document_count=stats.document_count,
+            average_length=stats.average_length,
+        )
+
+    @classmethod
+    def from_postings(
+        cls,
+        terms: Sequence[str],
+        postings: Iterable[tuple[str, str, int, int]],
+        stats: CorpusStats,
+    ) -> LexicalCandidates:
+        """Columns of `(chunk id, term, count, chunk length)` rows, as SQL stores read them."""
+        asked = tuple(dict.fromkeys(terms))
+        column_of = {term: n for n, term in enumerate(asked)}
+        row_of: dict[str, int] = {}
+        ids: list[str] = []
+        lengths: list[int] = []
+        cells: list[tuple[int, int, int]] = []
+        for chunk_id, term, count, length in postings:
+            row = row_of.get(chunk_id)
+            if row is None:
+                row = row_of[chunk_id] = len(ids)
+                ids.append(chunk_id)
+                lengths.append(int(length))
+            cells.append((row, column_of[term], int(count)))
+        counts = np.zeros((len(ids), len(asked)), dtype=np.int64)
+        if cells:
+            rows, columns, values = np.array(cells, dtype=np.int64).T
+            counts[rows, columns] = values
+        return cls(
+            terms=asked,
+            chunk_ids=_object_array(ids),
+            lengths=np.array(lengths, dtype=np.int64),
+            counts=counts,
+            document_frequencies=np.array(
+                [stats.document_frequencies.get(t, 0) for t in asked], dtype=np.int64
+            ),
+            document_count=stats.document_count,
+            average_length=stats.average_length,
+        )
+
+    @property
+    def stats(self) -> CorpusStats:
+        """The corpus statistics as one object."""
+        return CorpusStats(
+            document_count=self.document_count,
+            average_length=self.average_length,
+            document_frequencies={
+                t: int(n) for t, n in zip(self.terms, self.document_frequencies, strict=True)
+            },
+        )
+
+    @property
+    def candidates(self) -> list[LexicalCandidate]:
+        """One object per candidate, zero counts left out (for inspection, not ranking)."""
+        return [
+            LexicalCandidate(
+                chunk_id=ChunkId(str(chunk_id)),
+                length=int(length),
+                term_frequencies={t: int(n) for t, n in zip(self.terms, row, strict=True) if n > 0},
+            )
+            for chunk_id, length, row in zip(self.chunk_ids, self.lengths, self.counts, strict=True)
+        ]
+
+
+def _object_array(values: Sequence[str]) -> npt.NDArray[np.object_]:
+    out = np.empty(len(values), dtype=object)
+    out[:] = list(values)
+    return out
 
 
 def idf(document_frequency: int, document_count: int) -> float:
@@ -95,71 +218,65 @@ def term_score(
     return inverse_frequency * term_frequency / (term_frequency + norm)
 
 
-def bm25_score(
-    query_terms: Sequence[str], candidate: LexicalCandidate, stats: CorpusStats
-) -> float:
-    """The BM25 score of one candidate for `query_terms` (repeats count once)."""
-    return _score(list(dict.fromkeys(query_terms)), candidate, stats, {})
+def rank_chunks(found: LexicalCandidates, *, k: int) -> list[tuple[ChunkId, float]]:
+    """The `k` best of `found` as `(chunk id, bm25 score)`, best first, ties by id string.
 
-
-def _score(
-    terms: list[str], candidate: LexicalCandidate, stats: CorpusStats, idfs: dict[str, float]
-) -> float:
-    """`bm25_score` over distinct `terms`, memoising each term's checked idf in `idfs`."""
-    parts = []
-    frequencies = candidate.term_frequencies
-    for term in terms:
-        frequency = frequencies.get(term, 0)
-        if frequency <= 0:
-            continue
-        weight = idfs.get(term)
-        if weight is None:
-            weight = idfs[term] = _checked_idf(term, candidate, stats)
-        parts.append(term_score(frequency, candidate.length, stats.average_length, weight))
-    return math.fsum(parts)
-
-
-def _checked_idf(term: str, candidate: LexicalCandidate, stats: CorpusStats) -> float:
-    """The idf of a term `candidate` contains; raises when its frequency contradicts that."""
-    document_frequency = stats.document_frequencies.get(term)
-    if document_frequency is None or not 1 <= document_frequency <= stats.document_count:
-        raise InconsistentCorpusError(
-            term=term,
-            detail=(
-                f"chunk {candidate.chunk_id} contains it but its document frequency is "
-                f"{document_frequency} in a corpus of {stats.document_count} chunks"
-            ),
-        )
-    return idf(document_frequency, stats.document_count)
-
-
-def rank_chunks(
-    query_terms: Sequence[str],
-    candidates: Sequence[LexicalCandidate],
-    stats: CorpusStats,
-    *,
-    k: int,
-) -> list[tuple[ChunkId, float]]:
-    """The `k` best candidates as `(chunk id, bm25 score)`, best first, ties by id string.
-
-    Candidates containing no query term are dropped. `k == 0` gives `[]`;
-    `k < 0` raises `ValueError`. A chunk offered twice raises
-    `InconsistentCorpusError` (a store returning duplicate postings), as does
-    a document frequency that contradicts a candidate.
+    Every candidate is scored (numpy, one column per distinct term, summed in
+    term order); candidates scoring 0 are dropped; the top `k` are chosen by
+    `argpartition` and ordered by `(-score, id string)`. Raises
+    `InconsistentCorpusError` when a candidate holds a term whose document
+    frequency is outside `1..N`.
     """
     require_k(k)
-    terms = list(dict.fromkeys(query_terms))
-    idfs: dict[str, float] = {}  # each term's idf, computed and checked once per query
-    seen: set[ChunkId] = set()
-    scored: list[tuple[ChunkId, float]] = []
-    for candidate in candidates:
-        chunk_id = candidate.chunk_id
-        if chunk_id in seen:
-            raise InconsistentCorpusError(
-                term=None, detail=f"chunk {chunk_id} was offered as a candidate twice"
-            )
-        seen.add(chunk_id)
-        score = _score(terms, candidate, stats, idfs)
-        if score > 0.0:
-            scored.append((chunk_id, score))
-    return heapq.nsmallest(k, scored, key=lambda pair: (-pair[1], str(pair[0])))
+    if k == 0 or len(found.chunk_ids) == 0:
+        return []
+    scores = _column_scores(found)
+    kept = np.flatnonzero(scores > 0.0)
+    if len(kept) > k:
+        cut = np.argpartition(-scores[kept], k - 1)[k - 1]
+        kept = kept[scores[kept] >= scores[kept][cut]]
+    chosen = sorted((-float(scores[row]), str(found.chunk_ids[row]), row) for row in kept.tolist())[
+        :k
+    ]
+    return [(ChunkId(chunk_id), -negative) for negative, chunk_id, _ in chosen]
+
+
+def _column_scores(found: LexicalCandidates) -> npt.NDArray[np.float64]:
+    """Each candidate's BM25 score, the per-term parts computed as `term_score` does."""
+    counts = found.counts
+    present = counts > 0
+    frequencies = found.document_frequencies
+    bad = present.any(axis=0) & ((frequencies < 1) | (frequencies > found.document_count))
+    if bad.any():
+        column = int(np.flatnonzero(bad)[0])
+        row = int(np.flatnonzero(present[:, column])[0])
+        raise InconsistentCorpusError(
+            term=found.terms[column],
+            detail=(
+                f"chunk {found.chunk_ids[row]} contains it but its document frequency is "
+                f"{int(frequencies[column])} in a corpus of {found.document_count} chunks"
+            ),
+        )
+    n = found.document_count
+    average = found.average_length
+    if average > 0:
+        relative = found.lengths.astype(np.float64) / average
+    else:
+        relative = np.ones(len(found.lengths), dtype=np.float64)
+    norm = K1 * (1.0 - B + B * relative)
+    total = np.zeros(len(found.lengths), dtype=np.float64)
+    compensation = np.zeros_like(total)
+    for column in range(len(found.terms)):
+        df = int(frequencies[column])
+        if not present[:, column].any():
+            continue
+        weight = idf(df, n)
+        tf = counts[:, column].astype(np.float64)
+        part = np.where(present[:, column], weight * tf / (tf + norm), 0.0)
+        # Neumaier summation: the old path summed the parts with math.fsum.
+        step = total + part
+        compensation += np.where(
+            np.abs(total) >= np.abs(part), (total - step) + part, (part - step) + total
+        )
+        total = step
+    return total + compensation

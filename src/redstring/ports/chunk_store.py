@@ -87,8 +87,8 @@ class LexicalChunkSource(Protocol):
     ) -> LexicalCandidates:
         """Every chunk of `tenant_id` containing at least one of `terms`, with the statistics.
 
-        Each chunk appears once, by id, with its term count and the count of
-        each asked term it contains (a caller fetches only the `k` best
+        Columns (ADR 0186): each chunk appears once, by id, with its term count
+        and the count of each asked term it contains (a caller fetches only the `k` best
         chunks). The statistics cover the tenant's whole corpus (not only
         `source_ids`) and give a document frequency for every asked term, 0
         for an unknown one. `source_ids` filters the candidates;

@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from redstring.domain.errors import (
+    CorruptSettingError,
+    DatabaseOpenError,
     DimensionMismatchError,
     ReadOnlyDatabaseError,
     StoreOperationError,
@@ -72,12 +74,18 @@ class SqliteDatabase:
         try:
             self._connection = self._connect(busy_timeout)
         except sqlite3.Error as error:
-            raise translate_sqlite_error(error, store=self.name) from error
+            raise self._unopenable(error) from error
         try:
             self._configure()
         except sqlite3.Error as error:
             self._connection.close()
-            raise translate_sqlite_error(error, store=self.name) from error
+            raise self._unopenable(error) from error
+
+    def _unopenable(self, error: sqlite3.Error) -> Exception:
+        if isinstance(error, sqlite3.OperationalError) and "locked" in str(error):
+            return translate_sqlite_error(error, store=self.name)  # a writer: wait, retry
+        cause = f"{type(error).__name__}: {error}"
+        return DatabaseOpenError(store=self.name, path=str(self.path), cause=cause)
 
     def _connect(self, busy_timeout: float) -> sqlite3.Connection:
         def connect(target: str, *, uri: bool) -> sqlite3.Connection:
@@ -224,12 +232,50 @@ class SqliteDatabase:
         Raises `DimensionMismatchError` when the file already records a
         different one.
         """
-        stored = int(self.ensure_setting(component, "dimension", str(dimension), store=store))
+        recorded = self.ensure_setting(component, "dimension", str(dimension), store=store)
+        stored = self._positive_setting(component, "dimension", recorded, store=store)
         if stored != dimension:
             raise DimensionMismatchError(
                 expected=stored, actual=dimension, context=f"{store} holds {holds} of"
             )
         return dimension
+
+    def stored_dimension(self, component: str, *, store: str) -> int | None:
+        """`component`'s recorded vector dimension, `None` when there is none.
+
+        Raises `CorruptSettingError` for a value that is not a positive integer.
+        """
+        recorded = self.stored_setting(component, "dimension", store=store)
+        if recorded is None:
+            return None
+        return self._positive_setting(component, "dimension", recorded, store=store)
+
+    def _positive_setting(self, component: str, name: str, value: str, *, store: str) -> int:
+        if value.isascii() and value.isdigit() and int(value) > 0:
+            return int(value)
+        raise CorruptSettingError(
+            store=store,
+            path=str(self.path),
+            setting=f"{component} {name}",
+            value=value,
+            expected="a positive integer",
+        )
+
+    def foreign_tables(self, *, store: str) -> list[str]:
+        """The tables of another application: all of them when the file has no redstring schema.
+
+        Empty for a new or empty file and for any file redstring initialised.
+        """
+
+        def work(connection: sqlite3.Connection) -> list[str]:
+            if _has_table(connection, "redstring_schema"):
+                return []
+            rows = connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+            ).fetchall()
+            return [str(row[0]) for row in rows]
+
+        return self.read_now(work, store=store)
 
     def stored_setting(self, component: str, name: str, *, store: str) -> str | None:
         """A setting's stored value, or `None` when the file holds none."""

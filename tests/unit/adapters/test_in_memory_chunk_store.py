@@ -42,6 +42,36 @@ async def test_each_embedding_is_kept_once_as_a_float32_row_not_also_as_a_list()
     assert got.embedding == pytest.approx(wanted.embedding, rel=1e-3)
 
 
+@pytest.mark.asyncio
+async def test_cached_posting_arrays_follow_every_write() -> None:
+    """The per-term arrays are built on a query and must not outlive a write (ADR 0186)."""
+    tenant, other = TenantId(uuid.uuid4()), TenantId(uuid.uuid4())
+    store = InMemoryChunkStore(dimension=3)
+
+    def text(source: str, body: str, index: int = 0) -> StoredChunk:
+        return StoredChunk(
+            tenant_id=tenant, source_id=source, text=body, index=index, start=0, end=len(body)
+        )
+
+    async def held(term: str) -> dict[str, int]:
+        found = await store.lexical_candidates([term], tenant)
+        return {c.chunk_id: c.term_frequencies[term] for c in found.candidates}
+
+    first = text("a", "engine notes")
+    await store.upsert_chunks([first])
+    assert await held("engine") == {first.id: 1}
+    second = text("b", "engine engine")
+    await store.upsert_chunks([second])
+    assert await held("engine") == {first.id: 1, second.id: 2}
+    await store.replace_source("a", tenant, [text("a", "mill only")])
+    assert await held("engine") == {second.id: 2}
+    await store.delete_source("b", tenant)
+    assert await held("engine") == {}
+    # the same chunk id under another tenant never shows here
+    await store.upsert_chunks([second.model_copy(update={"tenant_id": other})])
+    assert await held("engine") == {}
+
+
 def _embedded(tenant: TenantId, n: int, dimension: int) -> StoredChunk:
     text = f"passage {n}"
     # unit length already, so the stored unit row lists back as the same values

@@ -205,3 +205,19 @@ def test_failures_are_one_line_on_stderr(harness: Harness, argv: list[str], says
     assert err.startswith("redstring: error: ")
     assert says in err
     assert err.count("\n") == 1
+
+
+def test_index_warns_when_it_defaults_to_no_embeddings(
+    harness: Harness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("redstring.cli.providers.local_extra_installed", lambda: False)
+    (tmp_path / "a.md").write_text("Ada Lovelace wrote notes on the Engine.\n")
+    status, out, err = harness.run("index", str(tmp_path), "--db", "x", "--quiet")
+    assert status == 0
+    assert out.startswith("indexed 1 document(s)")
+    assert err.startswith("redstring: warning: no embedding provider")
+    assert "only lexical search finds them" in err
+    _, _, chosen = harness.run(
+        "index", str(tmp_path), "--db", "x", "--quiet", "--embeddings", "none"
+    )
+    assert chosen == ""

@@ -50,7 +50,7 @@ def corpus(texts: list[str], terms: list[str]) -> LexicalCandidates:
         for (c, counts), length in zip(counted, lengths, strict=True)
         if any(counts[t] for t in terms)
     ]
-    return LexicalCandidates(stats=stats, candidates=candidates)
+    return LexicalCandidates.of(stats, candidates, terms=terms)
 
 
 # Four chunks, 3 + 1 + 5 + 2 = 11 terms, so average_length = 2.75.
@@ -66,7 +66,12 @@ def scores(query: str, texts: list[str] = FIXTURE, k: int = 10) -> dict[str, flo
     terms = tokenize(query)
     found = corpus(texts, terms)
     text_of = {chunk(text, f"s{n}").id: text for n, text in enumerate(texts)}
-    return {text_of[c]: s for c, s in rank_chunks(terms, found.candidates, found.stats, k=k)}
+    return {
+        text_of[c]: s
+        for c, s in rank_chunks(
+            LexicalCandidates.of(found.stats, found.candidates, terms=terms), k=k
+        )
+    }
 
 
 def test_idf_matches_hand_computed_values() -> None:
@@ -131,7 +136,9 @@ def test_ties_break_by_ascending_chunk_id_string() -> None:
     texts = [f"engine copy{n}" for n in range(5)]
     terms = ["engine"]
     found = corpus(texts, terms)
-    ranked = rank_chunks(terms, list(reversed(found.candidates)), found.stats, k=3)
+    ranked = rank_chunks(
+        LexicalCandidates.of(found.stats, list(reversed(found.candidates)), terms=terms), k=3
+    )
     assert len({score for _, score in ranked}) == 1
     expected = sorted((c.chunk_id for c in found.candidates), key=str)[:3]
     assert [chunk_id for chunk_id, _ in ranked] == expected
@@ -140,18 +147,23 @@ def test_ties_break_by_ascending_chunk_id_string() -> None:
 def test_k_zero_one_beyond_the_corpus_and_negative() -> None:
     terms = ["engine", "notes"]
     found = corpus(FIXTURE, terms)
-    assert rank_chunks(terms, found.candidates, found.stats, k=0) == []
-    [(best, _)] = rank_chunks(terms, found.candidates, found.stats, k=1)
+    assert rank_chunks(LexicalCandidates.of(found.stats, found.candidates, terms=terms), k=0) == []
+    [(best, _)] = rank_chunks(LexicalCandidates.of(found.stats, found.candidates, terms=terms), k=1)
     assert best == chunk("engine engine notes", "s0").id
-    assert len(rank_chunks(terms, found.candidates, found.stats, k=50)) == 3
+    assert (
+        len(rank_chunks(LexicalCandidates.of(found.stats, found.candidates, terms=terms), k=50))
+        == 3
+    )
     with pytest.raises(ValueError, match="k must be zero or more"):
-        rank_chunks(terms, found.candidates, found.stats, k=-1)
+        rank_chunks(LexicalCandidates.of(found.stats, found.candidates, terms=terms), k=-1)
 
 
 def test_a_candidate_with_no_query_term_is_dropped() -> None:
     found = corpus(FIXTURE, ["engine"])
     stray = LexicalCandidate(chunk_id=chunk("Ada").id, length=2, term_frequencies={"ada": 1})
-    ranked = rank_chunks(["engine"], [*found.candidates, stray], found.stats, k=10)
+    ranked = rank_chunks(
+        LexicalCandidates.of(found.stats, [*found.candidates, stray], terms=["engine"]), k=10
+    )
     assert len(ranked) == 2
     assert stray.chunk_id not in [chunk_id for chunk_id, _ in ranked]
 
@@ -160,7 +172,7 @@ def test_a_chunk_offered_twice_is_refused_rather_than_counted_twice() -> None:
     found = corpus(FIXTURE, ["engine"])
     doubled = [*found.candidates, found.candidates[0]]
     with pytest.raises(InconsistentCorpusError, match="twice"):
-        rank_chunks(["engine"], doubled, found.stats, k=10)
+        rank_chunks(LexicalCandidates.of(found.stats, doubled, terms=["engine"]), k=10)
 
 
 def test_a_missing_or_impossible_document_frequency_is_refused() -> None:
@@ -168,14 +180,14 @@ def test_a_missing_or_impossible_document_frequency_is_refused() -> None:
     for frequencies in ({}, {"engine": 0}, {"engine": 5}):
         stats = found.stats.model_copy(update={"document_frequencies": frequencies})
         with pytest.raises(InconsistentCorpusError, match="engine"):
-            rank_chunks(["engine"], found.candidates, stats, k=10)
+            rank_chunks(LexicalCandidates.of(stats, found.candidates, terms=["engine"]), k=10)
 
 
 def test_an_empty_corpus_or_query_ranks_nothing() -> None:
     empty = CorpusStats(document_count=0, average_length=0.0)
-    assert rank_chunks(["engine"], [], empty, k=10) == []
+    assert rank_chunks(LexicalCandidates.of(empty, [], terms=["engine"]), k=10) == []
     found = corpus(FIXTURE, [])
-    assert rank_chunks([], found.candidates, found.stats, k=10) == []
+    assert rank_chunks(LexicalCandidates.of(found.stats, found.candidates, terms=[]), k=10) == []
 
 
 #: A fixture corpus for the comparison with bm25s: varied lengths and repeats.
@@ -212,15 +224,11 @@ def test_scores_agree_with_bm25s_lucene(query: str) -> None:
     reference.index(tokens, show_progress=False)
     terms = list(dict.fromkeys(tokenize(query)))
     expected = reference.get_scores(terms)
-    ours = dict(rank_chunks(terms, *_unpack(corpus(BM25S_CORPUS, terms)), k=100))
+    ours = dict(rank_chunks(corpus(BM25S_CORPUS, terms), k=100))
     assert len(ours) == sum(1 for score in expected if score > 0)
     for n, (text, score) in enumerate(zip(BM25S_CORPUS, expected, strict=True)):
         mine = ours.get(chunk(text, f"s{n}").id, 0.0)
         assert mine == pytest.approx(float(score), rel=1e-5, abs=1e-6)
-
-
-def _unpack(found: LexicalCandidates) -> tuple[list[LexicalCandidate], CorpusStats]:
-    return found.candidates, found.stats
 
 
 @settings(deadline=None)
@@ -239,8 +247,10 @@ def test_ranking_is_total_and_independent_of_candidate_order(
     texts: list[str], query: list[str], k: int
 ) -> None:
     found = corpus(texts, query)
-    forward = rank_chunks(query, found.candidates, found.stats, k=k)
-    backward = rank_chunks(query, list(reversed(found.candidates)), found.stats, k=k)
+    forward = rank_chunks(LexicalCandidates.of(found.stats, found.candidates, terms=query), k=k)
+    backward = rank_chunks(
+        LexicalCandidates.of(found.stats, list(reversed(found.candidates)), terms=query), k=k
+    )
     assert forward == backward
     assert all(s > 0 for _, s in forward)
     keys = [(-s, str(c)) for c, s in forward]

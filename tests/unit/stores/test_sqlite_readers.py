@@ -66,13 +66,12 @@ def test_read_only_refuses_what_only_a_write_could_create(tmp_path: Path) -> Non
     with pytest.raises(ReadOnlyDatabaseError, match="database file"):
         open_sqlite(missing, read_only=True, dimension=4)
     assert not missing.exists()
-    foreign = tmp_path / "foreign.db"
-    with sqlite3.connect(foreign) as connection:
-        connection.execute("CREATE TABLE other (x)")
+    empty = tmp_path / "empty.db"  # another application's file is refused first (ADR 0142)
+    empty.touch()
     with pytest.raises(DimensionRequiredError):
-        open_sqlite(foreign, read_only=True)
+        open_sqlite(empty, read_only=True)
     with pytest.raises(ReadOnlyDatabaseError, match="'graph'") as caught:
-        open_sqlite(foreign, read_only=True, dimension=4)
+        open_sqlite(empty, read_only=True, dimension=4)
     assert caught.value.missing == "graph"
 
 

@@ -47,6 +47,56 @@ class StoreUnavailableError(StoreError):
         )
 
 
+class DatabaseOpenError(StoreUnavailableError):
+    """A database file could not be opened at all (not a batch that failed).
+
+    `cause` is the driver's account: not a SQLite file, a folder, no
+    permission. Nothing was read or written.
+    """
+
+    def __init__(self, *, store: str, path: str, cause: str) -> None:
+        self.path = path
+        self.cause = cause
+        StoreError.__init__(
+            self,
+            f"{store}: could not open {path} ({cause}); nothing was changed. Check that the "
+            "path names a redstring SQLite file (or a new path) that this process may read, and "
+            "write for a command that writes.",
+            store=store,
+        )
+
+
+class ForeignDatabaseError(StoreError):
+    """A SQLite file holds another application's tables and no redstring schema."""
+
+    def __init__(self, *, store: str, path: str, tables: list[str]) -> None:
+        self.path = path
+        self.tables = tables
+        shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+        super().__init__(
+            f"{store}: {path} is a SQLite database of another application (tables {shown}) "
+            "and holds no redstring data; nothing was changed. Point at a new path (it is "
+            "created) or at a redstring database; redstring never writes into another "
+            "application's file.",
+            store=store,
+        )
+
+
+class CorruptSettingError(StoreError):
+    """A setting the database records has a value redstring never writes."""
+
+    def __init__(self, *, store: str, path: str, setting: str, value: str, expected: str) -> None:
+        self.path = path
+        self.setting = setting
+        self.value = value
+        super().__init__(
+            f"{store}: {path} records {setting} = {value!r}, which is not {expected}; the file "
+            "was edited or damaged, and nothing was changed. Restore it from a backup, or "
+            "index the documents again into a new path.",
+            store=store,
+        )
+
+
 class StoreOperationError(StoreError):
     """The database rejected a statement for a reason other than availability."""
 
@@ -84,9 +134,10 @@ class DimensionRequiredError(StoreError, ValueError):
     def __init__(self, *, store: str, path: str) -> None:
         self.path = path
         super().__init__(
-            f"{store}: {path} records no vector dimension (it is new, empty, or not a "
-            "redstring database), and none was given; nothing was created. Pass "
-            "dimension=N (the length of your embedding vectors), or point at a redstring "
+            f"{store}: {path} holds no redstring data yet (it is new or empty), so there is "
+            "nothing to read and no vector dimension to open it at; nothing was created. "
+            "Write to it first (the command line's index or build; from Python, "
+            "dimension=N, the length of your embedding vectors), or point at a redstring "
             "database.",
             store=store,
         )
