@@ -21,8 +21,9 @@ def test_the_version_is_the_one_pyproject_declares() -> None:
 
 
 def test_the_license_file_is_the_one_pyproject_names() -> None:
-    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["license"]
-    assert declared == {"text": "MIT"}
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["license"] == "MIT"
+    assert project["license-files"] == ["LICENSE"]
     assert (ROOT / "LICENSE").read_text().startswith("MIT License")
 
 
