@@ -18,6 +18,8 @@ from redstring.chunks.in_memory import (
 )
 from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.client import AsyncRedstring, Redstring
+from redstring.client.catalogue import TenantCatalogue
+from redstring.client.store_set import StoreOpener, StoreSet
 from redstring.client.answers import (
     EntityAnswer,
     EntityDetail,
@@ -397,9 +399,12 @@ __all__ = [
     "SqliteVectorStore",
     "StatsAnswer",
     "StoreError",
+    "StoreOpener",
+    "StoreSet",
     "StoreOperationError",
     "StoreUnavailableError",
     "StoredChunk",
+    "TenantCatalogue",
     "TenantId",
     "TenantStats",
     "TextSpan",

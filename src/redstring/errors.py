@@ -38,7 +38,7 @@ Catch `RedstringError` for all of them, or a family base for one family::
 
 Classes marked (ValueError) also derive from that builtin, so code written
 against the builtin keeps working. The command line adds its own few causes
-(a missing file, a missing flag) in `redstring.cli.errors`; they derive from
+(a missing file, a missing flag) in `redstring.client.errors`; they derive from
 `RedstringError` too. Errors are defined in the domain layer
 (`redstring.domain.errors`) so every layer can raise them; import them from here.
 """
