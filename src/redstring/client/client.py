@@ -286,11 +286,14 @@ class AsyncRedstring:
         k: int = 10,
         mode: str | None = None,
         types: Sequence[str] | None = None,
+        min_confidence: float | None = None,
     ) -> EntitySearchAnswer:
         """The `k` entities best matching `query`, best first.
 
         `mode` is "hybrid" (the default with a provider), "semantic" or
-        "lexical" (the default without); `types` keeps only those entity types.
+        "lexical" (the default without); `types` keeps only those entity types;
+        `min_confidence` (0..1, `None`: no threshold) answers empty when no
+        candidate's `confidence` reaches it: "nothing here matches".
         """
         stores = await self._open("search")
         return await queries.search_entities(
@@ -301,6 +304,7 @@ class AsyncRedstring:
             k=k,
             mode=mode,
             entity_types=types,
+            min_confidence=min_confidence,
             fix=EMBEDDINGS_ARGUMENT,
         )
 
@@ -311,10 +315,12 @@ class AsyncRedstring:
         k: int = 5,
         mode: str | None = None,
         sources: Sequence[str] | None = None,
+        min_confidence: float | None = None,
     ) -> PassageSearchAnswer:
         """The `k` passages best matching `query`, best first.
 
-        `mode` as for `search`; `sources` keeps only passages of those document ids.
+        `mode` and `min_confidence` as for `search`; `sources` keeps only
+        passages of those document ids.
         """
         stores = await self._open("passages")
         return await queries.search_passages(
@@ -325,6 +331,7 @@ class AsyncRedstring:
             k=k,
             mode=mode,
             source_ids=sources,
+            min_confidence=min_confidence,
             fix=EMBEDDINGS_ARGUMENT,
         )
 
