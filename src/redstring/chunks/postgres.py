@@ -59,9 +59,32 @@ def schema_for(dimension: int) -> Schema:
                 "CREATE TABLE {schema}.chunk_corpus ("
                 " tenant_id uuid PRIMARY KEY, document_count integer NOT NULL,"
                 " total_length bigint NOT NULL)",
-            ]
+            ],
+            _REKEY_CHUNK_IDS,
         ],
     )
+
+
+def _utf8_field(expression: str) -> str:
+    """SQL for `length_prefixed`'s encoding of one text field (ADR 0133)."""
+    return f"octet_length(convert_to({expression}, 'UTF8')) || ':' || {expression}"
+
+
+#: 2: chunk ids re-derived with the injective encoding (ADR 0133), `chunk_id_for` in SQL.
+_REKEY_CHUNK_IDS = [
+    "CREATE TABLE {schema}.chunk_id_moves AS SELECT tenant_id, chunk_id AS old_id,"
+    " 'c:' || left(encode(sha256(convert_to('5:chunk' || "
+    + _utf8_field("source_id")
+    + " || "
+    + _utf8_field("(body->>'text')")
+    + ", 'UTF8')), 'hex'), 32) AS new_id FROM {schema}.chunk_rows",
+    *(
+        f"UPDATE {{schema}}.{table} t SET chunk_id = m.new_id FROM {{schema}}.chunk_id_moves m"
+        " WHERE m.tenant_id = t.tenant_id AND m.old_id = t.chunk_id"
+        for table in ("chunk_rows", "chunk_entities", "chunk_postings")
+    ),
+    "DROP TABLE {schema}.chunk_id_moves",
+]
 
 
 _TENANT_TABLES = ("chunk_rows", "chunk_entities", "chunk_postings", "chunk_terms", "chunk_corpus")

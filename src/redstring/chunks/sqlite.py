@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from redstring.domain.bm25 import CorpusStats, LexicalCandidates
-from redstring.domain.chunk import ChunkId, StoredChunk, require_chunks_of_source
+from redstring.domain.chunk import ChunkId, StoredChunk, chunk_id_for, require_chunks_of_source
 from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.exact_search import (
     FloatMatrix,
@@ -62,7 +62,23 @@ SCHEMA = Schema(
             " tenant_id TEXT PRIMARY KEY, document_count INTEGER NOT NULL,"
             " total_length INTEGER NOT NULL)",
             generation_table("chunk_generations"),
-        ]
+        ],
+        # 2: chunk ids re-derived with the injective encoding (ADR 0133).
+        [
+            "CREATE TABLE chunk_id_moves (tenant_id TEXT NOT NULL, old_id TEXT NOT NULL,"
+            " new_id TEXT NOT NULL, PRIMARY KEY (tenant_id, old_id)) WITHOUT ROWID",
+            "INSERT INTO chunk_id_moves SELECT tenant_id, chunk_id,"
+            " redstring_chunk_id(source_id, json_extract(body, '$.text')) FROM chunk_rows",
+            *(
+                f"UPDATE {table} SET chunk_id = (SELECT m.new_id FROM chunk_id_moves m"
+                f" WHERE m.tenant_id = {table}.tenant_id AND m.old_id = {table}.chunk_id)"
+                f" WHERE EXISTS (SELECT 1 FROM chunk_id_moves m"
+                f" WHERE m.tenant_id = {table}.tenant_id AND m.old_id = {table}.chunk_id)"
+                for table in ("chunk_rows", "chunk_entities", "chunk_postings")
+            ),
+            "DROP TABLE chunk_id_moves",
+            "UPDATE chunk_generations SET token = lower(hex(randomblob(16)))",
+        ],
     ],
 )
 
@@ -124,6 +140,7 @@ class SqliteChunkStore:
             raise ValueError(f"dimension must be positive, got {dimension}")
         self._db = database
         self._name = f"SqliteChunkStore({database.path})"
+        database.define_function("redstring_chunk_id", chunk_id_for)
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
         database.ensure_dimension("chunks", dimension, store=self._name, holds="embeddings")
         self._dimension = dimension
