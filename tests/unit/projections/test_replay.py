@@ -249,3 +249,26 @@ def test_the_embedding_text_carries_name_type_and_description() -> None:
     )
     assert embedding_text(ada) == "Ada (person): wrote the first program"
     assert embedding_text(ada.model_copy(update={"description": ""})) == "Ada (person)"
+
+
+@pytest.mark.asyncio
+async def test_replaying_a_log_written_before_adr_0133_derives_the_new_chunk_ids() -> None:
+    """Events carry chunks by content, never by id: replay needs no migration (ADR 0133)."""
+    log = InMemoryEventLog()
+    pair = [
+        ("notes\x1fdraft", "Ada wrote the program."),
+        ("notes", "draft\x1fAda wrote the program."),
+    ]
+    for source, text in pair:
+        chunk = StoredChunk(
+            tenant_id=DEFAULT_TENANT, source_id=source, text=text, index=0, start=0, end=len(text)
+        )
+        assert "id" not in chunk.model_dump()
+        await log.append(
+            [DocumentChunked(tenant_id=DEFAULT_TENANT, document_id=source, chunks=[chunk])]
+        )
+    chunks = InMemoryChunkStore(dimension=DIMENSION)
+    await replay(log, DEFAULT_TENANT, [ChunkProjection(chunks)])
+    stored = await chunks.list_chunks(DEFAULT_TENANT)
+    assert sorted((c.source_id, c.text) for c in stored) == sorted(pair)
+    assert len({c.id for c in stored}) == 2
