@@ -14,8 +14,8 @@ from redstring.cli.providers import (
     llm_provider,
     local_extra_installed,
 )
-from redstring.client.errors import MissingSettingError
 from redstring.domain.errors import InvalidSettingError
+from redstring.errors import MissingSettingError
 from redstring.llm.local_embedding import LocalEmbeddingProvider
 from redstring.llm.openai_compatible import (
     OpenAICompatibleEmbeddingProvider,

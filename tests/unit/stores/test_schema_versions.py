@@ -10,15 +10,11 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from redstring import (
-    SchemaMigrationRequiredError,
-    SchemaTooNewError,
-    open_postgres,
-    open_sqlite,
-)
+from redstring.errors import SchemaMigrationRequiredError, SchemaTooNewError
 from redstring.storage.postgres import PostgresDatabase
 from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase
+from redstring.stores import open_postgres, open_sqlite
 
 V1 = [
     "CREATE TABLE {schema}.widgets"
