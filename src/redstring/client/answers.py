@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, JsonValue
 
-from redstring.client.errors import PandasMissingError
+from redstring.domain.errors import PandasMissingError
 from redstring.domain.retrieval import RetrievalMode
 
 

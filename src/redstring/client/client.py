@@ -26,11 +26,7 @@ from redstring.client.answers import (
 )
 from redstring.client.documents import read_documents
 from redstring.client.embeddings import EmbeddingChoice, resolve_embeddings
-from redstring.client.errors import (
-    EMBEDDINGS_ARGUMENT,
-    ChunkStoreUnavailableError,
-    ClientClosedError,
-)
+from redstring.client.errors import EMBEDDINGS_ARGUMENT
 from redstring.client.store_set import StoreSet
 from redstring.client.stores import open_store_set
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
@@ -42,7 +38,11 @@ from redstring.composition.index_documents import (
     index_documents,
 )
 from redstring.domain.document import SourceDocument
-from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.errors import (
+    ChunkStoreUnavailableError,
+    ClientClosedError,
+    InvalidArgumentError,
+)
 from redstring.domain.ids import TenantId
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback

@@ -21,11 +21,15 @@ from redstring.client.answers import (
     StatsAnswer,
     TenantStats,
 )
-from redstring.client.errors import EMBEDDINGS_FLAGS, ChunkStoreUnavailableError
+from redstring.client.errors import EMBEDDINGS_FLAGS
 from redstring.client.store_set import StoreSet
 from redstring.composition.chunk_retrieval import ChunkRetriever
 from redstring.composition.retrieval import Retriever
-from redstring.domain.errors import ModeNeedsEmbeddingsError, UnknownEntityError
+from redstring.domain.errors import (
+    ChunkStoreUnavailableError,
+    ModeNeedsEmbeddingsError,
+    UnknownEntityError,
+)
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.retrieval import RetrievalMode, parse_mode, require_k, require_query
 from redstring.ports.embedding_provider import EmbeddingProvider

@@ -23,10 +23,10 @@ from redstring.client.answers import (
 )
 from redstring.client.client import DEFAULT_DB, AsyncRedstring, Documents
 from redstring.client.embeddings import EmbeddingChoice
-from redstring.client.errors import ClientClosedError
 from redstring.composition.build_graph import GraphBuildReport
 from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE
 from redstring.composition.index_documents import IndexProgressCallback, IndexReport
+from redstring.domain.errors import ClientClosedError
 from redstring.domain.ids import TenantId
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
