@@ -8,9 +8,9 @@ import uuid
 
 import pytest
 
-from redstring import InMemoryChunkStore
 from redstring.domain.chunk import StoredChunk
 from redstring.domain.ids import TenantId
+from redstring.stores import InMemoryChunkStore
 
 
 @pytest.mark.parametrize("dimension", [0, -3])

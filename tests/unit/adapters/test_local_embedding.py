@@ -15,12 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from redstring import (
-    EmbeddingProvider,
-    InvalidSettingError,
-    MissingExtraError,
-    ModelIntegrityError,
-)
+from redstring.errors import InvalidSettingError, MissingExtraError, ModelIntegrityError
 from redstring.llm import local_embedding
 from redstring.llm.local_embedding import (
     MODEL_SHA256,
@@ -29,6 +24,7 @@ from redstring.llm.local_embedding import (
     mean_pool_and_normalise,
     packaged_files,
 )
+from redstring.ports import EmbeddingProvider
 from redstring.testing.embedding_provider import EmbeddingProviderCompliance
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from redstring import InvalidArgumentError, Redstring, SourceDocument, tenant_id_for
-from redstring.client.errors import DatabaseNotFoundError
+from redstring import Redstring, SourceDocument, tenant_id_for
+from redstring.errors import DatabaseNotFoundError, InvalidArgumentError
 
 ADA = SourceDocument(id="a.md", text="Ada Lovelace wrote the first program for the engine.")
 SECRET = SourceDocument(id="b.md", text="SECRET notes of another tenant.")
