@@ -208,12 +208,7 @@ def summary(values: list[float]) -> dict[str, float]:
 
 async def open_stores(store: str, dim: int, url: str | None, tag: str) -> tuple[Any, Any, Any]:
     """(graph, vectors, closer) for one store kind, empty."""
-    from redstring import (  # noqa: PLC0415
-        InMemoryGraphStore,
-        InMemoryVectorStore,
-        open_postgres,
-        open_sqlite,
-    )
+    from redstring.stores import InMemoryGraphStore, InMemoryVectorStore, open_postgres, open_sqlite  # noqa: PLC0415
 
     if store == "memory":
         return InMemoryGraphStore(), InMemoryVectorStore(dimension=dim), None
@@ -234,7 +229,8 @@ async def open_stores(store: str, dim: int, url: str | None, tag: str) -> tuple[
 async def entity_worker(store: str, n: int, dim: int, queries: int, url: str | None) -> dict:
     from threadpoolctl import ThreadpoolController  # noqa: PLC0415
 
-    from redstring import Entity, RetrievalMode, Retriever, TenantId, VectorRecord  # noqa: PLC0415
+    from redstring import Entity, RetrievalMode, Retriever, TenantId  # noqa: PLC0415
+    from redstring.ports import VectorRecord  # noqa: PLC0415
 
     rng = np.random.default_rng(n + dim)
     tenant = TenantId(uuid.UUID(int=1))
@@ -298,7 +294,7 @@ async def entity_worker(store: str, n: int, dim: int, queries: int, url: str | N
         await vectors.create_hnsw_index()
         result["hnsw_build_s"] = time.perf_counter() - started
         await close()
-        from redstring import open_postgres  # noqa: PLC0415
+        from redstring.stores import open_postgres  # noqa: PLC0415
 
         assert url is not None
         pg = await open_postgres(url, dimension=dim, schema=f"bench_{tag}", search_mode="hnsw")
@@ -422,14 +418,9 @@ async def chunk_worker(store: str, n: int, dim: int, queries: int) -> dict:
     import bm25s  # noqa: PLC0415
     from threadpoolctl import ThreadpoolController  # noqa: PLC0415
 
-    from redstring import (  # noqa: PLC0415
-        ChunkRetriever,
-        InMemoryChunkStore,
-        RetrievalMode,
-        StoredChunk,
-        TenantId,
-    )
+    from redstring import ChunkRetriever, RetrievalMode, StoredChunk, TenantId  # noqa: PLC0415
     from redstring.domain.tokenize import tokenize  # noqa: PLC0415
+    from redstring.stores import InMemoryChunkStore  # noqa: PLC0415
 
     assert store == "memory"
     rng = np.random.default_rng(n + dim + 1)

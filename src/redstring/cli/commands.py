@@ -20,7 +20,6 @@ from redstring.cli.providers import (
 )
 from redstring.client import queries, render
 from redstring.client.documents import read_documents
-from redstring.client.errors import ChunkStoreUnavailableError
 from redstring.client.store_set import StoreOpener
 from redstring.client.stores import open_store_set
 from redstring.client.tenants import parse_tenant
@@ -28,7 +27,7 @@ from redstring.composition.build_graph import GraphBuildReport, build_graph
 from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE, preflight
 from redstring.composition.index_documents import index_documents
 from redstring.domain.document import SourceDocument
-from redstring.domain.errors import BuildFailedError, MissingExtraError
+from redstring.domain.errors import BuildFailedError, ChunkStoreUnavailableError, MissingExtraError
 from redstring.domain.retrieval import require_query
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ExtractionProgress

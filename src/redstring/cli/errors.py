@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from redstring.client.errors import (
-    EMBEDDINGS_FLAGS,
+from redstring.client.errors import EMBEDDINGS_FLAGS
+from redstring.domain.errors import (
     ChunkStoreUnavailableError,
     DatabaseNotFoundError,
     DocumentPathError,

@@ -26,11 +26,7 @@ from redstring.client.answers import (
 )
 from redstring.client.documents import read_documents
 from redstring.client.embeddings import EmbeddingChoice, resolve_embeddings
-from redstring.client.errors import (
-    EMBEDDINGS_ARGUMENT,
-    ChunkStoreUnavailableError,
-    ClientClosedError,
-)
+from redstring.client.errors import EMBEDDINGS_ARGUMENT
 from redstring.client.store_set import StoreSet
 from redstring.client.stores import open_store_set
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
@@ -42,7 +38,11 @@ from redstring.composition.index_documents import (
     index_documents,
 )
 from redstring.domain.document import SourceDocument
-from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.errors import (
+    ChunkStoreUnavailableError,
+    ClientClosedError,
+    InvalidArgumentError,
+)
 from redstring.domain.ids import TenantId
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
@@ -286,11 +286,14 @@ class AsyncRedstring:
         k: int = 10,
         mode: str | None = None,
         types: Sequence[str] | None = None,
+        min_confidence: float | None = None,
     ) -> EntitySearchAnswer:
         """The `k` entities best matching `query`, best first.
 
         `mode` is "hybrid" (the default with a provider), "semantic" or
-        "lexical" (the default without); `types` keeps only those entity types.
+        "lexical" (the default without); `types` keeps only those entity types;
+        `min_confidence` (0..1, `None`: no threshold) answers empty when no
+        candidate's `confidence` reaches it: "nothing here matches".
         """
         stores = await self._open("search")
         return await queries.search_entities(
@@ -301,6 +304,7 @@ class AsyncRedstring:
             k=k,
             mode=mode,
             entity_types=types,
+            min_confidence=min_confidence,
             fix=EMBEDDINGS_ARGUMENT,
         )
 
@@ -311,10 +315,12 @@ class AsyncRedstring:
         k: int = 5,
         mode: str | None = None,
         sources: Sequence[str] | None = None,
+        min_confidence: float | None = None,
     ) -> PassageSearchAnswer:
         """The `k` passages best matching `query`, best first.
 
-        `mode` as for `search`; `sources` keeps only passages of those document ids.
+        `mode` and `min_confidence` as for `search`; `sources` keeps only
+        passages of those document ids.
         """
         stores = await self._open("passages")
         return await queries.search_passages(
@@ -325,6 +331,7 @@ class AsyncRedstring:
             k=k,
             mode=mode,
             source_ids=sources,
+            min_confidence=min_confidence,
             fix=EMBEDDINGS_ARGUMENT,
         )
 

@@ -23,10 +23,10 @@ from redstring.client.answers import (
 )
 from redstring.client.client import DEFAULT_DB, AsyncRedstring, Documents
 from redstring.client.embeddings import EmbeddingChoice
-from redstring.client.errors import ClientClosedError
 from redstring.composition.build_graph import GraphBuildReport
 from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE
 from redstring.composition.index_documents import IndexProgressCallback, IndexReport
+from redstring.domain.errors import ClientClosedError
 from redstring.domain.ids import TenantId
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
@@ -148,9 +148,12 @@ class Redstring:
         k: int = 10,
         mode: str | None = None,
         types: Sequence[str] | None = None,
+        min_confidence: float | None = None,
     ) -> EntitySearchAnswer:
         """See `AsyncRedstring.search`."""
-        return self._run(self._client.search(query, k=k, mode=mode, types=types))
+        return self._run(
+            self._client.search(query, k=k, mode=mode, types=types, min_confidence=min_confidence)
+        )
 
     def passages(
         self,
@@ -159,9 +162,14 @@ class Redstring:
         k: int = 5,
         mode: str | None = None,
         sources: Sequence[str] | None = None,
+        min_confidence: float | None = None,
     ) -> PassageSearchAnswer:
         """See `AsyncRedstring.passages`."""
-        return self._run(self._client.passages(query, k=k, mode=mode, sources=sources))
+        return self._run(
+            self._client.passages(
+                query, k=k, mode=mode, sources=sources, min_confidence=min_confidence
+            )
+        )
 
     def entity(self, entity_id: str | UUID) -> EntityAnswer:
         """See `AsyncRedstring.entity`."""

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from redstring import InMemoryChunkStore
 from redstring.domain.bm25 import CorpusStats, LexicalCandidate, rank_chunks
 from redstring.domain.chunk import StoredChunk
 from redstring.domain.ids import TenantId
 from redstring.domain.tokenize import tokenize
+from redstring.stores import InMemoryChunkStore
 from tests.unit.domain.bm25_reference import reference_rank
 
 

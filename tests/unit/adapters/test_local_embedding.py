@@ -18,12 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from redstring import (
-    EmbeddingProvider,
-    InvalidSettingError,
-    MissingExtraError,
-    ModelIntegrityError,
-)
+from redstring.errors import InvalidSettingError, MissingExtraError, ModelIntegrityError
 from redstring.llm import local_embedding
 from redstring.llm.local_embedding import (
     MODEL_SHA256,
@@ -33,6 +28,7 @@ from redstring.llm.local_embedding import (
     mean_pool_and_normalise,
     packaged_files,
 )
+from redstring.ports import EmbeddingProvider
 from redstring.testing.embedding_provider import EmbeddingProviderCompliance
 
 
