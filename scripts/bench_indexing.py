@@ -38,7 +38,6 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from bench_retrieval import TableEmbeddings  # noqa: E402 (after the path it is found on)
 
 EMBED_BATCH = 64  # index_documents' default batch
 BASELINE_BATCH = 32  # the provider's batch before ADR 0189
@@ -68,20 +70,6 @@ def corpus_text(megabytes: float, seed: int = 5) -> str:
         paragraphs.append(paragraph)
         size += len(paragraph) + 2
     return "\n\n".join(paragraphs)
-
-
-class KnownVectors:
-    """An embedding provider answering vectors computed before, by text."""
-
-    def __init__(self, dimension: int, table: dict[str, list[float]]) -> None:
-        self.dimension = dimension
-        self._table = table
-
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return [self._table[text] for text in texts]
-
-    async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
-        return [self._table[text] for text in texts]
 
 
 def baseline_embed(texts: list[str]) -> list[np.ndarray]:
@@ -189,7 +177,7 @@ async def run(megabytes: float) -> dict[str, Any]:
             [document],
             chunks=stores.chunks,
             tenant_id=TenantId(uuid.UUID(int=1)),
-            embeddings=KnownVectors(provider.dimension, table),
+            embeddings=TableEmbeddings(provider.dimension, table),
         )
         index_s = time.perf_counter() - wall
         await stores.close()
