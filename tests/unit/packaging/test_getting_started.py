@@ -122,7 +122,7 @@ async def call_the_server(run: PageRun, query: str) -> dict[str, Any]:
     async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         tools = {tool.name for tool in (await session.list_tools()).tools}
-        assert {"search_passages", "search_entities", "get_entity"} <= tools
+        assert {"describe_tenant", "search_passages", "read_passage"} <= tools
         answer = await session.call_tool("search_passages", {"query": query, "k": 1})
         assert not answer.is_error, answer.content
         assert answer.structured_content is not None
@@ -148,7 +148,7 @@ async def test_the_page_runs_as_written_with_the_extras_it_names(
     assert first_match(run.python) == "notes/ada.md"
     answer = await call_the_server(run, the_query())
     assert answer["mode"] == "hybrid"
-    assert [match["source_id"] for match in answer["matches"]] == ["notes/ada.md"]
+    assert [match["source"] for match in answer["matches"]] == ["notes/ada.md"]
 
 
 def test_a_plain_install_runs_the_same_page_with_lexical_search(
