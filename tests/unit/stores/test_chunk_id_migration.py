@@ -12,11 +12,12 @@ import pytest
 import redstring.chunks.postgres as postgres_chunks
 import redstring.chunks.sqlite as sqlite_chunks
 import redstring.domain.chunk as chunk_module
-from redstring import SchemaMigrationRequiredError, new_tenant_id
+from redstring import new_tenant_id
 from redstring.composition.postgres_stores import open_postgres
 from redstring.composition.sqlite_stores import open_sqlite
 from redstring.domain.chunk import ChunkId, StoredChunk, chunk_id_for
 from redstring.domain.ids import EntityId, TenantId
+from redstring.errors import SchemaMigrationRequiredError
 from redstring.ports.chunk_store import ChunkStore
 from redstring.storage.schema import Schema
 
