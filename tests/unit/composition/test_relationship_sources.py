@@ -34,6 +34,20 @@ def answer(names: list[str], links: list[tuple[str, str]]) -> dict[str, Any]:
 
 LETTERS = SourceDocument(id="a", text="Ada Lovelace wrote letters to Bob Stone and Cy Young.")
 NOTES = SourceDocument(id="c", text="Cy Young kept notes on Ada Lovelace.")
+EVERYONE = ["Ada Lovelace", "Bob Stone", "Cy Young"]
+
+
+def _rebuildable() -> tuple[InMemoryGraphStore, InMemoryEventLog, dict[str, Any]]:
+    """A graph, a log and build_graph's arguments with a chunk store, to rebuild documents."""
+    graph, log = InMemoryGraphStore(), InMemoryEventLog()
+    common: dict[str, Any] = {
+        "graph": graph,
+        "tenant_id": DEFAULT_TENANT,
+        "chunks": InMemoryChunkStore(dimension=8),
+        "log": log,
+        "domain": DOMAIN,
+    }
+    return graph, log, common
 
 
 async def _pairs(graph: InMemoryGraphStore) -> dict[tuple[str, str], list[str]]:
@@ -71,26 +85,18 @@ async def test_a_relationship_names_every_document_that_states_it() -> None:
 
 @pytest.mark.asyncio
 async def test_a_relationship_a_re_extracted_document_no_longer_states_is_retired() -> None:
-    graph, chunks, log = InMemoryGraphStore(), InMemoryChunkStore(dimension=8), InMemoryEventLog()
-    common: dict[str, Any] = {
-        "graph": graph,
-        "tenant_id": DEFAULT_TENANT,
-        "chunks": chunks,
-        "log": log,
-        "domain": DOMAIN,
-    }
-    everyone = ["Ada Lovelace", "Bob Stone", "Cy Young"]
+    graph, log, common = _rebuildable()
     before = FakeLlmProvider(
         by_substring={
             "letters": answer(
-                everyone, [("Ada Lovelace", "Bob Stone"), ("Ada Lovelace", "Cy Young")]
+                EVERYONE, [("Ada Lovelace", "Bob Stone"), ("Ada Lovelace", "Cy Young")]
             ),
             "notes": answer(["Cy Young", "Ada Lovelace"], [("Ada Lovelace", "Cy Young")]),
         }
     )
     await build_graph([LETTERS, NOTES], provider=before, **common)
     # The same document read again (a better model, say): the same people, no links.
-    after = FakeLlmProvider(by_substring={"letters": answer(everyone, [])})
+    after = FakeLlmProvider(by_substring={"letters": answer(EVERYONE, [])})
     report = await build_graph([LETTERS], provider=after, **common)
 
     # Ada-Bob was stated by "a" alone and goes; Ada-Cy is still stated by "c".
@@ -111,22 +117,15 @@ async def test_a_relationship_a_re_extracted_document_no_longer_states_is_retire
 async def test_a_relationship_with_no_recorded_source_is_never_retired() -> None:
     # Relationships written before B155 name no document: nothing says which
     # document stated them, so a re-extraction leaves them be.
-    graph, chunks = InMemoryGraphStore(), InMemoryChunkStore(dimension=8)
-    common: dict[str, Any] = {
-        "graph": graph,
-        "tenant_id": DEFAULT_TENANT,
-        "chunks": chunks,
-        "domain": DOMAIN,
-    }
-    everyone = ["Ada Lovelace", "Bob Stone", "Cy Young"]
+    graph, _, common = _rebuildable()
     before = FakeLlmProvider(
-        by_substring={"letters": answer(everyone, [("Ada Lovelace", "Bob Stone")])}
+        by_substring={"letters": answer(EVERYONE, [("Ada Lovelace", "Bob Stone")])}
     )
     await build_graph([LETTERS], provider=before, **common)
     [link] = await graph.list_relationships(DEFAULT_TENANT)
     legacy = link.model_copy(update={"source_document_ids": []})
     await graph.upsert([], [legacy])
-    after = FakeLlmProvider(by_substring={"letters": answer(everyone, [])})
+    after = FakeLlmProvider(by_substring={"letters": answer(EVERYONE, [])})
     report = await build_graph([LETTERS], provider=after, **common)
     assert await graph.list_relationships(DEFAULT_TENANT) == [legacy]
     assert report.relationships_retired == 0
@@ -166,25 +165,17 @@ async def test_a_relationship_moved_by_a_merge_keeps_its_source_documents() -> N
 
 @pytest.mark.asyncio
 async def test_a_relationship_the_document_still_states_stays() -> None:
-    graph, chunks, log = InMemoryGraphStore(), InMemoryChunkStore(dimension=8), InMemoryEventLog()
-    common: dict[str, Any] = {
-        "graph": graph,
-        "tenant_id": DEFAULT_TENANT,
-        "chunks": chunks,
-        "log": log,
-        "domain": DOMAIN,
-    }
-    everyone = ["Ada Lovelace", "Bob Stone", "Cy Young"]
+    graph, _, common = _rebuildable()
     before = FakeLlmProvider(
         by_substring={
             "letters": answer(
-                everyone, [("Ada Lovelace", "Bob Stone"), ("Ada Lovelace", "Cy Young")]
+                EVERYONE, [("Ada Lovelace", "Bob Stone"), ("Ada Lovelace", "Cy Young")]
             )
         }
     )
     await build_graph([LETTERS], provider=before, **common)
     after = FakeLlmProvider(
-        by_substring={"letters": answer(everyone, [("Ada Lovelace", "Bob Stone")])}
+        by_substring={"letters": answer(EVERYONE, [("Ada Lovelace", "Bob Stone")])}
     )
     report = await build_graph([LETTERS], provider=after, **common)
     assert await _pairs(graph) == {("Ada Lovelace", "Bob Stone"): ["a"]}
