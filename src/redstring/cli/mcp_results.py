@@ -1,6 +1,7 @@
 """What the MCP tools answer: the client's answers, cut to what an agent reads (ADR 0176).
 
-Scores are rounded to 3 places; the fused rank score, ranks, offsets, tenant
+Each result carries its `confidence`; the channel scores come only when
+asked (`explain`). Scores are rounded to 3 places; the fused rank score, ranks, offsets, tenant
 and relationship ids are left out (order is rank; the tenant is the
 server's). A channel that did not rank an item has no key rather than a
 `null`. Passage text is cut at `PASSAGE_TEXT` characters and `more_at`
@@ -53,6 +54,7 @@ class EntityMatch(BaseModel):
     type: str
     description: str
     aliases: list[str] | None = None
+    confidence: float | None = None
     semantic: float | None = None
     lexical: float | None = None
 
@@ -72,6 +74,7 @@ class PassageMatch(BaseModel):
     source: str
     text: str
     more_at: int | None = None
+    confidence: float | None = None
     semantic: float | None = None
     lexical: float | None = None
 
@@ -131,8 +134,10 @@ class TenantDescription(BaseModel):
     modes: list[str]
 
 
-def entity_result(answer: EntitySearchAnswer, note: str | None) -> EntitySearchResult:
-    """The compact form of an entity search."""
+def entity_result(
+    answer: EntitySearchAnswer, note: str | None, *, explain: bool
+) -> EntitySearchResult:
+    """The compact form of an entity search; the channel scores only when `explain`."""
     return EntitySearchResult(
         mode=answer.mode.value,
         matches=[
@@ -142,8 +147,9 @@ def entity_result(answer: EntitySearchAnswer, note: str | None) -> EntitySearchR
                 type=hit.type,
                 description=hit.description,
                 aliases=hit.aliases or None,
-                semantic=_round(hit.semantic),
-                lexical=_round(hit.lexical),
+                confidence=_round(hit.confidence),
+                semantic=_round(hit.semantic) if explain else None,
+                lexical=_round(hit.lexical) if explain else None,
             )
             for hit in answer.matches
         ],
@@ -151,8 +157,13 @@ def entity_result(answer: EntitySearchAnswer, note: str | None) -> EntitySearchR
     )
 
 
-def passage_result(answer: PassageSearchAnswer, note: str | None) -> PassageSearchResult:
-    """The compact form of a passage search, each text cut at `PASSAGE_TEXT`."""
+def passage_result(
+    answer: PassageSearchAnswer, note: str | None, *, explain: bool
+) -> PassageSearchResult:
+    """The compact form of a passage search, each text cut at `PASSAGE_TEXT`.
+
+    The channel scores only when `explain`.
+    """
     matches = []
     for hit in answer.matches:
         text, more_at = _cut(hit.text, 0, PASSAGE_TEXT)
@@ -162,8 +173,9 @@ def passage_result(answer: PassageSearchAnswer, note: str | None) -> PassageSear
                 source=hit.source_id,
                 text=text,
                 more_at=more_at,
-                semantic=_round(hit.semantic),
-                lexical=_round(hit.lexical),
+                confidence=_round(hit.confidence),
+                semantic=_round(hit.semantic) if explain else None,
+                lexical=_round(hit.lexical) if explain else None,
             )
         )
     return PassageSearchResult(mode=answer.mode.value, matches=matches, note=note)

@@ -63,6 +63,19 @@ PassageIdArgument = Annotated[
         description="The `passage_id` of a passage, as search_passages returned it.",
     ),
 ]
+MinConfidence = Annotated[
+    float,
+    Field(
+        ge=0.0,
+        le=1.0,
+        description="Answer empty unless some result's `confidence` reaches this (0 to 1). "
+        "0.5: more likely related than not; 0: always rank, however unrelated.",
+    ),
+]
+Explain = Annotated[
+    bool,
+    Field(description="Also give each result's `semantic` and `lexical` scores."),
+]
 Offset = Annotated[
     int,
     Field(ge=0, description="Where to start reading, in characters (a result's `more_at`)."),

@@ -17,7 +17,7 @@ tool has a tenant parameter, and an argument the schema does not declare (a
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from importlib.metadata import version
 from io import TextIOWrapper
 from typing import Annotated, Any, cast
@@ -49,7 +49,9 @@ from redstring.cli.mcp_results import (
 from redstring.cli.mcp_schema import (
     MAX_ENUM,
     EntityIdArgument,
+    Explain,
     K,
+    MinConfidence,
     Offset,
     PassageIdArgument,
     Query,
@@ -60,16 +62,20 @@ from redstring.cli.mcp_schema import (
 from redstring.cli.mcp_transport import unicode_safe_lines
 from redstring.client.catalogue import TenantCatalogue
 from redstring.client.client import AsyncRedstring
+from redstring.domain.confidence import SUGGESTED_MIN_CONFIDENCE
 from redstring.domain.errors import RedstringError
 
 #: The results a search returns when `k` is omitted: enough to choose from, little to read.
 DEFAULT_K = 5
 
 SCORES = (
-    "Scores: `semantic` is similarity of meaning on 0..1, where 0.5 means unrelated and 1.0 "
-    "the same meaning; `lexical` is overlap of spelling on 0..1 (1.0: the same words). A "
-    "score is absent when that ranking did not find the item. Results are ranked even when "
-    "nothing is related: a best `semantic` near 0.5 with no `lexical` score means no match."
+    "Each result's `confidence` (0..1, comparable across queries) is how likely it is "
+    "related to the query at all: 0.5 as likely as not. With `min_confidence` (default "
+    f"{SUGGESTED_MIN_CONFIDENCE}) the answer is empty unless some result reaches it, so an "
+    "empty answer means nothing here matches. `explain=true` adds the scores behind it: "
+    "`semantic`, similarity of meaning on 0..1 where 0.5 means unrelated and 1.0 the same "
+    "meaning, and `lexical`, overlap of spelling on 0..1 (1.0: the same words); a score is "
+    "absent when that ranking did not find the item."
 )
 INSTRUCTIONS = (
     "Search one knowledge graph: entities (with their relationships) extracted from "
@@ -116,14 +122,28 @@ def _types_line(catalogue: TenantCatalogue) -> str:
     return f"This graph holds {catalogue.entities} entities of types: {shown}{more}."
 
 
-def _empty_note(what: str, filtered: bool, embeds: bool) -> str:
+def _empty_note(what: str, *, filtered: bool, embeds: bool, threshold: float | None) -> str:
     other = (
         "mode='lexical' for exact spellings or mode='semantic' for meanings"
         if embeds
         else ("other spellings")
     )
     narrowed = " or drop the filter," if filtered else ""
-    return f"No {what} matched this query here. Try other words,{narrowed} {other}."
+    lower = (
+        ""
+        if threshold is None or threshold == 0.0
+        else f" Nothing reached min_confidence {threshold}: min_confidence=0 shows the closest "
+        "results anyway, most likely unrelated."
+    )
+    return f"No {what} matched this query here. Try other words,{narrowed} {other}.{lower}"
+
+
+async def _refusing[T](tool: str, call: Awaitable[T]) -> T:
+    """`call`'s result, or a refusal naming the argument the library refused."""
+    try:
+        return await call
+    except (RedstringError, ValueError) as error:
+        raise _Refusal(library_error(tool, error)) from error
 
 
 def build_server(client: AsyncRedstring, catalogue: TenantCatalogue) -> MCPServer:
@@ -141,11 +161,10 @@ def build_server(client: AsyncRedstring, catalogue: TenantCatalogue) -> MCPServe
         log_level="WARNING",
     )
 
-    def check(argument: str, given: Sequence[str] | None, known: list[str]) -> None:
-        if given is not None and len(known) > MAX_ENUM:
-            missing = [name for name in given if name not in set(known)]
-            if missing:
-                raise _Refusal(unknown_names(argument, missing, known))
+    def note(what: str, found: bool, k: int, filtered: bool, threshold: float | None) -> str | None:
+        if found or k == 0:
+            return None
+        return _empty_note(what, filtered=filtered, embeds=embeds, threshold=threshold)
 
     async def describe_tenant() -> Annotated[CallToolResult, TenantDescription]:
         return _answer(tenant_description(await client.describe(), modes))
@@ -163,27 +182,25 @@ def build_server(client: AsyncRedstring, catalogue: TenantCatalogue) -> MCPServe
 
         async def search_entities(
             query: Query,
+            *,
             k: K = DEFAULT_K,
             mode: str = default_mode,
             entity_types: list[str] | None = None,
+            min_confidence: MinConfidence = SUGGESTED_MIN_CONFIDENCE,
+            explain: Explain = False,
         ) -> Annotated[CallToolResult, EntitySearchResult]:
-            try:
-                answer = await client.search(query, k=k, mode=mode, types=entity_types)
-            except (RedstringError, ValueError) as error:
-                raise _Refusal(library_error("search_entities", error)) from error
-            note = (
-                None
-                if answer.matches or k == 0
-                else _empty_note("entity", entity_types is not None, embeds)
+            answer = await _refusing(
+                "search_entities",
+                client.search(
+                    query, k=k, mode=mode, types=entity_types, min_confidence=min_confidence
+                ),
             )
-            return _answer(entity_result(answer, note))
+            filtered = entity_types is not None
+            said = note("entity", bool(answer.matches), k, filtered, min_confidence)
+            return _answer(entity_result(answer, said, explain=explain))
 
         async def get_entity(entity_id: EntityIdArgument) -> Annotated[CallToolResult, EntityFacts]:
-            try:
-                answer = await client.entity(entity_id)
-            except (RedstringError, ValueError) as error:
-                raise _Refusal(library_error("get_entity", error)) from error
-            return _answer(entity_facts(answer))
+            return _answer(entity_facts(await _refusing("get_entity", client.entity(entity_id))))
 
         server.add_tool(
             retyped(
@@ -213,29 +230,27 @@ def build_server(client: AsyncRedstring, catalogue: TenantCatalogue) -> MCPServe
 
         async def search_passages(
             query: Query,
+            *,
             k: K = DEFAULT_K,
             mode: str = default_mode,
             sources: list[str] | None = None,
+            min_confidence: MinConfidence = SUGGESTED_MIN_CONFIDENCE,
+            explain: Explain = False,
         ) -> Annotated[CallToolResult, PassageSearchResult]:
-            check("sources", sources, list(catalogue.sources))
-            try:
-                answer = await client.passages(query, k=k, mode=mode, sources=sources)
-            except (RedstringError, ValueError) as error:
-                raise _Refusal(library_error("search_passages", error)) from error
-            note = (
-                None
-                if answer.matches or k == 0
-                else _empty_note("passage", sources is not None, embeds)
+            _check_names("sources", sources, list(catalogue.sources))
+            answer = await _refusing(
+                "search_passages",
+                client.passages(
+                    query, k=k, mode=mode, sources=sources, min_confidence=min_confidence
+                ),
             )
-            return _answer(passage_result(answer, note))
+            said = note("passage", bool(answer.matches), k, sources is not None, min_confidence)
+            return _answer(passage_result(answer, said, explain=explain))
 
         async def read_passage(
             passage_id: PassageIdArgument, offset: Offset = 0
         ) -> Annotated[CallToolResult, PassageText]:
-            try:
-                chunk = await client.passage(passage_id)
-            except (RedstringError, ValueError) as error:
-                raise _Refusal(library_error("read_passage", error)) from error
+            chunk = await _refusing("read_passage", client.passage(passage_id))
             return _answer(passage_text(chunk, offset))
 
         server.add_tool(
@@ -264,6 +279,15 @@ def build_server(client: AsyncRedstring, catalogue: TenantCatalogue) -> MCPServe
 
     _only_tools(server)
     return server
+
+
+def _check_names(argument: str, given: Sequence[str] | None, known: list[str]) -> None:
+    """Refuse names `known` lacks, where `known` is too long to be the schema's enum."""
+    if given is not None and len(known) > MAX_ENUM:
+        held = set(known)
+        missing = [name for name in given if name not in held]
+        if missing:
+            raise _Refusal(unknown_names(argument, missing, known))
 
 
 def _only_tools(server: MCPServer) -> None:

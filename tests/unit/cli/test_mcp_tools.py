@@ -77,6 +77,7 @@ def test_the_server_advertises_its_version_only_tools_and_five_annotated_tools(
         # Guidance lives in each tool, where every client passes it on.
         assert len(tool["description"]) > 150, name
     for name in ("search_entities", "search_passages"):
+        assert "`confidence`" in tools[name]["description"]
         assert "0.5 means unrelated" in tools[name]["description"]
         assert "empty `matches`" in tools[name]["description"]
 
@@ -121,7 +122,7 @@ def test_the_id_patterns_match_the_ids_the_library_makes() -> None:
 async def test_without_embeddings_only_lexical_is_offered() -> None:
     async with served(lexical=True) as server:
         tools = {tool.name: tool for tool in await server.list_tools()}
-        found = await call(server, "search_entities", {"query": "Ada Lovelace"})
+        found = await call(server, "search_entities", {"query": "Ada Lovelace", "explain": True})
         refused = await call(server, "search_entities", {"query": "Ada", "mode": "hybrid"})
     mode = tools["search_entities"].input_schema["properties"]["mode"]
     assert (mode["const"], mode["default"]) == ("lexical", "lexical")
@@ -133,15 +134,29 @@ async def test_without_embeddings_only_lexical_is_offered() -> None:
 
 
 def test_search_entities_answers_compactly_over_stdio(wire: RawServer) -> None:
-    result = wire.call("search_entities", {"query": "Ada Lovelace", "k": 3})
+    result = wire.call("search_entities", {"query": "Ada Lovelace", "k": 3, "explain": True})
+    plain = wire.call("search_entities", {"query": "Ada Lovelace", "k": 3})
     assert not result["isError"]
+    assert [set(m) & {"semantic", "lexical"} for m in plain["structuredContent"]["matches"]] == [
+        set()
+    ] * len(plain["structuredContent"]["matches"])
     answer = result["structuredContent"]
     assert set(answer) == {"mode", "matches"}
     first = answer["matches"][0]
     assert (first["id"], first["name"], first["type"]) == (str(ADA), "Ada Lovelace", "person")
-    assert set(first) <= {"id", "name", "type", "description", "aliases", "semantic", "lexical"}
+    assert set(first) <= {
+        "id",
+        "name",
+        "type",
+        "description",
+        "aliases",
+        "confidence",
+        "semantic",
+        "lexical",
+    }
+    assert first["confidence"] > 0.5
     for match in answer["matches"]:
-        for channel in ("semantic", "lexical"):
+        for channel in ("confidence", "semantic", "lexical"):
             if channel in match:
                 assert match[channel] == round(match[channel], 3)
                 assert 0.0 <= match[channel] <= 1.0
@@ -188,7 +203,9 @@ async def test_get_entity_returns_the_entity_and_what_it_is_related_to() -> None
 @pytest.mark.asyncio
 async def test_search_passages_then_read_passage_continues_the_text() -> None:
     async with served() as server:
-        hit = await call(server, "search_passages", {"query": "first program", "k": 5})
+        hit = await call(
+            server, "search_passages", {"query": "first program", "k": 5, "explain": True}
+        )
         none = await call(server, "search_passages", {"query": "zebra", "mode": "lexical"})
         [match] = hit["structuredContent"]["matches"]
         whole = await call(server, "read_passage", {"passage_id": match["passage_id"]})
@@ -261,11 +278,37 @@ async def test_an_empty_answer_carries_a_note_saying_what_to_try() -> None:
             server, "search_entities", {"query": "zzqx", "entity_types": ["person"]}
         )
         nothing_asked = await call(server, "search_entities", {"query": "zzqx", "k": 0})
+        unthresholded = await call(
+            server, "search_entities", {"query": "zzqx", "min_confidence": 0}
+        )
     assert empty["structuredContent"]["note"] == (
-        "No entity matched this query here. Try other words, other spellings."
+        "No entity matched this query here. Try other words, other spellings. Nothing reached "
+        "min_confidence 0.5: min_confidence=0 shows the closest results anyway, most likely "
+        "unrelated."
     )
     assert "drop the filter" in filtered["structuredContent"]["note"]
+    assert unthresholded["structuredContent"]["note"] == (
+        "No entity matched this query here. Try other words, other spellings."
+    )
     assert "note" not in nothing_asked["structuredContent"]
+
+
+@pytest.mark.asyncio
+async def test_nonsense_is_answered_empty_unless_min_confidence_is_lowered() -> None:
+    # "xylophone" is unrelated to every entity, and the fake provider scores it so (0.55 at best).
+    nonsense = {"query": "xylophone", "mode": "hybrid"}
+    async with served() as server:
+        default = await call(server, "search_entities", nonsense)
+        forced = await call(server, "search_entities", {**nonsense, "min_confidence": 0})
+        passages = await call(server, "search_passages", nonsense)
+        sure = await call(server, "search_entities", {"query": "Ada Lovelace", "k": 2})
+    assert default["structuredContent"]["matches"] == []
+    assert "Nothing reached min_confidence 0.5" in default["structuredContent"]["note"]
+    unrelated = forced["structuredContent"]["matches"]
+    assert unrelated
+    assert all(match["confidence"] < 0.5 for match in unrelated)
+    assert passages["structuredContent"]["matches"] == []
+    assert sure["structuredContent"]["matches"][0]["confidence"] >= 0.5
 
 
 @pytest.mark.asyncio
