@@ -24,19 +24,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from redstring import (
-    ChunkRetriever,
-    EntityId,
-    InMemoryChunkStore,
-    RetrievalMode,
-    Retriever,
-    TenantId,
-    index_documents,
-)
+from redstring import ChunkRetriever, EntityId, RetrievalMode, Retriever, TenantId, index_documents
 from redstring.domain.chunk import StoredChunk
 from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.vector import VectorMatch
 from redstring.llm.local_embedding import MODEL_SHA256, LocalEmbeddingProvider
+from redstring.stores import InMemoryChunkStore
 
 from .common import DATA_DIR, split_of
 from .fusion_cases import LEE_DEPTH, lee_documents, lee_query

@@ -10,16 +10,7 @@ from hypothesis import event as hypothesis_event
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from redstring import (
-    Entity,
-    EntityId,
-    FakeEmbeddingProvider,
-    InMemoryChunkStore,
-    InMemoryGraphStore,
-    InMemoryVectorStore,
-    Relationship,
-    TenantId,
-)
+from redstring import Entity, EntityId, Relationship, TenantId
 from redstring.consolidation.merge import choose_survivor, plan_merge, plan_undo
 from redstring.domain.chunk import StoredChunk
 from redstring.domain.events import (
@@ -35,6 +26,8 @@ from redstring.projections.chunks import ChunkProjection
 from redstring.projections.graph import GraphProjection
 from redstring.projections.replay import EventSink, replay
 from redstring.projections.vectors import VectorProjection, embed_entities, embedding_text
+from redstring.providers import FakeEmbeddingProvider
+from redstring.stores import InMemoryChunkStore, InMemoryGraphStore, InMemoryVectorStore
 from tests.factories import DEFAULT_TENANT
 
 OTHER_TENANT = TenantId(UUID("22222222-2222-4222-8222-222222222222"))
