@@ -27,11 +27,11 @@ from redstring.client.answers import (
 from redstring.client.documents import read_documents
 from redstring.client.embeddings import EmbeddingChoice, resolve_embeddings
 from redstring.client.errors import EMBEDDINGS_ARGUMENT
-from redstring.client.store_set import StoreSet
+from redstring.client.store_set import StoreOpener, StoreSet
 from redstring.client.stores import open_store_set
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
 from redstring.composition.build_graph import GraphBuildReport, build_graph
-from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE
+from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE, preflight
 from redstring.composition.index_documents import (
     IndexProgressCallback,
     IndexReport,
@@ -44,6 +44,7 @@ from redstring.domain.errors import (
     InvalidArgumentError,
 )
 from redstring.domain.ids import TenantId
+from redstring.domain.retrieval import require_k, require_query
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
 from redstring.llm.openai_compatible import OpenAICompatibleLlmProvider
@@ -102,6 +103,12 @@ def _documents(given: Documents) -> list[SourceDocument]:
     return documents
 
 
+def _require_search(query: str, k: int) -> None:
+    """The query guards, checked before the database is opened."""
+    require_query(query)
+    require_k(k)
+
+
 class AsyncRedstring:
     """A redstring database, one tenant of it, and one embedding provider.
 
@@ -110,7 +117,14 @@ class AsyncRedstring:
     tenant); `embeddings` is `"local"`, `"none"`, an `EmbeddingProvider`, or
     `None` for the local model when its extra is installed. A new database is
     made at the provider's dimension. `migrate=True` upgrades a database
-    written by an older redstring in place.
+    written by an older redstring in place; `read_only=True` refuses a
+    database that does not exist (`DatabaseNotFoundError`) and opens a
+    SQLite file without taking its write lock.
+
+    `stores` replaces the opening of `db`: an opened `StoreSet` (used as
+    given, closed by its owner, never by the client) or a `StoreOpener`
+    called with `db` as `open_store_set` would be (how the command line's
+    tests plug in-memory stores in).
 
     Use `async with AsyncRedstring(...) as rs:`, or call `close()`; a closed
     client raises `ClientClosedError`.
@@ -123,6 +137,8 @@ class AsyncRedstring:
         tenant: str | UUID | None = None,
         embeddings: EmbeddingChoice = None,
         migrate: bool = False,
+        read_only: bool = False,
+        stores: StoreSet | StoreOpener | None = None,
     ) -> None:
         if not isinstance(db, str | os.PathLike) or not os.fspath(db).strip():
             raise InvalidArgumentError(
@@ -132,6 +148,8 @@ class AsyncRedstring:
         self._tenant = _tenant(tenant)
         self._embeddings = resolve_embeddings(embeddings)
         self._migrate = migrate
+        self._read_only = read_only
+        self._given = stores
         self._stack: AsyncExitStack | None = None
         self._stores: StoreSet | None = None
         self._closed = False
@@ -168,10 +186,19 @@ class AsyncRedstring:
         if self._closed:
             raise ClientClosedError(method=method)
         if self._stores is None:
+            if isinstance(self._given, StoreSet):
+                self._stores = self._given
+                return self._stores
+            opener = open_store_set if self._given is None else self._given
             stack = AsyncExitStack()
             dimension = None if self._embeddings is None else self._embeddings.dimension
             self._stores = await stack.enter_async_context(
-                open_store_set(self._db, dimension=dimension, create=True, migrate=self._migrate)
+                opener(
+                    self._db,
+                    dimension=dimension,
+                    create=not self._read_only,
+                    migrate=self._migrate,
+                )
             )
             self._stack = stack
         return self._stores
@@ -262,6 +289,7 @@ class AsyncRedstring:
     ) -> GraphBuildReport:
         if self._closed:
             raise ClientClosedError(method="build")
+        await preflight(provider)  # before the database is opened (or created)
         stores = await self._open("build")
         concurrency = getattr(provider, "max_concurrency", 4)
         return await build_graph(
@@ -295,6 +323,8 @@ class AsyncRedstring:
         `min_confidence` (0..1, `None`: no threshold) answers empty when no
         candidate's `confidence` reaches it: "nothing here matches".
         """
+        _require_search(query, k)
+        resolved = queries.resolve_mode(mode, self._embeddings, fix=EMBEDDINGS_ARGUMENT)
         stores = await self._open("search")
         return await queries.search_entities(
             stores,
@@ -302,7 +332,7 @@ class AsyncRedstring:
             self._tenant,
             query,
             k=k,
-            mode=mode,
+            mode=resolved.value,
             entity_types=types,
             min_confidence=min_confidence,
             fix=EMBEDDINGS_ARGUMENT,
@@ -322,6 +352,8 @@ class AsyncRedstring:
         `mode` and `min_confidence` as for `search`; `sources` keeps only
         passages of those document ids.
         """
+        _require_search(query, k)
+        resolved = queries.resolve_mode(mode, self._embeddings, fix=EMBEDDINGS_ARGUMENT)
         stores = await self._open("passages")
         return await queries.search_passages(
             stores,
@@ -329,7 +361,7 @@ class AsyncRedstring:
             self._tenant,
             query,
             k=k,
-            mode=mode,
+            mode=resolved.value,
             source_ids=sources,
             min_confidence=min_confidence,
             fix=EMBEDDINGS_ARGUMENT,
@@ -340,10 +372,9 @@ class AsyncRedstring:
 
         Raises `UnknownEntityError` when the tenant holds no such entity.
         """
+        parsed = queries.parse_entity_id(str(entity_id))
         stores = await self._open("entity")
-        return await queries.get_entity(
-            stores, self._tenant, queries.parse_entity_id(str(entity_id))
-        )
+        return await queries.get_entity(stores, self._tenant, parsed)
 
     async def stats(self) -> StatsAnswer:
         """What every tenant of the database holds, and the client's tenant whatever it holds."""

@@ -23,6 +23,7 @@ from redstring.client.answers import (
 )
 from redstring.client.client import DEFAULT_DB, AsyncRedstring, Documents
 from redstring.client.embeddings import EmbeddingChoice
+from redstring.client.store_set import StoreOpener, StoreSet
 from redstring.composition.build_graph import GraphBuildReport
 from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE
 from redstring.composition.index_documents import IndexProgressCallback, IndexReport
@@ -49,8 +50,17 @@ class Redstring:
         tenant: str | UUID | None = None,
         embeddings: EmbeddingChoice = None,
         migrate: bool = False,
+        read_only: bool = False,
+        stores: StoreSet | StoreOpener | None = None,
     ) -> None:
-        self._client = AsyncRedstring(db, tenant=tenant, embeddings=embeddings, migrate=migrate)
+        self._client = AsyncRedstring(
+            db,
+            tenant=tenant,
+            embeddings=embeddings,
+            migrate=migrate,
+            read_only=read_only,
+            stores=stores,
+        )
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="redstring-client", daemon=True
