@@ -4,7 +4,7 @@ Each prints as the command line prints it and converts with `to_dicts()` (and
 `to_pandas()` where pandas is installed): `EntitySearchAnswer` of `EntityHit`s
 (`search`), `PassageSearchAnswer` of `PassageHit`s (`passages`),
 `EntityAnswer` holding an `EntityDetail` and its `Neighbour`s (`entity`),
-`StatsAnswer` of `TenantStats` (`stats`).
+`StatsAnswer` of `TenantStats` (`stats`), `TenantCatalogue` (`describe`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from redstring.client.answers import (
     StatsAnswer,
     TenantStats,
 )
+from redstring.client.catalogue import TenantCatalogue
 
 __all__ = [
     "EntityAnswer",
@@ -30,5 +31,6 @@ __all__ = [
     "PassageHit",
     "PassageSearchAnswer",
     "StatsAnswer",
+    "TenantCatalogue",
     "TenantStats",
 ]

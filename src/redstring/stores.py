@@ -6,6 +6,7 @@
   each adapter over a `SqliteDatabase`;
 - PostgreSQL with pgvector (the `postgres` extra, loaded on first use):
   `open_postgres` -> `PostgresStores`, or each adapter over a `PostgresDatabase`;
+- what a client opens (`AsyncRedstring(opener=...)`): a `StoreSet`, by a `StoreOpener`;
 - a `Schema` is what an adapter of your own asks a database to ensure;
 - upkeep through the event log: `rebuild_stores`, `catch_up_stores`,
   `undo_merge`, `rekey_graph`.
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from redstring.chunks.in_memory import InMemoryChunkStore
 from redstring.chunks.sqlite import SqliteChunkStore
+from redstring.client.store_set import StoreOpener, StoreSet
 from redstring.composition.rebuild import catch_up_stores, rebuild_stores
 from redstring.composition.rekey import RekeyReport, rekey_graph
 from redstring.composition.sqlite_stores import SqliteStores, open_sqlite
@@ -83,6 +85,8 @@ __all__ = [
     "SqliteGraphStore",
     "SqliteStores",
     "SqliteVectorStore",
+    "StoreOpener",
+    "StoreSet",
     "catch_up_stores",
     "open_postgres",
     "open_sqlite",

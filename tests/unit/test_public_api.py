@@ -75,6 +75,7 @@ SURFACE: dict[str, set[str]] = {
         "PassageHit",
         "PassageSearchAnswer",
         "StatsAnswer",
+        "TenantCatalogue",
         "TenantStats",
     },
     "redstring.building": {
@@ -106,6 +107,8 @@ SURFACE: dict[str, set[str]] = {
         "SqliteGraphStore",
         "SqliteStores",
         "SqliteVectorStore",
+        "StoreOpener",
+        "StoreSet",
         "open_sqlite",
         "PgVectorStore",
         "PostgresChunkStore",

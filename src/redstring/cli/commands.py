@@ -28,7 +28,6 @@ from redstring.client import render
 from redstring.client.client import AsyncRedstring
 from redstring.client.documents import read_documents
 from redstring.client.store_set import StoreOpener
-from redstring.client.stores import open_store_set
 from redstring.client.tenants import parse_tenant
 from redstring.composition.build_graph import GraphBuildReport
 from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE
@@ -79,8 +78,8 @@ def _client(
         tenant=parse_tenant(args.tenant),
         embeddings="none" if embeddings is None else embeddings,
         migrate=args.migrate,
-        read_only=read_only,
-        stores=context.opener,
+        create=not read_only,
+        opener=context.opener,
     )
 
 
@@ -167,16 +166,13 @@ async def _stats(args: argparse.Namespace, context: Context) -> None:
 
 
 async def _mcp(args: argparse.Namespace, context: Context) -> None:
-    tenant = parse_tenant(args.tenant)
     embeddings = embedding_provider(args, context.env)
     if importlib.util.find_spec("mcp") is None:
         raise MissingExtraError(extra="mcp", missing="the mcp package")
     from redstring.cli.mcp_server import serve_stdio  # noqa: PLC0415 (optional extra)
 
-    opener = open_store_set if context.opener is None else context.opener
-    dimension = None if embeddings is None else embeddings.dimension
-    async with opener(args.db, dimension=dimension, create=False, migrate=args.migrate) as stores:
-        await serve_stdio(stores, embeddings, tenant)
+    async with _client(args, context, embeddings, read_only=True) as client:
+        await serve_stdio(client)
 
 
 def _emit[Answer: BaseModel](

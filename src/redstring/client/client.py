@@ -24,6 +24,7 @@ from redstring.client.answers import (
     PassageSearchAnswer,
     StatsAnswer,
 )
+from redstring.client.catalogue import TenantCatalogue, describe_tenant, read_passage
 from redstring.client.documents import read_documents
 from redstring.client.embeddings import EmbeddingChoice, resolve_embeddings
 from redstring.client.errors import EMBEDDINGS_ARGUMENT
@@ -37,6 +38,7 @@ from redstring.composition.index_documents import (
     IndexReport,
     index_documents,
 )
+from redstring.domain.chunk import StoredChunk
 from redstring.domain.document import SourceDocument
 from redstring.domain.errors import (
     ChunkStoreUnavailableError,
@@ -117,14 +119,10 @@ class AsyncRedstring:
     tenant); `embeddings` is `"local"`, `"none"`, an `EmbeddingProvider`, or
     `None` for the local model when its extra is installed. A new database is
     made at the provider's dimension. `migrate=True` upgrades a database
-    written by an older redstring in place; `read_only=True` refuses a
-    database that does not exist (`DatabaseNotFoundError`) and opens a
-    SQLite file without taking its write lock.
-
-    `stores` replaces the opening of `db`: an opened `StoreSet` (used as
-    given, closed by its owner, never by the client) or a `StoreOpener`
-    called with `db` as `open_store_set` would be (how the command line's
-    tests plug in-memory stores in).
+    written by an older redstring in place. `create=False` is for a client
+    that only reads: the database must exist (`DatabaseNotFoundError`) and a
+    SQLite file opens read-only, without the write lock. `opener` replaces
+    how the stores open (`open_store_set`), e.g. with in-memory stores.
 
     Use `async with AsyncRedstring(...) as rs:`, or call `close()`; a closed
     client raises `ClientClosedError`.
@@ -137,8 +135,8 @@ class AsyncRedstring:
         tenant: str | UUID | None = None,
         embeddings: EmbeddingChoice = None,
         migrate: bool = False,
-        read_only: bool = False,
-        stores: StoreSet | StoreOpener | None = None,
+        create: bool = True,
+        opener: StoreOpener | None = None,
     ) -> None:
         if not isinstance(db, str | os.PathLike) or not os.fspath(db).strip():
             raise InvalidArgumentError(
@@ -148,8 +146,8 @@ class AsyncRedstring:
         self._tenant = _tenant(tenant)
         self._embeddings = resolve_embeddings(embeddings)
         self._migrate = migrate
-        self._read_only = read_only
-        self._given = stores
+        self._create = create
+        self._opener: StoreOpener = open_store_set if opener is None else opener
         self._stack: AsyncExitStack | None = None
         self._stores: StoreSet | None = None
         self._closed = False
@@ -186,18 +184,11 @@ class AsyncRedstring:
         if self._closed:
             raise ClientClosedError(method=method)
         if self._stores is None:
-            if isinstance(self._given, StoreSet):
-                self._stores = self._given
-                return self._stores
-            opener = open_store_set if self._given is None else self._given
             stack = AsyncExitStack()
             dimension = None if self._embeddings is None else self._embeddings.dimension
             self._stores = await stack.enter_async_context(
-                opener(
-                    self._db,
-                    dimension=dimension,
-                    create=not self._read_only,
-                    migrate=self._migrate,
+                self._opener(
+                    self._db, dimension=dimension, create=self._create, migrate=self._migrate
                 )
             )
             self._stack = stack
@@ -380,3 +371,19 @@ class AsyncRedstring:
         """What every tenant of the database holds, and the client's tenant whatever it holds."""
         stores = await self._open("stats")
         return await queries.stats(stores, self._tenant)
+
+    async def describe(self) -> TenantCatalogue:
+        """What the client's tenant holds: entity types and sources with their counts.
+
+        Also names the other tenants holding entities; an unknown tenant gives zeros.
+        """
+        stores = await self._open("describe")
+        return await describe_tenant(stores, self._tenant)
+
+    async def passage(self, passage_id: str) -> StoredChunk:
+        """The whole stored passage `passage_id` (a `chunk_id` from `passages`).
+
+        Raises `InvalidArgumentError` when the tenant holds no such passage.
+        """
+        stores = await self._open("passage")
+        return await read_passage(stores, self._tenant, passage_id)

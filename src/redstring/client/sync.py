@@ -21,12 +21,14 @@ from redstring.client.answers import (
     PassageSearchAnswer,
     StatsAnswer,
 )
+from redstring.client.catalogue import TenantCatalogue
 from redstring.client.client import DEFAULT_DB, AsyncRedstring, Documents
 from redstring.client.embeddings import EmbeddingChoice
-from redstring.client.store_set import StoreOpener, StoreSet
+from redstring.client.store_set import StoreOpener
 from redstring.composition.build_graph import GraphBuildReport
 from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE
 from redstring.composition.index_documents import IndexProgressCallback, IndexReport
+from redstring.domain.chunk import StoredChunk
 from redstring.domain.errors import ClientClosedError
 from redstring.domain.ids import TenantId
 from redstring.extraction.domains import AUTO, DomainSpec
@@ -50,16 +52,11 @@ class Redstring:
         tenant: str | UUID | None = None,
         embeddings: EmbeddingChoice = None,
         migrate: bool = False,
-        read_only: bool = False,
-        stores: StoreSet | StoreOpener | None = None,
+        create: bool = True,
+        opener: StoreOpener | None = None,
     ) -> None:
         self._client = AsyncRedstring(
-            db,
-            tenant=tenant,
-            embeddings=embeddings,
-            migrate=migrate,
-            read_only=read_only,
-            stores=stores,
+            db, tenant=tenant, embeddings=embeddings, migrate=migrate, create=create, opener=opener
         )
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
@@ -189,6 +186,14 @@ class Redstring:
         """See `AsyncRedstring.stats`."""
         return self._run(self._client.stats())
 
+    def describe(self) -> TenantCatalogue:
+        """See `AsyncRedstring.describe`."""
+        return self._run(self._client.describe())
 
-for _name in ("index", "build", "search", "passages", "entity", "stats"):
+    def passage(self, passage_id: str) -> StoredChunk:
+        """See `AsyncRedstring.passage`."""
+        return self._run(self._client.passage(passage_id))
+
+
+for _name in ("index", "build", "search", "passages", "entity", "stats", "describe", "passage"):
     getattr(Redstring, _name).__doc__ = getattr(AsyncRedstring, _name).__doc__

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from redstring import tenant_id_for
-from redstring.cli.tenants import parse_tenant
+from redstring.client.tenants import parse_tenant
 from redstring.errors import InvalidArgumentError
 
 

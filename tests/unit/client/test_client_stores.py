@@ -1,4 +1,4 @@
-"""What the client opens: a store set it is given, an opener, or the database it names (B161)."""
+"""What the client opens: the stores an opener hands it, or the database it names (B161)."""
 
 from __future__ import annotations
 
@@ -12,24 +12,34 @@ from typing import Any
 import pytest
 
 from redstring import AsyncRedstring, Redstring
-from redstring.client.store_set import StoreSet
+from redstring.client.store_set import StoreOpener, StoreSet
 from redstring.errors import DatabaseNotFoundError, ModelServerUnreachableError
 from tests.unit.cli.world import ADA, HOME, populated_stores
 
 DOCS = Path(__file__).resolve().parents[3] / "examples" / "sample_docs"
 
 
-def test_an_opened_store_set_is_searched_and_left_open_by_both_clients() -> None:
+def given(stores: StoreSet) -> StoreOpener:
+    """An opener handing out `stores`, which stay open after the client closes."""
+
+    @asynccontextmanager
+    async def opener(
+        db: str, *, dimension: int | None, create: bool, migrate: bool
+    ) -> AsyncIterator[StoreSet]:
+        yield stores
+
+    return opener
+
+
+def test_in_memory_stores_plug_into_both_clients() -> None:
     stores, embeddings = asyncio.run(populated_stores())
-    with Redstring(tenant=str(HOME), embeddings=embeddings, stores=stores) as rs:
+    with Redstring(tenant=str(HOME), embeddings=embeddings, opener=given(stores)) as rs:
         [top, *_] = rs.search("Ada Lovelace", k=2).matches
         assert top.id == str(ADA)
 
     async def scenario() -> list[str]:
-        async with AsyncRedstring(tenant=str(HOME), embeddings="none", stores=stores) as rs:
+        async with AsyncRedstring(tenant=str(HOME), embeddings="none", opener=given(stores)) as rs:
             answer = await rs.passages("first program")
-        # closing the client left the caller's stores open: they still answer
-        assert await stores.graph.get_entities([ADA], HOME)
         return [hit.source_id for hit in answer.matches]
 
     assert asyncio.run(scenario()) == ["notes.md"]
@@ -48,10 +58,10 @@ def test_an_opener_gets_the_db_the_dimension_and_whether_to_create() -> None:
         yield stores
         closed.append(db)
 
-    with Redstring("a.db", embeddings=embeddings, read_only=True, stores=opener) as rs:
+    with Redstring("a.db", embeddings=embeddings, create=False, opener=opener) as rs:
         rs.stats()
         rs.stats()  # one opening per client
-    with Redstring("b.db", embeddings="none", migrate=True, stores=opener) as rs:
+    with Redstring("b.db", embeddings="none", migrate=True, opener=opener) as rs:
         rs.stats()
     assert calls == [
         {"db": "a.db", "dimension": embeddings.dimension, "create": False, "migrate": False},
@@ -60,16 +70,18 @@ def test_an_opener_gets_the_db_the_dimension_and_whether_to_create() -> None:
     assert closed == ["a.db", "b.db"]
 
 
-def test_read_only_refuses_a_missing_database_and_creates_nothing(tmp_path: Path) -> None:
+def test_a_reading_client_refuses_a_missing_database_and_creates_nothing(
+    tmp_path: Path,
+) -> None:
     db = tmp_path / "missing.db"
     with pytest.raises(DatabaseNotFoundError, match="no database at"):
-        Redstring(db, embeddings="none", read_only=True)
+        Redstring(db, embeddings="none", create=False)
     assert not db.exists()
 
 
 def test_bad_queries_are_refused_before_the_database_is_opened(tmp_path: Path) -> None:
     async def scenario() -> None:
-        rs = AsyncRedstring(tmp_path / "missing.db", embeddings="none", read_only=True)
+        rs = AsyncRedstring(tmp_path / "missing.db", embeddings="none", create=False)
         with pytest.raises(ValueError, match="query must not be blank"):
             await rs.search("  ")
         with pytest.raises(ValueError, match="k must be"):
