@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -57,6 +58,11 @@ class _Row:
     @property
     def length(self) -> int:
         return self.counts.total()
+
+    @property
+    def terms(self) -> str:
+        """The terms this row is posted under, as the JSON list its `terms` column holds."""
+        return json.dumps(sorted(self.counts), ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -384,28 +390,34 @@ def _filtered_postings(
 
 
 def _remove(connection: sqlite3.Connection, tenant: str, ids: Sequence[str]) -> None:
-    """Delete these chunks of `tenant` (missing ones ignored) and take them out of the stats."""
+    """Delete these chunks of `tenant` (missing ones ignored) and take them out of the stats.
+
+    A row's `terms` column lists the terms it was posted under, so each posting
+    goes by its primary key (ADR 0187).
+    """
     distinct = list(dict.fromkeys(ids))
     terms: Counter[str] = Counter()
+    postings: list[tuple[str, str, str]] = []
     count = total = 0
     for part in chunked(distinct):
         marks = placeholders(len(part))
-        for (term,) in connection.execute(
-            f"SELECT term FROM chunk_postings WHERE tenant_id = ? AND chunk_id IN ({marks})",
-            (tenant, *part),
-        ):
-            terms[term] += 1
-        row = connection.execute(
-            "SELECT count(*), coalesce(sum(length), 0) FROM chunk_rows"
+        for chunk_id, posted, length in connection.execute(
+            "SELECT chunk_id, terms, length FROM chunk_rows"
             f" WHERE tenant_id = ? AND chunk_id IN ({marks})",
             (tenant, *part),
-        ).fetchone()
-        count, total = count + int(row[0]), total + int(row[1])
-        for table in ("chunk_postings", "chunk_entities", "chunk_rows"):
+        ):
+            for term in json.loads(posted):
+                terms[term] += 1
+                postings.append((tenant, term, chunk_id))
+            count, total = count + 1, total + int(length)
+        for table in ("chunk_entities", "chunk_rows"):
             connection.execute(
                 f"DELETE FROM {table} WHERE tenant_id = ? AND chunk_id IN ({marks})",
                 (tenant, *part),
             )
+    connection.executemany(
+        "DELETE FROM chunk_postings WHERE tenant_id = ? AND term = ? AND chunk_id = ?", postings
+    )
     if not count:
         return
     connection.executemany(
@@ -427,9 +439,13 @@ def _remove(connection: sqlite3.Connection, tenant: str, ids: Sequence[str]) -> 
 def _insert(connection: sqlite3.Connection, rows: Sequence[_Row]) -> None:
     """Insert rows known to be absent, with their postings, and add them to the stats."""
     connection.executemany(
-        "INSERT INTO chunk_rows (tenant_id, chunk_id, source_id, idx, length, body, embedding)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(r.tenant, r.chunk_id, r.source_id, r.index, r.length, r.body, r.embedding) for r in rows],
+        "INSERT INTO chunk_rows"
+        " (tenant_id, chunk_id, source_id, idx, length, body, embedding, terms)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (r.tenant, r.chunk_id, r.source_id, r.index, r.length, r.body, r.embedding, r.terms)
+            for r in rows
+        ],
     )
     connection.executemany(
         "INSERT INTO chunk_entities (tenant_id, entity_id, chunk_id) VALUES (?, ?, ?)",
