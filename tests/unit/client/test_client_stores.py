@@ -12,33 +12,24 @@ from typing import Any
 import pytest
 
 from redstring import AsyncRedstring, Redstring
-from redstring.client.store_set import StoreOpener, StoreSet
+from redstring.client.store_set import StoreSet
 from redstring.errors import DatabaseNotFoundError, ModelServerUnreachableError
+from tests.unit.cli.mcp_fixture_server import opener_of
 from tests.unit.cli.world import ADA, HOME, populated_stores
 
 DOCS = Path(__file__).resolve().parents[3] / "examples" / "sample_docs"
 
 
-def given(stores: StoreSet) -> StoreOpener:
-    """An opener handing out `stores`, which stay open after the client closes."""
-
-    @asynccontextmanager
-    async def opener(
-        db: str, *, dimension: int | None, create: bool, migrate: bool
-    ) -> AsyncIterator[StoreSet]:
-        yield stores
-
-    return opener
-
-
 def test_in_memory_stores_plug_into_both_clients() -> None:
     stores, embeddings = asyncio.run(populated_stores())
-    with Redstring(tenant=str(HOME), embeddings=embeddings, opener=given(stores)) as rs:
+    with Redstring(tenant=str(HOME), embeddings=embeddings, opener=opener_of(stores)) as rs:
         [top, *_] = rs.search("Ada Lovelace", k=2).matches
         assert top.id == str(ADA)
 
     async def scenario() -> list[str]:
-        async with AsyncRedstring(tenant=str(HOME), embeddings="none", opener=given(stores)) as rs:
+        async with AsyncRedstring(
+            tenant=str(HOME), embeddings="none", opener=opener_of(stores)
+        ) as rs:
             answer = await rs.passages("first program")
         return [hit.source_id for hit in answer.matches]
 
