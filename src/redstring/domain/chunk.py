@@ -60,7 +60,10 @@ class StoredChunk(BaseModel):
     `id` is `chunk_id_for(source_id, text)` and cannot be supplied.
     `index` is the chunk's position within its source; `start` and `end` are
     character offsets into the source text. `embedding` is `None` for a row
-    nobody embedded.
+    nobody embedded; `embedding_model` names the model that made it (the
+    provider's model name, B20; `None` when unknown, as for rows written
+    before it was recorded). Its dimension is the embedding's length, which
+    every store checks against its own.
     """
 
     tenant_id: TenantId
@@ -72,6 +75,7 @@ class StoredChunk(BaseModel):
     entity_ids: list[EntityId] = Field(default_factory=list)
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
     embedding: list[float] | None = Field(default=None, repr=False)
+    embedding_model: str | None = None
 
     @property
     def id(self) -> ChunkId:

@@ -108,6 +108,7 @@ class ChunkStoreCompliance(
         first = passage(tenant, "doc", "Ada wrote notes.", index=0, entity_ids=[fixed_id(1)])
         first = first.model_copy(update={"metadata": {"page": 3, "tags": ["a"], "x": None}})
         second = passage(tenant, "doc", "Babbage built engines.", index=1, embedding=axis(0))
+        second = second.model_copy(update={"embedding_model": "an-embedding-model"})
         other = passage(tenant, "other", "Ada again.", index=0, entity_ids=[fixed_id(1)])
         await store.upsert_chunks([second, other, first])
         assert await store.get_chunks([first.id], tenant) == [first]
@@ -116,6 +117,7 @@ class ChunkStoreCompliance(
         assert await store.chunks_of_entity(fixed_id(2), tenant) == []
         [stored] = await store.get_chunks([second.id], tenant)
         assert stored.embedding == pytest.approx(axis(0))
+        assert stored.embedding_model == "an-embedding-model"  # B20: a model change shows
 
     @pytest.mark.asyncio
     async def test_get_chunks_orders_by_id_string_and_omits_missing(self) -> None:
