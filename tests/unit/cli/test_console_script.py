@@ -135,7 +135,7 @@ def test_build_then_search_stats_and_the_mcp_server_on_one_sqlite_file(
     report = json.loads(built.out)
     assert (report["documents"], report["entities_written"], report["failures"]) == (5, 13, [])
     assert report["domain"] == "people_and_organisations"
-    assert "building [" in built.err
+    assert "building: 100%|" in built.err
 
     assert found.status == 0, found.err
     answer = json.loads(found.out)
