@@ -14,6 +14,7 @@ from redstring.cli.progress import ProgressLine
 from redstring.cli.providers import (
     NO_EMBEDDINGS_WARNING,
     chose_embeddings,
+    closed_after,
     embedding_provider,
     llm_provider,
     max_failed_share,
@@ -74,7 +75,7 @@ async def _index(args: argparse.Namespace, context: Context) -> None:
     tenant = parse_tenant(args.tenant)
     documents = read_documents(args.paths)
     embeddings = embedding_provider(args, context.env)
-    async with context.opener(
+    async with closed_after(embeddings), context.opener(
         args.db, dimension=_dimension(embeddings), create=True, migrate=args.migrate
     ) as stores:
         if stores.chunks is None:
@@ -101,7 +102,7 @@ async def _build(args: argparse.Namespace, context: Context) -> None:
     provider = llm_provider(args, context.env)
     share = max_failed_share(args, context.env)
     embeddings = embedding_provider(args, context.env)
-    async with provider:
+    async with provider, closed_after(embeddings):
         await preflight(provider)  # before the database is created
         report = await _build_with(
             args,
@@ -169,7 +170,7 @@ async def _search(args: argparse.Namespace, context: Context) -> None:
     tenant = parse_tenant(args.tenant)
     require_query(args.query)
     embeddings = embedding_provider(args, context.env)
-    async with context.opener(
+    async with closed_after(embeddings), context.opener(
         args.db, dimension=_dimension(embeddings), create=False, migrate=args.migrate
     ) as stores:
         answer = await queries.search_entities(
@@ -188,7 +189,7 @@ async def _passages(args: argparse.Namespace, context: Context) -> None:
     tenant = parse_tenant(args.tenant)
     require_query(args.query)
     embeddings = embedding_provider(args, context.env)
-    async with context.opener(
+    async with closed_after(embeddings), context.opener(
         args.db, dimension=_dimension(embeddings), create=False, migrate=args.migrate
     ) as stores:
         answer = await queries.search_passages(
@@ -228,7 +229,7 @@ async def _mcp(args: argparse.Namespace, context: Context) -> None:
         create=False,
         opener=context.opener,
     )
-    async with client:
+    async with closed_after(embeddings), client:
         await serve_stdio(client)
 
 

@@ -21,7 +21,8 @@ installed, and no embedding provider otherwise.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -117,6 +118,20 @@ def embedding_provider(
     return OpenAICompatibleEmbeddingProvider(
         base_url=base_url, model=model, dimension=dimension, api_key=_api_key(args, env)
     )
+
+
+@asynccontextmanager
+async def closed_after(embeddings: EmbeddingProvider | None) -> AsyncIterator[None]:
+    """An `async with` at whose end an OpenAI-protocol provider's HTTP client is closed.
+
+    The command that built the provider owns it; the local model and `None`
+    hold nothing to close.
+    """
+    try:
+        yield
+    finally:
+        if isinstance(embeddings, OpenAICompatibleEmbeddingProvider):
+            await embeddings.aclose()
 
 
 def llm_endpoint(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[str, str]:
