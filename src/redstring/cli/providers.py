@@ -21,8 +21,7 @@ installed, and no embedding provider otherwise.
 from __future__ import annotations
 
 import argparse
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -120,18 +119,13 @@ def embedding_provider(
     )
 
 
-@asynccontextmanager
-async def closed_after(embeddings: EmbeddingProvider | None) -> AsyncIterator[None]:
-    """An `async with` at whose end an OpenAI-protocol provider's HTTP client is closed.
+async def close_embeddings(embeddings: EmbeddingProvider | None) -> None:
+    """Close an OpenAI-protocol provider's HTTP client; the command that built it owns it.
 
-    The command that built the provider owns it; the local model and `None`
-    hold nothing to close.
+    The local model and `None` hold nothing to close.
     """
-    try:
-        yield
-    finally:
-        if isinstance(embeddings, OpenAICompatibleEmbeddingProvider):
-            await embeddings.aclose()
+    if isinstance(embeddings, OpenAICompatibleEmbeddingProvider):
+        await embeddings.aclose()
 
 
 def llm_endpoint(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[str, str]:

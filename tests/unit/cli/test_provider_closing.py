@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from redstring.cli.main import main
-from redstring.cli.providers import closed_after
+from redstring.cli.providers import close_embeddings
 from redstring.llm.openai_compatible import OpenAICompatibleEmbeddingProvider
 from tests.unit.adapters.openai_protocol_server import Reply, embeddings, serve
 
@@ -21,19 +21,18 @@ def vectors(path: str, request: dict[str, Any], number: int) -> Reply:
 
 
 @pytest.mark.asyncio
-async def test_closed_after_closes_a_server_provider_and_passes_over_the_others() -> None:
+async def test_close_embeddings_closes_a_server_provider_and_passes_over_the_others() -> None:
     with serve(vectors) as server:
         provider = OpenAICompatibleEmbeddingProvider(
             base_url=server.base_url, model="e", dimension=DIMENSION
         )
-        async with closed_after(provider):
-            await provider.embed(["Ada Lovelace"])
-            client = provider._transport._client
-            assert client is not None
-            assert not client.is_closed()
+        await provider.embed(["Ada Lovelace"])
+        client = provider._transport._client
+        assert client is not None
+        assert not client.is_closed()
+        await close_embeddings(provider)
         assert client.is_closed()
-    async with closed_after(None):
-        pass
+    await close_embeddings(None)
 
 
 @pytest.mark.parametrize(
