@@ -1,6 +1,6 @@
 """Every error redstring raises on purpose, in one tree (ADR 0140).
 
-Catch `RedstringError` for all of them, or a family base for one family::
+Catch `RedstringError` for all of them, or a family base for one family:
 
     RedstringError
     ├── InvalidArgumentError (ValueError): a value a public call does not accept

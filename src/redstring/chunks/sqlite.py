@@ -127,6 +127,7 @@ class SqliteChunkStore:
     async def replace_source(
         self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
     ) -> None:
+        require_tenant_id(tenant_id)
         require_str("source_id", source_id)
         require_tenant_id(tenant_id)
         require_writable_chunks(chunks)
@@ -143,6 +144,7 @@ class SqliteChunkStore:
         await self._db.write(work, store=self._name)
 
     async def delete_source(self, source_id: str, tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
         tenant = str(tenant_id)
 
         def work(connection: sqlite3.Connection) -> None:
@@ -154,6 +156,8 @@ class SqliteChunkStore:
         await self._db.write(work, store=self._name)
 
     async def purge_tenant(self, tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
+
         def work(connection: sqlite3.Connection) -> None:
             for table in _TENANT_TABLES:
                 connection.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (str(tenant_id),))
@@ -165,6 +169,7 @@ class SqliteChunkStore:
     async def get_chunks(
         self, chunk_ids: Sequence[ChunkId], tenant_id: TenantId
     ) -> list[StoredChunk]:
+        require_tenant_id(tenant_id)
         wanted = sorted({str(chunk_id) for chunk_id in chunk_ids})
 
         def work(connection: sqlite3.Connection) -> list[StoredChunk]:
@@ -173,6 +178,7 @@ class SqliteChunkStore:
         return await self._db.read(work, store=self._name)
 
     async def chunks_of_source(self, source_id: str, tenant_id: TenantId) -> list[StoredChunk]:
+        require_tenant_id(tenant_id)
         return await self._select(
             "SELECT body, embedding FROM chunk_rows WHERE tenant_id = ? AND source_id = ?"
             " ORDER BY idx, chunk_id",
@@ -180,6 +186,7 @@ class SqliteChunkStore:
         )
 
     async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
+        require_tenant_id(tenant_id)
         return await self._select(
             # CROSS JOIN keeps the entity's postings outermost: the planner would
             # otherwise walk the tenant's rows in output order to save a sort.
@@ -191,6 +198,7 @@ class SqliteChunkStore:
         )
 
     async def list_chunks(self, tenant_id: TenantId) -> list[StoredChunk]:
+        require_tenant_id(tenant_id)
         return await self._select(
             "SELECT body, embedding FROM chunk_rows WHERE tenant_id = ?"
             " ORDER BY source_id, idx, chunk_id",
@@ -198,6 +206,8 @@ class SqliteChunkStore:
         )
 
     async def chunk_summary(self, tenant_id: TenantId) -> ChunkSummary:
+        require_tenant_id(tenant_id)
+
         def work(connection: sqlite3.Connection) -> ChunkSummary:
             # A covering scan of chunk_rows_by_source over the tenant's range.
             rows = connection.execute(
@@ -217,6 +227,7 @@ class SqliteChunkStore:
         *,
         source_ids: Sequence[str] | None = None,
     ) -> LexicalCandidates:
+        require_tenant_id(tenant_id)
         asked = list(dict.fromkeys(terms))
         tenant = str(tenant_id)
         allowed = None if source_ids is None else list(dict.fromkeys(source_ids))
@@ -253,6 +264,7 @@ class SqliteChunkStore:
         k: int = 10,
         source_ids: Sequence[str] | None = None,
     ) -> list[ChunkMatch]:
+        require_tenant_id(tenant_id)
         validate_search_args(k, None)
         query = unit_vector(vector, dimension=self._dimension, context="query vector")
         if k == 0 or (source_ids is not None and not source_ids):

@@ -20,6 +20,7 @@ from redstring.cli.progress import ProgressBar
 from redstring.cli.providers import (
     NO_EMBEDDINGS_WARNING,
     chose_embeddings,
+    close_embeddings,
     embedding_provider,
     llm_provider,
     max_failed_share,
@@ -86,11 +87,17 @@ def _client(
 
 @asynccontextmanager
 async def _closing(client: AsyncRedstring) -> AsyncIterator[AsyncRedstring]:
-    """Close `client` at the end; unlike `async with client`, it opens on first use."""
+    """Close `client` and the embedding provider the flags built for it at the end.
+
+    Unlike `async with client`, the client opens on first use.
+    """
     try:
         yield client
     finally:
-        await client.close()
+        try:
+            await client.close()
+        finally:
+            await close_embeddings(client.embeddings)
 
 
 async def _index(args: argparse.Namespace, context: Context) -> None:
@@ -182,7 +189,8 @@ async def _mcp(args: argparse.Namespace, context: Context) -> None:
         raise MissingExtraError(extra="mcp", missing="the mcp package")
     from redstring.cli.mcp_server import serve_stdio  # noqa: PLC0415 (optional extra)
 
-    async with _client(args, context, embeddings, read_only=True) as client:
+    client = _client(args, context, embeddings, read_only=True)
+    async with _closing(await client.open()):
         await serve_stdio(client)
 
 

@@ -12,6 +12,7 @@ from types import TracebackType
 from typing import Literal
 
 from redstring.chunks.postgres import PostgresChunkStore
+from redstring.composition.rebuild import catch_up_every_tenant
 from redstring.domain.errors import DimensionRequiredError
 from redstring.events.postgres import PostgresEventLog
 from redstring.graph.postgres import PostgresGraphStore
@@ -71,7 +72,9 @@ async def open_postgres(
     `pgvector` is created if missing (which needs the privilege to). An
     older schema raises `SchemaMigrationRequiredError` unless `migrate=True`;
     a newer one `SchemaTooNewError`; an unreachable server
-    `StoreUnavailableError` after `connect_timeout` seconds.
+    `StoreUnavailableError` after `connect_timeout` seconds. Every store is
+    first caught up with the event log for each tenant it lags behind (a
+    crash between append and fold; ADR 0132, B130).
     """
     database = await PostgresDatabase.connect(
         url,
@@ -98,6 +101,7 @@ async def open_postgres(
         )
         chunks = await PostgresChunkStore.open(database, dimension=dimension, migrate=migrate)
         events = await PostgresEventLog.open(database, migrate=migrate)
+        await catch_up_every_tenant(events, graph=graph, vectors=vectors, chunks=chunks)
     except BaseException:
         await database.close()
         raise

@@ -8,7 +8,8 @@ from uuid import UUID
 
 from redstring.domain.events import Event
 from redstring.domain.ids import TenantId
-from redstring.events.reading import check_read_bounds
+from redstring.domain.validation import require_tenant_id
+from redstring.events.reading import check_read_bounds, lagging
 
 
 @dataclass
@@ -54,6 +55,7 @@ class InMemoryEventLog:
     async def read(
         self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
     ) -> list[Event]:
+        require_tenant_id(tenant_id)
         check_read_bounds(after, limit)
         part = self._tenants.get(tenant_id)
         if part is None:
@@ -62,12 +64,20 @@ class InMemoryEventLog:
         return [event.model_copy(deep=True) for event in selected]
 
     async def last_sequence(self, tenant_id: TenantId) -> int:
+        require_tenant_id(tenant_id)
         part = self._tenants.get(tenant_id)
         return 0 if part is None else len(part.events)
 
     async def position(self, tenant_id: TenantId, projection: str) -> int:
+        require_tenant_id(tenant_id)
         return self._positions.get((tenant_id, projection), 0)
 
     async def record_position(self, tenant_id: TenantId, projection: str, sequence: int) -> None:
+        require_tenant_id(tenant_id)
         key = (tenant_id, projection)
         self._positions[key] = max(self._positions.get(key, 0), sequence)
+
+    async def lagging_tenants(self, projections: Sequence[str]) -> list[TenantId]:
+        lasts = [(tenant, len(part.events)) for tenant, part in self._tenants.items()]
+        held = [(tenant, name, sequence) for (tenant, name), sequence in self._positions.items()]
+        return lagging(lasts, held, projections)

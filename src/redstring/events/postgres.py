@@ -7,7 +7,8 @@ from uuid import UUID
 
 from redstring.domain.events import Event, event_from_json, event_to_json
 from redstring.domain.ids import TenantId
-from redstring.events.reading import check_read_bounds
+from redstring.domain.validation import require_tenant_id
+from redstring.events.reading import check_read_bounds, lagging
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.schema import Schema
 
@@ -131,6 +132,7 @@ class PostgresEventLog:
     async def read(
         self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
     ) -> list[Event]:
+        require_tenant_id(tenant_id)
         check_read_bounds(after, limit)
         statement = self._db.sql(
             "SELECT body FROM {schema}.event_log WHERE tenant_id = %s AND sequence > %s"
@@ -144,6 +146,7 @@ class PostgresEventLog:
         return await self._db.read(work, store=self._name)
 
     async def last_sequence(self, tenant_id: TenantId) -> int:
+        require_tenant_id(tenant_id)
         statement = self._db.sql(
             "SELECT last_sequence FROM {schema}.event_heads WHERE tenant_id = %s"
         )
@@ -156,6 +159,7 @@ class PostgresEventLog:
         return await self._db.read(work, store=self._name)
 
     async def position(self, tenant_id: TenantId, projection: str) -> int:
+        require_tenant_id(tenant_id)
         statement = self._db.sql(
             "SELECT sequence FROM {schema}.projection_position"
             " WHERE tenant_id = %s AND projection = %s"
@@ -169,6 +173,7 @@ class PostgresEventLog:
         return await self._db.read(work, store=self._name)
 
     async def record_position(self, tenant_id: TenantId, projection: str, sequence: int) -> None:
+        require_tenant_id(tenant_id)
         statement = self._db.sql(
             "INSERT INTO {schema}.projection_position (tenant_id, projection, sequence)"
             " VALUES (%s, %s, %s) ON CONFLICT (tenant_id, projection) DO UPDATE"
@@ -179,6 +184,23 @@ class PostgresEventLog:
             await connection.execute(statement, (tenant_id, projection, sequence))
 
         await self._db.write(work, store=self._name)
+
+    async def lagging_tenants(self, projections: Sequence[str]) -> list[TenantId]:
+        heads = self._db.sql(
+            "WITH every_tenant AS (SELECT tenant_id, last_sequence FROM {schema}.event_heads)"
+            " SELECT * FROM every_tenant"
+        )
+        positions = self._db.sql(
+            "WITH every_tenant AS (SELECT tenant_id, projection, sequence"
+            " FROM {schema}.projection_position) SELECT * FROM every_tenant"
+        )
+
+        async def work(connection: Connection) -> list[TenantId]:
+            lasts = await (await connection.execute(heads)).fetchall()
+            held = await (await connection.execute(positions)).fetchall()
+            return lagging(lasts, held, projections)
+
+        return await self._db.read(work, store=self._name)
 
     async def _by_id(self, connection: Connection, tenant: UUID, event_id: UUID) -> Event | None:
         cursor = await connection.execute(

@@ -6,6 +6,7 @@ from bisect import bisect_left, insort
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from redstring.domain.blocking import KEY_VERSION, MAX_BLOCK_MEMBERS, blocking_keys_for
 from redstring.domain.entity import Entity, Relationship
@@ -13,10 +14,13 @@ from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
-from redstring.domain.validation import require_writable_graph
+from redstring.domain.validation import require_tenant_id, require_writable_graph
 
 #: A key gaining at least this many ids in one write is re-sorted, not inserted into.
 _BULK = 16
+#: Block members sort by their UUID's integer: a UUID orders exactly as its canonical string
+#: (ADR 0101), and the integer is read without building the 36-character text.
+_ORDER = attrgetter("int")
 
 
 @dataclass
@@ -76,11 +80,13 @@ class InMemoryGraphStore:
     async def get_entities(
         self, entity_ids: Sequence[EntityId], tenant_id: TenantId
     ) -> list[Entity]:
+        require_tenant_id(tenant_id)
         held = self._part(tenant_id).entities
         found = (held.get(entity_id) for entity_id in dict.fromkeys(entity_ids))
         return [entity.copy_deep() for entity in found if entity is not None]
 
     async def find_by_type(self, entity_type: str, tenant_id: TenantId) -> list[Entity]:
+        require_tenant_id(tenant_id)
         wanted = normalize_name(entity_type)
         return [
             entity
@@ -89,10 +95,12 @@ class InMemoryGraphStore:
         ]
 
     async def list_entities(self, tenant_id: TenantId) -> list[Entity]:
+        require_tenant_id(tenant_id)
         held = self._part(tenant_id).entities.values()
         return [entity.copy_deep() for entity in sorted(held, key=lambda e: str(e.id))]
 
     async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
+        require_tenant_id(tenant_id)
         held = self._part(tenant_id).relationships.values()
         return [rel.model_copy(deep=True) for rel in sorted(held, key=lambda r: str(r.id))]
 
@@ -101,12 +109,14 @@ class InMemoryGraphStore:
         return sorted(held, key=str)
 
     async def graph_summary(self, tenant_id: TenantId) -> GraphSummary:
+        require_tenant_id(tenant_id)
         part = self._part(tenant_id)
         return graph_summary_of(part.type_counts.items(), len(part.relationships))
 
     async def relationships_of(
         self, entity_id: EntityId, tenant_id: TenantId
     ) -> list[Relationship]:
+        require_tenant_id(tenant_id)
         part = self._part(tenant_id)
         ids = sorted(part.edges_of.get(entity_id, set()), key=str)
         return [part.relationships[rid].model_copy(deep=True) for rid in ids]
@@ -114,6 +124,7 @@ class InMemoryGraphStore:
     async def neighbours(
         self, entity_id: EntityId, tenant_id: TenantId
     ) -> list[tuple[Relationship, Entity]]:
+        require_tenant_id(tenant_id)
         held = self._part(tenant_id).entities
         result: list[tuple[Relationship, Entity]] = []
         for relationship in await self.relationships_of(entity_id, tenant_id):
@@ -126,6 +137,7 @@ class InMemoryGraphStore:
     async def find_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[Entity]]:
+        require_tenant_id(tenant_id)
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
         part = self._part(tenant_id)
@@ -144,6 +156,7 @@ class InMemoryGraphStore:
     async def find_ids_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[EntityId]]:
+        require_tenant_id(tenant_id)
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
         blocks = self._part(tenant_id).blocks
@@ -152,22 +165,26 @@ class InMemoryGraphStore:
     async def count_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, int]:
+        require_tenant_id(tenant_id)
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
         blocks = self._part(tenant_id).blocks
         return {key: min(len(blocks.get(key, ())), limit) for key in keys}
 
     async def blocking_key_version(self, tenant_id: TenantId) -> int | None:
+        require_tenant_id(tenant_id)
         versions = self._part(tenant_id).version_of.values()
         return min(versions, default=None)
 
     async def rebuild_blocking_index(self, tenant_id: TenantId) -> int:
+        require_tenant_id(tenant_id)
         part = self._part(tenant_id)
         held = list(part.entities.values())
         self._index(part, held)
         return len(held)
 
     async def delete_entities(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
         part = self._part(tenant_id)
         for entity_id in entity_ids:
             if entity_id not in part.entities:
@@ -181,11 +198,13 @@ class InMemoryGraphStore:
     async def delete_relationships(
         self, relationship_ids: Sequence[RelationshipId], tenant_id: TenantId
     ) -> None:
+        require_tenant_id(tenant_id)
         part = self._part(tenant_id)
         for relationship_id in relationship_ids:
             self._drop_relationship(part, relationship_id)
 
     async def purge_tenant(self, tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
         self._tenants.pop(tenant_id, None)
 
     def _part(self, tenant_id: TenantId) -> _Tenant:
@@ -211,18 +230,18 @@ class InMemoryGraphStore:
             block = part.blocks[key]
             if len(ids) < _BULK:
                 for entity_id in ids:
-                    insort(block, entity_id, key=str)
+                    insort(block, entity_id, key=_ORDER)
             else:
                 block.extend(ids)
-                block.sort(key=str)
+                block.sort(key=_ORDER)
 
     @staticmethod
     def _unindex(part: _Tenant, entity_id: EntityId) -> None:
-        text = str(entity_id)
+        number = entity_id.int
         part.version_of.pop(entity_id, None)
         for key in part.keys_of.pop(entity_id, frozenset()):
             members = part.blocks[key]  # keys_of and blocks change together
-            del members[bisect_left(members, text, key=str)]
+            del members[bisect_left(members, number, key=_ORDER)]
             if not members:
                 del part.blocks[key]
 

@@ -29,6 +29,8 @@ from redstring.ports.chunk_store import ChunkStore
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
 from redstring.testing.chunk_ids import ChunkIdCompliance
 from redstring.testing.concurrency import ChunkStoreConcurrency
+from redstring.testing.json_numbers import ChunkJsonNumberCompliance
+from redstring.testing.tenant_keys import ChunkTenantKeyCompliance
 from redstring.testing.tenant_summary import ChunkSummaryCompliance
 
 DIMENSION = 8
@@ -79,7 +81,13 @@ def frequencies(found: LexicalCandidates) -> dict[ChunkId, dict[str, int]]:
     }
 
 
-class ChunkStoreCompliance(ChunkSummaryCompliance, ChunkIdCompliance, ChunkStoreConcurrency):
+class ChunkStoreCompliance(
+    ChunkJsonNumberCompliance,
+    ChunkTenantKeyCompliance,
+    ChunkSummaryCompliance,
+    ChunkIdCompliance,
+    ChunkStoreConcurrency,
+):
     """Behaviour any `ChunkStore` must show; see the module docstring."""
 
     @abstractmethod

@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from redstring.domain.exact_search import (
     FloatMatrix,
-    stored_vector,
+    stored_vectors,
     top_k,
     unit_rows,
     unit_vector,
@@ -20,6 +20,7 @@ from redstring.domain.exact_search import (
 )
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.normalization import normalize_name
+from redstring.domain.validation import require_tenant_id
 from redstring.domain.vector import VectorMatch, VectorRecord
 from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
@@ -87,17 +88,20 @@ class SqliteVectorStore:
         return self._dimension
 
     async def upsert(self, records: Sequence[VectorRecord]) -> None:
+        arrays = stored_vectors(
+            [r.vector for r in records],
+            dimension=self._dimension,
+            context_of=lambda i: f"vector of entity {records[i].entity_id}",
+        )
         rows = [
             (
                 str(r.tenant_id),
                 str(r.entity_id),
                 r.entity_type,
                 normalize_name(r.entity_type),
-                stored_vector(
-                    r.vector, dimension=self._dimension, context=f"vector of entity {r.entity_id}"
-                ).tobytes(),
+                array.tobytes(),
             )
-            for r in records
+            for r, array in zip(records, arrays, strict=True)
         ]
 
         def work(connection: sqlite3.Connection) -> None:
@@ -114,6 +118,7 @@ class SqliteVectorStore:
         await self._db.write(work, store=self._name)
 
     async def delete(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
         ids = [str(i) for i in entity_ids]
 
         def work(connection: sqlite3.Connection) -> None:
@@ -128,6 +133,8 @@ class SqliteVectorStore:
         await self._db.write(work, store=self._name)
 
     async def purge_tenant(self, tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
+
         def work(connection: sqlite3.Connection) -> None:
             for table in ("vector_records", "vector_generations"):
                 connection.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (str(tenant_id),))
@@ -135,6 +142,7 @@ class SqliteVectorStore:
         await self._db.write(work, store=self._name)
 
     async def get(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> list[VectorRecord]:
+        require_tenant_id(tenant_id)
         wanted = [str(i) for i in dict.fromkeys(entity_ids)]
 
         def work(connection: sqlite3.Connection) -> list[tuple[str, str, bytes]]:
@@ -160,6 +168,8 @@ class SqliteVectorStore:
         ]
 
     async def count(self, tenant_id: TenantId) -> int:
+        require_tenant_id(tenant_id)
+
         def work(connection: sqlite3.Connection) -> int:
             row = connection.execute(
                 "SELECT count(*) FROM vector_records WHERE tenant_id = ?", (str(tenant_id),)
@@ -177,6 +187,7 @@ class SqliteVectorStore:
         entity_types: Sequence[str] | None = None,
         min_score: float | None = None,
     ) -> list[VectorMatch]:
+        require_tenant_id(tenant_id)
         validate_search_args(k, min_score)
         query = unit_vector(vector, dimension=self._dimension, context="query vector")
         if k == 0 or (entity_types is not None and not entity_types):

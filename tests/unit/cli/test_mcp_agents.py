@@ -10,8 +10,10 @@ fake embedding provider.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,6 +27,8 @@ from pydantic_ai.mcp import MCPToolset
 from pydantic_ai.messages import RetryPromptPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.test import TestModel
 
+from redstring import Redstring
+from redstring.client.embeddings import local_extra_installed
 from tests.unit.cli.mcp_client import ROOT
 from tests.unit.cli.world import ADA
 
@@ -110,3 +114,39 @@ def test_langchain_loads_the_tools_from_one_session_and_calls_them() -> None:
     assert "Ada Lovelace" in answers["found"]
     assert "Charles Babbage" in answers["detail"]
     assert "Argument `k` must be at most 50" in answers["refused"]
+
+
+HOW_TO = ROOT / "docs" / "how-to" / "give-an-agent-entity-search.md"
+
+
+def test_the_how_tos_pydantic_ai_snippet_runs_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The snippet's own toolset and agent, with TestModel standing in for the paid model."""
+    if not local_extra_installed():
+        pytest.skip("the snippet's server embeds with the default, local, provider")
+    [code] = [
+        block
+        for block in re.findall(r"```python\n(.*?)```", HOW_TO.read_text(), re.DOTALL)
+        if "pydantic_ai" in block
+    ]
+    body, run = code.rstrip().rsplit("\n", 1)
+    assert run == "asyncio.run(main())"
+    monkeypatch.chdir(tmp_path)
+    # pydantic-ai makes the OpenAI client when the agent is built; TestModel replaces it.
+    monkeypatch.setenv("OPENAI_API_KEY", "not-used")
+    with Redstring("demo.db") as rs:  # the database the snippet names, with passages
+        rs.index(ROOT / "examples" / "sample_docs")
+    scope: dict[str, Any] = {"__name__": "__snippet__"}
+    exec(compile(body, str(HOW_TO), "exec"), scope)
+    model = TestModel(call_tools=["describe_tenant", "search_passages"])
+    with scope["agent"].override(model=model):
+        asyncio.run(scope["main"]())
+    parameters = model.last_model_request_parameters
+    assert parameters is not None
+    # Indexed, not built: the server offers the passage tools and no entity tools.
+    offered = {tool.name for tool in parameters.function_tools}
+    assert offered == {"describe_tenant", "search_passages", "read_passage"}
+    printed = capfd.readouterr().out
+    assert "search_passages" in printed  # TestModel's answer quotes the tools' results
+    assert "examples/sample_docs" in printed
