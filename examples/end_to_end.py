@@ -32,11 +32,6 @@ from uuid import UUID
 from redstring import (
     ChunkRetrievalResult,
     ChunkRetriever,
-    EmbeddingProvider,
-    FakeEmbeddingProvider,
-    FakeLlmProvider,
-    LocalEmbeddingProvider,
-    MissingExtraError,
     RetrievalMode,
     RetrievalResult,
     Retriever,
@@ -44,8 +39,11 @@ from redstring import (
     TenantId,
     build_graph,
     index_documents,
-    open_sqlite,
 )
+from redstring.errors import MissingExtraError
+from redstring.ports import EmbeddingProvider
+from redstring.providers import FakeEmbeddingProvider, FakeLlmProvider, LocalEmbeddingProvider
+from redstring.stores import open_sqlite
 
 TENANT = TenantId(UUID("7e6a1f0c-2b7d-4c1e-9a55-0d3c2f1e8b40"))
 

@@ -53,6 +53,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
 K = 10
 OTHER_TENANTS = 3
@@ -62,6 +63,8 @@ STORES = ("memory", "sqlite", "pg-exact", "pg-hnsw")
 #: plus the other tenants' rows is about 500 MB), so exact search reads no page
 #: from the OS cache (B190).
 SHARED_BUFFERS = "1GB"
+#: `hnsw.ef_search` values the pg-hnsw row sweeps (B192); 40 is the store's default.
+EF_SEARCH = (40, 80, 160, 320)
 ORG_SUFFIXES = ("Ltd", "Limited", "Group", "Holdings", "Inc", "Corporation", "Partners", "Co")
 
 
@@ -205,12 +208,7 @@ def summary(values: list[float]) -> dict[str, float]:
 
 async def open_stores(store: str, dim: int, url: str | None, tag: str) -> tuple[Any, Any, Any]:
     """(graph, vectors, closer) for one store kind, empty."""
-    from redstring import (  # noqa: PLC0415
-        InMemoryGraphStore,
-        InMemoryVectorStore,
-        open_postgres,
-        open_sqlite,
-    )
+    from redstring.stores import InMemoryGraphStore, InMemoryVectorStore, open_postgres, open_sqlite  # noqa: PLC0415
 
     if store == "memory":
         return InMemoryGraphStore(), InMemoryVectorStore(dimension=dim), None
@@ -231,7 +229,8 @@ async def open_stores(store: str, dim: int, url: str | None, tag: str) -> tuple[
 async def entity_worker(store: str, n: int, dim: int, queries: int, url: str | None) -> dict:
     from threadpoolctl import ThreadpoolController  # noqa: PLC0415
 
-    from redstring import Entity, RetrievalMode, Retriever, TenantId, VectorRecord  # noqa: PLC0415
+    from redstring import Entity, RetrievalMode, Retriever, TenantId  # noqa: PLC0415
+    from redstring.ports import VectorRecord  # noqa: PLC0415
 
     rng = np.random.default_rng(n + dim)
     tenant = TenantId(uuid.UUID(int=1))
@@ -295,7 +294,7 @@ async def entity_worker(store: str, n: int, dim: int, queries: int, url: str | N
         await vectors.create_hnsw_index()
         result["hnsw_build_s"] = time.perf_counter() - started
         await close()
-        from redstring import open_postgres  # noqa: PLC0415
+        from redstring.stores import open_postgres  # noqa: PLC0415
 
         assert url is not None
         pg = await open_postgres(url, dimension=dim, schema=f"bench_{tag}", search_mode="hnsw")
@@ -364,9 +363,45 @@ async def entity_worker(store: str, n: int, dim: int, queries: int, url: str | N
     }
     result["lexical_candidates_p50"] = float(np.median(candidates))
     result["lexical_candidates_max"] = int(max(candidates))
+    if store == "pg-hnsw":
+        result["hnsw"] = await hnsw_sweep(vectors, mine, [e.id for e in entities[:n]], vectors_of)
     if close is not None:
         await close()
     return result
+
+
+async def hnsw_sweep(
+    vectors: Any, mine: np.ndarray, ids: list[Any], queries: list[np.ndarray]
+) -> list[dict[str, Any]]:
+    """Per `hnsw.ef_search`: `search` p50/p90 and recall@10 against exact numpy top-k (B192)."""
+    from redstring.vector.postgres import PgVectorStore  # noqa: PLC0415
+
+    tenant = vectors_tenant()
+    exact = [{ids[row] for row in numpy_top_k(mine, q, K)} for q in queries]
+    out = []
+    for ef in EF_SEARCH:
+        store = PgVectorStore(
+            vectors._db, dimension=mine.shape[1], search_mode="hnsw", ef_search=ef
+        )
+        for q in queries[:20]:  # warm-up: the index's pages
+            await store.search(q.tolist(), tenant, k=K)
+        times, recalls = [], []
+        for q, truth in zip(queries, exact, strict=True):
+            found: list[Any] = []
+
+            async def call(q: np.ndarray = q, found: list[Any] = found, store: Any = store) -> None:
+                found.extend(await store.search(q.tolist(), tenant, k=K))
+
+            times.append(await time_async(call))
+            recalls.append(len({m.entity_id for m in found} & truth) / K)
+        out.append({"ef_search": ef, "recall": float(np.mean(recalls)), **summary(times)})
+    return out
+
+
+def vectors_tenant() -> Any:
+    from redstring import TenantId  # noqa: PLC0415
+
+    return TenantId(uuid.UUID(int=1))
 
 
 def lee_sentences() -> list[str]:
@@ -383,14 +418,9 @@ async def chunk_worker(store: str, n: int, dim: int, queries: int) -> dict:
     import bm25s  # noqa: PLC0415
     from threadpoolctl import ThreadpoolController  # noqa: PLC0415
 
-    from redstring import (  # noqa: PLC0415
-        ChunkRetriever,
-        InMemoryChunkStore,
-        RetrievalMode,
-        StoredChunk,
-        TenantId,
-    )
+    from redstring import ChunkRetriever, RetrievalMode, StoredChunk, TenantId  # noqa: PLC0415
     from redstring.domain.tokenize import tokenize  # noqa: PLC0415
+    from redstring.stores import InMemoryChunkStore  # noqa: PLC0415
 
     assert store == "memory"
     rng = np.random.default_rng(n + dim + 1)
@@ -548,48 +578,6 @@ def chunk_table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def targets(results: list[dict], chunks: list[dict]) -> str:
-    lines = ["| target | measured | met |", "| --- | --- | --- |"]
-    for r in results:
-        if r["store"] == "pg-exact" and r["n"] == 100_000:
-            lat = r["latency"]
-            ratio = lat["semantic"]["p50"] / lat["numpy_1thread"]["p50"]
-            lines.append(
-                f"| PostgreSQL exact SEMANTIC p50 <= 3x the numpy floor, 100k, dim {r['dim']} | "
-                f"{lat['semantic']['p50']:.2f} ms vs floor {lat['numpy_1thread']['p50']:.2f} ms"
-                f" = {ratio:.2f}x | {'yes' if ratio <= 3 else 'NO'} |"
-            )
-        if r["store"] != "memory" or r["n"] != 100_000:
-            continue
-        lat = r["latency"]
-        bound = 2 * (lat["numpy_1thread"]["p50"] + lat["lexical"]["p50"])
-        lines.append(
-            f"| HYBRID p50 <= 2x (floor + LEXICAL), 100k, dim {r['dim']} | "
-            f"{lat['hybrid']['p50']:.2f} ms vs {bound:.2f} ms | "
-            f"{'yes' if lat['hybrid']['p50'] <= bound else 'NO'} |"
-        )
-        lines.append(
-            f"| LEXICAL p50 < 5 ms in-memory, 100k, dim {r['dim']} | "
-            f"{lat['lexical']['p50']:.2f} ms | {'yes' if lat['lexical']['p50'] < 5 else 'NO'} |"
-        )
-        lines.append(
-            f"| ingest 100k < 10 s, < 1 GB peak, dim {r['dim']} | {r['ingest_tenant_s']:.1f} s"
-            f" ({r['ingest_s']:.1f} s for all {r['total_entities']:,}), "
-            f"{r['peak_rss_mb']:,.0f} MB peak RSS, {r['ingest_growth_mb']:,.0f} MB grown in ingest"
-            f" | {'yes' if r['ingest_tenant_s'] < 10 and r['ingest_growth_mb'] < 1024 else 'NO'} |"
-        )
-    for r in chunks:
-        if r["n"] != 100_000:
-            continue
-        lat = r["latency"]
-        ratio = lat["bm25"]["p50"] / lat["bm25s"]["p50"]
-        lines.append(
-            f"| BM25 retrieve_chunks p50 <= 2x bm25s, 100k chunks ({r['store']}) | "
-            f"{ratio:.2f}x | {'yes' if ratio <= 2 else 'NO'} |"
-        )
-    return "\n".join(lines)
-
-
 def plot(results: list[dict], chunks: list[dict], path: Path) -> None:
     import matplotlib  # noqa: PLC0415
 
@@ -658,28 +646,102 @@ def machine() -> str:
     )
 
 
-def report(entity_results: list[dict], chunk_results: list[dict], plot_path: str) -> None:
+#: Selectable rows of issue 16's table and the worker configurations each needs:
+#: (kind, store, n, dim), with n=None for "each of --sizes".
+ROWS: dict[str, list[tuple[str, str, int | None, int]]] = {
+    "chunks": [("chunks", "memory", None, 384)],
+    "entities": [("entities", "memory", None, 384)],
+    "sqlite": [("entities", "memory", None, 384), ("entities", "sqlite", None, 384)],
+    "indexing": [],
+    "pg-exact": [("entities", "pg-exact", None, 384)],
+    "pg-hnsw": [("entities", "pg-hnsw", None, 384)],
+    "million": [("entities", "memory", 1_000_000, 384)],
+    "d768": [("entities", "memory", 100_000, 768), ("entities", "sqlite", 100_000, 768)],
+}
+#: Memory the 1M row needs free before it is started (its worker peaked near 10x the
+#: 100k worker's 1.2 GB).
+MILLION_NEEDS_GB = 14
+
+
+def available_gb() -> float:
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) / 2**20
+    return 0.0
+
+
+def configurations(rows: list[str], sizes: list[int]) -> list[tuple[str, str, int, int]]:
+    """The distinct worker configurations the selected rows need, in a stable order."""
+    out: list[tuple[str, str, int, int]] = []
+    for row in rows:
+        for kind, store, n, dim in ROWS[row]:
+            for size in [n] if n is not None else sizes:
+                if (kind, store, size, dim) not in out:
+                    out.append((kind, store, size, dim))
+    return out
+
+
+def report(saved: dict[str, Any], plot_path: str) -> None:
+    from bench_indexing import rows as indexing_rows  # noqa: PLC0415
+    from bench_targets import issue_rows, table  # noqa: PLC0415
+
+    entity_results, chunk_results = saved["entities"], saved["chunks"]
     print("\n## Entities (median / p90 ms)\n")
     print(entity_table(entity_results))
     print("\n## Chunks (median / p90 ms)\n")
     print(chunk_table(chunk_results))
-    print("\n## Targets\n")
-    print(targets(entity_results, chunk_results))
-    plot(entity_results, chunk_results, Path(plot_path))
+    indexing = saved.get("indexing")
+    rows = issue_rows(
+        entity_results,
+        chunk_results,
+        indexing_rows(indexing) if indexing else None,
+        saved.get("why", {}),
+    )
+    print(f"\n## Issue 16 targets (load average {saved.get('load', '?')})\n")
+    print(table(rows))
+    if entity_results or chunk_results:
+        plot(entity_results, chunk_results, Path(plot_path))
+
+
+def run_indexing(megabytes: float) -> dict | None:
+    out = Path(tempfile.mkdtemp(prefix="redstring-bench-")) / "indexing.json"
+    command = [
+        sys.executable,
+        str(ROOT / "scripts/bench_indexing.py"),
+        "--mb",
+        str(megabytes),
+        "--json",
+        str(out),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        print(f"<!-- indexing failed: {done.stderr[-2000:]} -->", flush=True)
+        return None
+    print(done.stdout, flush=True)
+    result: dict = json.loads(out.read_text())
+    shutil.rmtree(out.parent, ignore_errors=True)
+    return result
 
 
 def parent(args: argparse.Namespace) -> None:
     if args.from_json:
-        saved = json.loads(Path(args.from_json).read_text())
-        report(saved["entities"], saved["chunks"], args.plot)
+        report(json.loads(Path(args.from_json).read_text()), args.plot)
         return
-    sizes = list(args.sizes) + ([1_000_000] if args.million else [])
-    print(f"Machine: {machine()}\n", flush=True)
-    entity_results: list[dict] = []
-    chunk_results: list[dict] = []
+    rows = list(dict.fromkeys(args.rows))
+    why = {row: f"not selected (add `--rows {row}`)" for row in ROWS if row not in rows}
+    if "million" in rows and available_gb() < MILLION_NEEDS_GB:
+        rows.remove("million")
+        why["million"] = (
+            f"the machine has {available_gb():.1f} GB available, the 1M worker needs about"
+            f" {MILLION_NEEDS_GB} GB"
+        )
+    print(f"Machine: {machine()}\nload average at start: {os.getloadavg()}\n", flush=True)
+    saved: dict[str, Any] = {"entities": [], "chunks": [], "why": why}
+    configs = configurations(rows, list(args.sizes))
     with contextlib.ExitStack() as stack:
         url = None
-        if any(s.startswith("pg") for s in args.stores):
+        if any(store.startswith("pg") for _, store, _, _ in configs):
             from tests.postgres_server import running_server  # noqa: PLC0415
 
             url = stack.enter_context(
@@ -690,28 +752,24 @@ def parent(args: argparse.Namespace) -> None:
             with psycopg.connect(url, autocommit=True) as connection:
                 connection.execute("ALTER SYSTEM SET maintenance_work_mem = '2GB'")
                 connection.execute("SELECT pg_reload_conf()")
-        for n in sizes:
-            if not args.no_chunks:
-                found = run_worker(
-                    ["chunks", "memory", str(n), str(args.dims[0]), str(args.queries)], None
-                )
-                if found is not None:
-                    chunk_results.append(found)
-                    print(chunk_table([found]), flush=True)
-            for dim in args.dims:
-                for store in args.stores:
-                    if n > 100_000 and store != "memory":
-                        continue  # 1M runs in memory only; the persistent stores take hours
-                    found = run_worker(
-                        ["entities", store, str(n), str(dim), str(args.queries)], url
-                    )
-                    if found is not None:
-                        entity_results.append(found)
-                        print(entity_table([found]), flush=True)
-                    Path(args.json).write_text(
-                        json.dumps({"entities": entity_results, "chunks": chunk_results}, indent=1)
-                    )
-    report(entity_results, chunk_results, args.plot)
+        if "indexing" in rows:
+            saved["indexing"] = run_indexing(args.index_mb)
+            if saved["indexing"] is None:
+                why["indexing"] = "the indexing worker failed (its stderr is printed above)"
+        for kind, store, n, dim in configs:
+            found = run_worker([kind, store, str(n), str(dim), str(args.queries)], url)
+            if found is None:
+                for row, needs in ROWS.items():
+                    if any(c[:2] == (kind, store) for c in needs):
+                        why.setdefault(row, f"the {kind} {store} worker failed (stderr above)")
+                continue
+            key = "entities" if kind == "entities" else "chunks"
+            saved[key].append(found)
+            print((entity_table if key == "entities" else chunk_table)([found]), flush=True)
+            Path(args.json).write_text(json.dumps(saved, indent=1))
+    saved["load"] = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    Path(args.json).write_text(json.dumps(saved, indent=1))
+    report(saved, args.plot)
     print(f"\nplot: {args.plot}; raw figures: {args.json}")
 
 
@@ -726,12 +784,18 @@ def main(argv: list[str]) -> None:
         print(json.dumps(result))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    parser.add_argument("--million", action="store_true", help="also run N = 1,000,000")
-    parser.add_argument("--dims", type=int, nargs="+", default=[384, 768])
-    parser.add_argument("--stores", nargs="+", default=list(STORES), choices=STORES)
+    parser.add_argument(
+        "--rows",
+        nargs="+",
+        default=[row for row in ROWS if row != "million"],
+        choices=list(ROWS),
+        help="rows of issue 16's table to run (default: all but million)",
+    )
+    parser.add_argument(
+        "--sizes", type=int, nargs="+", default=[100_000], help="N for the 100k rows"
+    )
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--no-chunks", action="store_true")
+    parser.add_argument("--index-mb", type=float, default=2.0, help="text the indexing row indexes")
     parser.add_argument(
         "--shared-buffers",
         default=SHARED_BUFFERS,

@@ -51,23 +51,18 @@ sys.path.insert(0, str(ROOT))
 
 from tests.postgres_server import running_server  # noqa: E402
 
-from redstring import (  # noqa: E402
-    ChunkStore,
-    Entity,
-    GraphStore,
-    InMemoryChunkStore,
-    InMemoryGraphStore,
-    InMemoryVectorStore,
-    StoredChunk,
-    TenantId,
-    VectorRecord,
-    VectorStore,
-    open_postgres,
-    open_sqlite,
-)
+from redstring import Entity, StoredChunk, TenantId  # noqa: E402
 from redstring.domain.blocking import query_blocking_keys  # noqa: E402
 from redstring.domain.query import NormalizedQuery  # noqa: E402
 from redstring.domain.tokenize import tokenize  # noqa: E402
+from redstring.ports import ChunkStore, GraphStore, VectorRecord, VectorStore  # noqa: E402
+from redstring.stores import (  # noqa: E402
+    InMemoryChunkStore,
+    InMemoryGraphStore,
+    InMemoryVectorStore,
+    open_postgres,
+    open_sqlite,
+)
 
 DIMENSION = 384
 K = 10

@@ -50,7 +50,7 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import JaroWinkler
 
-from redstring import Entity, InMemoryGraphStore, RetrievalMode, Retriever, TenantId
+from redstring import Entity, RetrievalMode, Retriever, TenantId
 from redstring.composition.lexical_channel import rank_lexically
 from redstring.domain.blocking import (
     LEXICAL_CANDIDATE_LIMIT,
@@ -68,6 +68,7 @@ from redstring.domain.ngrams import (
 )
 from redstring.domain.normalization import matching_form
 from redstring.domain.query import NormalizedQuery
+from redstring.stores import InMemoryGraphStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from quality.harness import load_entity_corpus

@@ -24,7 +24,7 @@ from redstring import (
     index_documents,
     new_tenant_id,
 )
-from redstring.cli.tenants import DEFAULT_TENANT
+from redstring.client.tenants import DEFAULT_TENANT
 from redstring.composition.sqlite_stores import open_sqlite
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,20 +10,12 @@ import sqlite3
 from typing import Any
 from uuid import UUID, uuid5
 
-from redstring import (
-    ChunkRetriever,
-    DocumentChunked,
-    DocumentExtracted,
-    Entity,
-    Relationship,
-    StoredChunk,
-    TenantId,
-    VectorRecord,
-    catch_up_stores,
-)
+from redstring import ChunkRetriever, Entity, Relationship, StoredChunk, TenantId
 from redstring.composition.sqlite_stores import open_sqlite
+from redstring.ports import DocumentChunked, DocumentExtracted, VectorRecord
 from redstring.projections.graph import GraphProjection
 from redstring.projections.replay import EventSink
+from redstring.stores import catch_up_stores
 
 BATCH = 20
 # "folded": events appended, then folded into the graph (a kill can fall between the two).

@@ -32,17 +32,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from redstring import (
-    Entity,
-    InMemoryGraphStore,
-    LlmProvider,
-    Relationship,
-    SourceDocument,
-    build_graph,
-)
+from redstring import Entity, Relationship, SourceDocument, build_graph
 from redstring.client.documents import read_documents
 from redstring.client.tenants import DEFAULT_TENANT
 from redstring.domain.normalization import normalize_name
+from redstring.ports import LlmProvider
+from redstring.stores import InMemoryGraphStore
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLD = ROOT / "tests" / "data" / "extraction" / "gold.json"

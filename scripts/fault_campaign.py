@@ -57,7 +57,8 @@ from campaign_stores import (  # noqa: E402 (the campaign's store helpers, besid
     open_stores,
     write_batch,
 )
-from redstring import RedstringError, StoreUnavailableError, new_tenant_id  # noqa: E402
+from redstring import RedstringError, new_tenant_id  # noqa: E402
+from redstring.errors import StoreUnavailableError  # noqa: E402
 
 BATCHES = 30
 

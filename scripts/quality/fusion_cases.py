@@ -21,15 +21,10 @@ import pickle
 from collections.abc import Callable
 from pathlib import Path
 
-from redstring import (
-    ChunkRetriever,
-    InMemoryChunkStore,
-    RetrievalMode,
-    Retriever,
-    index_documents,
-)
+from redstring import ChunkRetriever, RetrievalMode, Retriever, index_documents
 from redstring.domain.chunk_retrieval import ScoredChunk, bm25_relative
 from redstring.llm.local_embedding import LocalEmbeddingProvider
+from redstring.stores import InMemoryChunkStore
 
 from .common import split_of
 from .fusion_fit import Case

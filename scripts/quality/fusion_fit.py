@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from redstring import EvidenceFusion, FusionStrategy, ReciprocalRankFusion
 from redstring.domain.fusion import AdaptiveFusion, weighted_evidence
 from redstring.domain.query_reading import FEATURE_NAMES, fusion_features
+from redstring.fusion import EvidenceFusion, FusionStrategy, ReciprocalRankFusion
 
 from .harness import DEPTH, ndcg_at
 

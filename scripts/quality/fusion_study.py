@@ -11,15 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import redstring.domain.lexical as lexical_module
-from redstring import (
-    EntityId,
-    EvidenceFusion,
-    FusionStrategy,
-    ReciprocalRankFusion,
-    RetrievalMode,
-    Retriever,
-)
+from redstring import EntityId, RetrievalMode, Retriever
 from redstring.domain.fusion import DEFAULT_FUSION, AdaptiveFusion
+from redstring.fusion import EvidenceFusion, FusionStrategy, ReciprocalRankFusion
 
 from .common import SPLITS
 from .harness import NO_MATCH, Metrics, QualityQuery, Ranked, fmt, measure_by_shape, rank_all

@@ -27,17 +27,10 @@ from pathlib import Path
 from typing import Protocol
 from uuid import UUID, uuid5
 
-from redstring import (
-    EmbeddingProvider,
-    Entity,
-    EntityId,
-    InMemoryGraphStore,
-    InMemoryVectorStore,
-    RetrievalMode,
-    Retriever,
-    TenantId,
-)
+from redstring import Entity, EntityId, RetrievalMode, Retriever, TenantId
+from redstring.ports import EmbeddingProvider
 from redstring.projections.vectors import embed_entities
+from redstring.stores import InMemoryGraphStore, InMemoryVectorStore
 
 from .common import DATA_DIR
 

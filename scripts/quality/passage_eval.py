@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from redstring import EmbeddingProvider, SourceDocument
+from redstring import SourceDocument
+from redstring.ports import EmbeddingProvider
 
 from .harness import MODES, PASSAGES, TENANT, ndcg_at
 from .passage_sets import PassageSet, passage_retriever

@@ -15,14 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from redstring import (
-    ChunkRetriever,
-    EmbeddingProvider,
-    InMemoryChunkStore,
-    RetrievalMode,
-    SourceDocument,
-    index_documents,
-)
+from redstring import ChunkRetriever, RetrievalMode, SourceDocument, index_documents
+from redstring.ports import EmbeddingProvider
+from redstring.stores import InMemoryChunkStore
 
 from .common import DATA_DIR, SPLITS
 from .harness import DEPTH, NO_MATCH, PASSAGES, TENANT, fmt, measure_by_shape, ndcg_at

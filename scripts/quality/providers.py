@@ -7,8 +7,9 @@ import sys
 from collections.abc import Callable, Sequence
 from importlib import metadata
 
-from redstring import EmbeddingProvider, FakeEmbeddingProvider
 from redstring.llm.local_embedding import LocalEmbeddingProvider
+from redstring.ports import EmbeddingProvider
+from redstring.providers import FakeEmbeddingProvider
 
 
 class PreEmbeddedQueries:

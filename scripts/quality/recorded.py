@@ -29,7 +29,6 @@ from typing import Any
 from redstring import (
     ChunkRetriever,
     EntityId,
-    InMemoryChunkStore,
     RetrievalMode,
     Retriever,
     SourceDocument,
@@ -40,6 +39,7 @@ from redstring.domain.chunk import StoredChunk
 from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.vector import VectorMatch
 from redstring.llm.local_embedding import MODEL_SHA256, LocalEmbeddingProvider
+from redstring.stores import InMemoryChunkStore
 
 from .common import DATA_DIR
 from .harness import (

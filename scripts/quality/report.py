@@ -16,8 +16,10 @@ from typing import Any
 import matplotlib
 import matplotlib.pyplot as plt
 
-from redstring import EmbeddingProvider, EvidenceFusion, RetrievalMode, Retriever
+from redstring import RetrievalMode, Retriever
 from redstring.domain.fusion import DEFAULT_FUSION
+from redstring.fusion import EvidenceFusion
+from redstring.ports import EmbeddingProvider
 
 from .common import SPLITS
 from .fusion_study import fusion_study, grid_table, property_weight_grid, study_table

@@ -24,6 +24,13 @@ Catch `RedstringError` for all of them, or a family base for one family::
     ├── ChunkExtractionError, BuildFailedError, DomainClassificationError: building
     ├── MergeNotFoundError, MergeAlreadyUndoneError, MergeNotUndoableError: undo
     ├── InconsistentCorpusError: a chunk store contradicting itself (an adapter bug)
+    ├── the client and the command line over it:
+    │   ├── DatabaseNotFoundError (FileNotFoundError): a read of a file that does not exist
+    │   ├── DocumentPathError (FileNotFoundError), NoDocumentsError (ValueError): paths
+    │   ├── MissingSettingError (ValueError): a provider chosen without a setting it needs
+    │   ├── ChunkStoreUnavailableError: a backend without a persistent chunk store
+    │   ├── ClientClosedError (RuntimeError): a client used after `close()`
+    │   └── PandasMissingError (ImportError): `to_pandas()` without pandas
     └── StoreError: a store or its database
         ├── StoreUnavailableError
         │   └── DatabaseOpenError: a file that cannot be opened at all
@@ -36,103 +43,16 @@ Catch `RedstringError` for all of them, or a family base for one family::
             ├── SchemaTooNewError
             └── SchemaMigrationRequiredError
 
-Classes marked (ValueError) also derive from that builtin, so code written
-against the builtin keeps working. The command line adds its own few causes
-(a missing file, a missing flag) in `redstring.cli.errors`; they derive from
-`RedstringError` too. Errors are defined in the domain layer
-(`redstring.domain.errors`) so every layer can raise them; import them from here.
+Classes marked with a builtin also derive from it, so code written against
+the builtin keeps working. Errors are defined in the domain layer
+(`redstring.domain.errors`, whose `__all__` is the one list) so every layer
+can raise them; import them from here. `RedstringError` is also at the root.
 """
 
 from __future__ import annotations
 
-from redstring.domain.errors import (
-    BuildFailedError,
-    ChunkExtractionError,
-    ChunkSourceMismatchError,
-    CompletionError,
-    CorruptSettingError,
-    DatabaseOpenError,
-    DimensionMismatchError,
-    DimensionRequiredError,
-    DomainClassificationError,
-    DuplicateDocumentError,
-    EmptyCompletionError,
-    ForeignDatabaseError,
-    IncompleteVectorSetupError,
-    InconsistentCorpusError,
-    InvalidArgumentError,
-    InvalidSettingError,
-    InvalidVectorError,
-    MalformedCompletionError,
-    MergeAlreadyUndoneError,
-    MergeNotFoundError,
-    MergeNotUndoableError,
-    MissingCapabilityError,
-    MissingExtraError,
-    ModelIntegrityError,
-    ModelServerError,
-    ModelServerResponseError,
-    ModelServerStatusError,
-    ModelServerTimeoutError,
-    ModelServerUnreachableError,
-    ModeNeedsEmbeddingsError,
-    ReadOnlyDatabaseError,
-    RedstringError,
-    RefusedCompletionError,
-    SchemaMigrationRequiredError,
-    SchemaTooNewError,
-    SchemaVersionError,
-    ScriptExhaustedError,
-    StoreError,
-    StoreOperationError,
-    StoreUnavailableError,
-    TruncatedCompletionError,
-    UnknownDomainError,
-    UnknownEntityError,
-)
+from redstring.domain import errors as _errors
+from redstring.domain.errors import *  # noqa: F403 - the namespace is the domain's one list
 
-__all__ = [
-    "BuildFailedError",
-    "ChunkExtractionError",
-    "ChunkSourceMismatchError",
-    "CompletionError",
-    "CorruptSettingError",
-    "DatabaseOpenError",
-    "DimensionMismatchError",
-    "DimensionRequiredError",
-    "DomainClassificationError",
-    "DuplicateDocumentError",
-    "EmptyCompletionError",
-    "ForeignDatabaseError",
-    "IncompleteVectorSetupError",
-    "InconsistentCorpusError",
-    "InvalidArgumentError",
-    "InvalidSettingError",
-    "InvalidVectorError",
-    "MalformedCompletionError",
-    "MergeAlreadyUndoneError",
-    "MergeNotFoundError",
-    "MergeNotUndoableError",
-    "MissingCapabilityError",
-    "MissingExtraError",
-    "ModeNeedsEmbeddingsError",
-    "ModelIntegrityError",
-    "ModelServerError",
-    "ModelServerResponseError",
-    "ModelServerStatusError",
-    "ModelServerTimeoutError",
-    "ModelServerUnreachableError",
-    "ReadOnlyDatabaseError",
-    "RedstringError",
-    "RefusedCompletionError",
-    "SchemaMigrationRequiredError",
-    "SchemaTooNewError",
-    "SchemaVersionError",
-    "ScriptExhaustedError",
-    "StoreError",
-    "StoreOperationError",
-    "StoreUnavailableError",
-    "TruncatedCompletionError",
-    "UnknownDomainError",
-    "UnknownEntityError",
-]
+__all__: list[str] = []
+__all__ += _errors.__all__

@@ -66,7 +66,7 @@ def test_scores_match_by_name_or_alias_and_count_unmerged_duplicates() -> None:
             tenant_id=DEFAULT_TENANT, entity_type="organization", name=name, aliases=list(aliases)
         )
 
-    labs, labs_again = entity("Bell Labs"), entity("Bell Telephone Laboratories")
+    labs, labs_again = entity("Bell Labs"), entity("BTL", "Bell Telephone Laboratories")
     shannon, stranger = entity("Claude Shannon"), entity("Nobody Known")
     relationships = [
         Relationship(

@@ -15,8 +15,9 @@ from quality.harness import (
     measure,
     ndcg_at,
 )
-from redstring import EntityId, FakeEmbeddingProvider
+from redstring import EntityId
 from redstring.projections.vectors import embedding_text
+from redstring.providers import FakeEmbeddingProvider
 from tests.factories import make_entity
 
 

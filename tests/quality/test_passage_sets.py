@@ -13,7 +13,8 @@ from quality.passage_sets import (
     passage_retriever,
     rank_documents,
 )
-from redstring import FakeEmbeddingProvider, RetrievalMode, SourceDocument
+from redstring import RetrievalMode, SourceDocument
+from redstring.providers import FakeEmbeddingProvider
 
 DOCUMENTS = [
     SourceDocument(id="element:Fe", title="Iron", text="Iron is a silvery metallic element."),

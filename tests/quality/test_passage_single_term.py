@@ -10,13 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from redstring import (
-    ChunkRetriever,
-    InMemoryChunkStore,
-    RetrievalMode,
-    SourceDocument,
-    index_documents,
-)
+from redstring import ChunkRetriever, RetrievalMode, SourceDocument, index_documents
+from redstring.stores import InMemoryChunkStore
 from tests.factories import DEFAULT_TENANT
 
 FILLER = "the committee met again on tuesday and discussed the budget for the coming year"

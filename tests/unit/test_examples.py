@@ -1,4 +1,4 @@
-"""The end-to-end example and the how-to's example run, using only the public package."""
+"""The end-to-end example and the how-to's example run, using only the public surface."""
 
 from __future__ import annotations
 
@@ -11,13 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.unit.test_public_api import SURFACE
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "end_to_end.py"
 HOW_TO = ROOT / "docs" / "how-to" / "retrieve-entities.md"
 
 
 def foreign_imports(source: str) -> list[str]:
-    """Imports of anything but the `redstring` package root and the standard library."""
+    """Imports of anything but the public surface (root and namespaces) and the standard library."""
     foreign: list[str] = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
@@ -28,7 +30,7 @@ def foreign_imports(source: str) -> list[str]:
             continue
         for module in modules:
             stdlib = module.split(".")[0] in sys.stdlib_module_names
-            if module != "redstring" and not stdlib:
+            if module not in SURFACE and not stdlib:
                 foreign.append(module)
     return foreign
 
@@ -63,6 +65,7 @@ def blocks(output: str) -> dict[str, list[str]]:
 def test_the_import_check_sees_an_internal_import() -> None:
     source = "import asyncio\nfrom redstring import Entity\nfrom redstring.domain import x\n"
     assert foreign_imports(source) == ["redstring.domain"]
+    assert foreign_imports("from redstring.stores import open_sqlite\n") == []
     assert foreign_imports("import numpy\nfrom . import y\n") == ["numpy", "."]
 
 

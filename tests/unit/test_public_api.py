@@ -1,193 +1,227 @@
-"""The public surface: exactly the supported names, and closed under its signatures.
+"""The public surface: the root and its namespaces, exactly the supported names, closed.
 
-The closure rule: every type named in an exported signature that is *defined
-in redstring* must itself be exported, or a caller who wants to annotate a
-variable, construct an argument or catch a result has to import an internal
-module. Types defined outside redstring (builtins, `typing`, the standard
-library such as `UUID` or `Sequence`, and third-party ones such as pydantic's
-`JsonValue`) are the caller's to import from their own home, so they are
-excluded. A signature is: a function's parameters and return; for a class,
-walking its MRO through every class defined in redstring, its annotated public
-attributes (pydantic fields), its `__init__`, and its public methods and
-properties.
+The surface is the root package and the namespaces listed in `SURFACE`
+(ADR 0166). Each name has one home; only `RedstringError` is also at the root.
+
+The closure rule, checked per namespace: every type named in an exported
+signature that is *defined in redstring* must be exported by some namespace,
+or a caller who wants to annotate a variable, construct an argument or catch
+a result has to import an internal module. Types defined outside redstring
+(builtins, `typing`, the standard library such as `UUID` or `Sequence`, and
+third-party ones such as pydantic's `JsonValue`) are the caller's to import
+from their own home, so they are excluded. A signature is: a function's
+parameters and return; for a class, walking its MRO through every class
+defined in redstring, its annotated public attributes (pydantic fields), its
+`__init__`, and its public methods and properties.
+
+The errors a public callable can raise are covered from the other side:
+every exception class any library module defines or imports is in
+`redstring.errors`, so whatever a public call raises on purpose can be caught
+by a public name.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import pkgutil
+import subprocess
+import sys
 import types
 import typing
 from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
 
 import redstring
 
-EXPECTED = {
-    "AsyncRedstring",
-    "Redstring",
-    "EntityAnswer",
-    "EntityDetail",
-    "EntityHit",
-    "EntitySearchAnswer",
-    "Neighbour",
-    "PassageHit",
-    "PassageSearchAnswer",
-    "StatsAnswer",
-    "TenantStats",
-    "ModelFiles",
-    "NormalizedQuery",
-    "LocalEmbeddingProvider",
-    "OpenAICompatibleEmbeddingProvider",
-    "OpenAICompatibleLlmProvider",
-    "Schema",
-    "PostgresDatabase",
-    "SqliteDatabase",
-    "AUTO",
-    "AdaptiveFusion",
-    "AutoDomain",
-    "BlockingIndex",
-    "BuildFailedError",
-    "CheckedLlmProvider",
-    "ChunkExtractionError",
-    "ChunkFailure",
-    "ChunkId",
-    "ChunkMatch",
-    "ChunkPurge",
-    "ChunkReader",
-    "ChunkRetrievalResult",
-    "ChunkRetriever",
-    "ChunkSourceMismatchError",
-    "ChunkStore",
-    "ChunkSummary",
-    "ChunkWriter",
-    "CompletionError",
-    "TruncatedCompletionError",
-    "CorpusStats",
-    "DimensionMismatchError",
-    "DimensionRequiredError",
-    "ReadOnlyDatabaseError",
-    "DocumentChunked",
-    "DocumentExtracted",
-    "DomainClassificationError",
-    "DomainSchema",
-    "DuplicateDocumentError",
-    "EmbeddingProvider",
-    "EmptyCompletionError",
-    "EntitiesEmbedded",
-    "EntitiesMerged",
-    "EntitiesRetired",
-    "Entity",
-    "EntityId",
-    "Event",
-    "EventLog",
-    "EvidenceFusion",
-    "FakeEmbeddingProvider",
-    "FakeLlmProvider",
-    "FusionStrategy",
-    "GraphBuildReport",
-    "GraphPurge",
-    "GraphReader",
-    "GraphStore",
-    "GraphSummary",
-    "GraphWriter",
-    "InMemoryChunkStore",
-    "InMemoryEventLog",
-    "InMemoryGraphStore",
-    "InMemoryVectorStore",
-    "IncompleteVectorSetupError",
-    "InconsistentCorpusError",
-    "IndexProgressCallback",
-    "IndexReport",
-    "InvalidArgumentError",
-    "InvalidSettingError",
-    "InvalidVectorError",
-    "LexicalCandidate",
-    "LexicalCandidates",
-    "LexicalChunkSource",
-    "LlmProvider",
-    "MalformedCompletionError",
-    "MergeAlreadyUndoneError",
-    "MergeNotFoundError",
-    "MergeNotUndoableError",
-    "MergeSummary",
-    "MergeUndone",
-    "MissingCapabilityError",
-    "MissingExtraError",
-    "ModeNeedsEmbeddingsError",
-    "ModelIntegrityError",
-    "ModelServerError",
-    "ModelServerResponseError",
-    "ModelServerStatusError",
-    "ModelServerTimeoutError",
-    "ModelServerUnreachableError",
-    "PgVectorStore",
-    "PostgresChunkStore",
-    "PostgresEventLog",
-    "PostgresGraphStore",
-    "PostgresStores",
-    "ReciprocalRankFusion",
-    "RedstringError",
-    "Refusal",
-    "RefusedCompletionError",
-    "Relationship",
-    "RelationshipId",
-    "RetrievalMode",
-    "RetrievalResult",
-    "Retriever",
-    "SchemaMigrationRequiredError",
-    "SchemaTooNewError",
-    "SchemaVersionError",
-    "ScoredChunk",
-    "ScoredEntity",
-    "SemanticChunkSource",
-    "SlidingWindowChunker",
-    "SourceDocument",
-    "SqliteChunkStore",
-    "SqliteEventLog",
-    "SqliteGraphStore",
-    "SqliteStores",
-    "SqliteVectorStore",
-    "StoreError",
-    "StoreOperationError",
-    "StoreUnavailableError",
-    "StoredChunk",
-    "TenantId",
-    "TextSpan",
-    "UnknownDomainError",
-    "UnknownEntityError",
-    "VectorMatch",
-    "VectorPurge",
-    "VectorRecord",
-    "VectorSearcher",
-    "VectorStore",
-    "VectorWriter",
-    "build_graph",
-    "catch_up_stores",
-    "chunk_id_for",
-    "entity_id_for",
-    "index_documents",
-    "new_tenant_id",
-    "open_postgres",
-    "open_sqlite",
-    "rank_chunks",
-    "rebuild_stores",
-    "relationship_id_for",
-    "tenant_id_for",
-    "tokenize",
-    "undo_merge",
-    "BlockingIndexMaintenance",
-    "RekeyReport",
-    "rekey_graph",
+SURFACE: dict[str, set[str]] = {
+    "redstring": {
+        "Redstring",
+        "AsyncRedstring",
+        "index_documents",
+        "build_graph",
+        "Retriever",
+        "ChunkRetriever",
+        "SourceDocument",
+        "StoredChunk",
+        "TextSpan",
+        "Entity",
+        "Relationship",
+        "RetrievalMode",
+        "RetrievalResult",
+        "ScoredEntity",
+        "ChunkRetrievalResult",
+        "ScoredChunk",
+        "ChunkMatch",
+        "TenantId",
+        "EntityId",
+        "RelationshipId",
+        "ChunkId",
+        "tenant_id_for",
+        "new_tenant_id",
+        "entity_id_for",
+        "relationship_id_for",
+        "chunk_id_for",
+        "RedstringError",
+    },
+    "redstring.answers": {
+        "EntityAnswer",
+        "EntityDetail",
+        "EntityHit",
+        "EntitySearchAnswer",
+        "Neighbour",
+        "PassageHit",
+        "PassageSearchAnswer",
+        "StatsAnswer",
+        "TenantCatalogue",
+        "TenantStats",
+    },
+    "redstring.building": {
+        "AUTO",
+        "AutoDomain",
+        "ChunkFailure",
+        "DomainSchema",
+        "GraphBuildReport",
+        "IndexProgressCallback",
+        "IndexReport",
+        "MergeSummary",
+        "SlidingWindowChunker",
+    },
+    "redstring.fusion": {
+        "AdaptiveFusion",
+        "EvidenceFusion",
+        "FusionStrategy",
+        "NormalizedQuery",
+        "ReciprocalRankFusion",
+    },
+    "redstring.stores": {
+        "InMemoryChunkStore",
+        "InMemoryEventLog",
+        "InMemoryGraphStore",
+        "InMemoryVectorStore",
+        "SqliteChunkStore",
+        "SqliteDatabase",
+        "SqliteEventLog",
+        "SqliteGraphStore",
+        "SqliteStores",
+        "SqliteVectorStore",
+        "StoreOpener",
+        "StoreSet",
+        "open_sqlite",
+        "PgVectorStore",
+        "PostgresChunkStore",
+        "PostgresDatabase",
+        "PostgresEventLog",
+        "PostgresGraphStore",
+        "PostgresStores",
+        "open_postgres",
+        "RekeyReport",
+        "Schema",
+        "catch_up_stores",
+        "rebuild_stores",
+        "rekey_graph",
+        "undo_merge",
+    },
+    "redstring.providers": {
+        "FakeEmbeddingProvider",
+        "FakeLlmProvider",
+        "LocalEmbeddingProvider",
+        "ModelFiles",
+        "OpenAICompatibleEmbeddingProvider",
+        "OpenAICompatibleLlmProvider",
+        "Refusal",
+    },
+    "redstring.ports": {
+        "BlockingIndex",
+        "BlockingIndexMaintenance",
+        "CheckedLlmProvider",
+        "ChunkPurge",
+        "ChunkReader",
+        "ChunkStore",
+        "ChunkSummary",
+        "ChunkWriter",
+        "CorpusStats",
+        "DocumentChunked",
+        "DocumentExtracted",
+        "EmbeddingProvider",
+        "EntitiesEmbedded",
+        "EntitiesMerged",
+        "EntitiesRetired",
+        "Event",
+        "EventLog",
+        "GraphPurge",
+        "GraphReader",
+        "GraphStore",
+        "GraphSummary",
+        "GraphWriter",
+        "LexicalCandidate",
+        "LexicalCandidates",
+        "LexicalChunkSource",
+        "LlmProvider",
+        "MergeUndone",
+        "SemanticChunkSource",
+        "VectorMatch",
+        "VectorPurge",
+        "VectorRecord",
+        "VectorSearcher",
+        "VectorStore",
+        "VectorWriter",
+    },
+    "redstring.testing": {
+        "ChunkStoreCompliance",
+        "EmbeddingProviderCompliance",
+        "EventLogCompliance",
+        "GraphStoreCompliance",
+        "VectorStoreCompliance",
+    },
+    # The tree itself (drawn in its docstring) is checked in test_errors_namespace.py.
+    "redstring.errors": set(importlib.import_module("redstring.errors").__all__),
 }
 
+#: Names at the root that also have a home namespace (the tree's root).
+ALSO_AT_ROOT = {"RedstringError"}
 
-def test_all_is_exactly_the_supported_names() -> None:
-    assert set(redstring.__all__) == EXPECTED
-    assert len(redstring.__all__) == len(EXPECTED)  # no name listed twice
+SRC = Path(redstring.__file__).parent
 
 
-def test_every_exported_name_resolves() -> None:
-    missing = [name for name in redstring.__all__ if not hasattr(redstring, name)]
-    assert missing == []
+def namespace(name: str) -> types.ModuleType:
+    return importlib.import_module(name)
+
+
+def exported(name: str) -> Iterator[object]:
+    module = namespace(name)
+    for attribute in module.__all__:
+        yield getattr(module, attribute)
+
+
+@pytest.mark.parametrize("name", sorted(SURFACE))
+def test_each_namespace_exports_exactly_its_supported_names(name: str) -> None:
+    module = namespace(name)
+    assert set(module.__all__) == SURFACE[name]
+    assert len(module.__all__) == len(SURFACE[name])  # no name listed twice
+
+
+@pytest.mark.parametrize("name", sorted(SURFACE))
+def test_every_exported_name_resolves(name: str) -> None:
+    module = namespace(name)
+    assert [n for n in module.__all__ if not hasattr(module, n)] == []
+
+
+def test_the_namespaces_are_attributes_of_the_root() -> None:
+    for name in SURFACE.keys() - {"redstring", "redstring.testing"}:
+        assert getattr(redstring, name.removeprefix("redstring.")) is namespace(name)
+
+
+def test_each_name_has_one_home() -> None:
+    homes: dict[str, list[str]] = {}
+    for name, names in SURFACE.items():
+        for attribute in names:
+            homes.setdefault(attribute, []).append(name)
+    shared = {attribute for attribute, where in homes.items() if len(where) > 1}
+    assert shared == ALSO_AT_ROOT
+    assert redstring.RedstringError is namespace("redstring.errors").RedstringError
 
 
 def _is_redstring_defined(obj: object) -> bool:
@@ -218,6 +252,7 @@ def _signature_hints(obj: object) -> Iterator[tuple[str, object]]:
             yield f"{obj.__qualname__}:{name}", hint
         return
     if not isinstance(obj, type):
+        yield from ((f"{obj!r}", named) for named in _named_types(obj))
         return
     for klass in obj.__mro__:
         if not _is_redstring_defined(klass):
@@ -236,30 +271,76 @@ def _signature_hints(obj: object) -> Iterator[tuple[str, object]]:
                     yield f"{klass.__qualname__}.{name}:{param}", hint
 
 
-def test_every_redstring_type_named_in_an_exported_signature_is_exported() -> None:
-    exported = {id(getattr(redstring, name)) for name in redstring.__all__}
-    leaks: set[str] = set()
-    for name in redstring.__all__:
-        for where, hint in _signature_hints(getattr(redstring, name)):
+def _public_ids() -> set[int]:
+    return {id(obj) for name in SURFACE for obj in exported(name)}
+
+
+def leaks(name: str, public: set[int]) -> list[str]:
+    found: set[str] = set()
+    for obj in exported(name):
+        for where, hint in _signature_hints(obj):
             for named in _named_types(hint):
-                if _is_redstring_defined(named) and id(named) not in exported:
-                    leaks.add(f"{where} names {named!r}")
-    assert sorted(leaks) == []
+                if _is_redstring_defined(named) and id(named) not in public:
+                    found.add(f"{where} names {named!r}")
+    return sorted(found)
 
 
-def test_the_closure_check_sees_a_type_that_is_not_exported() -> None:
-    """The check above can fail: a non-exported redstring type is found in a signature."""
+@pytest.mark.parametrize("name", sorted(SURFACE))
+def test_every_redstring_type_named_in_a_namespace_s_signatures_is_public(name: str) -> None:
+    assert leaks(name, _public_ids()) == []
+
+
+def test_the_closure_check_sees_a_type_that_is_not_public() -> None:
+    """The check above can fail: drop one public type and its users leak it."""
     from redstring.domain.retrieval import ScoredEntity  # noqa: PLC0415 - the point
 
-    named = {
-        named
-        for _, hint in _signature_hints(redstring.RetrievalResult)
-        for named in _named_types(hint)
-    }
-    assert ScoredEntity in named
-    assert redstring.Entity in {
-        n for _, h in _signature_hints(ScoredEntity) for n in _named_types(h)
-    }
+    public = _public_ids() - {id(ScoredEntity)}
+    assert any("ScoredEntity" in leak for leak in leaks("redstring", public))
     assert redstring.TenantId in {
         n for _, h in _signature_hints(redstring.Retriever) for n in _named_types(h)
     }
+
+
+def _library_modules() -> Iterator[str]:
+    """Every module of the installed library except the command line's."""
+    for info in pkgutil.walk_packages([str(SRC)], prefix="redstring."):
+        if not info.name.startswith("redstring.cli"):
+            yield info.name
+
+
+def _defined_errors() -> set[type]:
+    found: set[type] = set()
+    for module_name in _library_modules():
+        module = importlib.import_module(module_name)
+        for obj in vars(module).values():
+            if (
+                isinstance(obj, type)
+                and issubclass(obj, BaseException)
+                and _is_redstring_defined(obj)
+            ):
+                found.add(obj)
+    return found
+
+
+def test_every_error_class_the_library_defines_is_in_the_errors_namespace() -> None:
+    errors = namespace("redstring.errors")
+    public = {id(getattr(errors, name)) for name in errors.__all__}
+    assert sorted(cls.__qualname__ for cls in _defined_errors() if id(cls) not in public) == []
+
+
+def test_the_postgres_adapters_load_on_first_use_and_name_the_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import redstring, sys; print('psycopg' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout == "False\n"
+    stores = namespace("redstring.stores")
+    monkeypatch.setitem(sys.modules, "redstring.vector.postgres", None)
+    with pytest.raises(namespace("redstring.errors").MissingExtraError, match="postgres"):
+        _ = stores.PgVectorStore
+    with pytest.raises(AttributeError, match="no_such_thing"):
+        _ = stores.no_such_thing

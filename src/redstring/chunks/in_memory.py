@@ -40,16 +40,16 @@ class _Matrix:
 
 @dataclass
 class _Lexical:
-    """Every chunk of a tenant as row numbers, and each asked term's postings as arrays.
+    """A tenant's chunks by slot number, and each asked term's postings as arrays.
 
-    Built on the first lexical query after a write; a write drops it.
+    Built on the first lexical query after a write; a write drops it. A slot
+    no live chunk holds has id `None` and appears in no posting.
     """
 
     ids: npt.NDArray[np.object_]
     lengths: npt.NDArray[np.int64]
     sources: npt.NDArray[np.str_]
-    row_of: dict[ChunkId, int]
-    #: term -> (rows holding it, ascending; its count in each)
+    #: term -> (slots holding it, ascending; its count in each)
     terms: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] = field(
         default_factory=dict
     )
@@ -58,8 +58,12 @@ class _Lexical:
 @dataclass
 class _Tenant:
     rows: dict[ChunkId, _Row] = field(default_factory=dict)
-    #: term -> chunk id -> count in that chunk; a dict, so a chunk is posted once per term.
-    postings: dict[str, dict[ChunkId, int]] = field(default_factory=dict)
+    #: Each live chunk's slot: a number given on insert, never reused until renumbered,
+    #: so every posting dict below lists its slots in ascending order (ADR 0188).
+    slot_of: dict[ChunkId, int] = field(default_factory=dict)
+    next_slot: int = 0
+    #: term -> slot -> count in that chunk; a dict, so a chunk is posted once per term.
+    postings: dict[str, dict[int, int]] = field(default_factory=dict)
     total_length: int = 0
     sources: dict[str, set[ChunkId]] = field(default_factory=dict)
     entities: dict[EntityId, set[ChunkId]] = field(default_factory=dict)
@@ -183,7 +187,7 @@ class InMemoryChunkStore:
             return LexicalCandidates.empty(asked, stats)
         index = _lexical(part)
         columns = [_term_postings(part, index, term) for term in asked]
-        rows = np.unique(np.concatenate([held for held, _ in columns]))
+        rows = _union([held for held, _ in columns], len(index.ids))
         if source_ids is not None:
             wanted = np.array(list(source_ids), dtype=np.str_)
             rows = rows[np.isin(index.sources[rows], wanted)]
@@ -262,8 +266,10 @@ def _out(row: _Row) -> StoredChunk:
 def _insert(part: _Tenant, row: _Row) -> None:
     chunk_id = row.chunk.id
     part.rows[chunk_id] = row
+    slot = part.slot_of[chunk_id] = part.next_slot
+    part.next_slot += 1
     for term, frequency in row.counts.items():
-        part.postings.setdefault(term, {})[chunk_id] = frequency
+        part.postings.setdefault(term, {})[slot] = frequency
     part.total_length += row.length
     part.sources.setdefault(row.chunk.source_id, set()).add(chunk_id)
     for entity_id in row.chunk.entity_ids:
@@ -276,9 +282,10 @@ def _remove(part: _Tenant, chunk_id: ChunkId) -> None:
     row = part.rows.pop(chunk_id, None)
     if row is None:
         return
+    slot = part.slot_of.pop(chunk_id)
     for term in row.counts:
         posting = part.postings[term]
-        del posting[chunk_id]
+        del posting[slot]
         if not posting:
             del part.postings[term]
     part.total_length -= row.length
@@ -312,16 +319,28 @@ def _matrix(part: _Tenant) -> _Matrix:
 
 def _lexical(part: _Tenant) -> _Lexical:
     if part.lexical is None:
-        ids = list(part.rows)
-        table = np.empty(len(ids), dtype=object)
-        table[:] = ids
-        part.lexical = _Lexical(
-            ids=table,
-            lengths=np.fromiter((r.length for r in part.rows.values()), np.int64, len(ids)),
-            sources=np.array([r.chunk.source_id for r in part.rows.values()], dtype=np.str_),
-            row_of={chunk_id: n for n, chunk_id in enumerate(ids)},
-        )
+        if part.next_slot > 2 * len(part.rows) + 64:
+            _renumber(part)
+        size = part.next_slot
+        ids = np.full(size, None, dtype=object)
+        lengths = np.zeros(size, dtype=np.int64)
+        sources = np.full(size, "", dtype=object)
+        for chunk_id, slot in part.slot_of.items():
+            row = part.rows[chunk_id]
+            ids[slot], lengths[slot], sources[slot] = chunk_id, row.length, row.chunk.source_id
+        part.lexical = _Lexical(ids=ids, lengths=lengths, sources=sources.astype(np.str_))
     return part.lexical
+
+
+def _renumber(part: _Tenant) -> None:
+    """Give the live chunks slots 0..n-1 in their old order; postings keep ascending order."""
+    new = {slot: n for n, slot in enumerate(sorted(part.slot_of.values()))}
+    part.slot_of = {chunk_id: new[slot] for chunk_id, slot in part.slot_of.items()}
+    part.postings = {
+        term: {new[slot]: count for slot, count in posting.items()}
+        for term, posting in part.postings.items()
+    }
+    part.next_slot = len(new)
 
 
 def _term_postings(
@@ -330,8 +349,17 @@ def _term_postings(
     cached = index.terms.get(term)
     if cached is None:
         posting = part.postings.get(term, {})
-        rows = np.fromiter((index.row_of[c] for c in posting), np.int64, len(posting))
+        slots = np.fromiter(posting.keys(), np.int64, len(posting))
         tfs = np.fromiter(posting.values(), np.int64, len(posting))
-        order = np.argsort(rows)
-        cached = index.terms[term] = (rows[order], tfs[order])
+        cached = index.terms[term] = (slots, tfs)
     return cached
+
+
+def _union(held: list[npt.NDArray[np.int64]], size: int) -> npt.NDArray[np.int64]:
+    """The ascending distinct slots of several ascending slot arrays."""
+    if len(held) == 1:
+        return held[0]
+    mask = np.zeros(size, dtype=np.bool_)
+    for slots in held:
+        mask[slots] = True
+    return np.flatnonzero(mask)

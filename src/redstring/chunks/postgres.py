@@ -10,6 +10,7 @@ from uuid import UUID
 
 import numpy as np
 
+from redstring.chunks.postgres_schema import schema_for
 from redstring.domain.bm25 import CorpusStats, LexicalCandidates
 from redstring.domain.chunk import ChunkId, StoredChunk, require_chunks_of_source
 from redstring.domain.chunk_retrieval import ChunkMatch
@@ -21,48 +22,6 @@ from redstring.domain.tokenize import tokenize
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 from redstring.domain.vector import cosine_to_score
 from redstring.storage.postgres import Connection, PostgresDatabase
-from redstring.storage.schema import Schema
-
-
-def schema_for(dimension: int) -> Schema:
-    """The chunk tables for `dimension`; every key leads with `tenant_id`."""
-    return Schema(
-        component="chunks",
-        migrations=[
-            [
-                # body: the chunk's JSON without its embedding; length: its term count.
-                "CREATE TABLE {schema}.chunk_rows ("
-                ' tenant_id uuid NOT NULL, chunk_id text COLLATE "C" NOT NULL,'
-                " source_id text NOT NULL, idx integer NOT NULL, length integer NOT NULL,"
-                f" body jsonb NOT NULL, embedding vector({int(dimension)}),"
-                " PRIMARY KEY (tenant_id, chunk_id))",
-                # Keep embeddings in the row (a wide row would push them out to
-                # TOAST, and every exact search would then detoast each one).
-                "ALTER TABLE {schema}.chunk_rows ALTER COLUMN embedding SET STORAGE MAIN",
-                "CREATE INDEX chunk_rows_by_source ON {schema}.chunk_rows"
-                " (tenant_id, source_id, idx, chunk_id)",
-                "CREATE TABLE {schema}.chunk_entities ("
-                " tenant_id uuid NOT NULL, entity_id uuid NOT NULL,"
-                ' chunk_id text COLLATE "C" NOT NULL,'
-                " PRIMARY KEY (tenant_id, entity_id, chunk_id))",
-                "CREATE INDEX chunk_entities_by_chunk ON {schema}.chunk_entities"
-                " (tenant_id, chunk_id)",
-                "CREATE TABLE {schema}.chunk_postings ("
-                ' tenant_id uuid NOT NULL, term text NOT NULL, chunk_id text COLLATE "C" NOT NULL,'
-                " tf integer NOT NULL, length integer NOT NULL,"
-                " PRIMARY KEY (tenant_id, term, chunk_id))",
-                "CREATE INDEX chunk_postings_by_chunk ON {schema}.chunk_postings"
-                " (tenant_id, chunk_id)",
-                "CREATE TABLE {schema}.chunk_terms ("
-                " tenant_id uuid NOT NULL, term text NOT NULL,"
-                " document_frequency integer NOT NULL, PRIMARY KEY (tenant_id, term))",
-                "CREATE TABLE {schema}.chunk_corpus ("
-                " tenant_id uuid PRIMARY KEY, document_count integer NOT NULL,"
-                " total_length bigint NOT NULL)",
-            ]
-        ],
-    )
-
 
 _TENANT_TABLES = ("chunk_rows", "chunk_entities", "chunk_postings", "chunk_terms", "chunk_corpus")
 

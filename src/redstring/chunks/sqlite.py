@@ -10,8 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from redstring.chunks.sqlite_schema import SCHEMA
 from redstring.domain.bm25 import CorpusStats, LexicalCandidates
-from redstring.domain.chunk import ChunkId, StoredChunk, require_chunks_of_source
+from redstring.domain.chunk import ChunkId, StoredChunk, chunk_id_for, require_chunks_of_source
 from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.exact_search import (
     FloatMatrix,
@@ -25,45 +26,11 @@ from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import tokenize
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
-from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
 from redstring.storage.tenant_cache import (
     TenantCache,
     bump_generations,
     current_generation,
-    generation_table,
-)
-
-SCHEMA = Schema(
-    component="chunks",
-    migrations=[
-        [
-            # body: the chunk's JSON without its embedding; length: its term count.
-            "CREATE TABLE chunk_rows ("
-            " tenant_id TEXT NOT NULL, chunk_id TEXT NOT NULL, source_id TEXT NOT NULL,"
-            " idx INTEGER NOT NULL, length INTEGER NOT NULL, body TEXT NOT NULL,"
-            " embedding BLOB, PRIMARY KEY (tenant_id, chunk_id))",
-            "CREATE INDEX chunk_rows_by_source ON chunk_rows (tenant_id, source_id, idx, chunk_id)",
-            "CREATE TABLE chunk_entities ("
-            " tenant_id TEXT NOT NULL, entity_id TEXT NOT NULL, chunk_id TEXT NOT NULL,"
-            " PRIMARY KEY (tenant_id, entity_id, chunk_id)) WITHOUT ROWID",
-            "CREATE INDEX chunk_entities_by_chunk ON chunk_entities (tenant_id, chunk_id)",
-            # One posting per (term, chunk); the chunk's length rides along so
-            # ranking needs no second lookup per candidate.
-            "CREATE TABLE chunk_postings ("
-            " tenant_id TEXT NOT NULL, term TEXT NOT NULL, chunk_id TEXT NOT NULL,"
-            " tf INTEGER NOT NULL, length INTEGER NOT NULL,"
-            " PRIMARY KEY (tenant_id, term, chunk_id)) WITHOUT ROWID",
-            "CREATE INDEX chunk_postings_by_chunk ON chunk_postings (tenant_id, chunk_id)",
-            "CREATE TABLE chunk_terms ("
-            " tenant_id TEXT NOT NULL, term TEXT NOT NULL, document_frequency INTEGER NOT NULL,"
-            " PRIMARY KEY (tenant_id, term)) WITHOUT ROWID",
-            "CREATE TABLE chunk_corpus ("
-            " tenant_id TEXT PRIMARY KEY, document_count INTEGER NOT NULL,"
-            " total_length INTEGER NOT NULL)",
-            generation_table("chunk_generations"),
-        ]
-    ],
 )
 
 _TENANT_TABLES = (
@@ -124,6 +91,7 @@ class SqliteChunkStore:
             raise ValueError(f"dimension must be positive, got {dimension}")
         self._db = database
         self._name = f"SqliteChunkStore({database.path})"
+        database.define_function("redstring_chunk_id", chunk_id_for)
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
         database.ensure_dimension("chunks", dimension, store=self._name, holds="embeddings")
         self._dimension = dimension

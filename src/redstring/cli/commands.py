@@ -19,8 +19,8 @@ from redstring.cli.providers import (
     max_failed_share,
 )
 from redstring.client import queries, render
+from redstring.client.client import AsyncRedstring
 from redstring.client.documents import read_documents
-from redstring.client.errors import ChunkStoreUnavailableError
 from redstring.client.store_set import StoreOpener
 from redstring.client.stores import open_store_set
 from redstring.client.tenants import parse_tenant
@@ -28,7 +28,7 @@ from redstring.composition.build_graph import GraphBuildReport, build_graph
 from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE, preflight
 from redstring.composition.index_documents import index_documents
 from redstring.domain.document import SourceDocument
-from redstring.domain.errors import BuildFailedError, MissingExtraError
+from redstring.domain.errors import BuildFailedError, ChunkStoreUnavailableError, MissingExtraError
 from redstring.domain.retrieval import require_query
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ExtractionProgress
@@ -220,10 +220,16 @@ async def _mcp(args: argparse.Namespace, context: Context) -> None:
         raise MissingExtraError(extra="mcp", missing="the mcp package")
     from redstring.cli.mcp_server import serve_stdio  # noqa: PLC0415 (optional extra)
 
-    async with context.opener(
-        args.db, dimension=_dimension(embeddings), create=False, migrate=args.migrate
-    ) as stores:
-        await serve_stdio(stores, embeddings, tenant)
+    client = AsyncRedstring(
+        args.db,
+        tenant=tenant,
+        embeddings="none" if embeddings is None else embeddings,
+        migrate=args.migrate,
+        create=False,
+        opener=context.opener,
+    )
+    async with client:
+        await serve_stdio(client)
 
 
 def _emit[Answer: BaseModel](

@@ -1,135 +1,316 @@
-"""The retrievers as Model Context Protocol tools, served over stdio (needs the `mcp` extra).
+"""The client's reads as Model Context Protocol tools, served over stdio (needs the `mcp` extra).
 
-Three tools: `search_entities`, `search_passages` and `get_entity` (with its
-neighbours). Arguments are checked twice: by the JSON schema the SDK derives
-from the signatures below (types, ranges, enums) and by the library's own
-guards (a blank query, an id that is not a UUID). A failure reaches the model
-as a tool error naming the cause, never as a crash of the server.
+A thin layer over `AsyncRedstring` (ADR 0175): each tool calls one client
+method and returns the compact form of its answer (`mcp_results`). The
+server reads the tenant's catalogue once at start-up and builds the tools
+from it: the tools it can serve (no entity tools for a tenant without
+entities), enums of its entity types and sources, the modes its provider
+can serve. Arguments are checked by that schema and then by the library;
+a refusal reaches the model as a tool error naming the argument
+(`mcp_errors`), never as a crash of the server.
 
-**The tenant is the server's, never the model's.** It is bound when the server
-is built, no tool has a tenant parameter, and an argument the schema does not
-declare (a `tenant_id` a model invents) is ignored rather than read (ADR 0082).
+**The tenant is the server's, never the model's.** It is the client's, no
+tool has a tenant parameter, and an argument the schema does not declare (a
+`tenant_id` a model invents) is ignored rather than read (ADR 0082).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from importlib.metadata import version
 from io import TextIOWrapper
-from typing import Annotated, Literal, cast
+from typing import Annotated, Any, cast
 
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
-from pydantic import Field
+from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, ValidationError
 
-from redstring.cli import queries
-from redstring.cli.answers import EntityAnswer, EntitySearchAnswer, PassageSearchAnswer
-from redstring.cli.mcp_transport import unicode_safe_lines
-from redstring.cli.store_set import StoreSet
-from redstring.domain.errors import RedstringError
-from redstring.domain.ids import TenantId
-from redstring.ports.embedding_provider import EmbeddingProvider
-
-#: The most results one tool call may ask for.
-MAX_K = 50
-
-Query = Annotated[
-    str, Field(min_length=1, max_length=2000, description="What to look for, in words.")
-]
-K = Annotated[int, Field(ge=0, le=MAX_K, description="How many results, best first.")]
-Mode = Annotated[
-    Literal["hybrid", "semantic", "lexical"] | None,
-    Field(
-        description="Which channels rank: semantic (meaning), lexical (spelling), or hybrid "
-        "(both, fused). Omitted: hybrid when the server embeds queries, else lexical."
-    ),
-]
-
-INSTRUCTIONS = (
-    "Search one knowledge graph of entities (people, organisations, places, ...) and the "
-    "passages of the documents it was built from. Use search_entities to find which entities "
-    "a name or description means, get_entity to read one entity and its relationships, and "
-    "search_passages to find the text that says something. Scores: `score` is fused and "
-    "only orders one answer; `semantic` and `lexical` are on 0..1, null when that channel "
-    "did not rank the item."
+from redstring.cli.mcp_errors import EmptyTenantError, argument_error, library_error, unknown_names
+from redstring.cli.mcp_results import (
+    MAX_NEIGHBOURS,
+    PASSAGE_TEXT,
+    READ_TEXT,
+    EntityFacts,
+    EntitySearchResult,
+    PassageSearchResult,
+    PassageText,
+    TenantDescription,
+    compact_json,
+    entity_facts,
+    entity_result,
+    passage_result,
+    passage_text,
+    tenant_description,
 )
+from redstring.cli.mcp_schema import (
+    MAX_ENUM,
+    EntityIdArgument,
+    Explain,
+    K,
+    MinConfidence,
+    Offset,
+    PassageIdArgument,
+    Query,
+    mode_argument,
+    names_argument,
+    retyped,
+)
+from redstring.cli.mcp_transport import unicode_safe_lines
+from redstring.client.catalogue import TenantCatalogue
+from redstring.client.client import AsyncRedstring
+from redstring.domain.confidence import SUGGESTED_MIN_CONFIDENCE
+from redstring.domain.errors import RedstringError
+
+#: The results a search returns when `k` is omitted: enough to choose from, little to read.
+DEFAULT_K = 5
+
+SCORES = (
+    "Each result's `confidence` (0..1, comparable across queries) is how likely it is "
+    "related to the query at all: 0.5 as likely as not. With `min_confidence` (default "
+    f"{SUGGESTED_MIN_CONFIDENCE}) the answer is empty unless some result reaches it, so an "
+    "empty answer means nothing here matches. `explain=true` adds the scores behind it: "
+    "`semantic`, similarity of meaning on 0..1 where 0.5 means unrelated and 1.0 the same "
+    "meaning, and `lexical`, overlap of spelling on 0..1 (1.0: the same words); a score is "
+    "absent when that ranking did not find the item."
+)
+INSTRUCTIONS = (
+    "Search one knowledge graph: entities (with their relationships) extracted from "
+    "documents, and the passages of those documents. Each tool's description says when to "
+    "use it; describe_tenant says what the graph holds."
+)
+_READ_ONLY = {"read_only_hint": True, "idempotent_hint": True, "open_world_hint": False}
 
 
-async def _guarded[T](call: Awaitable[T]) -> T:
+class _Refusal(ToolError):
+    """A refusal whose text is already written for the model."""
+
+
+class _Server(MCPServer):
+    """`MCPServer` whose argument and library refusals read as one sentence per argument."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Any = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:
+            cause = error.__cause__
+            if isinstance(cause, ValidationError):
+                text = argument_error(name, cause)
+            elif isinstance(cause, _Refusal):
+                text = str(cause)
+            else:
+                raise
+            return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+def _answer(result: BaseModel) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=compact_json(result))],
+        structured_content=result.model_dump(mode="json", exclude_none=True),
+    )
+
+
+def _types_line(catalogue: TenantCatalogue) -> str:
+    counts = sorted(catalogue.entity_types.items(), key=lambda item: (-item[1], item[0]))
+    shown = ", ".join(f"{name} ({count})" for name, count in counts[:20])
+    more = "" if len(counts) <= 20 else f", and {len(counts) - 20} more (see describe_tenant)"
+    return f"This graph holds {catalogue.entities} entities of types: {shown}{more}."
+
+
+def _empty_note(what: str, *, filtered: bool, embeds: bool, threshold: float | None) -> str:
+    other = (
+        "mode='lexical' for exact spellings or mode='semantic' for meanings"
+        if embeds
+        else ("other spellings")
+    )
+    narrowed = " or drop the filter," if filtered else ""
+    lower = (
+        ""
+        if threshold is None or threshold == 0.0
+        else f" Nothing reached min_confidence {threshold}: min_confidence=0 shows the closest "
+        "results anyway, most likely unrelated."
+    )
+    return f"No {what} matched this query here. Try other words,{narrowed} {other}.{lower}"
+
+
+async def _refusing[T](tool: str, call: Awaitable[T]) -> T:
+    """`call`'s result, or a refusal naming the argument the library refused."""
     try:
         return await call
     except (RedstringError, ValueError) as error:
-        raise ToolError(" ".join(str(error).split())) from error
+        raise _Refusal(library_error(tool, error)) from error
 
 
-def build_server(
-    stores: StoreSet, embeddings: EmbeddingProvider | None, tenant_id: TenantId
-) -> MCPServer:
-    """An MCP server whose tools read `stores` for `tenant_id` only."""
-    server: MCPServer = MCPServer(
+def build_server(client: AsyncRedstring, catalogue: TenantCatalogue) -> MCPServer:
+    """An MCP server whose tools read `client`'s tenant, shaped by its `catalogue`."""
+    embeds = client.embeddings is not None
+    modes = ["hybrid", "semantic", "lexical"] if embeds else ["lexical"]
+    default_mode = modes[0]
+    types = list(catalogue.entity_types)
+    sources = list(catalogue.sources)
+    server = _Server(
         name="redstring",
+        title="redstring knowledge graph",
         version=version("redstring"),
         instructions=INSTRUCTIONS,
         log_level="WARNING",
     )
 
-    @server.tool(description="Rank the entities best matching a query.")
-    async def search_entities(
-        query: Query,
-        k: K = 10,
-        mode: Mode = None,
-        entity_types: Annotated[
-            list[str] | None,
-            Field(description="Keep only entities of these types; omitted: every type."),
-        ] = None,
-    ) -> EntitySearchAnswer:
-        return await _guarded(
-            queries.search_entities(
-                stores, embeddings, tenant_id, query, k=k, mode=mode, entity_types=entity_types
+    def note(what: str, found: bool, k: int, filtered: bool, threshold: float | None) -> str | None:
+        if found or k == 0:
+            return None
+        return _empty_note(what, filtered=filtered, embeds=embeds, threshold=threshold)
+
+    async def describe_tenant() -> Annotated[CallToolResult, TenantDescription]:
+        return _answer(tenant_description(await client.describe(), modes))
+
+    server.add_tool(
+        describe_tenant,
+        title="Describe the knowledge graph",
+        description="Say what this knowledge graph holds: its entity types and document "
+        "sources with their counts, its relationships, and the search modes on offer. Use it "
+        "before filtering by type or source, or when a search came back empty.",
+        annotations=ToolAnnotations(title="Describe the knowledge graph", **_READ_ONLY),
+    )
+
+    if catalogue.entities:
+
+        async def search_entities(
+            query: Query,
+            *,
+            k: K = DEFAULT_K,
+            mode: str = default_mode,
+            entity_types: list[str] | None = None,
+            min_confidence: MinConfidence = SUGGESTED_MIN_CONFIDENCE,
+            explain: Explain = False,
+        ) -> Annotated[CallToolResult, EntitySearchResult]:
+            answer = await _refusing(
+                "search_entities",
+                client.search(
+                    query, k=k, mode=mode, types=entity_types, min_confidence=min_confidence
+                ),
             )
+            filtered = entity_types is not None
+            said = note("entity", bool(answer.matches), k, filtered, min_confidence)
+            return _answer(entity_result(answer, said, explain=explain))
+
+        async def get_entity(entity_id: EntityIdArgument) -> Annotated[CallToolResult, EntityFacts]:
+            return _answer(entity_facts(await _refusing("get_entity", client.entity(entity_id))))
+
+        server.add_tool(
+            retyped(
+                search_entities,
+                mode=mode_argument(embeds),
+                entity_types=names_argument(types, what="entity types"),
+            ),
+            title="Search entities",
+            description="Find the entities (people, organisations, things, ... as typed in "
+            "this graph) that a name or description refers to. Use it first, to turn a name "
+            "into an `id` for get_entity. Returns up to k entities, best first. "
+            f"{SCORES} An empty `matches` means nothing here matched; `note` says what to try. "
+            + _types_line(catalogue),
+            annotations=ToolAnnotations(title="Search entities", **_READ_ONLY),
+        )
+        server.add_tool(
+            get_entity,
+            title="Read one entity",
+            description="Read one entity by the `id` search_entities returned: its "
+            "description, aliases, source documents and relationships (at most "
+            f"{MAX_NEIGHBOURS}; `related_total` counts all), each naming the other entity's "
+            "`id` to follow with get_entity. An id this graph does not hold is an error.",
+            annotations=ToolAnnotations(title="Read one entity", **_READ_ONLY),
         )
 
-    @server.tool(description="Rank the document passages best matching a query.")
-    async def search_passages(
-        query: Query,
-        k: K = 10,
-        mode: Mode = None,
-        source_ids: Annotated[
-            list[str] | None,
-            Field(description="Keep only passages of these source documents; omitted: all."),
-        ] = None,
-    ) -> PassageSearchAnswer:
-        return await _guarded(
-            queries.search_passages(
-                stores, embeddings, tenant_id, query, k=k, mode=mode, source_ids=source_ids
+    if catalogue.passages:
+
+        async def search_passages(
+            query: Query,
+            *,
+            k: K = DEFAULT_K,
+            mode: str = default_mode,
+            sources: list[str] | None = None,
+            min_confidence: MinConfidence = SUGGESTED_MIN_CONFIDENCE,
+            explain: Explain = False,
+        ) -> Annotated[CallToolResult, PassageSearchResult]:
+            _check_names("sources", sources, list(catalogue.sources))
+            answer = await _refusing(
+                "search_passages",
+                client.passages(
+                    query, k=k, mode=mode, sources=sources, min_confidence=min_confidence
+                ),
             )
+            said = note("passage", bool(answer.matches), k, sources is not None, min_confidence)
+            return _answer(passage_result(answer, said, explain=explain))
+
+        async def read_passage(
+            passage_id: PassageIdArgument, offset: Offset = 0
+        ) -> Annotated[CallToolResult, PassageText]:
+            chunk = await _refusing("read_passage", client.passage(passage_id))
+            return _answer(passage_text(chunk, offset))
+
+        server.add_tool(
+            retyped(
+                search_passages,
+                mode=mode_argument(embeds),
+                sources=names_argument(sources, what="source documents (ids as indexed)"),
+            ),
+            title="Search passages",
+            description="Find the passages of the indexed documents that say something about "
+            "a query: use it to answer a question from the text or to cite a source. Returns "
+            f"up to k passages, best first, each cut at {PASSAGE_TEXT} characters (`more_at` "
+            f"is where read_passage continues it). {SCORES} An empty `matches` means no "
+            f"passage matched; `note` says what to try. {len(sources)} sources, "
+            f"{catalogue.passages} passages.",
+            annotations=ToolAnnotations(title="Search passages", **_READ_ONLY),
+        )
+        server.add_tool(
+            read_passage,
+            title="Read a passage",
+            description="Read the rest of a passage a search cut short: pass its `passage_id` "
+            f"and its `more_at` as `offset`; returns up to {READ_TEXT} characters and the next "
+            "`more_at` (absent at the end). An offset past the end gives empty text.",
+            annotations=ToolAnnotations(title="Read a passage", **_READ_ONLY),
         )
 
-    @server.tool(description="One entity by id (from a search), with its relationships.")
-    async def get_entity(
-        entity_id: Annotated[
-            str, Field(min_length=1, max_length=64, description="The `id` a search returned.")
-        ],
-    ) -> EntityAnswer:
-        async def read() -> EntityAnswer:
-            return await queries.get_entity(stores, tenant_id, queries.parse_entity_id(entity_id))
-
-        return await _guarded(read())
-
+    _only_tools(server)
     return server
 
 
-async def serve_stdio(
-    stores: StoreSet, embeddings: EmbeddingProvider | None, tenant_id: TenantId
-) -> None:
+def _check_names(argument: str, given: Sequence[str] | None, known: list[str]) -> None:
+    """Refuse names `known` lacks, where `known` is too long to be the schema's enum."""
+    if given is not None and len(known) > MAX_ENUM:
+        held = set(known)
+        missing = [name for name in given if name not in held]
+        if missing:
+            raise _Refusal(unknown_names(argument, missing, known))
+
+
+def _only_tools(server: MCPServer) -> None:
+    """Drop the prompt and resource handlers, so the server advertises only tools."""
+    handlers = server._lowlevel_server._request_handlers
+    for method in [name for name in handlers if name.startswith(("prompts/", "resources/"))]:
+        del handlers[method]
+
+
+async def open_server(client: AsyncRedstring) -> MCPServer:
+    """The server for `client`, or `EmptyTenantError` when its tenant holds nothing."""
+    catalogue = await client.describe()
+    if catalogue.is_empty:
+        raise EmptyTenantError(tenant=catalogue.tenant_id, others=catalogue.other_tenants)
+    return build_server(client, catalogue)
+
+
+async def serve_stdio(client: AsyncRedstring) -> None:
     """Serve the tools on stdin/stdout until the client closes the connection.
 
     Requests are read through `unicode_safe_lines`, so every call answers (issue 14).
     """
-    server = build_server(stores, embeddings, tenant_id)
+    server = await open_server(client)
     lowlevel = server._lowlevel_server
     stdin = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
     lines = cast("anyio.AsyncFile[str]", unicode_safe_lines(stdin))

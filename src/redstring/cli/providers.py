@@ -26,8 +26,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from redstring.client.embeddings import local_extra_installed
-from redstring.client.errors import MissingSettingError
-from redstring.domain.errors import InvalidSettingError
+from redstring.domain.errors import InvalidSettingError, MissingSettingError
 from redstring.llm.local_embedding import LocalEmbeddingProvider
 from redstring.llm.openai_compatible import (
     STRUCTURED_OUTPUTS,

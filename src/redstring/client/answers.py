@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, JsonValue
 
-from redstring.client.errors import PandasMissingError
+from redstring.domain.errors import PandasMissingError
 from redstring.domain.retrieval import RetrievalMode
 
 
@@ -62,6 +62,8 @@ class EntityHit(BaseModel):
     score: float
     semantic: float | None
     lexical: float | None
+    #: How likely the entity is related to the query at all, 0..1 (`ScoredEntity.confidence`).
+    confidence: float | None = None
 
 
 class EntitySearchAnswer(_Rows):
@@ -98,6 +100,8 @@ class PassageHit(BaseModel):
     semantic: float | None
     lexical: float | None
     bm25: float | None
+    #: How likely the passage is related to the query at all, 0..1 (`ScoredChunk.confidence`).
+    confidence: float | None = None
 
 
 class PassageSearchAnswer(_Rows):

@@ -24,14 +24,11 @@ from redstring.client.answers import (
     PassageSearchAnswer,
     StatsAnswer,
 )
+from redstring.client.catalogue import TenantCatalogue, describe_tenant, read_passage
 from redstring.client.documents import read_documents
 from redstring.client.embeddings import EmbeddingChoice, resolve_embeddings
-from redstring.client.errors import (
-    EMBEDDINGS_ARGUMENT,
-    ChunkStoreUnavailableError,
-    ClientClosedError,
-)
-from redstring.client.store_set import StoreSet
+from redstring.client.errors import EMBEDDINGS_ARGUMENT
+from redstring.client.store_set import StoreOpener, StoreSet
 from redstring.client.stores import open_store_set
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
 from redstring.composition.build_graph import GraphBuildReport, build_graph
@@ -41,8 +38,13 @@ from redstring.composition.index_documents import (
     IndexReport,
     index_documents,
 )
+from redstring.domain.chunk import StoredChunk
 from redstring.domain.document import SourceDocument
-from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.errors import (
+    ChunkStoreUnavailableError,
+    ClientClosedError,
+    InvalidArgumentError,
+)
 from redstring.domain.ids import TenantId
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
@@ -110,7 +112,10 @@ class AsyncRedstring:
     tenant); `embeddings` is `"local"`, `"none"`, an `EmbeddingProvider`, or
     `None` for the local model when its extra is installed. A new database is
     made at the provider's dimension. `migrate=True` upgrades a database
-    written by an older redstring in place.
+    written by an older redstring in place. `create=False` is for a client
+    that only reads: the database must exist (`DatabaseNotFoundError`) and a
+    SQLite file opens read-only, without the write lock. `opener` replaces
+    how the stores open (`open_store_set`), e.g. with in-memory stores.
 
     Use `async with AsyncRedstring(...) as rs:`, or call `close()`; a closed
     client raises `ClientClosedError`.
@@ -123,6 +128,8 @@ class AsyncRedstring:
         tenant: str | UUID | None = None,
         embeddings: EmbeddingChoice = None,
         migrate: bool = False,
+        create: bool = True,
+        opener: StoreOpener | None = None,
     ) -> None:
         if not isinstance(db, str | os.PathLike) or not os.fspath(db).strip():
             raise InvalidArgumentError(
@@ -132,6 +139,8 @@ class AsyncRedstring:
         self._tenant = _tenant(tenant)
         self._embeddings = resolve_embeddings(embeddings)
         self._migrate = migrate
+        self._create = create
+        self._opener: StoreOpener = open_store_set if opener is None else opener
         self._stack: AsyncExitStack | None = None
         self._stores: StoreSet | None = None
         self._closed = False
@@ -171,7 +180,9 @@ class AsyncRedstring:
             stack = AsyncExitStack()
             dimension = None if self._embeddings is None else self._embeddings.dimension
             self._stores = await stack.enter_async_context(
-                open_store_set(self._db, dimension=dimension, create=True, migrate=self._migrate)
+                self._opener(
+                    self._db, dimension=dimension, create=self._create, migrate=self._migrate
+                )
             )
             self._stack = stack
         return self._stores
@@ -286,11 +297,14 @@ class AsyncRedstring:
         k: int = 10,
         mode: str | None = None,
         types: Sequence[str] | None = None,
+        min_confidence: float | None = None,
     ) -> EntitySearchAnswer:
         """The `k` entities best matching `query`, best first.
 
         `mode` is "hybrid" (the default with a provider), "semantic" or
-        "lexical" (the default without); `types` keeps only those entity types.
+        "lexical" (the default without); `types` keeps only those entity types;
+        `min_confidence` (0..1, `None`: no threshold) answers empty when no
+        candidate's `confidence` reaches it: "nothing here matches".
         """
         stores = await self._open("search")
         return await queries.search_entities(
@@ -301,6 +315,7 @@ class AsyncRedstring:
             k=k,
             mode=mode,
             entity_types=types,
+            min_confidence=min_confidence,
             fix=EMBEDDINGS_ARGUMENT,
         )
 
@@ -311,10 +326,12 @@ class AsyncRedstring:
         k: int = 5,
         mode: str | None = None,
         sources: Sequence[str] | None = None,
+        min_confidence: float | None = None,
     ) -> PassageSearchAnswer:
         """The `k` passages best matching `query`, best first.
 
-        `mode` as for `search`; `sources` keeps only passages of those document ids.
+        `mode` and `min_confidence` as for `search`; `sources` keeps only
+        passages of those document ids.
         """
         stores = await self._open("passages")
         return await queries.search_passages(
@@ -325,6 +342,7 @@ class AsyncRedstring:
             k=k,
             mode=mode,
             source_ids=sources,
+            min_confidence=min_confidence,
             fix=EMBEDDINGS_ARGUMENT,
         )
 
@@ -342,3 +360,19 @@ class AsyncRedstring:
         """What every tenant of the database holds, and the client's tenant whatever it holds."""
         stores = await self._open("stats")
         return await queries.stats(stores, self._tenant)
+
+    async def describe(self) -> TenantCatalogue:
+        """What the client's tenant holds: entity types and sources with their counts.
+
+        Also names the other tenants holding entities; an unknown tenant gives zeros.
+        """
+        stores = await self._open("describe")
+        return await describe_tenant(stores, self._tenant)
+
+    async def passage(self, passage_id: str) -> StoredChunk:
+        """The whole stored passage `passage_id` (a `chunk_id` from `passages`).
+
+        Raises `InvalidArgumentError` when the tenant holds no such passage.
+        """
+        stores = await self._open("passage")
+        return await read_passage(stores, self._tenant, passage_id)

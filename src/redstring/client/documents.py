@@ -13,8 +13,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from redstring.client.errors import DocumentPathError, NoDocumentsError
 from redstring.domain.document import SourceDocument
+from redstring.domain.errors import DocumentPathError, NoDocumentsError
 
 #: The file suffixes read (compared lower-case).
 SUFFIXES = frozenset({".txt", ".md", ".markdown"})

@@ -1,88 +1,10 @@
-"""The errors the client (and the command line over it) raises; each names its cause and fix."""
+"""The fixes the client's `ModeNeedsEmbeddingsError` names, in the caller's terms.
+
+The client's error classes live in `redstring.domain.errors.client` (one tree,
+ADR 0140); import them from `redstring.errors`.
+"""
 
 from __future__ import annotations
-
-from redstring.domain.errors import RedstringError
-
-
-class DatabaseNotFoundError(RedstringError, FileNotFoundError):
-    """A command that only reads was pointed at a database file that does not exist."""
-
-    def __init__(self, *, path: str) -> None:
-        self.path = path
-        super().__init__(
-            f"no database at {path}. Check --db, or create one first with "
-            f"`redstring index PATH... --db {path}` or `redstring build PATH... --db {path}`."
-        )
-
-
-class DocumentPathError(RedstringError, FileNotFoundError):
-    """A document path does not exist, or is a file of a kind the command cannot read."""
-
-    def __init__(self, *, path: str, detail: str) -> None:
-        self.path = path
-        super().__init__(
-            f"{path}: {detail}. Pass text (.txt) or Markdown (.md, .markdown) files, or "
-            "folders holding them."
-        )
-
-
-class NoDocumentsError(RedstringError, ValueError):
-    """The paths given hold no text or Markdown file at all."""
-
-    def __init__(self, *, paths: list[str]) -> None:
-        self.paths = paths
-        super().__init__(
-            f"no .txt, .md or .markdown file found under {', '.join(paths)}; nothing to do. "
-            "Check the paths."
-        )
-
-
-class ClientClosedError(RedstringError, RuntimeError):
-    """A `Redstring` or `AsyncRedstring` was used after `close()`."""
-
-    def __init__(self, *, method: str) -> None:
-        self.method = method
-        super().__init__(
-            f"{method}() was called on a closed redstring client. Open a new one "
-            "(`Redstring(db)`), or keep the calls inside its `with` block."
-        )
-
-
-class PandasMissingError(RedstringError, ImportError):
-    """`to_pandas()` was called where pandas is not installed."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            "to_pandas() needs pandas, which is not installed. Install it "
-            "(pip install pandas), or use to_dicts()."
-        )
-
-
-class MissingSettingError(RedstringError, ValueError):
-    """A provider was chosen without a setting it needs."""
-
-    def __init__(self, *, what: str, flag: str, variable: str) -> None:
-        self.flag = flag
-        self.variable = variable
-        super().__init__(
-            f"{what} needs {flag}: pass it, or set the environment variable {variable}."
-        )
-
-
-class ChunkStoreUnavailableError(RedstringError):
-    """The database backend has no persistent chunk store in this version of redstring."""
-
-    def __init__(self, *, backend: str, command: str) -> None:
-        self.backend = backend
-        self.command = command
-        super().__init__(
-            f"`redstring {command}` needs a chunk store, and this redstring has no persistent "
-            f"chunk store for {backend} yet, so passages cannot be kept. Use `redstring build` "
-            "and `redstring search` for entities, or a redstring version with a "
-            f"{backend} chunk store."
-        )
-
 
 #: How to give the Python client an embedding provider (`ModeNeedsEmbeddingsError.fix`).
 EMBEDDINGS_ARGUMENT = (

@@ -21,11 +21,15 @@ from redstring.client.answers import (
     StatsAnswer,
     TenantStats,
 )
-from redstring.client.errors import EMBEDDINGS_FLAGS, ChunkStoreUnavailableError
+from redstring.client.errors import EMBEDDINGS_FLAGS
 from redstring.client.store_set import StoreSet
 from redstring.composition.chunk_retrieval import ChunkRetriever
 from redstring.composition.retrieval import Retriever
-from redstring.domain.errors import ModeNeedsEmbeddingsError, UnknownEntityError
+from redstring.domain.errors import (
+    ChunkStoreUnavailableError,
+    ModeNeedsEmbeddingsError,
+    UnknownEntityError,
+)
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.retrieval import RetrievalMode, parse_mode, require_k, require_query
 from redstring.ports.embedding_provider import EmbeddingProvider
@@ -58,6 +62,7 @@ async def search_entities(
     k: int,
     mode: str | None,
     entity_types: Sequence[str] | None,
+    min_confidence: float | None = None,
     fix: str = EMBEDDINGS_FLAGS,
 ) -> EntitySearchAnswer:
     """The `k` entities of `tenant_id` best matching `query`.
@@ -74,7 +79,12 @@ async def search_entities(
         else Retriever.lexical_only(graph=stores.graph)
     )
     result = await retriever.retrieve(
-        query, tenant_id, k=k, entity_types=entity_types, mode=resolved
+        query,
+        tenant_id,
+        k=k,
+        entity_types=entity_types,
+        mode=resolved,
+        min_confidence=min_confidence,
     )
     return EntitySearchAnswer(
         tenant_id=str(tenant_id),
@@ -91,6 +101,7 @@ async def search_entities(
                 score=match.score,
                 semantic=match.semantic,
                 lexical=match.lexical,
+                confidence=match.confidence,
             )
             for rank, match in enumerate(result.matches, start=1)
         ],
@@ -106,6 +117,7 @@ async def search_passages(
     k: int,
     mode: str | None,
     source_ids: Sequence[str] | None,
+    min_confidence: float | None = None,
     fix: str = EMBEDDINGS_FLAGS,
 ) -> PassageSearchAnswer:
     """The `k` passages of `tenant_id` best matching `query`.
@@ -125,7 +137,12 @@ async def search_passages(
         else ChunkRetriever.lexical_only(chunks=stores.chunks)
     )
     result = await retriever.retrieve_chunks(
-        query, tenant_id, k=k, mode=resolved, source_ids=source_ids
+        query,
+        tenant_id,
+        k=k,
+        mode=resolved,
+        source_ids=source_ids,
+        min_confidence=min_confidence,
     )
     return PassageSearchAnswer(
         tenant_id=str(tenant_id),
@@ -144,6 +161,7 @@ async def search_passages(
                 semantic=match.semantic,
                 lexical=match.lexical,
                 bm25=match.bm25,
+                confidence=match.confidence,
             )
             for rank, match in enumerate(result.matches, start=1)
         ],

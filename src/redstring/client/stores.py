@@ -14,10 +14,9 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from redstring.client.embeddings import UNEMBEDDED_DIMENSION
-from redstring.client.errors import DatabaseNotFoundError
 from redstring.client.store_set import StoreSet
 from redstring.composition.sqlite_stores import open_sqlite
-from redstring.domain.errors import DimensionRequiredError, MissingExtraError
+from redstring.domain.errors import DatabaseNotFoundError, DimensionRequiredError, MissingExtraError
 
 POSTGRES_PREFIXES = ("postgresql://", "postgres://")
 

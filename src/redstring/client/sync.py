@@ -21,12 +21,15 @@ from redstring.client.answers import (
     PassageSearchAnswer,
     StatsAnswer,
 )
+from redstring.client.catalogue import TenantCatalogue
 from redstring.client.client import DEFAULT_DB, AsyncRedstring, Documents
 from redstring.client.embeddings import EmbeddingChoice
-from redstring.client.errors import ClientClosedError
+from redstring.client.store_set import StoreOpener
 from redstring.composition.build_graph import GraphBuildReport
 from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE
 from redstring.composition.index_documents import IndexProgressCallback, IndexReport
+from redstring.domain.chunk import StoredChunk
+from redstring.domain.errors import ClientClosedError
 from redstring.domain.ids import TenantId
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
@@ -49,8 +52,12 @@ class Redstring:
         tenant: str | UUID | None = None,
         embeddings: EmbeddingChoice = None,
         migrate: bool = False,
+        create: bool = True,
+        opener: StoreOpener | None = None,
     ) -> None:
-        self._client = AsyncRedstring(db, tenant=tenant, embeddings=embeddings, migrate=migrate)
+        self._client = AsyncRedstring(
+            db, tenant=tenant, embeddings=embeddings, migrate=migrate, create=create, opener=opener
+        )
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="redstring-client", daemon=True
@@ -148,9 +155,12 @@ class Redstring:
         k: int = 10,
         mode: str | None = None,
         types: Sequence[str] | None = None,
+        min_confidence: float | None = None,
     ) -> EntitySearchAnswer:
         """See `AsyncRedstring.search`."""
-        return self._run(self._client.search(query, k=k, mode=mode, types=types))
+        return self._run(
+            self._client.search(query, k=k, mode=mode, types=types, min_confidence=min_confidence)
+        )
 
     def passages(
         self,
@@ -159,9 +169,14 @@ class Redstring:
         k: int = 5,
         mode: str | None = None,
         sources: Sequence[str] | None = None,
+        min_confidence: float | None = None,
     ) -> PassageSearchAnswer:
         """See `AsyncRedstring.passages`."""
-        return self._run(self._client.passages(query, k=k, mode=mode, sources=sources))
+        return self._run(
+            self._client.passages(
+                query, k=k, mode=mode, sources=sources, min_confidence=min_confidence
+            )
+        )
 
     def entity(self, entity_id: str | UUID) -> EntityAnswer:
         """See `AsyncRedstring.entity`."""
@@ -171,6 +186,14 @@ class Redstring:
         """See `AsyncRedstring.stats`."""
         return self._run(self._client.stats())
 
+    def describe(self) -> TenantCatalogue:
+        """See `AsyncRedstring.describe`."""
+        return self._run(self._client.describe())
 
-for _name in ("index", "build", "search", "passages", "entity", "stats"):
+    def passage(self, passage_id: str) -> StoredChunk:
+        """See `AsyncRedstring.passage`."""
+        return self._run(self._client.passage(passage_id))
+
+
+for _name in ("index", "build", "search", "passages", "entity", "stats", "describe", "passage"):
     getattr(Redstring, _name).__doc__ = getattr(AsyncRedstring, _name).__doc__

@@ -86,10 +86,12 @@ class GraphBuildReport(BaseModel):
     counts the types the model answered outside the domain's lists, and
     `entities_dropped_by_type` / `relationships_dropped_by_type` the items
     dropped for one (ADR 0152). `entities_retired` counts entities whose
-    only source document, re-extracted, no longer names them (ADR 0153). `answer_format` is how
-    the model server was asked for JSON (`None` when the provider does not
-    say). `first_sequence`/`last_sequence` bound the events this build
-    appended (`None` when it appended none).
+    only source document, re-extracted, no longer names them (ADR 0153);
+    `relationships_retired` the relationships removed with them or no longer
+    stated by any document (B155). `answer_format` is how the model server
+    was asked for JSON (`None` when the provider does not say).
+    `first_sequence`/`last_sequence` bound the events this build appended
+    (`None` when it appended none).
     """
 
     tenant_id: TenantId
@@ -101,6 +103,7 @@ class GraphBuildReport(BaseModel):
     entities_dropped_by_type: int = 0
     relationships_dropped_by_type: int = 0
     entities_retired: int = 0
+    relationships_retired: int = 0
     chunks_written: int
     merges: list[MergeSummary]
     failures: list[ChunkFailure]
@@ -214,6 +217,7 @@ async def build_graph(
         entities_dropped_by_type=tally.entities_dropped_by_type,
         relationships_dropped_by_type=tally.relationships_dropped_by_type,
         entities_retired=tally.retired,
+        relationships_retired=tally.relationships_retired,
         chunks_written=tally.chunks,
         merges=[_summary(merge) for merge in merges],
         failures=tally.failures,
@@ -245,10 +249,14 @@ class _Tally:
     relationships_dropped_by_type: int = 0
     chunks: int = 0
     retired: int = 0
+    relationships_retired: int = 0
 
     def add(self, extraction: DocumentExtraction, events: list[Event]) -> None:
         extracted = events[0]
-        self.retired += sum(len(e.retired) for e in events if isinstance(e, EntitiesRetired))
+        for event in events:
+            if isinstance(event, EntitiesRetired):
+                self.retired += len(event.retired)
+                self.relationships_retired += len(event.relationships_removed)
         if isinstance(extracted, DocumentExtracted):
             self.entity_ids.update(entity.id for entity in extracted.entities)
             self.relationship_ids.update(rel.id for rel in extracted.relationships)
@@ -274,7 +282,12 @@ async def _document_events(
     entities = await _with_stored_entities(graph, resolved.entities, tenant_id)
     relationships = await _with_stored_relationships(graph, resolved.relationships, tenant_id)
     retired = await retirement(
-        graph, chunks, extraction.document_id, {entity.id for entity in entities}, tenant_id
+        graph,
+        chunks,
+        document_id=extraction.document_id,
+        still_named={entity.id for entity in entities},
+        still_stated={relationship.id for relationship in relationships},
+        tenant_id=tenant_id,
     )
     passages = resolved.chunks
     if embeddings is not None and chunks is not None:

@@ -27,6 +27,15 @@ from redstring.domain.chunk_retrieval import (
     ScoredChunk,
     bm25_relative,
 )
+from redstring.domain.confidence import (
+    DEFAULT_MIN_CONFIDENCE,
+    PASSAGE_CONFIDENCE,
+    ConfidenceCalibration,
+    bm25_ceiling,
+    bm25_coverage,
+    nothing_matches,
+    require_min_confidence,
+)
 from redstring.domain.errors import DimensionMismatchError
 from redstring.domain.fusion import DEFAULT_PASSAGE_FUSION, FusionStrategy
 from redstring.domain.ids import TenantId
@@ -53,13 +62,15 @@ class ChunkRetriever:
     `ChunkRetriever.lexical_only(chunks=...)` needs no provider, defaults to
     LEXICAL and refuses SEMANTIC and HYBRID with `ValueError`. `fusion`
     merges the channels in HYBRID (default `PASSAGE_ADAPTIVE_FUSION`, ADR 0121;
-    pass `ReciprocalRankFusion()` for plain RRF).
+    pass `ReciprocalRankFusion()` for plain RRF). `ScoredChunk.confidence` reads
+    the channel scores through `PASSAGE_CONFIDENCE` (ADR 0170).
     """
 
     _semantic: tuple[EmbeddingProvider, SemanticChunkSource] | None
     _lexical: ChunkStore
     _default: RetrievalMode
     _fusion: FusionStrategy
+    _confidence: ConfidenceCalibration
 
     def __init__(
         self,
@@ -80,6 +91,7 @@ class ChunkRetriever:
             lexical=chunks,
             default=RetrievalMode.HYBRID,
             fusion=fusion,
+            confidence=PASSAGE_CONFIDENCE,
         )
 
     @classmethod
@@ -91,6 +103,7 @@ class ChunkRetriever:
             lexical=chunks,
             default=RetrievalMode.LEXICAL,
             fusion=DEFAULT_PASSAGE_FUSION,
+            confidence=PASSAGE_CONFIDENCE,
         )
         return retriever
 
@@ -101,11 +114,13 @@ class ChunkRetriever:
         lexical: ChunkStore,
         default: RetrievalMode,
         fusion: FusionStrategy,
+        confidence: ConfidenceCalibration,
     ) -> None:
         self._semantic = semantic
         self._lexical = lexical
         self._default = default
         self._fusion = fusion
+        self._confidence = confidence
 
     @property
     def default_mode(self) -> RetrievalMode:
@@ -120,6 +135,7 @@ class ChunkRetriever:
         k: int = 10,
         mode: RetrievalMode | None = None,
         source_ids: Sequence[str] | None = None,
+        min_confidence: float | None = DEFAULT_MIN_CONFIDENCE,
     ) -> ChunkRetrievalResult:
         """The `k` chunks of `tenant_id` best matching `query`, best first.
 
@@ -127,17 +143,23 @@ class ChunkRetriever:
         none), applied before `k` in every channel. Each channel ranks its own
         best and the rankings are fused; ties break by chunk id string.
         A query whose terms are all stopwords ranks nothing lexically.
+        Each match carries its `confidence` (0..1, comparable across queries;
+        ADR 0170); `min_confidence` (`None`: no threshold, the default) empties
+        the answer when no candidate of either channel reaches it
+        (`nothing_matches`, read before `k`); otherwise it changes nothing.
 
         Each channel ranks its `max(k, CHANNEL_DEPTH)` best, so any `k` up to
         `CHANNEL_DEPTH` returns the first `k` of the same fused order.
         Raises `InvalidArgumentError` (a `ValueError`) naming the argument for
         a query that is not non-blank encodable text, a `k` that is not an int
         of zero or more, a tenant id that is not a UUID, a `source_ids` that is
-        not a list of str (one string included), or a mode this retriever was not built for
+        not a list of str (one string included), a `min_confidence` that is not
+        `None` or a number from 0 to 1, or a mode this retriever was not built for
         (naming the constructor that serves it). `k == 0` returns no matches.
         """
         require_query(query)
         require_k(k)
+        threshold = require_min_confidence(min_confidence)
         require_tenant_id(tenant_id)
         source_ids = require_str_items("source_ids", source_ids)
         resolved = resolve_mode(
@@ -153,27 +175,38 @@ class ChunkRetriever:
         # Each channel ranks at least CHANNEL_DEPTH, so the fused top does not
         # depend on how many matches the caller asked for.
         depth = max(k, CHANNEL_DEPTH)
-        semantic, lexical = await asyncio.gather(
+        semantic, (lexical, ceiling) = await asyncio.gather(
             _semantic_channel(pair, query, tenant_id, depth, source_ids),
             _lexical_channel(lexical_source, query, tenant_id, depth, source_ids),
         )
+        cosine = {m.chunk.id: m.score for m in semantic}
+        bm25 = dict(lexical)
+        coverage = {chunk_id: bm25_coverage(score, ceiling) for chunk_id, score in lexical}
+        confidence = {
+            chunk_id: self._confidence.confidence(
+                semantic=cosine.get(chunk_id), lexical=coverage.get(chunk_id)
+            )
+            for chunk_id in (*cosine, *coverage)
+        }
         fused = self._fusion.fuse(
             [(m.chunk.id, m.score) for m in semantic],
             [(chunk_id, bm25_relative(score, lexical[0][1])) for chunk_id, score in lexical],
             query=query,
         )[:k]
+        if nothing_matches(confidence.values(), threshold):
+            fused = []
         known = {m.chunk.id: m.chunk for m in semantic}
         missing = [chunk_id for chunk_id, _ in fused if chunk_id not in known]
         if missing:
             known.update((c.id, c) for c in await self._lexical.get_chunks(missing, tenant_id))
-        cosine = {m.chunk.id: m.score for m in semantic}
-        bm25 = dict(lexical)
         matches = [
             ScoredChunk(
                 chunk=known[chunk_id],
                 score=score,
                 semantic=cosine.get(chunk_id),
                 bm25=bm25.get(chunk_id),
+                bm25_coverage=coverage.get(chunk_id),
+                confidence=confidence[chunk_id],
             )
             for chunk_id, score in fused
             if chunk_id in known  # deleted since it was ranked: skipped, no backfill
@@ -206,10 +239,12 @@ async def _lexical_channel(
     tenant_id: TenantId,
     k: int,
     source_ids: Sequence[str] | None,
-) -> list[tuple[ChunkId, float]]:
-    """BM25 over the store's candidates for the query's terms; `[]` when not run."""
+) -> tuple[list[tuple[ChunkId, float]], float]:
+    """BM25 over the store's candidates for the query's terms, and the query's
+    `bm25_ceiling` over the whole corpus; `([], 0.0)` when not run."""
     terms = tokenize(query)
     if source is None or not terms:
-        return []
+        return [], 0.0
     found = await source.lexical_candidates(terms, tenant_id, source_ids=source_ids)
-    return rank_chunks(found, k=k)
+    ceiling = bm25_ceiling(found.document_frequencies.tolist(), found.document_count)
+    return rank_chunks(found, k=k), ceiling

@@ -11,6 +11,7 @@ Two cases a fresh build never meets (ADR 0153):
   What it named before is read from its stored chunk rows; an entity it no
   longer names loses the document from its sources, and one left with no
   source is retired, with its relationships, by an `EntitiesRetired` event.
+  A relationship it no longer states loses it the same way (B155, ADR 0154).
 """
 
 from __future__ import annotations
@@ -103,41 +104,62 @@ async def _survivor_of(graph: BlockingIndex, entity: Entity, tenant_id: TenantId
 async def retirement(
     graph: GraphReader,
     chunks: ChunkWriter | None,
+    *,
     document_id: str,
     still_named: set[EntityId],
+    still_stated: set[RelationshipId],
     tenant_id: TenantId,
 ) -> EntitiesRetired | None:
-    """The `EntitiesRetired` for what `document_id` named before and no longer names.
+    """The `EntitiesRetired` for what `document_id` named or stated before and no longer does.
 
     What it named before comes from its stored chunk rows, so this needs a
-    chunk store that reads (`None` otherwise, or when nothing changed).
+    chunk store that reads (`None` otherwise, or when nothing changed). What
+    it stated before is every relationship of those entities listing it as a
+    source (B155); a relationship listing no source is never retired.
     """
     if not isinstance(chunks, ChunkReader):
         return None
     before: set[EntityId] = set()
     for row in await chunks.chunks_of_source(document_id, tenant_id):
         before.update(row.entity_ids)
-    gone = sorted(before - still_named, key=str)
     retired: list[Entity] = []
     updated: list[Entity] = []
-    for entity in await graph.get_entities(gone, tenant_id):
-        if document_id not in entity.source_document_ids:
-            continue
-        sources = [source for source in entity.source_document_ids if source != document_id]
-        if sources:
-            updated.append(entity.model_copy(update={"source_document_ids": sources}))
-        else:
-            retired.append(entity)
-    if not retired and not updated:
-        return None
+    for entity in await graph.get_entities(sorted(before - still_named, key=str), tenant_id):
+        if document_id in entity.source_document_ids:
+            sources = _without(entity.source_document_ids, document_id)
+            if sources:
+                updated.append(entity.model_copy(update={"source_document_ids": sources}))
+            else:
+                retired.append(entity)
+    gone = {entity.id for entity in retired}
     removed: dict[RelationshipId, Relationship] = {}
-    for entity in retired:
-        for relationship in await graph.relationships_of(entity.id, tenant_id):
-            removed.setdefault(relationship.id, relationship)
+    changed: dict[RelationshipId, Relationship] = {}
+    for entity_id in sorted(before, key=str):
+        for relationship in await graph.relationships_of(entity_id, tenant_id):
+            if {relationship.source_id, relationship.target_id} & gone:
+                removed[relationship.id] = relationship
+            elif (
+                document_id in relationship.source_document_ids
+                and relationship.id not in still_stated
+            ):
+                sources = _without(relationship.source_document_ids, document_id)
+                if sources:
+                    changed[relationship.id] = relationship.model_copy(
+                        update={"source_document_ids": sources}
+                    )
+                else:
+                    removed[relationship.id] = relationship
+    if not (retired or updated or removed or changed):
+        return None
     return EntitiesRetired(
         tenant_id=tenant_id,
         document_id=document_id,
         retired=retired,
         relationships_removed=sorted(removed.values(), key=lambda r: str(r.id)),
         updated=updated,
+        relationships_updated=sorted(changed.values(), key=lambda r: str(r.id)),
     )
+
+
+def _without(sources: list[str], document_id: str) -> list[str]:
+    return [source for source in sources if source != document_id]

@@ -40,6 +40,13 @@ from dataclasses import dataclass, field
 from typing import Self
 
 from redstring.composition.lexical_channel import rank_lexically
+from redstring.domain.confidence import (
+    DEFAULT_MIN_CONFIDENCE,
+    ENTITY_CONFIDENCE,
+    ConfidenceCalibration,
+    nothing_matches,
+    require_min_confidence,
+)
 from redstring.domain.entity import Entity
 from redstring.domain.errors import DimensionMismatchError, MissingCapabilityError
 from redstring.domain.fusion import DEFAULT_FUSION, FusionStrategy
@@ -96,6 +103,7 @@ class Retriever:
     _semantic: _SemanticSide | None
     _default_mode: RetrievalMode
     _fusion: FusionStrategy
+    _confidence: ConfidenceCalibration
 
     def __init__(
         self,
@@ -123,6 +131,7 @@ class Retriever:
             semantic=_SemanticSide(embeddings=embeddings, vectors=vectors),
             default_mode=RetrievalMode.HYBRID,
             fusion=fusion,
+            confidence=ENTITY_CONFIDENCE,
         )
 
     @classmethod
@@ -139,6 +148,7 @@ class Retriever:
             semantic=None,
             default_mode=RetrievalMode.LEXICAL,
             fusion=DEFAULT_FUSION,
+            confidence=ENTITY_CONFIDENCE,
         )
         return retriever
 
@@ -149,6 +159,7 @@ class Retriever:
         semantic: _SemanticSide | None,
         default_mode: RetrievalMode,
         fusion: FusionStrategy,
+        confidence: ConfidenceCalibration,
     ) -> None:
         # Both construction paths come through here, so a guard here holds for both.
         missing = [name for name in _GRAPH_METHODS if not callable(getattr(graph, name, None))]
@@ -160,6 +171,7 @@ class Retriever:
         self._semantic = semantic
         self._default_mode = default_mode
         self._fusion = fusion
+        self._confidence = confidence
 
     async def retrieve(
         self,
@@ -169,6 +181,7 @@ class Retriever:
         k: int = 10,
         entity_types: Sequence[str] | None = None,
         mode: RetrievalMode | None = None,
+        min_confidence: float | None = DEFAULT_MIN_CONFIDENCE,
     ) -> RetrievalResult:
         """The at most `k` entities of `tenant_id` best matching `query`, best first.
 
@@ -176,15 +189,21 @@ class Retriever:
         no filter and `[]` matches nothing; the filter applies to both channels
         before `k`. `k == 0` returns no matches. Each match carries the fused
         score (ordinal, comparable only within this result) and each channel's
-        own score on 0..1, or `None` when that channel did not rank it.
+        own score on 0..1, or `None` when that channel did not rank it, and
+        its `confidence` (0..1, comparable across queries; ADR 0170).
+        `min_confidence` (`None`: no threshold, the default) empties the answer
+        when no candidate of either channel reaches it (`nothing_matches`,
+        read before `k`); otherwise the first `k` come back as without it.
 
         Raises `InvalidArgumentError` (a `ValueError`) naming the argument for
         a query that is not non-blank encodable text, a `k` that is not an int
         of zero or more, a tenant id that is not a UUID, `entity_types` that
-        is not a list of str, or a mode this retriever was not built for.
+        is not a list of str, a `min_confidence` that is not `None` or a
+        number from 0 to 1, or a mode this retriever was not built for.
         """
         require_query(query)
         require_k(k)
+        threshold = require_min_confidence(min_confidence)
         require_tenant_id(tenant_id)
         entity_types = require_str_items("entity_types", entity_types)
         resolved = resolve_mode(
@@ -207,11 +226,19 @@ class Retriever:
                 entity_types,
             ),
         )
+        confidence = {
+            entity_id: self._confidence.confidence(
+                semantic=semantic.scores.get(entity_id), lexical=lexical.scores.get(entity_id)
+            )
+            for entity_id in (*semantic.ids, *lexical.ids)
+        }
         fused = self._fusion.fuse(
             [(i, semantic.scores[i]) for i in semantic.ids],
             [(i, lexical.scores[i]) for i in lexical.ids],
             query=normalized,
         )[:k]
+        if nothing_matches(confidence.values(), threshold):
+            fused = []
         entities = await self._resolve([entity_id for entity_id, _ in fused], lexical, tenant_id)
         return RetrievalResult(
             query=query,
@@ -221,6 +248,7 @@ class Retriever:
                     score=score,
                     semantic=semantic.scores.get(entity_id),
                     lexical=lexical.scores.get(entity_id),
+                    confidence=confidence[entity_id],
                 )
                 for entity_id, score in fused
                 if entity_id in entities

@@ -14,14 +14,18 @@ from typing import NewType
 from pydantic import BaseModel, Field, JsonValue, model_validator
 
 from redstring.domain.errors import ChunkSourceMismatchError
-from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.ids import EntityId, TenantId, length_prefixed
 
 ChunkId = NewType("ChunkId", str)
 
 
 def chunk_id_for(source_id: str, text: str) -> ChunkId:
-    """`c:` plus the first 32 hex digits of SHA-256 over source id and text."""
-    digest = hashlib.sha256(f"{source_id}\x1f{text}".encode()).hexdigest()
+    """`c:` and 32 hex digits of SHA-256 over `length_prefixed("chunk", source_id, text)`.
+
+    Distinct `(source_id, text)` pairs hash distinct material, whatever either
+    contains (ADR 0133; the stores' schema migrations rebuild the same bytes).
+    """
+    digest = hashlib.sha256(length_prefixed("chunk", source_id, text)).hexdigest()
     return ChunkId("c:" + digest[:32])
 
 

@@ -14,6 +14,15 @@
   `None` exactly when `bm25` is. It orders chunks like `bm25` and is not a
   probability or a similarity.
 
+- `ScoredChunk.bm25_coverage`: `bm25` over the query's `bm25_ceiling` (the
+  sum of its terms' idf, which no chunk reaches), on 0..1 and comparable
+  across queries; `None` exactly when `bm25` is.
+- `ScoredChunk.confidence`: how likely the chunk is related to the query at
+  all, on 0..1 and comparable across queries: the surer channel's calibrated
+  reading of `semantic` or `bm25_coverage` (`domain/confidence.py`, ADR
+  0170); `retrieve_chunks(..., min_confidence=...)` answers empty when no
+  candidate reaches it.
+
 `None` ("not ranked here") and `0.0` ("ranked, scored zero") are different facts.
 """
 
@@ -60,6 +69,11 @@ class ScoredChunk(BaseModel):
     semantic: float | None = Field(default=None, ge=0.0, le=1.0)
     #: Raw BM25 (>= 0, unbounded), or None if not ranked lexically.
     bm25: float | None = Field(default=None, ge=0.0)
+    #: `bm25` as a share of the query's BM25 ceiling, on 0..1, or None if not ranked lexically.
+    bm25_coverage: float | None = Field(default=None, ge=0.0, le=1.0)
+    #: How likely the chunk is related to the query at all, on 0..1 (module docstring);
+    #: a retriever always sets it, None only on a result built by hand.
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -92,7 +92,8 @@ class Relationship(BaseModel):
     """A typed, directed edge between two entities of the same tenant.
 
     `id` defaults to `relationship_id_for(tenant, source, type, target)`.
-    `confidence` is on 0..1.
+    `confidence` is on 0..1. `source_document_ids` are the documents that
+    state it (empty for relationships written before B155: none is known).
     """
 
     tenant_id: TenantId
@@ -103,6 +104,7 @@ class Relationship(BaseModel):
     description: str = ""
     properties: dict[str, JsonValue] = Field(default_factory=dict)
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    source_document_ids: list[str] = Field(default_factory=list)
 
     @field_validator("relationship_type")
     @classmethod

@@ -90,7 +90,9 @@ class EntitiesRetired(BaseEvent):
     `retired` had no other source document and are gone, with
     `relationships_removed` (every relationship touching one of them);
     `updated` are still supported elsewhere and lose `document_id` from their
-    sources (their state after).
+    sources (their state after). Relationships the document stated and no
+    longer states go the same way (B155): those it alone stated are in
+    `relationships_removed` too, the others in `relationships_updated`.
     """
 
     kind: Literal["entities_retired"] = "entities_retired"
@@ -98,6 +100,7 @@ class EntitiesRetired(BaseEvent):
     retired: list[Entity]
     relationships_removed: list[Relationship]
     updated: list[Entity]
+    relationships_updated: list[Relationship] = Field(default_factory=list)
 
     @property
     def retired_ids(self) -> list[EntityId]:

@@ -23,7 +23,20 @@ RelationshipId = NewType("RelationshipId", UUID)
 #: The UUIDv5 namespace of every derived id. Changing it re-keys every store.
 REDSTRING_NAMESPACE = UUID("6f1c2a3e-8d4b-5e7f-9a0b-1c2d3e4f5a6b")
 
-_SEPARATOR = "\x1f"  # unit separator: cannot occur in a normalised name
+_SEPARATOR = "\x1f"  # unit separator: cannot occur in a normalised name (it is whitespace)
+
+
+def length_prefixed(*fields: str) -> bytes:
+    """Each field as `<UTF-8 byte length>:<UTF-8 bytes>`, concatenated (ADR 0133).
+
+    Injective: two different tuples of fields never give the same bytes, whatever
+    the fields contain, because each field's extent is stated before it. The
+    encoding of any derived id whose fields are free text (a chunk's source id
+    and text); SQL migrations rebuild it with `octet_length`.
+    Raises `UnicodeEncodeError` for a lone surrogate (the boundary refuses those first).
+    """
+    encoded = [field.encode("utf-8") for field in fields]
+    return b"".join(b"%d:%s" % (len(part), part) for part in encoded)
 
 
 def new_tenant_id() -> TenantId:

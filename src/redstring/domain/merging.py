@@ -63,12 +63,16 @@ def absorb(survivor: Entity, merged: Entity) -> Entity:
 
 
 def combine_relationships(earlier: Relationship, later: Relationship) -> Relationship:
-    """One relationship from two sightings of the same id: longer description, earlier keys win."""
+    """One relationship from two sightings of the same id: longer description, earlier keys win.
+
+    The source documents are the union of both, earlier first.
+    """
     return earlier.model_copy(
         update={
             "description": _longer(earlier.description, later.description),
             "properties": _properties(earlier.properties, later.properties),
             "confidence": max(earlier.confidence, later.confidence),
+            "source_document_ids": _union(earlier.source_document_ids, later.source_document_ids),
         },
         deep=True,
     )
@@ -117,4 +121,5 @@ def redirected(
         description=relationship.description,
         properties=relationship.properties,
         confidence=relationship.confidence,
+        source_document_ids=list(relationship.source_document_ids),
     )

@@ -9,6 +9,12 @@ plain reciprocal rank fusion; ADR 0060), so it is deliberately not read as
 `semantic` and `lexical` are the channels' own scores on 0..1, or `None` when
 that channel did not rank the entity. `None` ("not ranked here") and `0.0`
 ("ranked, and scored zero") are different facts.
+
+`confidence` is comparable across queries, unlike `score`: on 0..1, the
+surer channel's calibrated reading of its own score (`domain/confidence.py`,
+ADR 0170); 0.5 means "as likely from a query with a match here as from one
+without"; `retrieve(..., min_confidence=...)` answers empty when no
+candidate reaches it.
 """
 
 from __future__ import annotations
@@ -50,6 +56,9 @@ class ScoredEntity(BaseModel):
     semantic: float | None = Field(default=None, ge=0.0, le=1.0)
     #: Lexical similarity on 0..1, or None if not ranked lexically.
     lexical: float | None = Field(default=None, ge=0.0, le=1.0)
+    #: How likely the entity is related to the query at all, on 0..1 (module docstring);
+    #: a retriever always sets it, None only on a result built by hand.
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 class RetrievalResult(BaseModel):

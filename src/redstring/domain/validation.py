@@ -179,6 +179,8 @@ def require_writable_graph(entities: Iterable[Any], relationships: Iterable[Any]
         require_tenant_id(relationship.tenant_id, name=f"{where}.tenant_id")
         require_str(f"{where}.relationship_type", relationship.relationship_type)
         require_str(f"{where}.description", relationship.description)
+        for position, document_id in enumerate(relationship.source_document_ids):
+            require_str(f"{where}.source_document_ids[{position}]", document_id)
         require_finite_json(f"{where}.properties", relationship.properties)
 
 

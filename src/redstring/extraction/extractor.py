@@ -164,7 +164,7 @@ class Extractor:
             return result
 
         results = await _gather_in_order([one(i, span) for i, span in enumerate(spans)])
-        entities, relationships, dropped = _combine(results, tenant_id)
+        entities, relationships, dropped = _combine(results, document.id, tenant_id)
         tally = TypeTally()
         for result in results:
             tally.add(result.tally)
@@ -267,7 +267,7 @@ def _chunk_entities(
 
 
 def _combine(
-    results: list[_ChunkResult], tenant_id: TenantId
+    results: list[_ChunkResult], document_id: str, tenant_id: TenantId
 ) -> tuple[dict[EntityId, Entity], dict[RelationshipId, Relationship], int]:
     entities: dict[EntityId, Entity] = {}
     by_name: dict[str, EntityId] = {}
@@ -294,6 +294,7 @@ def _combine(
                 target_id=target,
                 relationship_type=item.type,
                 description=item.description,
+                source_document_ids=[document_id],
             )
             held_rel = relationships.get(relationship.id)
             relationships[relationship.id] = (

@@ -86,6 +86,15 @@ class OpenAITransport:
             ("max_backoff", max_backoff),
         ):
             require_positive(name, value)
+        if api_key and not (api_key.isascii() and api_key.isprintable()):
+            # httpx would raise UnicodeEncodeError (a ValueError) on the first call
+            raise InvalidSettingError(
+                name="api_key",
+                value="<hidden>",
+                requirement="printable ASCII (check for a pasted quote, dash or line break)",
+                message="api_key holds a character an HTTP header cannot carry: it must be "
+                "printable ASCII (check for a pasted quote, dash or line break).",
+            )
         self.base_url = base_url
         self.model = model
         self._api_key = api_key if api_key else _NO_KEY

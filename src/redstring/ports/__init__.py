@@ -1,4 +1,90 @@
 """The ports: `typing.Protocol`s in domain vocabulary, split into capabilities.
 
 A caller depends on the narrowest capability it calls. Ports hold no logic.
+Implement one to bring your own store or model, and point its suite in
+`redstring.testing` at it. The namespace also holds the values the ports
+exchange beyond the root's types:
+
+- graph: `GraphStore` = `GraphReader` + `GraphWriter` + `GraphPurge` +
+  `BlockingIndex` + `BlockingIndexMaintenance`; `GraphSummary`;
+- vectors: `VectorStore` = `VectorWriter` + `VectorSearcher` + `VectorPurge`;
+  `VectorRecord`, `VectorMatch`;
+- chunks: `ChunkStore` = `ChunkWriter` + `ChunkReader` + `LexicalChunkSource`
+  + `SemanticChunkSource` + `ChunkPurge`; `ChunkSummary`, `CorpusStats`,
+  `LexicalCandidates` of `LexicalCandidate`s;
+- events: `EventLog` of `Event`s (`DocumentExtracted`, `DocumentChunked`,
+  `EntitiesEmbedded`, `EntitiesMerged`, `EntitiesRetired`, `MergeUndone`);
+- models: `EmbeddingProvider`, `LlmProvider`, `CheckedLlmProvider`.
 """
+
+from __future__ import annotations
+
+from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates
+from redstring.domain.events import (
+    DocumentChunked,
+    DocumentExtracted,
+    EntitiesEmbedded,
+    EntitiesMerged,
+    EntitiesRetired,
+    Event,
+    MergeUndone,
+)
+from redstring.domain.summary import ChunkSummary, GraphSummary
+from redstring.domain.vector import VectorMatch, VectorRecord
+from redstring.ports.chunk_store import (
+    ChunkPurge,
+    ChunkReader,
+    ChunkStore,
+    ChunkWriter,
+    LexicalChunkSource,
+    SemanticChunkSource,
+)
+from redstring.ports.embedding_provider import EmbeddingProvider
+from redstring.ports.event_log import EventLog
+from redstring.ports.graph_store import (
+    BlockingIndex,
+    BlockingIndexMaintenance,
+    GraphPurge,
+    GraphReader,
+    GraphStore,
+    GraphWriter,
+)
+from redstring.ports.llm_provider import CheckedLlmProvider, LlmProvider
+from redstring.ports.vector_store import VectorPurge, VectorSearcher, VectorStore, VectorWriter
+
+__all__ = [
+    "BlockingIndex",
+    "BlockingIndexMaintenance",
+    "CheckedLlmProvider",
+    "ChunkPurge",
+    "ChunkReader",
+    "ChunkStore",
+    "ChunkSummary",
+    "ChunkWriter",
+    "CorpusStats",
+    "DocumentChunked",
+    "DocumentExtracted",
+    "EmbeddingProvider",
+    "EntitiesEmbedded",
+    "EntitiesMerged",
+    "EntitiesRetired",
+    "Event",
+    "EventLog",
+    "GraphPurge",
+    "GraphReader",
+    "GraphStore",
+    "GraphSummary",
+    "GraphWriter",
+    "LexicalCandidate",
+    "LexicalCandidates",
+    "LexicalChunkSource",
+    "LlmProvider",
+    "MergeUndone",
+    "SemanticChunkSource",
+    "VectorMatch",
+    "VectorPurge",
+    "VectorRecord",
+    "VectorSearcher",
+    "VectorStore",
+    "VectorWriter",
+]

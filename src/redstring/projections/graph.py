@@ -32,7 +32,7 @@ class GraphProjection:
                 [relationship.id for relationship in event.relationships_removed], event.tenant_id
             )
             await self._graph.delete_entities(event.retired_ids, event.tenant_id)
-            await self._graph.upsert(event.updated, [])
+            await self._graph.upsert(event.updated, event.relationships_updated)
         elif isinstance(event, MergeUndone):
             await self._graph.delete_relationships(
                 [relationship.id for relationship in event.relationships_removed], event.tenant_id

@@ -129,6 +129,11 @@ class SqliteDatabase:
         """The raw connection, for tests and diagnostics only."""
         return self._connection
 
+    def define_function(self, name: str, function: Callable[[str, str], str]) -> None:
+        """Make a deterministic two-argument Python function callable from SQL (migrations)."""
+        with self._lock, self._translated(self.name):
+            self._connection.create_function(name, 2, function, deterministic=True)
+
     def close(self) -> None:
         """Close the connection; later calls raise `StoreUnavailableError`."""
         with self._lock:

@@ -17,7 +17,11 @@ def person(
 
 
 def edge(source: Entity, target: Entity, kind: str = "knows") -> Relationship:
-    """A relationship from `source` to `target` in `source`'s tenant."""
+    """A relationship from `source` to `target` in `source`'s tenant, stated by one document."""
     return Relationship(
-        tenant_id=source.tenant_id, source_id=source.id, target_id=target.id, relationship_type=kind
+        tenant_id=source.tenant_id,
+        source_id=source.id,
+        target_id=target.id,
+        relationship_type=kind,
+        source_document_ids=["doc-1"],
     )

@@ -27,6 +27,7 @@ from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.tokenize import tokenize
 from redstring.ports.chunk_store import ChunkStore
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
+from redstring.testing.chunk_ids import ChunkIdCompliance
 from redstring.testing.concurrency import ChunkStoreConcurrency
 from redstring.testing.tenant_summary import ChunkSummaryCompliance
 
@@ -78,7 +79,7 @@ def frequencies(found: LexicalCandidates) -> dict[ChunkId, dict[str, int]]:
     }
 
 
-class ChunkStoreCompliance(ChunkSummaryCompliance, ChunkStoreConcurrency):
+class ChunkStoreCompliance(ChunkSummaryCompliance, ChunkIdCompliance, ChunkStoreConcurrency):
     """Behaviour any `ChunkStore` must show; see the module docstring."""
 
     @abstractmethod

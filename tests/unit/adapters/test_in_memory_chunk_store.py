@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import tracemalloc
 import uuid
+from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from redstring import InMemoryChunkStore
+from redstring.domain.bm25 import CorpusStats, LexicalCandidate, rank_chunks
 from redstring.domain.chunk import StoredChunk
 from redstring.domain.ids import TenantId
+from redstring.domain.tokenize import tokenize
+from redstring.stores import InMemoryChunkStore
+from tests.unit.domain.bm25_reference import reference_rank
 
 
 @pytest.mark.parametrize("dimension", [0, -3])
@@ -86,3 +93,98 @@ def _embedded(tenant: TenantId, n: int, dimension: int) -> StoredChunk:
         text=text,
         embedding=[x / norm for x in raw],
     )
+
+
+WORDS = ("engine", "mill", "river", "tide", "archive", "loom", "comet")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["upsert", "replace", "delete"]),
+            st.integers(min_value=0, max_value=3),
+            st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6), max_size=4),
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=4),
+    st.integers(min_value=1, max_value=12),
+)
+def test_slot_postings_rank_as_the_reference_after_any_writes(
+    writes: list[tuple[str, int, list[list[str]]]], query: list[str], k: int
+) -> None:
+    """Slots holed or renumbered by rewrites rank as one object per live chunk (ADR 0188)."""
+    asyncio.run(_rank_after(writes, query, k))
+
+
+async def _rank_after(
+    writes: list[tuple[str, int, list[list[str]]]], query: list[str], k: int
+) -> None:
+    tenant = TenantId(uuid.UUID(int=7))
+    store = InMemoryChunkStore(dimension=3)
+    live: dict[str, StoredChunk] = {}
+    for step, (kind, source, bodies) in enumerate(writes):
+        chunks = [
+            StoredChunk(
+                tenant_id=tenant,
+                source_id=f"s{source}",
+                text=" ".join(words),
+                index=i,
+                start=0,
+                end=1,
+            )
+            for i, words in enumerate(bodies)
+        ]
+        if kind == "upsert":
+            await store.upsert_chunks(chunks)
+        elif kind == "replace":
+            await store.replace_source(f"s{source}", tenant, chunks)
+            live = {i: c for i, c in live.items() if c.source_id != f"s{source}"}
+        else:
+            await store.delete_source(f"s{source}", tenant)
+            live = {i: c for i, c in live.items() if c.source_id != f"s{source}"}
+        if kind != "delete":
+            live.update({str(c.id): c for c in chunks})
+        if step % 3 == 0:  # build the cached arrays between writes too
+            await store.lexical_candidates(query, tenant)
+    counted = [(c, Counter(tokenize(c.text))) for c in live.values()]
+    total = sum(counts.total() for _, counts in counted)
+    stats = CorpusStats.from_totals(
+        document_count=len(counted),
+        total_length=total,
+        document_frequencies={t: sum(1 for _, n in counted if n[t]) for t in query},
+    )
+    candidates = [
+        LexicalCandidate(
+            chunk_id=c.id,
+            length=counts.total(),
+            term_frequencies={t: counts[t] for t in query if counts[t]},
+        )
+        for c, counts in counted
+        if any(counts[t] for t in query)
+    ]
+    found = await store.lexical_candidates(query, tenant)
+    assert rank_chunks(found, k=k) == reference_rank(query, candidates, stats, k=k)
+    assert found.stats == stats
+
+
+@pytest.mark.asyncio
+async def test_rewriting_one_chunk_many_times_renumbers_and_still_ranks_it() -> None:
+    tenant = TenantId(uuid.UUID(int=8))
+    store = InMemoryChunkStore(dimension=3)
+    keep = StoredChunk(
+        tenant_id=tenant, source_id="k", text="comet mill mill mill mill", index=0, start=0, end=1
+    )
+    await store.upsert_chunks([keep])
+    for n in range(200):  # far past the renumbering threshold of 2 x live + 64
+        body = f"engine {'mill ' * (n % 3)}"
+        chunk = StoredChunk(tenant_id=tenant, source_id="r", text=body, index=0, start=0, end=1)
+        await store.replace_source("r", tenant, [chunk])
+        found = await store.lexical_candidates(["engine", "comet"], tenant)
+        assert sorted(map(str, found.chunk_ids)) == sorted([str(chunk.id), str(keep.id)])
+        mills = await store.lexical_candidates(["mill"], tenant)
+        expected = {keep.id: {"mill": 4}} | ({chunk.id: {"mill": n % 3}} if n % 3 else {})
+        assert {c.chunk_id: c.term_frequencies for c in mills.candidates} == expected
+    assert found.stats.document_count == 2

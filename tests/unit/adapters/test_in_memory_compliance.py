@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-from redstring import (
-    ChunkStore,
-    EmbeddingProvider,
-    FakeEmbeddingProvider,
-    GraphStore,
-    InMemoryChunkStore,
-    InMemoryGraphStore,
-    InMemoryVectorStore,
-    VectorStore,
-)
+from redstring.ports import ChunkStore, EmbeddingProvider, GraphStore, VectorStore
+from redstring.providers import FakeEmbeddingProvider
+from redstring.stores import InMemoryChunkStore, InMemoryGraphStore, InMemoryVectorStore
 from redstring.testing.chunk_store import ChunkStoreCompliance
 from redstring.testing.embedding_provider import EmbeddingProviderCompliance
 from redstring.testing.graph_store import GraphStoreCompliance

@@ -7,8 +7,10 @@ import uuid
 import numpy as np
 import pytest
 
-from redstring import EntityId, InMemoryVectorStore, TenantId, VectorRecord
+from redstring import EntityId, TenantId
 from redstring.domain.errors import InvalidVectorError
+from redstring.ports import VectorRecord
+from redstring.stores import InMemoryVectorStore
 
 TENANT = TenantId(uuid.UUID(int=5))
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from redstring import MalformedCompletionError
 from redstring.domain.completion import parse_completion
+from redstring.errors import MalformedCompletionError
 from redstring.llm._openai_transport import backoff_delay
 
 SCHEMA: dict[str, Any] = {

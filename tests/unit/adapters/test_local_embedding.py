@@ -6,6 +6,7 @@ import asyncio
 import base64
 import importlib.metadata
 import importlib.util
+import itertools
 import shutil
 import socket
 import time
@@ -14,21 +15,20 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from redstring import (
-    EmbeddingProvider,
-    InvalidSettingError,
-    MissingExtraError,
-    ModelIntegrityError,
-)
+from redstring.errors import InvalidSettingError, MissingExtraError, ModelIntegrityError
 from redstring.llm import local_embedding
 from redstring.llm.local_embedding import (
     MODEL_SHA256,
     LocalEmbeddingProvider,
     ModelFiles,
+    length_batches,
     mean_pool_and_normalise,
     packaged_files,
 )
+from redstring.ports import EmbeddingProvider
 from redstring.testing.embedding_provider import EmbeddingProviderCompliance
 
 
@@ -155,6 +155,45 @@ async def test_the_event_loop_keeps_running_while_the_model_works() -> None:
     assert ticks > 10
 
 
+@pytest.mark.asyncio
+async def test_passages_cut_by_the_token_budget_match_one_padded_batch() -> None:
+    # Long passages of different lengths: the default budget embeds most alone,
+    # a budget of 10,000 tokens pads them all into one batch (ADR 0189).
+    words = ["the", "committee", "measured", "the", "river", "recorded", "its", "tides"]
+    texts = [" ".join(words[j % len(words)] for j in range(n)) for n in (90, 12, 150, 60, 3, 200)]
+    budget = LocalEmbeddingProvider(batch_size=32)
+    one_batch = LocalEmbeddingProvider(batch_size=32, max_batch_tokens=10_000)
+    cut, padded = np.array(await budget.embed(texts)), np.array(await one_batch.embed(texts))
+    assert np.abs(cut - padded).max() < 1e-4
+
+
+@given(
+    st.lists(st.integers(min_value=1, max_value=300), max_size=40),
+    st.integers(min_value=1, max_value=8),
+    st.integers(min_value=1, max_value=600),
+)
+def test_length_batches_cover_every_text_once_within_the_caps(
+    lengths: list[int], max_rows: int, max_tokens: int
+) -> None:
+    batches = length_batches(lengths, max_rows, max_tokens)
+    flat = [i for batch in batches for i in batch]
+    assert flat == sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
+    for batch in batches:
+        assert 1 <= len(batch) <= max_rows
+        longest = max(lengths[i] for i in batch)
+        assert len(batch) == 1 or len(batch) * longest <= max_tokens
+    # Greedy: each batch is cut only because the next text would break a cap.
+    for batch, following in itertools.pairwise(batches):
+        grown = len(batch) + 1
+        assert grown > max_rows or grown * lengths[following[0]] > max_tokens
+
+
+def test_short_texts_share_a_batch_and_long_ones_go_alone() -> None:
+    assert length_batches([8] * 40, 32, 256) == [list(range(32)), list(range(32, 40))]
+    assert length_batches([200, 150, 9], 32, 256) == [[2], [1], [0]]
+    assert length_batches([100, 100, 100], 32, 256) == [[0, 1], [2]]
+
+
 def test_mean_pooling_ignores_padded_positions() -> None:
     hidden = np.array([[[3.0, 4.0], [1000.0, -1000.0]]], dtype=np.float32)
     mask = np.array([[1, 0]], dtype=np.int64)
@@ -242,7 +281,7 @@ def test_a_missing_runtime_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> N
     assert isinstance(raised.value, ImportError)
 
 
-@pytest.mark.parametrize("setting", [{"batch_size": 0}, {"threads": 0}])
+@pytest.mark.parametrize("setting", [{"batch_size": 0}, {"threads": 0}, {"max_batch_tokens": 0}])
 def test_settings_out_of_range_are_refused(setting: dict[str, int]) -> None:
     with pytest.raises(InvalidSettingError, match=next(iter(setting))):
         LocalEmbeddingProvider(**setting)

@@ -13,9 +13,8 @@ from typing import Any
 
 import pytest
 
-from redstring import (
+from redstring.errors import (
     DimensionMismatchError,
-    EmbeddingProvider,
     EmptyCompletionError,
     InvalidSettingError,
     MalformedCompletionError,
@@ -30,6 +29,7 @@ from redstring.llm.openai_compatible import (
     OpenAICompatibleEmbeddingProvider,
     OpenAICompatibleLlmProvider,
 )
+from redstring.ports import EmbeddingProvider
 from redstring.testing.embedding_provider import EmbeddingProviderCompliance
 from tests.unit.adapters.openai_protocol_server import (
     Reply,

@@ -16,9 +16,11 @@ from redstring.domain.errors import (
     MissingExtraError,
     ModelServerError,
     ModelServerResponseError,
+    ModelServerStatusError,
     ModelServerTimeoutError,
     TruncatedCompletionError,
 )
+from redstring.llm._openai_transport import OpenAITransport
 from redstring.llm.openai_compatible import (
     OpenAICompatibleEmbeddingProvider,
     OpenAICompatibleLlmProvider,
@@ -93,6 +95,20 @@ async def test_a_transient_error_while_negotiating_is_retried_not_taken_for_a_re
         assert await ask(llm) == ANSWER
     assert formats(server) == ["json_schema", "json_schema"]
     assert llm.answer_format == "json_schema"
+
+
+@pytest.mark.asyncio
+async def test_an_error_that_is_not_a_format_refusal_ends_the_negotiation_at_once() -> None:
+    def unauthorised(path: str, request: dict[str, Any], number: int) -> Reply:
+        return error(401, "invalid api key")
+
+    with serve(unauthorised) as server:
+        llm = provider(server)
+        with pytest.raises(ModelServerStatusError, match="Check `api_key`") as raised:
+            await ask(llm)
+    assert formats(server) == ["json_schema"]  # not taken for a refusal of the format
+    assert raised.value.status == 401
+    assert llm.answer_format is None
 
 
 @pytest.mark.asyncio
@@ -248,6 +264,38 @@ async def test_the_hardest_profile_settles_on_json_object_and_bounds_the_runaway
     assert isinstance(results[1], TruncatedCompletionError)
     assert formats(server).count("json_schema") == 1
     assert all("max_tokens" in request for request in server.calls("/chat/completions"))
+
+
+@pytest.mark.parametrize("key", ["k\u00e9y", "sk-\u2014abc", "sk-abc\n"])
+def test_an_api_key_no_http_header_can_carry_is_refused_without_echoing_it(key: str) -> None:
+    with pytest.raises(InvalidSettingError, match="api_key holds a character") as raised:
+        OpenAICompatibleLlmProvider(base_url="http://x/v1", model="m", api_key=key)
+    assert key not in str(raised.value)
+
+
+@pytest.mark.asyncio
+async def test_an_error_of_the_callers_own_making_is_not_called_the_servers_answer() -> None:
+    # The transport translates what the server sent; a ValueError raised while
+    # the request is built (the SDK's or httpx's own argument checks) is not an
+    # unusable answer and must reach the caller as itself.
+    transport = OpenAITransport(
+        base_url="http://127.0.0.1:9/v1",
+        model="m",
+        api_key=None,
+        timeout=1.0,
+        max_concurrency=1,
+        max_attempts=3,
+        initial_backoff=0.01,
+        max_backoff=0.01,
+    )
+
+    async def builds_a_bad_request(client: object) -> None:
+        raise ValueError("an argument of the call is invalid")
+
+    with pytest.raises(ValueError, match="an argument of the call is invalid") as raised:
+        await transport.call(builds_a_bad_request)
+    assert not isinstance(raised.value, ModelServerError)
+    await transport.close()
 
 
 def test_without_the_openai_package_the_extra_is_named(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,11 +10,16 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from redstring import InMemoryChunkStore, InMemoryGraphStore, InMemoryVectorStore, open_sqlite
 from redstring.composition.postgres_stores import open_postgres
 from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.graph_store import GraphStore
 from redstring.ports.vector_store import VectorStore
+from redstring.stores import (
+    InMemoryChunkStore,
+    InMemoryGraphStore,
+    InMemoryVectorStore,
+    open_sqlite,
+)
 
 DIMENSION = 8
 

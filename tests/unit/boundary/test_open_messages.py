@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from redstring import open_sqlite
 from redstring.errors import (
     CorruptSettingError,
     DatabaseOpenError,
     DimensionRequiredError,
     ForeignDatabaseError,
 )
+from redstring.stores import open_sqlite
 from tests.unit.cli.console import assert_one_error_line, redstring
 
 

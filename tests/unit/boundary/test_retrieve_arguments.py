@@ -11,13 +11,9 @@ from typing import Any
 
 import pytest
 
-from redstring import (
-    ChunkRetriever,
-    Entity,
-    FakeEmbeddingProvider,
-    InvalidArgumentError,
-    Retriever,
-)
+from redstring import ChunkRetriever, Entity, Retriever
+from redstring.errors import InvalidArgumentError
+from redstring.providers import FakeEmbeddingProvider
 from tests.factories import DEFAULT_TENANT, make_entity
 from tests.unit.boundary.conftest import DIMENSION, Stores
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from redstring import InvalidArgumentError, tenant_id_for
-from redstring.cli.tenants import parse_tenant
+from redstring import tenant_id_for
+from redstring.client.tenants import parse_tenant
+from redstring.errors import InvalidArgumentError
 
 
 def test_tenant_id_for_strips_like_the_command_line() -> None:

@@ -13,16 +13,10 @@ from uuid import uuid4
 
 import pytest
 
-from redstring import (
-    FakeLlmProvider,
-    InMemoryGraphStore,
-    InvalidArgumentError,
-    Relationship,
-    SourceDocument,
-    StoredChunk,
-    build_graph,
-    index_documents,
-)
+from redstring import Relationship, SourceDocument, StoredChunk, build_graph, index_documents
+from redstring.errors import InvalidArgumentError
+from redstring.providers import FakeLlmProvider
+from redstring.stores import InMemoryGraphStore
 from tests.factories import DEFAULT_TENANT, make_entity
 from tests.unit.boundary.conftest import Stores
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from redstring import FakeEmbeddingProvider
 from redstring.extraction.prompts import CLASSIFY_MARKER
+from redstring.providers import FakeEmbeddingProvider
 from tests.unit.adapters.openai_protocol_server import Reply, Script
 from tests.unit.adapters.server_profiles import Profile, profiled
 

@@ -7,9 +7,10 @@ import json
 
 import pytest
 
-from redstring import DimensionRequiredError, Entity
+from redstring import Entity
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
 from redstring.composition.postgres_stores import open_postgres
+from redstring.errors import DimensionRequiredError
 from tests.postgres_server import new_database
 from tests.unit.adapters.openai_protocol_server import serve
 from tests.unit.cli.console import SAMPLES, clean_env, redstring

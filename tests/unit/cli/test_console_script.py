@@ -158,11 +158,19 @@ def test_build_then_search_stats_and_the_mcp_server_on_one_sqlite_file(
 
     assert example == 0
     tools_line, _, printed = printed_by_example.partition("\n")
-    assert tools_line == "tools: search_entities, search_passages, get_entity"
+    assert tools_line == (
+        "tools: describe_tenant, search_entities, get_entity, search_passages, read_passage"
+    )
     assert [m["name"] for m in json.loads(printed)["matches"]] == ["Ada Lovelace"]
 
     tools, ada, neighbours = served
-    assert tools == ["get_entity", "search_entities", "search_passages"]
+    assert tools == [
+        "describe_tenant",
+        "get_entity",
+        "read_passage",
+        "search_entities",
+        "search_passages",
+    ]
     assert ada["name"] == "Ada Lovelace"
     assert neighbours == ["Charles Babbage"]
 
@@ -183,7 +191,7 @@ async def _ask_the_mcp_server(db: str, env: dict[str, str]) -> tuple[list[str], 
         found = await client.call_tool("search_entities", {"query": "Ada Lovelace", "k": 1})
         [ada] = found.structured_content["matches"]
         detail = await client.call_tool("get_entity", {"entity_id": ada["id"]})
-    neighbours = [n["name"] for n in detail.structured_content["neighbours"]]
+    neighbours = [n["name"] for n in detail.structured_content["related"]]
     return tools, ada, neighbours
 
 
@@ -282,7 +290,7 @@ def test_the_readme_walkthrough_indexes_and_searches_passages_on_sqlite(tmp_path
         5,
         0,
     )
-    assert served["matches"][0]["source_id"] == "examples/sample_docs/ada_lovelace.md"
+    assert served["matches"][0]["source"] == "examples/sample_docs/ada_lovelace.md"
 
 
 async def _ask_for_passages(db: str) -> Any:

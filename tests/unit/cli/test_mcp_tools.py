@@ -1,136 +1,368 @@
-"""The MCP tools through a real client over stdio, against a two-tenant world."""
+"""The MCP tools against a two-tenant world: in process for the shapes, over stdio for the wire."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
-from asyncio.subprocess import DEVNULL, PIPE
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from importlib.metadata import version
+from io import StringIO
 from typing import Any
 
 import pytest
+from mcp.server.mcpserver import MCPServer
 
+from redstring.cli import mcp_schema, mcp_server
+from redstring.cli.main import main
+from redstring.cli.mcp_errors import EmptyTenantError
+from redstring.cli.mcp_schema import NOT_BLANK, PASSAGE_ID_PATTERN, UUID_PATTERN
+from redstring.cli.mcp_server import build_server, open_server
 from redstring.cli.mcp_transport import without_lone_surrogates
-from tests.unit.cli.mcp_client import ROOT, session
-from tests.unit.cli.world import ADA, BABBAGE, HOME, OTHER, OTHER_ONLY
+from redstring.client.tenants import parse_tenant
+from redstring.domain.chunk import chunk_id_for
+from tests.unit.cli.mcp_fixture_server import opener_of, world_client
+from tests.unit.cli.mcp_raw import RawServer, raw_server
+from tests.unit.cli.world import ADA, BABBAGE, HOME, OTHER, OTHER_ONLY, populated_stores
 
 FIXTURE = ["-m", "tests.unit.cli.mcp_fixture_server"]
+TOOLS = {"describe_tenant", "search_entities", "get_entity", "search_passages", "read_passage"}
 
 
-async def call(name: str, arguments: dict[str, Any]) -> Any:
-    async with session(sys.executable, FIXTURE) as client:
-        return await client.call_tool(name, arguments)
+@pytest.fixture(scope="module")
+def wire() -> Iterator[RawServer]:
+    """One server over stdio for the module's wire tests."""
+    with raw_server(FIXTURE) as server:
+        yield server
 
 
-@pytest.mark.asyncio
-async def test_the_three_tools_are_listed_and_none_takes_a_tenant() -> None:
-    async with session(sys.executable, FIXTURE) as client:
-        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(tools) == {"search_entities", "search_passages", "get_entity"}
-    for tool in tools.values():
-        properties = tool.input_schema["properties"]
-        assert not any("tenant" in name for name in properties), tool.name
-        assert tool.output_schema is not None
-    entities = tools["search_entities"].input_schema
+@asynccontextmanager
+async def served(*, lexical: bool = False) -> AsyncIterator[MCPServer]:
+    async with world_client(lexical=lexical) as client:
+        yield await open_server(client)
+
+
+async def call(server: MCPServer, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    result = await server.call_tool(name, arguments)
+    dumped: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return dumped
+
+
+def text(result: dict[str, Any]) -> str:
+    [content] = result["content"]
+    value: str = content["text"]
+    return value
+
+
+def test_the_server_advertises_its_version_only_tools_and_five_annotated_tools(
+    wire: RawServer,
+) -> None:
+    welcome = wire.welcome["result"]
+    assert welcome["serverInfo"]["version"] == version("redstring")
+    assert set(welcome["capabilities"]) == {"tools"}
+    tools = wire.tools()
+    assert set(tools) == TOOLS
+    for name, tool in tools.items():
+        assert not any("tenant" in argument for argument in tool["inputSchema"]["properties"])
+        assert tool["outputSchema"]["type"] == "object", name
+        assert tool["title"]
+        hints = tool["annotations"]
+        assert (hints["readOnlyHint"], hints["idempotentHint"], hints["openWorldHint"]) == (
+            True,
+            True,
+            False,
+        )
+        # Guidance lives in each tool, where every client passes it on.
+        assert len(tool["description"]) > 150, name
+    for name in ("search_entities", "search_passages"):
+        assert "`confidence`" in tools[name]["description"]
+        assert "0.5 means unrelated" in tools[name]["description"]
+        assert "empty `matches`" in tools[name]["description"]
+
+
+def test_the_schemas_state_exactly_what_is_accepted(wire: RawServer) -> None:
+    tools = wire.tools()
+    entities = tools["search_entities"]["inputSchema"]
     assert entities["required"] == ["query"]
-    assert entities["properties"]["k"]["maximum"] == 50
-    assert entities["properties"]["k"]["minimum"] == 0
+    query = entities["properties"]["query"]
+    assert (query["minLength"], query["maxLength"], query["pattern"]) == (1, 2000, NOT_BLANK)
+    assert (entities["properties"]["k"]["minimum"], entities["properties"]["k"]["maximum"]) == (
+        0,
+        50,
+    )
+    assert entities["properties"]["mode"]["enum"] == ["hybrid", "semantic", "lexical"]
+    [types] = [s for s in entities["properties"]["entity_types"]["anyOf"] if s["type"] == "array"]
+    assert types["items"]["enum"] == ["organization", "person"]
+    entity_id = tools["get_entity"]["inputSchema"]["properties"]["entity_id"]
+    assert (entity_id["format"], entity_id["pattern"]) == ("uuid", UUID_PATTERN)
+    passages = tools["search_passages"]["inputSchema"]["properties"]
+    [sources] = [s for s in passages["sources"]["anyOf"] if s["type"] == "array"]
+    assert sources["items"]["const"] == "notes.md"  # a one-name enum
+    assert tools["read_passage"]["inputSchema"]["properties"]["passage_id"]["pattern"] == (
+        PASSAGE_ID_PATTERN
+    )
+
+
+def test_not_blank_is_exactly_what_str_strip_keeps() -> None:
+    pattern = re.compile(NOT_BLANK)
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        assert (pattern.fullmatch(char) is not None) == (not char.isspace()), hex(code)
+
+
+def test_the_id_patterns_match_the_ids_the_library_makes() -> None:
+    assert re.fullmatch(PASSAGE_ID_PATTERN, chunk_id_for("notes.md", "some text"))
+    assert re.fullmatch(UUID_PATTERN, str(ADA))
+    assert re.fullmatch(UUID_PATTERN, str(ADA).upper())
 
 
 @pytest.mark.asyncio
-async def test_search_entities_returns_structured_per_channel_scores() -> None:
-    result = await call("search_entities", {"query": "Ada Lovelace", "k": 3})
-    assert not result.is_error
-    answer = result.structured_content
-    assert answer["tenant_id"] == str(HOME)
-    assert answer["mode"] == "hybrid"
+async def test_without_embeddings_only_lexical_is_offered() -> None:
+    async with served(lexical=True) as server:
+        tools = {tool.name: tool for tool in await server.list_tools()}
+        found = await call(server, "search_entities", {"query": "Ada Lovelace", "explain": True})
+        refused = await call(server, "search_entities", {"query": "Ada", "mode": "hybrid"})
+    mode = tools["search_entities"].input_schema["properties"]["mode"]
+    assert (mode["const"], mode["default"]) == ("lexical", "lexical")
+    assert found["structuredContent"]["mode"] == "lexical"
+    assert "semantic" not in found["structuredContent"]["matches"][0]
+    assert refused["isError"]
+    assert "--embeddings" not in text(refused)
+    assert "Argument `mode` must be one of 'lexical'" in text(refused)
+
+
+def test_search_entities_answers_compactly_over_stdio(wire: RawServer) -> None:
+    result = wire.call("search_entities", {"query": "Ada Lovelace", "k": 3, "explain": True})
+    plain = wire.call("search_entities", {"query": "Ada Lovelace", "k": 3})
+    assert not result["isError"]
+    assert [set(m) & {"semantic", "lexical"} for m in plain["structuredContent"]["matches"]] == [
+        set()
+    ] * len(plain["structuredContent"]["matches"])
+    answer = result["structuredContent"]
+    assert set(answer) == {"mode", "matches"}
     first = answer["matches"][0]
-    assert (first["id"], first["name"], first["rank"]) == (str(ADA), "Ada Lovelace", 1)
-    assert 0.0 < first["semantic"] <= 1.0
-    assert 0.0 < first["lexical"] <= 1.0
-    assert first["score"] > 0.0
-    assert json.loads(result.content[0].text) == answer
+    assert (first["id"], first["name"], first["type"]) == (str(ADA), "Ada Lovelace", "person")
+    assert set(first) <= {
+        "id",
+        "name",
+        "type",
+        "description",
+        "aliases",
+        "confidence",
+        "semantic",
+        "lexical",
+    }
+    assert first["confidence"] > 0.5
+    for match in answer["matches"]:
+        for channel in ("confidence", "semantic", "lexical"):
+            if channel in match:
+                assert match[channel] == round(match[channel], 3)
+                assert 0.0 <= match[channel] <= 1.0
+    assert first["lexical"] == 1.0
+    assert json.loads(text(result)) == answer
+    assert "\n" not in text(result)
 
 
-@pytest.mark.asyncio
-async def test_a_tenant_argument_cannot_reach_another_tenants_data() -> None:
-    async with session(sys.executable, FIXTURE) as client:
-        found = await client.call_tool(
-            "search_entities",
-            {"query": "Ada", "k": 50, "tenant_id": str(OTHER), "tenant": str(OTHER)},
-        )
-        detail = await client.call_tool(
-            "get_entity", {"entity_id": str(ADA), "tenant_id": str(OTHER)}
-        )
-        elsewhere = await client.call_tool(
-            "get_entity", {"entity_id": str(OTHER_ONLY), "tenant_id": str(OTHER)}
-        )
-        passages = await client.call_tool(
-            "search_passages", {"query": "Ada Lovelace notes", "tenant_id": str(OTHER)}
-        )
-    assert not found.is_error
-    assert found.structured_content["tenant_id"] == str(HOME)
-    assert "SECRET" not in json.dumps(found.structured_content)
-    assert str(OTHER_ONLY) not in {hit["id"] for hit in found.structured_content["matches"]}
+def test_a_tenant_argument_cannot_reach_another_tenants_data(wire: RawServer) -> None:
+    smuggled = {"tenant_id": str(OTHER), "tenant": str(OTHER)}
+    found = wire.call("search_entities", {"query": "Ada", "k": 50, **smuggled})
+    detail = wire.call("get_entity", {"entity_id": str(ADA), **smuggled})
+    elsewhere = wire.call("get_entity", {"entity_id": str(OTHER_ONLY), **smuggled})
+    passages = wire.call("search_passages", {"query": "Ada Lovelace notes", **smuggled})
+    assert not found["isError"]
+    assert "SECRET" not in json.dumps(found)
+    assert str(OTHER_ONLY) not in {hit["id"] for hit in found["structuredContent"]["matches"]}
     # The same id exists in both tenants: the server's tenant's entity and neighbours come back.
-    assert detail.structured_content["entity"]["description"] == "wrote the first program"
-    assert [n["entity_id"] for n in detail.structured_content["neighbours"]] == [str(BABBAGE)]
+    assert detail["structuredContent"]["description"] == "wrote the first program"
+    assert [n["id"] for n in detail["structuredContent"]["related"]] == [str(BABBAGE)]
     # An id only the other tenant holds is unknown here.
-    assert elsewhere.is_error
-    assert "does not exist in tenant " + str(HOME) in elsewhere.content[0].text
-    assert passages.structured_content["matches"]
-    assert "SECRET" not in json.dumps(passages.structured_content)
+    assert elsewhere["isError"]
+    assert "Argument `entity_id` names no entity" in text(elsewhere)
+    assert passages["structuredContent"]["matches"]
+    assert "SECRET" not in json.dumps(passages)
 
 
 @pytest.mark.asyncio
-async def test_get_entity_returns_the_entity_and_its_neighbours() -> None:
-    result = await call("get_entity", {"entity_id": str(ADA)})
-    answer = result.structured_content
-    assert answer["entity"]["name"] == "Ada Lovelace"
-    [neighbour] = answer["neighbours"]
-    assert neighbour["name"] == "Charles Babbage"
-    assert neighbour["direction"] == "outgoing"
-    assert neighbour["relationship_type"] == "worked_with"
+async def test_get_entity_returns_the_entity_and_what_it_is_related_to() -> None:
+    async with served() as server:
+        result = await call(server, "get_entity", {"entity_id": str(ADA)})
+    facts = result["structuredContent"]
+    assert (facts["name"], facts["related_total"]) == ("Ada Lovelace", 1)
+    [related] = facts["related"]
+    assert related == {
+        "relationship": "worked_with",
+        "direction": "outgoing",
+        "id": str(BABBAGE),
+        "name": "Charles Babbage",
+        "type": "person",
+    }
 
 
 @pytest.mark.asyncio
-async def test_search_passages_filters_by_source_and_scores_both_channels() -> None:
-    async with session(sys.executable, FIXTURE) as client:
-        hit = await client.call_tool("search_passages", {"query": "first program", "k": 5})
-        none = await client.call_tool(
-            "search_passages", {"query": "first program", "source_ids": ["elsewhere.md"]}
+async def test_search_passages_then_read_passage_continues_the_text() -> None:
+    async with served() as server:
+        hit = await call(
+            server, "search_passages", {"query": "first program", "k": 5, "explain": True}
         )
-    [match] = hit.structured_content["matches"]
-    assert match["source_id"] == "notes.md"
-    assert match["bm25"] > 0.0
-    assert match["lexical"] == pytest.approx(match["bm25"] / (match["bm25"] + 1.0))
+        none = await call(server, "search_passages", {"query": "zebra", "mode": "lexical"})
+        [match] = hit["structuredContent"]["matches"]
+        whole = await call(server, "read_passage", {"passage_id": match["passage_id"]})
+        tail = await call(server, "read_passage", {"passage_id": match["passage_id"], "offset": 40})
+        past = await call(server, "read_passage", {"passage_id": match["passage_id"], "offset": 99})
+        missing = await call(server, "read_passage", {"passage_id": "c:" + "0" * 32})
+    assert match["source"] == "notes.md"
+    assert "more_at" not in match
     assert 0.0 < match["semantic"] <= 1.0
-    assert none.structured_content["matches"] == []
+    assert whole["structuredContent"]["text"] == "Ada Lovelace wrote the first program in 1843."
+    assert tail["structuredContent"]["text"] == "1843."
+    assert past["structuredContent"]["text"] == ""
+    assert missing["isError"]
+    assert "Argument `passage_id`" in text(missing)
+    assert none["structuredContent"]["matches"] == []
+    assert none["structuredContent"]["note"].startswith("No passage matched")
+
+
+@pytest.mark.asyncio
+async def test_describe_tenant_counts_types_and_sources_of_the_servers_tenant_only() -> None:
+    async with served() as server:
+        result = await call(server, "describe_tenant", {})
+    assert result["structuredContent"] == {
+        "entities": 4,
+        "entity_types": {"organization": 1, "person": 3},
+        "relationships": 1,
+        "passages": 1,
+        "sources": {"notes.md": 1},
+        "sources_total": 1,
+        "modes": ["hybrid", "semantic", "lexical"],
+    }
+    assert str(OTHER) not in json.dumps(result)
 
 
 BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
-    ("search_entities", {"query": ""}, "query"),
-    ("search_entities", {"query": "   "}, "query must not be blank"),
-    ("search_entities", {"query": "Ada", "k": -1}, "greater than or equal to 0"),
-    ("search_entities", {"query": "Ada", "k": 51}, "less than or equal to 50"),
-    ("search_entities", {"query": "Ada", "mode": "fuzzy"}, "mode"),
-    ("search_entities", {"k": 3}, "query"),
-    ("search_passages", {"query": " \t"}, "query must not be blank"),
-    ("get_entity", {"entity_id": "not-a-uuid"}, "entity_id must be a UUID"),
+    ("search_entities", {"query": ""}, "Argument `query` is too short"),
+    ("search_entities", {"query": "   "}, "Argument `query` must hold a non-space character"),
+    ("search_entities", {"query": "Ada", "k": -1}, "Argument `k` must be at least 0"),
+    ("search_entities", {"query": "Ada", "k": 51}, "Argument `k` must be at most 50"),
+    ("search_entities", {"query": "Ada", "mode": "fuzzy"}, "Argument `mode` must be one of"),
+    ("search_entities", {"k": 3}, "Argument `query` is required."),
+    ("search_entities", {"query": "Ada", "entity_types": ["people"]}, "`entity_types[0]`"),
+    ("search_entities", {"query": "Ada", "entity_types": []}, "must not be empty"),
+    ("search_passages", {"query": " \t"}, "Argument `query` must hold a non-space"),
+    ("search_passages", {"query": "Ada", "sources": ["x.md"]}, "`sources[0]` must be one of"),
+    ("get_entity", {"entity_id": "not-a-uuid"}, "Argument `entity_id` must be an entity `id`"),
+    ("read_passage", {"passage_id": "c:1", "offset": -1}, "Argument `passage_id`"),
 ]
 
 
+def test_bad_arguments_are_short_tool_errors_naming_the_argument(wire: RawServer) -> None:
+    for name, arguments, says in BAD_CALLS:
+        result = wire.call(name, arguments)
+        assert result["isError"], (name, arguments)
+        message = text(result)
+        assert says in message, (name, arguments, message)
+        assert "validation error" not in message
+        assert "Arguments" not in message
+        assert len(message) < 240, message
+    # The server survives every bad call and still answers.
+    ok = wire.call("search_entities", {"query": "Grace Hopper", "k": 1})
+    assert ok["structuredContent"]["matches"][0]["name"] == "Grace Hopper"
+
+
 @pytest.mark.asyncio
-async def test_bad_arguments_are_tool_errors_naming_the_cause() -> None:
-    async with session(sys.executable, FIXTURE) as client:
-        for name, arguments, says in BAD_CALLS:
-            result = await client.call_tool(name, arguments)
-            assert result.is_error, (name, arguments)
-            assert says in result.content[0].text, (name, arguments, result.content[0].text)
-        # The server survives every bad call and still answers.
-        ok = await client.call_tool("search_entities", {"query": "Grace Hopper", "k": 1})
-    assert ok.structured_content["matches"][0]["name"] == "Grace Hopper"
+async def test_an_empty_answer_carries_a_note_saying_what_to_try() -> None:
+    async with served(lexical=True) as server:
+        empty = await call(server, "search_entities", {"query": "zzqx"})
+        filtered = await call(
+            server, "search_entities", {"query": "zzqx", "entity_types": ["person"]}
+        )
+        nothing_asked = await call(server, "search_entities", {"query": "zzqx", "k": 0})
+        unthresholded = await call(
+            server, "search_entities", {"query": "zzqx", "min_confidence": 0}
+        )
+    assert empty["structuredContent"]["note"] == (
+        "No entity matched this query here. Try other words, other spellings. Nothing reached "
+        "min_confidence 0.5: min_confidence=0 shows the closest results anyway, most likely "
+        "unrelated."
+    )
+    assert "drop the filter" in filtered["structuredContent"]["note"]
+    assert unthresholded["structuredContent"]["note"] == (
+        "No entity matched this query here. Try other words, other spellings."
+    )
+    assert "note" not in nothing_asked["structuredContent"]
+
+
+@pytest.mark.asyncio
+async def test_nonsense_is_answered_empty_unless_min_confidence_is_lowered() -> None:
+    # "xylophone" is unrelated to every entity, and the fake provider scores it so (0.55 at best).
+    nonsense = {"query": "xylophone", "mode": "hybrid"}
+    async with served() as server:
+        default = await call(server, "search_entities", nonsense)
+        forced = await call(server, "search_entities", {**nonsense, "min_confidence": 0})
+        passages = await call(server, "search_passages", nonsense)
+        sure = await call(server, "search_entities", {"query": "Ada Lovelace", "k": 2})
+    assert default["structuredContent"]["matches"] == []
+    assert "Nothing reached min_confidence 0.5" in default["structuredContent"]["note"]
+    unrelated = forced["structuredContent"]["matches"]
+    assert unrelated
+    assert all(match["confidence"] < 0.5 for match in unrelated)
+    assert passages["structuredContent"]["matches"] == []
+    assert sure["structuredContent"]["matches"][0]["confidence"] >= 0.5
+
+
+@pytest.mark.asyncio
+async def test_past_the_enum_cap_an_unknown_source_is_refused_naming_the_closest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(mcp_schema, "MAX_ENUM", 0)
+    monkeypatch.setattr(mcp_server, "MAX_ENUM", 0)
+    async with world_client() as client:
+        server = build_server(client, await client.describe())
+        tools = {tool.name: tool for tool in await server.list_tools()}
+        wrong = await call(server, "search_passages", {"query": "Ada", "sources": ["notes"]})
+        right = await call(server, "search_passages", {"query": "Ada", "sources": ["notes.md"]})
+    [sources] = [
+        s
+        for s in tools["search_passages"].input_schema["properties"]["sources"]["anyOf"]
+        if s["type"] == "array"
+    ]
+    assert "enum" not in sources["items"]
+    assert wrong["isError"]
+    assert "Closest held: notes.md." in text(wrong)
+    assert right["structuredContent"]["matches"]
+
+
+@pytest.mark.asyncio
+async def test_a_tenant_holding_nothing_is_refused_naming_the_tenants_that_hold_data() -> None:
+    async with world_client(tenant=parse_tenant("acme")) as client:
+        with pytest.raises(EmptyTenantError) as raised:
+            await open_server(client)
+    assert str(HOME) in str(raised.value)
+    assert str(OTHER) in str(raised.value)
+
+
+def test_redstring_mcp_for_an_empty_tenant_exits_with_the_error() -> None:
+    stores, _ = asyncio.run(populated_stores())
+    err = StringIO()
+    status = main(
+        ["mcp", "--db", "x", "--tenant", "acme", "--embeddings", "none"],
+        opener=opener_of(stores),
+        stdout=StringIO(),
+        stderr=err,
+    )
+    assert status == 1
+    assert "holds no entities and no passages" in err.getvalue()
+    assert str(HOME) in err.getvalue()
+
+
+@pytest.mark.asyncio
+async def test_a_tenant_with_passages_only_offers_no_entity_tools() -> None:
+    async with world_client() as client:
+        catalogue = (await client.describe()).model_copy(update={"entities": 0})
+        server = build_server(client, catalogue)
+        names = {tool.name for tool in await server.list_tools()}
+    assert names == {"describe_tenant", "search_passages", "read_passage"}
 
 
 def test_a_lone_surrogate_in_a_json_string_is_replaced_and_paired_ones_kept() -> None:
@@ -144,39 +376,10 @@ def test_a_lone_surrogate_in_a_json_string_is_replaced_and_paired_ones_kept() ->
     assert without_lone_surrogates("not json \\ud800\n") == "not json \\ud800\n"
 
 
-@pytest.mark.asyncio
-async def test_a_tools_call_holding_a_lone_surrogate_is_answered() -> None:
+def test_a_tools_call_holding_a_lone_surrogate_is_answered(wire: RawServer) -> None:
     # Raw JSON-RPC: the SDK client cannot even send this request, a hostile one can.
-    server = await asyncio.create_subprocess_exec(
-        sys.executable, *FIXTURE, stdin=PIPE, stdout=PIPE, stderr=DEVNULL, cwd=ROOT
-    )
-    assert server.stdin is not None
-    assert server.stdout is not None
-
-    async def ask(message: dict[str, Any]) -> dict[str, Any]:
-        assert server.stdin is not None
-        assert server.stdout is not None
-        server.stdin.write(json.dumps(message).encode() + b"\n")
-        await server.stdin.drain()
-        # A guard against a hang only: the answer normally comes in milliseconds.
-        return json.loads(await asyncio.wait_for(server.stdout.readline(), timeout=300))
-
-    try:
-        hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
-        hello["clientInfo"] = {"name": "raw", "version": "0"}
-        welcome = await ask({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
-        assert welcome["result"]["serverInfo"]["version"] == version("redstring")
-        server.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
-        for n, arguments in enumerate(
-            [{"query": "Ada\ud800", "k": 1}, {"query": "\udfff", "entity_types": ["\ud800"]}]
-        ):
-            params = {"name": "search_entities", "arguments": arguments}
-            reply = await ask(
-                {"jsonrpc": "2.0", "id": 2 + n, "method": "tools/call", "params": params}
-            )
-            assert reply["id"] == 2 + n
-            assert "result" in reply, reply
-        assert reply["result"]["isError"] is False
-    finally:
-        server.stdin.close()
-        await server.wait()
+    first = wire.call("search_entities", {"query": "Ada\ud800", "k": 1})
+    second = wire.call("search_entities", {"query": "\udfff", "entity_types": ["person"]})
+    assert first["isError"] is False
+    assert first["structuredContent"]["matches"][0]["name"] == "Ada Lovelace"
+    assert second["isError"] is False

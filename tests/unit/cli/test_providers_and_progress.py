@@ -14,8 +14,8 @@ from redstring.cli.providers import (
     llm_provider,
     local_extra_installed,
 )
-from redstring.client.errors import MissingSettingError
 from redstring.domain.errors import InvalidSettingError
+from redstring.errors import MissingSettingError
 from redstring.llm.local_embedding import LocalEmbeddingProvider
 from redstring.llm.openai_compatible import (
     OpenAICompatibleEmbeddingProvider,
@@ -86,6 +86,33 @@ def test_the_language_model_needs_a_url_and_a_model() -> None:
     assert isinstance(llm_provider(flags(), env), OpenAICompatibleLlmProvider)
     with pytest.raises(MissingSettingError, match="--llm-model"):
         llm_provider(flags(llm_model="  "), {"REDSTRING_LLM_BASE_URL": "http://x/v1"})
+
+
+#: Each model setting: its flag's attribute, its variable, a valid value.
+MODEL_SETTINGS = {
+    "llm_timeout": ("REDSTRING_LLM_TIMEOUT", "7.5"),
+    "llm_concurrency": ("REDSTRING_LLM_CONCURRENCY", "1"),
+    "llm_attempts": ("REDSTRING_LLM_ATTEMPTS", "2"),
+    "max_tokens": ("REDSTRING_LLM_MAX_TOKENS", "700"),
+    "structured_output": ("REDSTRING_STRUCTURED_OUTPUT", "json_object"),
+}
+
+
+@pytest.mark.parametrize("source", ["flags", "environment"])
+def test_every_model_setting_reaches_the_provider_from_a_flag_or_the_environment(
+    source: str,
+) -> None:
+    env = {"REDSTRING_LLM_BASE_URL": "http://127.0.0.1:9/v1", "REDSTRING_LLM_MODEL": "m"}
+    if source == "flags":
+        args = flags(**{attribute: value for attribute, (_, value) in MODEL_SETTINGS.items()})
+    else:
+        args = flags()
+        env.update(dict(MODEL_SETTINGS.values()))
+    llm = llm_provider(args, env)
+    assert llm.max_concurrency == 1
+    assert (llm._transport._timeout, llm._transport._max_attempts) == (7.5, 2)
+    assert llm._max_tokens == 700
+    assert llm._formats.candidates == ("json_object",)
 
 
 class Terminal(io.StringIO):

@@ -15,14 +15,14 @@ from uuid import uuid4
 
 import pytest
 
-from redstring import ChunkFailure, GraphBuildReport, MergeSummary, entity_id_for
+from redstring import entity_id_for
+from redstring.building import ChunkFailure, GraphBuildReport, MergeSummary
 from redstring.cli.main import main
 from redstring.cli.providers import llm_endpoint
 from redstring.client import embeddings as providers
 from redstring.client.answers import EntitySearchAnswer
 from redstring.client.documents import read_documents
 from redstring.client.embeddings import local_extra_installed
-from redstring.client.errors import DocumentPathError
 from redstring.client.queries import resolve_mode
 from redstring.client.render import print_build_report, print_entities
 from redstring.client.store_set import StoreSet
@@ -31,6 +31,7 @@ from redstring.client.tenants import DEFAULT_TENANT
 from redstring.domain.errors import InvalidSettingError, MissingExtraError
 from redstring.domain.ids import tenant_id_for
 from redstring.domain.retrieval import RetrievalMode
+from redstring.errors import DocumentPathError
 from tests.unit.cli.world import populated_stores
 
 

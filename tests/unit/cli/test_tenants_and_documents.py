@@ -9,9 +9,9 @@ from uuid import UUID
 import pytest
 
 from redstring.client.documents import read_documents
-from redstring.client.errors import DocumentPathError, NoDocumentsError
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
 from redstring.domain.ids import tenant_id_for
+from redstring.errors import DocumentPathError, NoDocumentsError
 
 
 def test_the_default_tenant_is_pinned() -> None:

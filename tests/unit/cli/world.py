@@ -9,21 +9,12 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from redstring import (
-    Entity,
-    EntityId,
-    FakeEmbeddingProvider,
-    InMemoryChunkStore,
-    InMemoryGraphStore,
-    InMemoryVectorStore,
-    Relationship,
-    SourceDocument,
-    TenantId,
-    index_documents,
-)
+from redstring import Entity, EntityId, Relationship, SourceDocument, TenantId, index_documents
 from redstring.client.store_set import StoreSet
 from redstring.client.tenants import parse_tenant
 from redstring.projections.vectors import embed_entities
+from redstring.providers import FakeEmbeddingProvider
+from redstring.stores import InMemoryChunkStore, InMemoryGraphStore, InMemoryVectorStore
 
 DIMENSION = 32
 HOME = parse_tenant("home")

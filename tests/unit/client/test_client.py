@@ -13,7 +13,6 @@ import pytest
 
 from redstring import (
     AsyncRedstring,
-    FakeEmbeddingProvider,
     Redstring,
     RedstringError,
     SourceDocument,
@@ -21,8 +20,9 @@ from redstring import (
     tenant_id_for,
 )
 from redstring.client.embeddings import local_extra_installed
-from redstring.client.errors import ClientClosedError, PandasMissingError
 from redstring.domain.errors import ModeNeedsEmbeddingsError
+from redstring.errors import ClientClosedError, PandasMissingError
+from redstring.providers import FakeEmbeddingProvider
 
 REPOSITORY = Path(__file__).resolve().parents[3]
 

@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 
-from redstring import AsyncRedstring, FakeEmbeddingProvider, Redstring
+from redstring import AsyncRedstring, Redstring
 from redstring.domain.errors import (
     BuildFailedError,
     ModelServerStatusError,
     ModelServerUnreachableError,
 )
+from redstring.providers import FakeEmbeddingProvider
 from tests.unit.adapters.openai_protocol_server import Reply, ScriptedServer, error, serve
 from tests.unit.adapters.server_profiles import hardest
 from tests.unit.cli.sample_model import behaving_as, script

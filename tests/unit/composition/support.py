@@ -5,15 +5,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from redstring import (
-    ChunkId,
-    ChunkMatch,
-    FakeEmbeddingProvider,
-    InMemoryChunkStore,
-    LexicalCandidates,
-    StoredChunk,
-    TenantId,
-)
+from redstring import ChunkId, ChunkMatch, StoredChunk, TenantId
+from redstring.ports import LexicalCandidates
+from redstring.providers import FakeEmbeddingProvider
+from redstring.stores import InMemoryChunkStore
 
 
 class RecordingEmbeddings(FakeEmbeddingProvider):

@@ -7,30 +7,28 @@ from uuid import UUID, uuid4
 
 import pytest
 
-from redstring import (
-    AUTO,
+from redstring import SourceDocument, TenantId, build_graph, entity_id_for
+from redstring.building import AUTO
+from redstring.domain.blocking import name_keys_for
+from redstring.domain.chunking import SlidingWindowChunker
+from redstring.errors import (
     ChunkExtractionError,
     DimensionMismatchError,
     DuplicateDocumentError,
-    FakeEmbeddingProvider,
-    FakeLlmProvider,
     IncompleteVectorSetupError,
+    MergeAlreadyUndoneError,
+    MergeNotFoundError,
+)
+from redstring.extraction.prompts import CLASSIFY_MARKER
+from redstring.providers import FakeEmbeddingProvider, FakeLlmProvider
+from redstring.stores import (
     InMemoryChunkStore,
     InMemoryEventLog,
     InMemoryGraphStore,
     InMemoryVectorStore,
-    MergeAlreadyUndoneError,
-    MergeNotFoundError,
-    SourceDocument,
-    TenantId,
-    build_graph,
-    entity_id_for,
     rebuild_stores,
     undo_merge,
 )
-from redstring.domain.blocking import name_keys_for
-from redstring.domain.chunking import SlidingWindowChunker
-from redstring.extraction.prompts import CLASSIFY_MARKER
 from tests.factories import DEFAULT_TENANT
 
 OTHER_TENANT = TenantId(UUID("22222222-2222-4222-8222-222222222222"))

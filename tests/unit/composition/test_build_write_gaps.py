@@ -7,24 +7,21 @@ from typing import Any
 
 import pytest
 
-from redstring import (
-    DimensionMismatchError,
-    DocumentChunked,
-    DocumentExtracted,
-    FakeEmbeddingProvider,
-    FakeLlmProvider,
+from redstring import SourceDocument, build_graph
+from redstring.domain.events import EntitiesRetired
+from redstring.errors import DimensionMismatchError
+from redstring.ports import DocumentChunked, DocumentExtracted
+from redstring.projections.chunks import ChunkProjection
+from redstring.projections.graph import GraphProjection
+from redstring.projections.replay import replay
+from redstring.providers import FakeEmbeddingProvider, FakeLlmProvider
+from redstring.stores import (
     InMemoryChunkStore,
     InMemoryEventLog,
     InMemoryGraphStore,
     InMemoryVectorStore,
-    SourceDocument,
-    build_graph,
     undo_merge,
 )
-from redstring.domain.events import EntitiesRetired
-from redstring.projections.chunks import ChunkProjection
-from redstring.projections.graph import GraphProjection
-from redstring.projections.replay import replay
 from tests.factories import DEFAULT_TENANT
 
 DIMENSION = 8

@@ -7,13 +7,14 @@ from uuid import UUID
 
 import pytest
 
-from redstring import TenantId, catch_up_stores, open_sqlite
+from redstring import TenantId
 from redstring.domain.events import DocumentExtracted, Event
 from redstring.events.in_memory import InMemoryEventLog
 from redstring.graph.in_memory import InMemoryGraphStore
 from redstring.ports.graph_store import GraphWriter
 from redstring.projections.graph import GraphProjection
 from redstring.projections.replay import EventSink, catch_up
+from redstring.stores import catch_up_stores, open_sqlite
 from tests.factories import DEFAULT_TENANT, make_entity
 
 OTHER_TENANT = TenantId(UUID("22222222-2222-4222-8222-222222222222"))

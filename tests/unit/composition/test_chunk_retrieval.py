@@ -6,8 +6,6 @@ import pytest
 
 from redstring import (
     ChunkRetriever,
-    DimensionMismatchError,
-    InMemoryChunkStore,
     RetrievalMode,
     SourceDocument,
     StoredChunk,
@@ -24,6 +22,8 @@ from redstring.domain.fusion import (
     ReciprocalRankFusion,
     weighted_evidence,
 )
+from redstring.errors import DimensionMismatchError
+from redstring.stores import InMemoryChunkStore
 from tests.unit.composition.support import (
     RecordingEmbeddings,
     RendezvousChunkStore,

@@ -1,4 +1,4 @@
-"""The chunk how-tos' code runs as written, importing nothing but redstring (and asyncio)."""
+"""The chunk how-tos' code runs as written, importing only the public surface (and asyncio)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from tests.unit.test_public_api import SURFACE
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "how-to"
 FENCE = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -19,7 +21,7 @@ def snippets(name: str) -> list[str]:
 
 
 @pytest.mark.parametrize("name", ["index-documents.md", "retrieve-chunks.md"])
-def test_the_how_to_runs_and_imports_only_redstring(
+def test_the_how_to_runs_and_imports_only_the_public_surface(
     name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     namespace: dict[str, object] = {"__name__": f"how_to_{name}"}
@@ -28,6 +30,6 @@ def test_the_how_to_runs_and_imports_only_redstring(
             if isinstance(node, ast.Import):
                 assert [a.name for a in node.names] == ["asyncio"]
             elif isinstance(node, ast.ImportFrom):
-                assert node.module == "redstring"
+                assert node.module in SURFACE
         exec(compile(block, name, "exec"), namespace)
     assert capsys.readouterr().out.strip()

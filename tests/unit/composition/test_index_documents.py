@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from redstring import (
-    DimensionMismatchError,
-    DuplicateDocumentError,
-    InMemoryChunkStore,
-    SlidingWindowChunker,
-    SourceDocument,
-    index_documents,
-    new_tenant_id,
-)
+from redstring import SourceDocument, index_documents, new_tenant_id
+from redstring.building import SlidingWindowChunker
+from redstring.errors import DimensionMismatchError, DuplicateDocumentError
+from redstring.stores import InMemoryChunkStore
 from tests.factories import make_entity
 from tests.unit.composition.support import RecordingChunkStore, RecordingEmbeddings
 

@@ -8,17 +8,7 @@ from uuid import UUID
 
 import pytest
 
-from redstring import (
-    Entity,
-    EntityId,
-    FakeEmbeddingProvider,
-    InMemoryGraphStore,
-    InMemoryVectorStore,
-    RetrievalMode,
-    Retriever,
-    TenantId,
-    VectorRecord,
-)
+from redstring import Entity, EntityId, RetrievalMode, Retriever, TenantId
 from redstring.domain import normalization
 from redstring.domain.blocking import (
     LEXICAL_BLOCK_LIMIT,
@@ -29,6 +19,9 @@ from redstring.domain.blocking import (
 )
 from redstring.domain.ngrams import NGRAM_DF_CAP, NGRAM_POSTINGS_BUDGET
 from redstring.domain.query import NormalizedQuery
+from redstring.ports import VectorRecord
+from redstring.providers import FakeEmbeddingProvider
+from redstring.stores import InMemoryGraphStore, InMemoryVectorStore
 from tests.factories import DEFAULT_TENANT, make_entity
 
 TENANT = DEFAULT_TENANT

@@ -7,10 +7,11 @@ from uuid import UUID
 import pytest
 
 import redstring.graph.in_memory as in_memory_module
-from redstring import InMemoryGraphStore, RetrievalMode, Retriever, rekey_graph
+from redstring import RetrievalMode, Retriever
 from redstring.domain.blocking import KEY_VERSION, prefix_key_for_name, soundex_key_for_name
 from redstring.domain.entity import Entity
 from redstring.domain.ids import TenantId
+from redstring.stores import InMemoryGraphStore, rekey_graph
 from tests.factories import make_entity
 
 OTHER = TenantId(UUID("22222222-2222-4222-8222-222222222222"))

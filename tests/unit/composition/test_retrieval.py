@@ -7,20 +7,7 @@ from uuid import UUID
 
 import pytest
 
-from redstring import (
-    DimensionMismatchError,
-    Entity,
-    EntityId,
-    FakeEmbeddingProvider,
-    InMemoryGraphStore,
-    InMemoryVectorStore,
-    MissingCapabilityError,
-    RetrievalMode,
-    RetrievalResult,
-    Retriever,
-    TenantId,
-    VectorRecord,
-)
+from redstring import Entity, EntityId, RetrievalMode, RetrievalResult, Retriever, TenantId
 from redstring.domain.blocking import LEXICAL_CANDIDATE_LIMIT
 from redstring.domain.fusion import (
     DEFAULT_FUSION,
@@ -28,6 +15,10 @@ from redstring.domain.fusion import (
     FusionStrategy,
     ReciprocalRankFusion,
 )
+from redstring.errors import DimensionMismatchError, MissingCapabilityError
+from redstring.ports import VectorRecord
+from redstring.providers import FakeEmbeddingProvider
+from redstring.stores import InMemoryGraphStore, InMemoryVectorStore
 from tests.factories import DEFAULT_TENANT, make_entity
 
 DIMENSION = 384

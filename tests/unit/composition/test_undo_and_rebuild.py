@@ -4,30 +4,25 @@ from __future__ import annotations
 
 import pytest
 
-from redstring import (
-    AUTO,
-    DomainSchema,
-    Entity,
-    FakeEmbeddingProvider,
-    FakeLlmProvider,
-    IncompleteVectorSetupError,
-    InMemoryEventLog,
-    InMemoryGraphStore,
-    InMemoryVectorStore,
-    MergeNotUndoableError,
-    Relationship,
-    SourceDocument,
-    rebuild_stores,
-    undo_merge,
-)
+from redstring import Entity, Relationship, SourceDocument
+from redstring.building import AUTO, DomainSchema
 from redstring.consolidation.consolidator import consolidate
 from redstring.consolidation.merge import plan_merge
 from redstring.domain.events import DocumentExtracted, EntitiesMerged
+from redstring.errors import IncompleteVectorSetupError, MergeNotUndoableError
 from redstring.extraction.choose import decide_domain
 from redstring.extraction.domains import resolve_domain
 from redstring.projections.graph import GraphProjection
 from redstring.projections.replay import EventSink
 from redstring.projections.vectors import embed_entities
+from redstring.providers import FakeEmbeddingProvider, FakeLlmProvider
+from redstring.stores import (
+    InMemoryEventLog,
+    InMemoryGraphStore,
+    InMemoryVectorStore,
+    rebuild_stores,
+    undo_merge,
+)
 from tests.factories import DEFAULT_TENANT, make_entity
 
 

@@ -7,7 +7,7 @@ from uuid import UUID
 
 import pytest
 
-from redstring import Entity, EntityId, InMemoryGraphStore, Relationship, TenantId
+from redstring import Entity, EntityId, Relationship, TenantId
 from redstring.consolidation.consolidator import consolidate
 from redstring.consolidation.merge import plan_undo
 from redstring.domain.blocking import TYPE_NAMESPACE, name_keys_for
@@ -15,6 +15,7 @@ from redstring.domain.events import EntitiesMerged
 from redstring.events.in_memory import InMemoryEventLog
 from redstring.projections.graph import GraphProjection
 from redstring.projections.replay import EventSink
+from redstring.stores import InMemoryGraphStore
 from tests.factories import DEFAULT_TENANT, make_entity
 
 OTHER_TENANT = TenantId(UUID("22222222-2222-4222-8222-222222222222"))

@@ -1,4 +1,4 @@
-"""The how-to pages' Python snippets run as written, with only `redstring` imports."""
+"""The how-to pages' Python snippets run as written, importing only the public surface."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from tests.unit.test_public_api import SURFACE
 
 HOW_TO = Path(__file__).resolve().parents[3] / "docs" / "how-to"
 FENCE = re.compile(r"```python\n(.*?)```", re.DOTALL)
@@ -18,8 +20,8 @@ def snippets(page: str) -> list[str]:
 @pytest.mark.parametrize("page", ["build-a-graph.md", "rebuild-by-replay.md"])
 def test_the_snippet_runs(page: str, capsys: pytest.CaptureFixture[str]) -> None:
     [code] = snippets(page)
-    imported = set(re.findall(r"^(?:from|import) (\w+)", code, re.MULTILINE))
-    assert imported <= {"redstring", "asyncio"}
+    imported = set(re.findall(r"^(?:from|import) ([\w.]+)", code, re.MULTILINE))
+    assert imported <= SURFACE.keys() | {"asyncio"}
     exec(compile(code, page, "exec"), {"__name__": "__snippet__"})
     assert capsys.readouterr().out
 

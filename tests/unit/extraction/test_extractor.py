@@ -7,14 +7,7 @@ from typing import Any
 
 import pytest
 
-from redstring import (
-    EmptyCompletionError,
-    FakeLlmProvider,
-    MalformedCompletionError,
-    Refusal,
-    RefusedCompletionError,
-    entity_id_for,
-)
+from redstring import entity_id_for
 from redstring.domain.chunking import SlidingWindowChunker
 from redstring.domain.document import SourceDocument
 from redstring.domain.errors import (
@@ -22,10 +15,12 @@ from redstring.domain.errors import (
     DomainClassificationError,
     UnknownDomainError,
 )
+from redstring.errors import EmptyCompletionError, MalformedCompletionError, RefusedCompletionError
 from redstring.extraction.choose import decide_domain
 from redstring.extraction.domains import AUTO, DomainSchema, bundled_domains, resolve_domain
 from redstring.extraction.extractor import ExtractionProgress, Extractor
 from redstring.extraction.prompts import CLASSIFY_MARKER
+from redstring.providers import FakeLlmProvider, Refusal
 from tests.factories import DEFAULT_TENANT
 
 TEXT = """Ada Lovelace wrote notes on the engine.

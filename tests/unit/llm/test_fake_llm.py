@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from redstring import (
-    EmptyCompletionError,
-    LlmProvider,
-    MalformedCompletionError,
-    RefusedCompletionError,
-)
 from redstring.domain.completion import parse_completion
 from redstring.domain.errors import ScriptExhaustedError
+from redstring.errors import EmptyCompletionError, MalformedCompletionError, RefusedCompletionError
 from redstring.llm.fake_llm import FakeLlmProvider, Refusal
+from redstring.ports import LlmProvider
 
 SCHEMA = {
     "type": "object",

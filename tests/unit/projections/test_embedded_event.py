@@ -6,9 +6,10 @@ from collections.abc import Sequence
 
 import pytest
 
-from redstring import Entity, FakeEmbeddingProvider
+from redstring import Entity
 from redstring.llm.openai_compatible import OpenAICompatibleEmbeddingProvider
 from redstring.projections.vectors import embedded_event, embedding_model
+from redstring.providers import FakeEmbeddingProvider
 from tests.factories import DEFAULT_TENANT
 
 

@@ -10,16 +10,7 @@ from hypothesis import event as hypothesis_event
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from redstring import (
-    Entity,
-    EntityId,
-    FakeEmbeddingProvider,
-    InMemoryChunkStore,
-    InMemoryGraphStore,
-    InMemoryVectorStore,
-    Relationship,
-    TenantId,
-)
+from redstring import Entity, EntityId, Relationship, TenantId
 from redstring.consolidation.merge import choose_survivor, plan_merge, plan_undo
 from redstring.domain.chunk import StoredChunk
 from redstring.domain.events import (
@@ -35,6 +26,8 @@ from redstring.projections.chunks import ChunkProjection
 from redstring.projections.graph import GraphProjection
 from redstring.projections.replay import EventSink, replay
 from redstring.projections.vectors import VectorProjection, embed_entities, embedding_text
+from redstring.providers import FakeEmbeddingProvider
+from redstring.stores import InMemoryChunkStore, InMemoryGraphStore, InMemoryVectorStore
 from tests.factories import DEFAULT_TENANT
 
 OTHER_TENANT = TenantId(UUID("22222222-2222-4222-8222-222222222222"))
@@ -249,3 +242,26 @@ def test_the_embedding_text_carries_name_type_and_description() -> None:
     )
     assert embedding_text(ada) == "Ada (person): wrote the first program"
     assert embedding_text(ada.model_copy(update={"description": ""})) == "Ada (person)"
+
+
+@pytest.mark.asyncio
+async def test_replaying_a_log_written_before_adr_0133_derives_the_new_chunk_ids() -> None:
+    """Events carry chunks by content, never by id: replay needs no migration (ADR 0133)."""
+    log = InMemoryEventLog()
+    pair = [
+        ("notes\x1fdraft", "Ada wrote the program."),
+        ("notes", "draft\x1fAda wrote the program."),
+    ]
+    for source, text in pair:
+        chunk = StoredChunk(
+            tenant_id=DEFAULT_TENANT, source_id=source, text=text, index=0, start=0, end=len(text)
+        )
+        assert "id" not in chunk.model_dump()
+        await log.append(
+            [DocumentChunked(tenant_id=DEFAULT_TENANT, document_id=source, chunks=[chunk])]
+        )
+    chunks = InMemoryChunkStore(dimension=DIMENSION)
+    await replay(log, DEFAULT_TENANT, [ChunkProjection(chunks)])
+    stored = await chunks.list_chunks(DEFAULT_TENANT)
+    assert sorted((c.source_id, c.text) for c in stored) == sorted(pair)
+    assert len({c.id for c in stored}) == 2

@@ -6,8 +6,9 @@ import asyncio
 import sys
 from uuid import UUID
 
-from redstring import Entity, Relationship, TenantId, VectorRecord
+from redstring import Entity, Relationship, TenantId
 from redstring.composition.sqlite_stores import open_sqlite
+from redstring.ports import VectorRecord
 
 
 async def main() -> None:

@@ -19,24 +19,22 @@ import pytest_asyncio
 
 from redstring import (
     ChunkRetriever,
-    ChunkStore,
-    EventLog,
-    FakeEmbeddingProvider,
-    FakeLlmProvider,
-    GraphStore,
-    InMemoryChunkStore,
-    InMemoryEventLog,
-    InMemoryGraphStore,
-    InMemoryVectorStore,
     RetrievalMode,
     Retriever,
     SourceDocument,
     StoredChunk,
     TenantId,
-    VectorStore,
     build_graph,
     index_documents,
     new_tenant_id,
+)
+from redstring.ports import ChunkStore, EventLog, GraphStore, VectorStore
+from redstring.providers import FakeEmbeddingProvider, FakeLlmProvider
+from redstring.stores import (
+    InMemoryChunkStore,
+    InMemoryEventLog,
+    InMemoryGraphStore,
+    InMemoryVectorStore,
     open_postgres,
     open_sqlite,
     rebuild_stores,

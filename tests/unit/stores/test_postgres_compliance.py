@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator
 
 import pytest_asyncio
 
-from redstring import ChunkStore, EventLog, GraphStore, VectorStore
 from redstring.composition.postgres_stores import PostgresStores, open_postgres
+from redstring.ports import ChunkStore, EventLog, GraphStore, VectorStore
 from redstring.testing.chunk_store import ChunkStoreCompliance
 from redstring.testing.event_log import EventLogCompliance
 from redstring.testing.graph_store import GraphStoreCompliance

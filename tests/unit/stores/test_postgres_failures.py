@@ -10,18 +10,11 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from redstring import (
-    DimensionMismatchError,
-    DocumentChunked,
-    Entity,
-    Relationship,
-    StoredChunk,
-    StoreOperationError,
-    StoreUnavailableError,
-    new_tenant_id,
-    open_postgres,
-)
+from redstring import Entity, Relationship, StoredChunk, new_tenant_id
 from redstring.domain.blocking import prefix_key_for_name
+from redstring.errors import DimensionMismatchError, StoreOperationError, StoreUnavailableError
+from redstring.ports import DocumentChunked
+from redstring.stores import open_postgres
 
 
 @pytest.mark.asyncio

@@ -23,8 +23,8 @@ import pytest_asyncio
 from pgvector.psycopg import register_vector
 
 import redstring.storage.postgres as postgres_storage
-from redstring import ChunkStore, EventLog, GraphStore, VectorStore
 from redstring.composition.postgres_stores import PostgresStores, open_postgres
+from redstring.ports import ChunkStore, EventLog, GraphStore, VectorStore
 from redstring.storage.schema import Schema, pending_migrations
 from redstring.testing.chunk_store import ChunkStoreCompliance
 from redstring.testing.event_log import EventLogCompliance

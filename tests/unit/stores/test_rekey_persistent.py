@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 
 import redstring.graph.postgres as postgres_graph
-from redstring import Entity, RetrievalMode, Retriever, TenantId, new_tenant_id, rekey_graph
+from redstring import Entity, RetrievalMode, Retriever, TenantId, new_tenant_id
 from redstring.composition.postgres_stores import open_postgres
 from redstring.domain.blocking import KEY_VERSION, prefix_key_for_name, soundex_key_for_name
 from redstring.graph.sqlite import SCHEMA, SqliteGraphStore
 from redstring.ports.graph_store import GraphStore
 from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase
+from redstring.stores import rekey_graph
 
 
 def version_one_keys(entity: Entity) -> frozenset[str]:

@@ -10,15 +10,11 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from redstring import (
-    SchemaMigrationRequiredError,
-    SchemaTooNewError,
-    open_postgres,
-    open_sqlite,
-)
+from redstring.errors import SchemaMigrationRequiredError, SchemaTooNewError
 from redstring.storage.postgres import PostgresDatabase
 from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase
+from redstring.stores import open_postgres, open_sqlite
 
 V1 = [
     "CREATE TABLE {schema}.widgets"
@@ -61,14 +57,14 @@ async def test_sqlite_refuses_a_file_from_a_newer_library(tmp_path: Path, compon
         assert raw.execute("SELECT component, version FROM redstring_schema").fetchall() == [
             ("graph", 2),
             ("vector", 1),
-            ("chunks", 1),
+            ("chunks", 2),
             ("events", 1),
             ("projection_positions", 1),
         ]
         raw.execute("UPDATE redstring_schema SET version = 99 WHERE component = ?", (component,))
     with pytest.raises(SchemaTooNewError) as caught:
         open_sqlite(path)
-    expected = {"graph": 2, "vector": 1, "chunks": 1, "events": 1}[component]
+    expected = {"graph": 2, "vector": 1, "chunks": 2, "events": 1}[component]
     assert (caught.value.component, caught.value.found, caught.value.expected) == (
         component,
         99,

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from redstring import GraphStore, VectorStore
 from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.events.sqlite import SqliteEventLog
 from redstring.graph.sqlite import SqliteGraphStore
+from redstring.ports import GraphStore, VectorStore
 from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.event_log import EventLog
 from redstring.storage.sqlite import SqliteDatabase

@@ -12,19 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from redstring import (
-    DimensionMismatchError,
-    DimensionRequiredError,
-    DocumentChunked,
-    Entity,
-    Relationship,
-    StoredChunk,
-    StoreUnavailableError,
-    VectorRecord,
-    new_tenant_id,
-)
+from redstring import Entity, Relationship, StoredChunk, new_tenant_id
 from redstring.composition.sqlite_stores import open_sqlite
 from redstring.domain.blocking import prefix_key_for_name
+from redstring.errors import DimensionMismatchError, DimensionRequiredError, StoreUnavailableError
+from redstring.ports import DocumentChunked, VectorRecord
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[2]

@@ -7,16 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from redstring import (
-    DimensionRequiredError,
-    Entity,
-    ReadOnlyDatabaseError,
-    SchemaMigrationRequiredError,
-    StoredChunk,
-    new_tenant_id,
-)
+from redstring import Entity, StoredChunk, new_tenant_id
 from redstring.composition.sqlite_stores import open_sqlite
 from redstring.domain.ids import TenantId
+from redstring.errors import (
+    DimensionRequiredError,
+    ReadOnlyDatabaseError,
+    SchemaMigrationRequiredError,
+)
 from tests.unit.stores.file_access import unwritable, write_locked
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from redstring import DimensionMismatchError
 from redstring.chunks.sqlite import SqliteChunkStore
+from redstring.errors import DimensionMismatchError
 from redstring.storage.sqlite import SqliteDatabase
 from redstring.storage.tenant_cache import TenantCache
 

@@ -8,21 +8,14 @@ from pathlib import Path
 import psycopg
 import pytest
 
-import redstring
-from redstring import (
-    DimensionMismatchError,
-    Entity,
-    StoreOperationError,
-    StoreUnavailableError,
-    VectorRecord,
-    new_tenant_id,
-    open_postgres,
-    open_sqlite,
-)
+from redstring import Entity, new_tenant_id
 from redstring.chunks.postgres import PostgresChunkStore
 from redstring.chunks.sqlite import SqliteChunkStore
+from redstring.errors import DimensionMismatchError, StoreOperationError, StoreUnavailableError
+from redstring.ports import VectorRecord
 from redstring.storage.sqlite import SqliteDatabase
 from redstring.storage.tenant_cache import TenantCache
+from redstring.stores import open_postgres, open_sqlite
 from redstring.vector.postgres import PgVectorStore
 from redstring.vector.sqlite import SqliteVectorStore
 
@@ -120,11 +113,6 @@ async def test_bad_search_options_are_refused(postgres_url: str) -> None:
     with pytest.raises(ValueError, match="dimension"):
         PgVectorStore(stores.database, dimension=0)
     await stores.close()
-
-
-def test_an_unknown_attribute_of_the_package_is_an_attribute_error() -> None:
-    with pytest.raises(AttributeError, match="no_such_thing"):
-        _ = redstring.no_such_thing
 
 
 @pytest.mark.asyncio

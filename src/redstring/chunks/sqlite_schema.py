@@ -1,0 +1,54 @@
+"""The SQLite chunk store's tables, as schema migrations (ADR 0041)."""
+
+from __future__ import annotations
+
+from redstring.storage.schema import Schema
+from redstring.storage.tenant_cache import generation_table
+
+SCHEMA = Schema(
+    component="chunks",
+    migrations=[
+        [
+            # body: the chunk's JSON without its embedding; length: its term count.
+            "CREATE TABLE chunk_rows ("
+            " tenant_id TEXT NOT NULL, chunk_id TEXT NOT NULL, source_id TEXT NOT NULL,"
+            " idx INTEGER NOT NULL, length INTEGER NOT NULL, body TEXT NOT NULL,"
+            " embedding BLOB, PRIMARY KEY (tenant_id, chunk_id))",
+            "CREATE INDEX chunk_rows_by_source ON chunk_rows (tenant_id, source_id, idx, chunk_id)",
+            "CREATE TABLE chunk_entities ("
+            " tenant_id TEXT NOT NULL, entity_id TEXT NOT NULL, chunk_id TEXT NOT NULL,"
+            " PRIMARY KEY (tenant_id, entity_id, chunk_id)) WITHOUT ROWID",
+            "CREATE INDEX chunk_entities_by_chunk ON chunk_entities (tenant_id, chunk_id)",
+            # One posting per (term, chunk); the chunk's length rides along so
+            # ranking needs no second lookup per candidate.
+            "CREATE TABLE chunk_postings ("
+            " tenant_id TEXT NOT NULL, term TEXT NOT NULL, chunk_id TEXT NOT NULL,"
+            " tf INTEGER NOT NULL, length INTEGER NOT NULL,"
+            " PRIMARY KEY (tenant_id, term, chunk_id)) WITHOUT ROWID",
+            "CREATE INDEX chunk_postings_by_chunk ON chunk_postings (tenant_id, chunk_id)",
+            "CREATE TABLE chunk_terms ("
+            " tenant_id TEXT NOT NULL, term TEXT NOT NULL, document_frequency INTEGER NOT NULL,"
+            " PRIMARY KEY (tenant_id, term)) WITHOUT ROWID",
+            "CREATE TABLE chunk_corpus ("
+            " tenant_id TEXT PRIMARY KEY, document_count INTEGER NOT NULL,"
+            " total_length INTEGER NOT NULL)",
+            generation_table("chunk_generations"),
+        ],
+        # 2: chunk ids re-derived with the injective encoding (ADR 0133).
+        [
+            "CREATE TABLE chunk_id_moves (tenant_id TEXT NOT NULL, old_id TEXT NOT NULL,"
+            " new_id TEXT NOT NULL, PRIMARY KEY (tenant_id, old_id)) WITHOUT ROWID",
+            "INSERT INTO chunk_id_moves SELECT tenant_id, chunk_id,"
+            " redstring_chunk_id(source_id, json_extract(body, '$.text')) FROM chunk_rows",
+            *(
+                f"UPDATE {table} SET chunk_id = (SELECT m.new_id FROM chunk_id_moves m"
+                f" WHERE m.tenant_id = {table}.tenant_id AND m.old_id = {table}.chunk_id)"
+                f" WHERE EXISTS (SELECT 1 FROM chunk_id_moves m"
+                f" WHERE m.tenant_id = {table}.tenant_id AND m.old_id = {table}.chunk_id)"
+                for table in ("chunk_rows", "chunk_entities", "chunk_postings")
+            ),
+            "DROP TABLE chunk_id_moves",
+            "UPDATE chunk_generations SET token = lower(hex(randomblob(16)))",
+        ],
+    ],
+)

@@ -1,0 +1,97 @@
+"""Tool errors written for a model: which argument to change, and to what (ADR 0177).
+
+The SDK reports arguments its schema refuses as a pydantic dump (hundreds of
+characters naming an internal model); `argument_error` turns each into one
+sentence per argument. `library_error` does the same for what the library
+refuses, keeping the argument's name first.
+"""
+
+from __future__ import annotations
+
+from difflib import get_close_matches
+from typing import Any
+
+from pydantic import ValidationError
+
+from redstring.domain.errors import InvalidArgumentError, RedstringError, UnknownEntityError
+
+_MAX_VALUE = 60
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 3] + "..."
+
+
+def _requirement(error: Any) -> str:
+    kind = error["type"]
+    context = error.get("ctx", {})
+    argument = str(error["loc"][0]) if error["loc"] else "arguments"
+    if kind == "missing":
+        return "is required"
+    if kind == "literal_error":
+        return f"must be one of {context.get('expected', '')}"
+    if kind in {"less_than_equal", "greater_than_equal"}:
+        bound = context.get("le", context.get("ge"))
+        return f"must be {'at most' if kind == 'less_than_equal' else 'at least'} {bound}"
+    if kind == "string_pattern_mismatch":
+        if argument == "query":
+            return "must hold a non-space character (the words to search for)"
+        if argument == "entity_id":
+            return "must be an entity `id` from search_entities (a UUID)"
+        return "must be a `passage_id` from search_passages"
+    if kind in {"too_short", "string_too_short"}:
+        return "must not be empty (omit it instead)" if kind == "too_short" else "is too short"
+    if kind in {"too_long", "string_too_long"}:
+        return f"is too long (at most {context.get('max_length', '?')})"
+    return str(error["msg"]).rstrip(".").lower()
+
+
+def argument_error(tool: str, error: ValidationError) -> str:
+    """One sentence per refused argument of `tool`, each naming the argument first."""
+    sentences = []
+    for item in error.errors():
+        location = [str(part) for part in item["loc"]]
+        argument = location[0] if location else "arguments"
+        where = argument + "".join(f"[{part}]" for part in location[1:])
+        got = "" if item["type"] == "missing" else f" (got {_shown(item.get('input'))})"
+        sentences.append(f"Argument `{where}` {_requirement(item)}{got}.")
+    return f"{tool}: " + " ".join(sentences) + " Change it and call again."
+
+
+def library_error(tool: str, error: RedstringError | ValueError) -> str:
+    """What the library refused, on one line, naming the argument where it has one."""
+    if isinstance(error, UnknownEntityError):
+        return (
+            f"{tool}: Argument `entity_id` names no entity in this knowledge graph. "
+            "Pass an `id` that search_entities returned."
+        )
+    text = " ".join(str(error).split())
+    if isinstance(error, InvalidArgumentError):
+        return f"{tool}: Argument `{error.name}`: {text}"
+    return f"{tool}: {text}"
+
+
+def unknown_names(argument: str, missing: list[str], known: list[str]) -> str:
+    """A refusal of names the tenant does not hold, naming the closest it does."""
+    close = sorted({near for name in missing for near in get_close_matches(name, known, n=3)})
+    hint = f" Closest held: {', '.join(close)}." if close else ""
+    return (
+        f"Argument `{argument}` names what this graph does not hold: "
+        f"{', '.join(_shown(name) for name in missing[:5])}.{hint} "
+        "Call describe_tenant for the full list, or omit the argument."
+    )
+
+
+class EmptyTenantError(RedstringError, ValueError):
+    """The server was asked to serve a tenant holding neither entities nor passages."""
+
+    def __init__(self, *, tenant: str, others: list[str]) -> None:
+        self.tenant = tenant
+        self.others = others
+        held = ", ".join(others) if others else "none"
+        super().__init__(
+            f"tenant {tenant} holds no entities and no passages in this database, so the MCP "
+            f"server would answer every search with nothing. Tenants holding entities: {held}. "
+            "Check --tenant (the name as given to index/build), or index documents into it first."
+        )

@@ -1,0 +1,129 @@
+"""The MCP tools' argument types: exactly what each tool accepts, stated in its JSON schema.
+
+Fixed shapes are module constants (a non-blank query, a UUID, a passage id,
+bounds of `k`). Sets that depend on the served tenant (its entity types, its
+sources, the modes its provider can serve) are built at start-up by the
+`*_argument` functions and put into a tool's signature by `retyped`, so the
+SDK publishes them as enums and enforces them (ADR 0175).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+#: The most results one search may ask for.
+MAX_K = 50
+#: The most characters of a query.
+MAX_QUERY = 2000
+#: Up to this many names, a tenant's types or sources are an enum; past it, free strings.
+MAX_ENUM = 200
+#: The longest source id or type name the free-string form accepts.
+MAX_NAME = 1000
+
+#: One character Python's `str.strip` keeps: a query matching this is not blank.
+#: The class lists every code point `str.isspace` is true of (a test recomputes it),
+#: in the `\\uXXXX` form ECMA, Python and Rust regular expressions all read.
+NOT_BLANK = (
+    "[^\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]"
+)
+#: A UUID in its hyphenated form, either case.
+UUID_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+#: A passage id as `chunk_id_for` makes it.
+PASSAGE_ID_PATTERN = "^c:[0-9a-f]{32}$"
+
+Query = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_QUERY,
+        pattern=NOT_BLANK,
+        description="What to look for, in words: a name, a description or a question. "
+        "Must hold a non-space character.",
+    ),
+]
+K = Annotated[
+    int, Field(ge=0, le=MAX_K, description=f"How many results, best first (0 to {MAX_K}).")
+]
+EntityIdArgument = Annotated[
+    str,
+    Field(
+        pattern=UUID_PATTERN,
+        json_schema_extra={"format": "uuid"},
+        description="The `id` of an entity, as search_entities returned it.",
+    ),
+]
+PassageIdArgument = Annotated[
+    str,
+    Field(
+        pattern=PASSAGE_ID_PATTERN,
+        description="The `passage_id` of a passage, as search_passages returned it.",
+    ),
+]
+MinConfidence = Annotated[
+    float,
+    Field(
+        ge=0.0,
+        le=1.0,
+        description="Answer empty unless some result's `confidence` reaches this (0 to 1). "
+        "0.5: more likely related than not; 0: always rank, however unrelated.",
+    ),
+]
+Explain = Annotated[
+    bool,
+    Field(description="Also give each result's `semantic` and `lexical` scores."),
+]
+Offset = Annotated[
+    int,
+    Field(ge=0, description="Where to start reading, in characters (a result's `more_at`)."),
+]
+
+
+def mode_argument(embeds: bool) -> Any:
+    """The `mode` type: the three modes with a provider, only lexical without one."""
+    if embeds:
+        return Annotated[
+            Literal["hybrid", "semantic", "lexical"],
+            Field(
+                description="Which scores rank: hybrid (both, fused; best in general), "
+                "semantic (meaning: paraphrases, descriptions) or lexical (spelling: exact "
+                "names, codes, typos)."
+            ),
+        ]
+    return Annotated[
+        Literal["lexical"],
+        Field(
+            description="Only lexical (spelling) ranking: this server embeds nothing, so "
+            "meaning-based modes are not offered."
+        ),
+    ]
+
+
+def names_argument(names: Sequence[str], *, what: str) -> Any:
+    """A list of `names` (an enum when there are at most `MAX_ENUM`), or omitted for all."""
+    if names and len(names) <= MAX_ENUM:
+        item: Any = Literal[tuple(names)]
+        description = f"Keep only these {what}; omitted: all. Allowed: {', '.join(names)}."
+    else:
+        item = Annotated[str, Field(min_length=1, max_length=MAX_NAME)]
+        description = f"Keep only these {what} (describe_tenant lists them); omitted: all."
+    return Annotated[
+        list[item] | None,
+        Field(min_length=1, max_length=max(len(names), 1), description=description),
+    ]
+
+
+def retyped[F: Callable[..., Any]](fn: F, **annotations: Any) -> F:
+    """`fn` with the parameters named in `annotations` given those types in its signature."""
+    signature = inspect.signature(fn, eval_str=True)
+    parameters = [
+        parameter.replace(annotation=annotations[parameter.name])
+        if parameter.name in annotations
+        else parameter
+        for parameter in signature.parameters.values()
+    ]
+    fn.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    return fn

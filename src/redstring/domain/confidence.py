@@ -1,0 +1,153 @@
+"""Whether a result is related to its query at all: a confidence on 0..1, and a threshold.
+
+The fused score orders one answer and means nothing across queries; a
+result's `confidence` is comparable across queries and tenants, so a caller
+can ask for "nothing, when nothing here matches" (`min_confidence`). Each
+channel's score is read on its own scale:
+
+- semantic: the cosine on the 0..1 match scale (0.5 = orthogonal);
+- lexical, entities: the lexical similarity on 0..1 (`domain/lexical.py`);
+- lexical, passages: `bm25_coverage`, the chunk's BM25 over `bm25_ceiling`
+  of the query (the sum of its distinct terms' idf, which no chunk reaches:
+  a term's share tends to its idf as its count grows), so it lies on 0..1
+  and says how much of the query's weight the chunk matches.
+
+A `ChannelCalibration` maps one channel's score through a logistic fitted on
+the fit half of the quality corpora (ADR 0170): confidence 0.5 at `midpoint`,
+the channel score at which a best answer is as likely to come from a query
+with a match as from one without (at equal priors). A result's confidence is
+the larger of its channels' (a channel that did not rank it has no say).
+`min_confidence=c` decides per answer (`nothing_matches`): the answer is
+empty unless some candidate's confidence reaches `c`, that is unless either
+channel's best score reaches its `score_at(c)`. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from redstring.domain.bm25 import idf
+from redstring.domain.errors import InvalidArgumentError
+
+
+@dataclass(frozen=True)
+class ChannelCalibration:
+    """One channel's score onto confidence: `1 / (1 + exp(-slope * (score - midpoint)))`.
+
+    Raises `ValueError` for a non-finite midpoint or a slope that is not a
+    positive finite number (confidence must rise with the score).
+    """
+
+    midpoint: float
+    slope: float
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.midpoint):
+            raise ValueError(f"midpoint must be finite, got {self.midpoint}")
+        if not (math.isfinite(self.slope) and self.slope > 0.0):
+            raise ValueError(f"slope must be a positive finite number, got {self.slope}")
+
+    def confidence(self, score: float) -> float:
+        """The confidence of a result this channel scored `score`, on 0..1."""
+        return 0.5 * (1.0 + math.tanh(0.5 * self.slope * (score - self.midpoint)))
+
+    def score_at(self, confidence: float) -> float:
+        """The channel score whose confidence is `confidence` (in (0, 1)): the inverse map."""
+        if not 0.0 < confidence < 1.0:
+            raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+        return self.midpoint + math.log(confidence / (1.0 - confidence)) / self.slope
+
+
+@dataclass(frozen=True)
+class ConfidenceCalibration:
+    """Both channels' calibrations; a result's confidence is the surer channel's."""
+
+    semantic: ChannelCalibration
+    lexical: ChannelCalibration
+
+    def confidence(self, *, semantic: float | None, lexical: float | None) -> float:
+        """max over the channels that ranked the result (not `None`) of their confidence.
+
+        A result neither channel ranked has confidence 0.0. `lexical` is the
+        lexical similarity for entities and `bm25_coverage` for passages.
+        """
+        found = [
+            calibration.confidence(score)
+            for calibration, score in ((self.semantic, semantic), (self.lexical, lexical))
+            if score is not None
+        ]
+        return max(found, default=0.0)
+
+
+# Fitted on the fit half only by `uv run python scripts/fit_confidence.py`
+# (local MiniLM model; names + world corpora and the no-match queries for
+# entities, element passages for passages). Holdout figures: ADR 0170 and
+# docs/benchmarks.md ("Nothing matches").
+#: Entities (`Retriever`): semantic score and lexical similarity.
+ENTITY_CONFIDENCE = ConfidenceCalibration(
+    semantic=ChannelCalibration(midpoint=0.739, slope=14.2),
+    lexical=ChannelCalibration(midpoint=0.685, slope=9.1),
+)
+#: Passages (`ChunkRetriever`): semantic score and `bm25_coverage`.
+PASSAGE_CONFIDENCE = ConfidenceCalibration(
+    semantic=ChannelCalibration(midpoint=0.645, slope=37.5),
+    lexical=ChannelCalibration(midpoint=0.098, slope=14.6),
+)
+#: What `min_confidence` is unless given (ADR 0170): `None`, no threshold.
+DEFAULT_MIN_CONFIDENCE: float | None = None
+#: The threshold ADR 0170 measured and suggests to a caller (an agent's tool) that
+#: prefers an empty answer to an unrelated one; the CI floors hold its figures.
+SUGGESTED_MIN_CONFIDENCE = 0.5
+
+
+def require_min_confidence(value: object, *, name: str = "min_confidence") -> float | None:
+    """`value` as a threshold: `None` (no threshold) or a number in [0, 1].
+
+    Raises `InvalidArgumentError` naming `name` for anything else (a bool,
+    a string, NaN, a number outside 0..1).
+    """
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not 0.0 <= float(value) <= 1.0
+    ):
+        raise InvalidArgumentError(
+            name=name,
+            value=value,
+            requirement="None (no threshold) or a number from 0 to 1, "
+            "such as 0.5 (results more likely related than not)",
+        )
+    return float(value)
+
+
+def nothing_matches(confidences: Iterable[float], min_confidence: float | None) -> bool:
+    """Whether an answer is to be empty: no candidate reaches `min_confidence`.
+
+    `confidences` are every candidate's, before any cut at `k`; `None` never
+    empties. The whole answer stands or falls together (ADR 0170: dropping
+    single results below the threshold lost twice the hit@10 for the same
+    share of no-match queries answered empty).
+    """
+    if min_confidence is None:
+        return False
+    return max(confidences, default=0.0) < min_confidence
+
+
+def bm25_ceiling(document_frequencies: Iterable[int], document_count: int) -> float:
+    """The sum of `idf` over a query's distinct terms: an upper bound no chunk's BM25 reaches."""
+    return sum(idf(df, document_count) for df in document_frequencies)
+
+
+def bm25_coverage(score: float, ceiling: float) -> float:
+    """`score / ceiling` on 0..1: the share of the query's BM25 weight a chunk matches.
+
+    A `ceiling` of 0 (no terms) gives 0. Raises `ValueError` for a negative
+    score or one above the ceiling, which BM25 cannot produce.
+    """
+    if score < 0.0 or score > ceiling:
+        raise ValueError(f"a BM25 score lies in [0, ceiling], got {score} with {ceiling}")
+    return score / ceiling if ceiling > 0.0 else 0.0

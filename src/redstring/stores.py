@@ -1,0 +1,96 @@
+"""The store adapters, the one-call openers, and the jobs that maintain stores.
+
+- in memory (complete, for tests and small jobs): `InMemoryGraphStore`,
+  `InMemoryVectorStore`, `InMemoryChunkStore`, `InMemoryEventLog`;
+- one SQLite file (the embedded default): `open_sqlite` -> `SqliteStores`, or
+  each adapter over a `SqliteDatabase`;
+- PostgreSQL with pgvector (the `postgres` extra, loaded on first use):
+  `open_postgres` -> `PostgresStores`, or each adapter over a `PostgresDatabase`;
+- what a client opens (`AsyncRedstring(opener=...)`): a `StoreSet`, by a `StoreOpener`;
+- a `Schema` is what an adapter of your own asks a database to ensure;
+- upkeep through the event log: `rebuild_stores`, `catch_up_stores`,
+  `undo_merge`, `rekey_graph`.
+
+Every adapter passes its port's suite in `redstring.testing`.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from redstring.chunks.in_memory import InMemoryChunkStore
+from redstring.chunks.sqlite import SqliteChunkStore
+from redstring.client.store_set import StoreOpener, StoreSet
+from redstring.composition.rebuild import catch_up_stores, rebuild_stores
+from redstring.composition.rekey import RekeyReport, rekey_graph
+from redstring.composition.sqlite_stores import SqliteStores, open_sqlite
+from redstring.composition.undo import undo_merge
+from redstring.domain.errors import MissingExtraError
+from redstring.events.in_memory import InMemoryEventLog
+from redstring.events.sqlite import SqliteEventLog
+from redstring.graph.in_memory import InMemoryGraphStore
+from redstring.graph.sqlite import SqliteGraphStore
+from redstring.storage.schema import Schema
+from redstring.storage.sqlite import SqliteDatabase
+from redstring.vector.in_memory import InMemoryVectorStore
+from redstring.vector.sqlite import SqliteVectorStore
+
+if TYPE_CHECKING:
+    from redstring.chunks.postgres import PostgresChunkStore
+    from redstring.composition.postgres_stores import PostgresStores, open_postgres
+    from redstring.events.postgres import PostgresEventLog
+    from redstring.graph.postgres import PostgresGraphStore
+    from redstring.storage.postgres import PostgresDatabase
+    from redstring.vector.postgres import PgVectorStore
+
+# The PostgreSQL adapters need the `postgres` extra, so they load on first use.
+_POSTGRES = {
+    "PgVectorStore": "redstring.vector.postgres",
+    "PostgresDatabase": "redstring.storage.postgres",
+    "PostgresChunkStore": "redstring.chunks.postgres",
+    "PostgresEventLog": "redstring.events.postgres",
+    "PostgresGraphStore": "redstring.graph.postgres",
+    "PostgresStores": "redstring.composition.postgres_stores",
+    "open_postgres": "redstring.composition.postgres_stores",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _POSTGRES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'redstring.stores' has no attribute {name!r}")
+    try:
+        return getattr(import_module(module), name)
+    except ModuleNotFoundError as error:
+        raise MissingExtraError(extra="postgres", missing=str(error.name)) from error
+
+
+__all__ = [
+    "InMemoryChunkStore",
+    "InMemoryEventLog",
+    "InMemoryGraphStore",
+    "InMemoryVectorStore",
+    "PgVectorStore",
+    "PostgresChunkStore",
+    "PostgresDatabase",
+    "PostgresEventLog",
+    "PostgresGraphStore",
+    "PostgresStores",
+    "RekeyReport",
+    "Schema",
+    "SqliteChunkStore",
+    "SqliteDatabase",
+    "SqliteEventLog",
+    "SqliteGraphStore",
+    "SqliteStores",
+    "SqliteVectorStore",
+    "StoreOpener",
+    "StoreSet",
+    "catch_up_stores",
+    "open_postgres",
+    "open_sqlite",
+    "rebuild_stores",
+    "rekey_graph",
+    "undo_merge",
+]

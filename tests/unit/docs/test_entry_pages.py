@@ -1,0 +1,39 @@
+"""The ways in: the home page, the README and the API reference show what is tested."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from tests.unit.client.test_client import QUICK_START
+from tests.unit.test_public_api import SURFACE
+
+ROOT = Path(__file__).resolve().parents[3]
+DOCS = ROOT / "docs"
+PYTHON = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def test_the_home_page_shows_the_tested_quick_start() -> None:
+    [code] = PYTHON.findall((DOCS / "index.md").read_text(encoding="utf-8"))
+    assert code == QUICK_START
+
+
+def test_the_home_page_leads_to_getting_started_how_tos_reference_then_decisions() -> None:
+    text = (DOCS / "index.md").read_text(encoding="utf-8")
+    places = ["getting-started.md", "how-to/", "reference/index.md", "adr/index.md"]
+    positions = [text.index(f"]({place}") for place in places]
+    assert positions == sorted(positions)
+
+
+def test_every_namespace_has_a_reference_page_in_the_nav() -> None:
+    pages = {
+        match: page.relative_to(DOCS).as_posix()
+        for page in (DOCS / "reference").glob("*.md")
+        for match in re.findall(r"^::: ([\w.]+)$", page.read_text(encoding="utf-8"), re.M)
+    }
+    assert pages.keys() == SURFACE.keys()
+    nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
+    [reference] = [entry["API reference"] for entry in nav if "API reference" in entry]
+    assert set(reference) == set(pages.values())
