@@ -103,6 +103,7 @@ class InMemoryChunkStore:
     async def replace_source(
         self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
     ) -> None:
+        require_tenant_id(tenant_id)
         require_str("source_id", source_id)
         require_tenant_id(tenant_id)
         require_writable_chunks(chunks)
@@ -116,6 +117,7 @@ class InMemoryChunkStore:
             _insert(part, row)
 
     async def delete_source(self, source_id: str, tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
         part = self._tenants.get(tenant_id)
         if part is None:
             return
@@ -123,6 +125,7 @@ class InMemoryChunkStore:
             _remove(part, chunk_id)
 
     async def purge_tenant(self, tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
         self._tenants.pop(tenant_id, None)
 
     # -- reading -----------------------------------------------------------
@@ -130,6 +133,7 @@ class InMemoryChunkStore:
     async def get_chunks(
         self, chunk_ids: Sequence[ChunkId], tenant_id: TenantId
     ) -> list[StoredChunk]:
+        require_tenant_id(tenant_id)
         part = self._tenants.get(tenant_id)
         if part is None:
             return []
@@ -138,6 +142,7 @@ class InMemoryChunkStore:
         return [_out(row) for row in found if row is not None]
 
     async def chunks_of_source(self, source_id: str, tenant_id: TenantId) -> list[StoredChunk]:
+        require_tenant_id(tenant_id)
         part = self._tenants.get(tenant_id)
         if part is None:
             return []
@@ -145,6 +150,7 @@ class InMemoryChunkStore:
         return [_out(r) for r in sorted(rows, key=lambda r: (r.chunk.index, r.chunk.id))]
 
     async def list_chunks(self, tenant_id: TenantId) -> list[StoredChunk]:
+        require_tenant_id(tenant_id)
         part = self._tenants.get(tenant_id)
         if part is None:
             return []
@@ -154,11 +160,13 @@ class InMemoryChunkStore:
         return [_out(row) for row in rows]
 
     async def chunk_summary(self, tenant_id: TenantId) -> ChunkSummary:
+        require_tenant_id(tenant_id)
         part = self._tenants.get(tenant_id)
         sources = {} if part is None else part.sources
         return chunk_summary_of((source, len(ids)) for source, ids in sources.items() if ids)
 
     async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
+        require_tenant_id(tenant_id)
         part = self._tenants.get(tenant_id)
         if part is None:
             return []
@@ -175,6 +183,7 @@ class InMemoryChunkStore:
         *,
         source_ids: Sequence[str] | None = None,
     ) -> LexicalCandidates:
+        require_tenant_id(tenant_id)
         asked = list(dict.fromkeys(terms))
         part = self._tenants.get(tenant_id) or _Tenant()
         count = len(part.rows)
@@ -217,6 +226,7 @@ class InMemoryChunkStore:
         k: int = 10,
         source_ids: Sequence[str] | None = None,
     ) -> list[ChunkMatch]:
+        require_tenant_id(tenant_id)
         validate_search_args(k, None)
         query = unit_vector(vector, dimension=self._dimension, context="query vector")
         part = self._tenants.get(tenant_id)

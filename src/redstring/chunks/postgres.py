@@ -22,6 +22,7 @@ from redstring.domain.tokenize import tokenize
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 from redstring.domain.vector import cosine_to_score
 from redstring.storage.postgres import Connection, PostgresDatabase
+from redstring.storage.postgres_json import jsonb_text
 
 _TENANT_TABLES = ("chunk_rows", "chunk_entities", "chunk_postings", "chunk_terms", "chunk_corpus")
 
@@ -98,6 +99,7 @@ class PostgresChunkStore:
     async def replace_source(
         self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
     ) -> None:
+        require_tenant_id(tenant_id)
         require_str("source_id", source_id)
         require_tenant_id(tenant_id)
         require_writable_chunks(chunks)
@@ -112,6 +114,8 @@ class PostgresChunkStore:
         await self._db.write(work, store=self._name)
 
     async def delete_source(self, source_id: str, tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
+
         async def work(connection: Connection) -> None:
             old = await self._ids_of_source(connection, tenant_id, source_id)
             await self._remove(connection, tenant_id, old)
@@ -119,6 +123,8 @@ class PostgresChunkStore:
         await self._db.write(work, store=self._name)
 
     async def purge_tenant(self, tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
+
         async def work(connection: Connection) -> None:
             for table in _TENANT_TABLES:
                 await connection.execute(
@@ -133,6 +139,7 @@ class PostgresChunkStore:
     async def get_chunks(
         self, chunk_ids: Sequence[ChunkId], tenant_id: TenantId
     ) -> list[StoredChunk]:
+        require_tenant_id(tenant_id)
         return await self._select(
             "SELECT body, embedding FROM {schema}.chunk_rows"
             " WHERE tenant_id = %s AND chunk_id = ANY(%s) ORDER BY chunk_id",
@@ -140,6 +147,7 @@ class PostgresChunkStore:
         )
 
     async def chunks_of_source(self, source_id: str, tenant_id: TenantId) -> list[StoredChunk]:
+        require_tenant_id(tenant_id)
         return await self._select(
             "SELECT body, embedding FROM {schema}.chunk_rows"
             " WHERE tenant_id = %s AND source_id = %s ORDER BY idx, chunk_id",
@@ -147,6 +155,7 @@ class PostgresChunkStore:
         )
 
     async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
+        require_tenant_id(tenant_id)
         return await self._select(
             "SELECT r.body, r.embedding FROM {schema}.chunk_entities e"
             " JOIN {schema}.chunk_rows r ON r.tenant_id = e.tenant_id AND r.chunk_id = e.chunk_id"
@@ -156,6 +165,7 @@ class PostgresChunkStore:
         )
 
     async def list_chunks(self, tenant_id: TenantId) -> list[StoredChunk]:
+        require_tenant_id(tenant_id)
         return await self._select(
             "SELECT body, embedding FROM {schema}.chunk_rows WHERE tenant_id = %s"
             ' ORDER BY source_id COLLATE "C", idx, chunk_id',
@@ -163,6 +173,7 @@ class PostgresChunkStore:
         )
 
     async def chunk_summary(self, tenant_id: TenantId) -> ChunkSummary:
+        require_tenant_id(tenant_id)
         statement = self._db.sql(
             "SELECT source_id, COUNT(*) FROM {schema}.chunk_rows"
             " WHERE tenant_id = %s GROUP BY source_id"
@@ -183,6 +194,7 @@ class PostgresChunkStore:
         *,
         source_ids: Sequence[str] | None = None,
     ) -> LexicalCandidates:
+        require_tenant_id(tenant_id)
         asked = list(dict.fromkeys(terms))
         q = self._db.sql
 
@@ -242,6 +254,7 @@ class PostgresChunkStore:
         k: int = 10,
         source_ids: Sequence[str] | None = None,
     ) -> list[ChunkMatch]:
+        require_tenant_id(tenant_id)
         validate_search_args(k, None)
         query = unit_vector(vector, dimension=self._dimension, context="query vector")
         if k == 0 or (source_ids is not None and not source_ids):
@@ -289,7 +302,7 @@ class PostgresChunkStore:
                 chunk_id=str(chunk.id),
                 source_id=chunk.source_id,
                 index=chunk.index,
-                body=chunk.model_dump_json(exclude={"embedding"}),
+                body=jsonb_text(chunk.model_dump_json(exclude={"embedding"})),
                 embedding=embedding,
                 counts=Counter(tokenize(chunk.text)),
                 entity_ids=sorted(set(chunk.entity_ids)),

@@ -51,18 +51,22 @@ def _utf8_field(expression: str) -> str:
     return f"octet_length(convert_to({expression}, 'UTF8')) || ':' || {expression}"
 
 
-#: 2: chunk ids re-derived with the injective encoding (ADR 0133), `chunk_id_for` in SQL.
-_REKEY_CHUNK_IDS = [
-    "CREATE TABLE {schema}.chunk_id_moves AS SELECT tenant_id, chunk_id AS old_id,"
-    " 'c:' || left(encode(sha256(convert_to('5:chunk' || "
-    + _utf8_field("source_id")
+#: The id `chunk_id_for` gives the chunk_rows row aliased `r` (ADR 0133), in SQL.
+_NEW_ID = (
+    "'c:' || left(encode(sha256(convert_to('5:chunk' || "
+    + _utf8_field("r.source_id")
     + " || "
-    + _utf8_field("(body->>'text')")
-    + ", 'UTF8')), 'hex'), 32) AS new_id FROM {schema}.chunk_rows",
+    + _utf8_field("(r.body->>'text')")
+    + ", 'UTF8')), 'hex'), 32)"
+)
+
+#: 2: chunk ids re-derived with the injective encoding; the rows referring to a
+#: chunk first (they find it by its old id), then the chunk rows.
+_REKEY_CHUNK_IDS = [
     *(
-        f"UPDATE {{schema}}.{table} t SET chunk_id = m.new_id FROM {{schema}}.chunk_id_moves m"
-        " WHERE m.tenant_id = t.tenant_id AND m.old_id = t.chunk_id"
-        for table in ("chunk_rows", "chunk_entities", "chunk_postings")
+        f"UPDATE {{schema}}.{table} t SET chunk_id = {_NEW_ID} FROM {{schema}}.chunk_rows r"
+        " WHERE r.tenant_id = t.tenant_id AND r.chunk_id = t.chunk_id"
+        for table in ("chunk_entities", "chunk_postings")
     ),
-    "DROP TABLE {schema}.chunk_id_moves",
+    f"UPDATE {{schema}}.chunk_rows r SET chunk_id = {_NEW_ID}",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -57,6 +58,11 @@ class _Row:
     @property
     def length(self) -> int:
         return self.counts.total()
+
+    @property
+    def terms(self) -> str:
+        """The terms this row is posted under, as the JSON list its `terms` column holds."""
+        return json.dumps(sorted(self.counts), ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -121,6 +127,7 @@ class SqliteChunkStore:
     async def replace_source(
         self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
     ) -> None:
+        require_tenant_id(tenant_id)
         require_str("source_id", source_id)
         require_tenant_id(tenant_id)
         require_writable_chunks(chunks)
@@ -137,6 +144,7 @@ class SqliteChunkStore:
         await self._db.write(work, store=self._name)
 
     async def delete_source(self, source_id: str, tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
         tenant = str(tenant_id)
 
         def work(connection: sqlite3.Connection) -> None:
@@ -148,6 +156,8 @@ class SqliteChunkStore:
         await self._db.write(work, store=self._name)
 
     async def purge_tenant(self, tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
+
         def work(connection: sqlite3.Connection) -> None:
             for table in _TENANT_TABLES:
                 connection.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (str(tenant_id),))
@@ -159,6 +169,7 @@ class SqliteChunkStore:
     async def get_chunks(
         self, chunk_ids: Sequence[ChunkId], tenant_id: TenantId
     ) -> list[StoredChunk]:
+        require_tenant_id(tenant_id)
         wanted = sorted({str(chunk_id) for chunk_id in chunk_ids})
 
         def work(connection: sqlite3.Connection) -> list[StoredChunk]:
@@ -167,6 +178,7 @@ class SqliteChunkStore:
         return await self._db.read(work, store=self._name)
 
     async def chunks_of_source(self, source_id: str, tenant_id: TenantId) -> list[StoredChunk]:
+        require_tenant_id(tenant_id)
         return await self._select(
             "SELECT body, embedding FROM chunk_rows WHERE tenant_id = ? AND source_id = ?"
             " ORDER BY idx, chunk_id",
@@ -174,6 +186,7 @@ class SqliteChunkStore:
         )
 
     async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
+        require_tenant_id(tenant_id)
         return await self._select(
             # CROSS JOIN keeps the entity's postings outermost: the planner would
             # otherwise walk the tenant's rows in output order to save a sort.
@@ -185,6 +198,7 @@ class SqliteChunkStore:
         )
 
     async def list_chunks(self, tenant_id: TenantId) -> list[StoredChunk]:
+        require_tenant_id(tenant_id)
         return await self._select(
             "SELECT body, embedding FROM chunk_rows WHERE tenant_id = ?"
             " ORDER BY source_id, idx, chunk_id",
@@ -192,6 +206,8 @@ class SqliteChunkStore:
         )
 
     async def chunk_summary(self, tenant_id: TenantId) -> ChunkSummary:
+        require_tenant_id(tenant_id)
+
         def work(connection: sqlite3.Connection) -> ChunkSummary:
             # A covering scan of chunk_rows_by_source over the tenant's range.
             rows = connection.execute(
@@ -211,6 +227,7 @@ class SqliteChunkStore:
         *,
         source_ids: Sequence[str] | None = None,
     ) -> LexicalCandidates:
+        require_tenant_id(tenant_id)
         asked = list(dict.fromkeys(terms))
         tenant = str(tenant_id)
         allowed = None if source_ids is None else list(dict.fromkeys(source_ids))
@@ -247,6 +264,7 @@ class SqliteChunkStore:
         k: int = 10,
         source_ids: Sequence[str] | None = None,
     ) -> list[ChunkMatch]:
+        require_tenant_id(tenant_id)
         validate_search_args(k, None)
         query = unit_vector(vector, dimension=self._dimension, context="query vector")
         if k == 0 or (source_ids is not None and not source_ids):
@@ -384,28 +402,34 @@ def _filtered_postings(
 
 
 def _remove(connection: sqlite3.Connection, tenant: str, ids: Sequence[str]) -> None:
-    """Delete these chunks of `tenant` (missing ones ignored) and take them out of the stats."""
+    """Delete these chunks of `tenant` (missing ones ignored) and take them out of the stats.
+
+    A row's `terms` column lists the terms it was posted under, so each posting
+    goes by its primary key (ADR 0187).
+    """
     distinct = list(dict.fromkeys(ids))
     terms: Counter[str] = Counter()
+    postings: list[tuple[str, str, str]] = []
     count = total = 0
     for part in chunked(distinct):
         marks = placeholders(len(part))
-        for (term,) in connection.execute(
-            f"SELECT term FROM chunk_postings WHERE tenant_id = ? AND chunk_id IN ({marks})",
-            (tenant, *part),
-        ):
-            terms[term] += 1
-        row = connection.execute(
-            "SELECT count(*), coalesce(sum(length), 0) FROM chunk_rows"
+        for chunk_id, posted, length in connection.execute(
+            "SELECT chunk_id, terms, length FROM chunk_rows"
             f" WHERE tenant_id = ? AND chunk_id IN ({marks})",
             (tenant, *part),
-        ).fetchone()
-        count, total = count + int(row[0]), total + int(row[1])
-        for table in ("chunk_postings", "chunk_entities", "chunk_rows"):
+        ):
+            for term in json.loads(posted):
+                terms[term] += 1
+                postings.append((tenant, term, chunk_id))
+            count, total = count + 1, total + int(length)
+        for table in ("chunk_entities", "chunk_rows"):
             connection.execute(
                 f"DELETE FROM {table} WHERE tenant_id = ? AND chunk_id IN ({marks})",
                 (tenant, *part),
             )
+    connection.executemany(
+        "DELETE FROM chunk_postings WHERE tenant_id = ? AND term = ? AND chunk_id = ?", postings
+    )
     if not count:
         return
     connection.executemany(
@@ -427,9 +451,13 @@ def _remove(connection: sqlite3.Connection, tenant: str, ids: Sequence[str]) -> 
 def _insert(connection: sqlite3.Connection, rows: Sequence[_Row]) -> None:
     """Insert rows known to be absent, with their postings, and add them to the stats."""
     connection.executemany(
-        "INSERT INTO chunk_rows (tenant_id, chunk_id, source_id, idx, length, body, embedding)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(r.tenant, r.chunk_id, r.source_id, r.index, r.length, r.body, r.embedding) for r in rows],
+        "INSERT INTO chunk_rows"
+        " (tenant_id, chunk_id, source_id, idx, length, body, embedding, terms)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (r.tenant, r.chunk_id, r.source_id, r.index, r.length, r.body, r.embedding, r.terms)
+            for r in rows
+        ],
     )
     connection.executemany(
         "INSERT INTO chunk_entities (tenant_id, entity_id, chunk_id) VALUES (?, ?, ?)",

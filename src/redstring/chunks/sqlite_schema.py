@@ -50,5 +50,13 @@ SCHEMA = Schema(
             "DROP TABLE chunk_id_moves",
             "UPDATE chunk_generations SET token = lower(hex(randomblob(16)))",
         ],
+        # 3: each row lists the terms it was posted under, so removing a chunk deletes
+        # its postings by primary key and the by-chunk index (half the file) goes (ADR 0187).
+        [
+            "ALTER TABLE chunk_rows ADD COLUMN terms TEXT NOT NULL DEFAULT '[]'",
+            "UPDATE chunk_rows SET terms = (SELECT json_group_array(p.term) FROM chunk_postings p"
+            " WHERE p.tenant_id = chunk_rows.tenant_id AND p.chunk_id = chunk_rows.chunk_id)",
+            "DROP INDEX chunk_postings_by_chunk",
+        ],
     ],
 )

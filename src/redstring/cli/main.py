@@ -21,10 +21,13 @@ from typing import NoReturn, TextIO
 from redstring import __version__
 from redstring.cli import commands
 from redstring.cli.providers import EMBEDDING_KINDS
+from redstring.client.client import DEFAULT_DB
+from redstring.client.errors import EMBEDDINGS_FLAGS
 from redstring.client.store_set import StoreOpener
 from redstring.client.tenants import DEFAULT_TENANT, DEFAULT_TENANT_NAME
 from redstring.domain.errors import (
     DimensionMismatchError,
+    ModeNeedsEmbeddingsError,
     RedstringError,
     SchemaMigrationRequiredError,
 )
@@ -59,8 +62,8 @@ def _parents() -> dict[str, _Parser]:
     db = _Parser(add_help=False)
     db.add_argument(
         "--db",
-        required=True,
-        help="a SQLite file path, or a postgresql:// URL",
+        default=DEFAULT_DB,
+        help=f"a SQLite file path, or a postgresql:// URL (default: {DEFAULT_DB})",
     )
     db.add_argument(
         "--tenant",
@@ -194,7 +197,7 @@ def main(
         return 2
     context = commands.Context(
         env=os.environ if env is None else env,
-        opener=opener if opener is not None else commands.default_opener(),
+        opener=opener,
         out=out,
         err=err,
     )
@@ -234,6 +237,8 @@ def _log_to(logger: logging.Logger, err: TextIO, *, quiet: bool) -> logging.Hand
 
 
 def _one_line(error: BaseException) -> str:
+    if isinstance(error, ModeNeedsEmbeddingsError):  # the client names its argument, not flags
+        error = ModeNeedsEmbeddingsError(mode=error.mode, fix=EMBEDDINGS_FLAGS)
     text = " ".join(str(error).split())
     if isinstance(error, SchemaMigrationRequiredError):
         text += " From the command line: back the database up, then add --migrate."

@@ -52,7 +52,7 @@ EntityIdArgument = Annotated[
     str,
     Field(
         pattern=UUID_PATTERN,
-        json_schema_extra={"format": "uuid"},
+        json_schema_extra={"format": "uuid", "examples": ["123e4567-e89b-42d3-a456-426614174000"]},
         description="The `id` of an entity, as search_entities returned it.",
     ),
 ]
@@ -60,6 +60,7 @@ PassageIdArgument = Annotated[
     str,
     Field(
         pattern=PASSAGE_ID_PATTERN,
+        json_schema_extra={"examples": ["c:0123456789abcdef0123456789abcdef"]},
         description="The `passage_id` of a passage, as search_passages returned it.",
     ),
 ]

@@ -32,7 +32,7 @@ from redstring.client.store_set import StoreOpener, StoreSet
 from redstring.client.stores import open_store_set
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
 from redstring.composition.build_graph import GraphBuildReport, build_graph
-from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE
+from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE, preflight
 from redstring.composition.index_documents import (
     IndexProgressCallback,
     IndexReport,
@@ -46,6 +46,7 @@ from redstring.domain.errors import (
     InvalidArgumentError,
 )
 from redstring.domain.ids import TenantId
+from redstring.domain.retrieval import require_k, require_query
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
 from redstring.llm.openai_compatible import OpenAICompatibleLlmProvider
@@ -102,6 +103,12 @@ def _documents(given: Documents) -> list[SourceDocument]:
             name="documents", value=given, requirement="at least one path or document"
         )
     return documents
+
+
+def _require_search(query: str, k: int) -> None:
+    """The query guards, checked before the database is opened."""
+    require_query(query)
+    require_k(k)
 
 
 class AsyncRedstring:
@@ -273,6 +280,7 @@ class AsyncRedstring:
     ) -> GraphBuildReport:
         if self._closed:
             raise ClientClosedError(method="build")
+        await preflight(provider)  # before the database is opened (or created)
         stores = await self._open("build")
         concurrency = getattr(provider, "max_concurrency", 4)
         return await build_graph(
@@ -306,6 +314,8 @@ class AsyncRedstring:
         `min_confidence` (0..1, `None`: no threshold) answers empty when no
         candidate's `confidence` reaches it: "nothing here matches".
         """
+        _require_search(query, k)
+        resolved = queries.resolve_mode(mode, self._embeddings, fix=EMBEDDINGS_ARGUMENT)
         stores = await self._open("search")
         return await queries.search_entities(
             stores,
@@ -313,7 +323,7 @@ class AsyncRedstring:
             self._tenant,
             query,
             k=k,
-            mode=mode,
+            mode=resolved.value,
             entity_types=types,
             min_confidence=min_confidence,
             fix=EMBEDDINGS_ARGUMENT,
@@ -333,6 +343,8 @@ class AsyncRedstring:
         `mode` and `min_confidence` as for `search`; `sources` keeps only
         passages of those document ids.
         """
+        _require_search(query, k)
+        resolved = queries.resolve_mode(mode, self._embeddings, fix=EMBEDDINGS_ARGUMENT)
         stores = await self._open("passages")
         return await queries.search_passages(
             stores,
@@ -340,7 +352,7 @@ class AsyncRedstring:
             self._tenant,
             query,
             k=k,
-            mode=mode,
+            mode=resolved.value,
             source_ids=sources,
             min_confidence=min_confidence,
             fix=EMBEDDINGS_ARGUMENT,
@@ -351,10 +363,9 @@ class AsyncRedstring:
 
         Raises `UnknownEntityError` when the tenant holds no such entity.
         """
+        parsed = queries.parse_entity_id(str(entity_id))
         stores = await self._open("entity")
-        return await queries.get_entity(
-            stores, self._tenant, queries.parse_entity_id(str(entity_id))
-        )
+        return await queries.get_entity(stores, self._tenant, parsed)
 
     async def stats(self) -> StatsAnswer:
         """What every tenant of the database holds, and the client's tenant whatever it holds."""

@@ -4,8 +4,9 @@ When `build_graph` has an embedding provider and a chunk store of the same
 dimension, each document's chunks are embedded before its `DocumentChunked`
 is appended, so the passages are searchable by meaning after a build and a
 replay of the log restores their vectors. A chunk already stored with a
-vector (same id: same text at the same place) keeps it instead of being
-embedded again.
+vector of the same embedding model (same id: same text at the same place)
+keeps it instead of being embedded again; one made by another model, or by
+an unrecorded one, is embedded again (B20).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from redstring.domain.chunk import StoredChunk
 from redstring.domain.errors import DimensionMismatchError
 from redstring.ports.chunk_store import ChunkReader, ChunkWriter, SemanticChunkSource
 from redstring.ports.embedding_provider import EmbeddingProvider
+from redstring.projections.vectors import embedding_model
 
 
 def check_passage_store(embeddings: EmbeddingProvider | None, chunks: ChunkWriter | None) -> None:
@@ -36,16 +38,21 @@ async def embed_passages(
     passages: list[StoredChunk],
     source_id: str,
 ) -> list[StoredChunk]:
-    """`passages` with embeddings: kept from the stored chunk of the same id, else computed."""
+    """`passages` with embeddings and their model: kept from the stored chunk of the same id
+    and model, else computed."""
     if not passages:
         return passages
+    model = embedding_model(embeddings)
     kept: dict[object, list[float]] = {}
     if isinstance(store, ChunkReader):
         tenant_id = passages[0].tenant_id
         for stored in await store.chunks_of_source(source_id, tenant_id):
-            if stored.embedding is not None:
+            if stored.embedding is not None and stored.embedding_model == model:
                 kept[stored.id] = stored.embedding
     missing = [passage for passage in passages if passage.id not in kept]
     vectors = await embeddings.embed([passage.text for passage in missing])
     kept.update((passage.id, vector) for passage, vector in zip(missing, vectors, strict=True))
-    return [passage.model_copy(update={"embedding": kept[passage.id]}) for passage in passages]
+    return [
+        passage.model_copy(update={"embedding": kept[passage.id], "embedding_model": model})
+        for passage in passages
+    ]

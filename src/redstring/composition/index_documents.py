@@ -22,6 +22,7 @@ from redstring.domain.ids import TenantId
 from redstring.domain.validation import require_documents, require_tenant_id
 from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
+from redstring.projections.vectors import embedding_model
 
 #: Called after each document is settled (written or found unchanged) as
 #: `progress(documents_done, documents_total)`.
@@ -82,9 +83,12 @@ async def index_documents(
     chunk carries its document's metadata. A passage occurring twice in one
     document has one id, so it is stored once, at its first occurrence. A
     chunk whose id is already stored keeps its embedding and entity ids (the
-    id is derived from the text, so they were computed from the same text).
-    Missing embeddings are computed with `embeddings.embed` in batches of
-    `batch_size` texts, across documents. Sources are written in document
+    id is derived from the text, so they were computed from the same text),
+    unless its embedding was made by another model than `embeddings` (or by an
+    unrecorded one): that chunk is embedded again (B20). Each embedded chunk
+    records the model (`StoredChunk.embedding_model`). Missing embeddings
+    are computed with `embeddings.embed` in batches of `batch_size` texts,
+    across documents. Sources are written in document
     order, each with one `replace_source`; documents not given are untouched.
 
     Raises before anything is embedded or written: `ValueError` for
@@ -104,9 +108,10 @@ async def index_documents(
             actual=embeddings.dimension,
             context="index_documents: the chunk store's dimension against the embedding provider's",
         )
+    model = None if embeddings is None else embedding_model(embeddings)
     run = _Run(total=len(documents), progress=progress)
     for document in documents:
-        plan = await _plan(document, chunker, chunks, tenant_id, embed=embeddings is not None)
+        plan = await _plan(document, chunker, chunks, tenant_id, model=model)
         run.queue.append(plan)
         if plan.write:
             for position, chunk in enumerate(plan.chunks):
@@ -114,10 +119,10 @@ async def index_documents(
                     run.pending.append((plan, position))
                     plan.waiting += 1
         while embeddings is not None and len(run.pending) >= batch_size:
-            await _embed_batch(run, embeddings, batch_size)
+            await _embed_batch(run, embeddings, batch_size, model)
         await _settle_ready(run, chunks, tenant_id)
     while embeddings is not None and run.pending:
-        await _embed_batch(run, embeddings, batch_size)
+        await _embed_batch(run, embeddings, batch_size, model)
     await _settle_ready(run, chunks, tenant_id)
     return IndexReport(
         documents=run.total,
@@ -141,9 +146,13 @@ async def _plan(
     store: ChunkStore,
     tenant_id: TenantId,
     *,
-    embed: bool,
+    model: str | None,
 ) -> _Plan:
-    """The chunks `document` should have, and whether the stored ones differ."""
+    """The chunks `document` should have, and whether the stored ones differ.
+
+    `model` is the embedding model of this run (`None`: nothing is embedded).
+    A stored vector is kept unless this run embeds with another model (B20).
+    """
     stored = {c.id: c for c in await store.chunks_of_source(document.id, tenant_id)}
     wanted: dict[ChunkId, StoredChunk] = {}
     for span in chunker.split(document.text):
@@ -160,12 +169,17 @@ async def _plan(
             continue
         previous = stored.get(chunk.id)
         if previous is not None:
+            keep = model is None or previous.embedding_model == model
             chunk = chunk.model_copy(
-                update={"entity_ids": previous.entity_ids, "embedding": previous.embedding}
+                update={
+                    "entity_ids": previous.entity_ids,
+                    "embedding": previous.embedding if keep else None,
+                    "embedding_model": previous.embedding_model if keep else None,
+                }
             )
         wanted[chunk.id] = chunk
     same = stored.keys() == wanted.keys() and all(
-        _same_place(stored[chunk_id], chunk) and (not embed or chunk.embedding is not None)
+        _same_place(stored[chunk_id], chunk) and (model is None or chunk.embedding is not None)
         for chunk_id, chunk in wanted.items()
     )
     return _Plan(source_id=document.id, chunks=list(wanted.values()), write=not same)
@@ -180,7 +194,9 @@ def _same_place(stored: StoredChunk, wanted: StoredChunk) -> bool:
     )
 
 
-async def _embed_batch(run: _Run, embeddings: EmbeddingProvider, batch_size: int) -> None:
+async def _embed_batch(
+    run: _Run, embeddings: EmbeddingProvider, batch_size: int, model: str | None
+) -> None:
     batch, run.pending = run.pending[:batch_size], run.pending[batch_size:]
     vectors = await embeddings.embed([plan.chunks[position].text for plan, position in batch])
     if len(vectors) != len(batch):
@@ -189,7 +205,9 @@ async def _embed_batch(run: _Run, embeddings: EmbeddingProvider, batch_size: int
             "a provider must return one vector per text"
         )
     for (plan, position), vector in zip(batch, vectors, strict=True):
-        plan.chunks[position] = plan.chunks[position].model_copy(update={"embedding": vector})
+        plan.chunks[position] = plan.chunks[position].model_copy(
+            update={"embedding": vector, "embedding_model": model}
+        )
         plan.waiting -= 1
     run.embedded += len(batch)
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, JsonValue, model_validator
 
 from redstring.domain.errors import ChunkSourceMismatchError
 from redstring.domain.ids import EntityId, TenantId, length_prefixed
+from redstring.domain.validation import require_str
 
 ChunkId = NewType("ChunkId", str)
 
@@ -24,8 +25,15 @@ def chunk_id_for(source_id: str, text: str) -> ChunkId:
 
     Distinct `(source_id, text)` pairs hash distinct material, whatever either
     contains (ADR 0133; the stores' schema migrations rebuild the same bytes).
+    A lone surrogate in either raises `InvalidArgumentError` naming it.
     """
-    digest = hashlib.sha256(length_prefixed("chunk", source_id, text)).hexdigest()
+    try:
+        material = length_prefixed("chunk", source_id, text)
+    except UnicodeEncodeError:  # checked only on failure: ids are derived on every read
+        require_str("source_id", source_id)
+        require_str("text", text)
+        raise
+    digest = hashlib.sha256(material).hexdigest()
     return ChunkId("c:" + digest[:32])
 
 
@@ -52,7 +60,10 @@ class StoredChunk(BaseModel):
     `id` is `chunk_id_for(source_id, text)` and cannot be supplied.
     `index` is the chunk's position within its source; `start` and `end` are
     character offsets into the source text. `embedding` is `None` for a row
-    nobody embedded.
+    nobody embedded; `embedding_model` names the model that made it (the
+    provider's model name, B20; `None` when unknown, as for rows written
+    before it was recorded). Its dimension is the embedding's length, which
+    every store checks against its own.
     """
 
     tenant_id: TenantId
@@ -64,6 +75,7 @@ class StoredChunk(BaseModel):
     entity_ids: list[EntityId] = Field(default_factory=list)
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
     embedding: list[float] | None = Field(default=None, repr=False)
+    embedding_model: str | None = None
 
     @property
     def id(self) -> ChunkId:

@@ -69,10 +69,12 @@ def entity_id_for(tenant_id: TenantId, entity_type: str, name: str) -> EntityId:
 
     Type and name are normalised with `normalize_name` first, so "ACME  Corp"
     and "acme corp" of one type in one tenant are the same entity. The tenant
-    is part of the input: two tenants never share a derived id.
+    is part of the input: two tenants never share a derived id. Raises
+    `InvalidArgumentError` naming `entity_type` or `name` for a lone surrogate.
     """
+    kind, text = require_str("entity_type", entity_type), require_str("name", name)
     material = _SEPARATOR.join(
-        ["entity", str(tenant_id), normalize_name(entity_type), normalize_name(name)]
+        ["entity", str(tenant_id), normalize_name(kind), normalize_name(text)]
     )
     return EntityId(uuid5(REDSTRING_NAMESPACE, material))
 
@@ -80,7 +82,11 @@ def entity_id_for(tenant_id: TenantId, entity_type: str, name: str) -> EntityId:
 def relationship_id_for(
     tenant_id: TenantId, source_id: EntityId, relationship_type: str, target_id: EntityId
 ) -> RelationshipId:
-    """The id of the `relationship_type` edge from `source_id` to `target_id`."""
+    """The id of the `relationship_type` edge from `source_id` to `target_id`.
+
+    Raises `InvalidArgumentError` naming `relationship_type` for a lone surrogate.
+    """
+    require_str("relationship_type", relationship_type)
     material = _SEPARATOR.join(
         [
             "relationship",

@@ -8,6 +8,7 @@ from uuid import UUID
 
 from redstring.domain.events import Event
 from redstring.domain.ids import TenantId
+from redstring.domain.validation import require_tenant_id
 from redstring.events.reading import check_read_bounds
 
 
@@ -54,6 +55,7 @@ class InMemoryEventLog:
     async def read(
         self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
     ) -> list[Event]:
+        require_tenant_id(tenant_id)
         check_read_bounds(after, limit)
         part = self._tenants.get(tenant_id)
         if part is None:
@@ -62,12 +64,15 @@ class InMemoryEventLog:
         return [event.model_copy(deep=True) for event in selected]
 
     async def last_sequence(self, tenant_id: TenantId) -> int:
+        require_tenant_id(tenant_id)
         part = self._tenants.get(tenant_id)
         return 0 if part is None else len(part.events)
 
     async def position(self, tenant_id: TenantId, projection: str) -> int:
+        require_tenant_id(tenant_id)
         return self._positions.get((tenant_id, projection), 0)
 
     async def record_position(self, tenant_id: TenantId, projection: str, sequence: int) -> None:
+        require_tenant_id(tenant_id)
         key = (tenant_id, projection)
         self._positions[key] = max(self._positions.get(key, 0), sequence)

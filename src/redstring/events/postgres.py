@@ -7,6 +7,7 @@ from uuid import UUID
 
 from redstring.domain.events import Event, event_from_json, event_to_json
 from redstring.domain.ids import TenantId
+from redstring.domain.validation import require_tenant_id
 from redstring.events.reading import check_read_bounds
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.schema import Schema
@@ -131,6 +132,7 @@ class PostgresEventLog:
     async def read(
         self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
     ) -> list[Event]:
+        require_tenant_id(tenant_id)
         check_read_bounds(after, limit)
         statement = self._db.sql(
             "SELECT body FROM {schema}.event_log WHERE tenant_id = %s AND sequence > %s"
@@ -144,6 +146,7 @@ class PostgresEventLog:
         return await self._db.read(work, store=self._name)
 
     async def last_sequence(self, tenant_id: TenantId) -> int:
+        require_tenant_id(tenant_id)
         statement = self._db.sql(
             "SELECT last_sequence FROM {schema}.event_heads WHERE tenant_id = %s"
         )
@@ -156,6 +159,7 @@ class PostgresEventLog:
         return await self._db.read(work, store=self._name)
 
     async def position(self, tenant_id: TenantId, projection: str) -> int:
+        require_tenant_id(tenant_id)
         statement = self._db.sql(
             "SELECT sequence FROM {schema}.projection_position"
             " WHERE tenant_id = %s AND projection = %s"
@@ -169,6 +173,7 @@ class PostgresEventLog:
         return await self._db.read(work, store=self._name)
 
     async def record_position(self, tenant_id: TenantId, projection: str, sequence: int) -> None:
+        require_tenant_id(tenant_id)
         statement = self._db.sql(
             "INSERT INTO {schema}.projection_position (tenant_id, projection, sequence)"
             " VALUES (%s, %s, %s) ON CONFLICT (tenant_id, projection) DO UPDATE"

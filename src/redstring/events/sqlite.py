@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from redstring.domain.events import Event, event_from_json, event_to_json
 from redstring.domain.ids import TenantId
+from redstring.domain.validation import require_tenant_id
 from redstring.events.reading import check_read_bounds
 from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase
@@ -89,6 +90,7 @@ class SqliteEventLog:
     async def read(
         self, tenant_id: TenantId, *, after: int = 0, limit: int | None = None
     ) -> list[Event]:
+        require_tenant_id(tenant_id)
         check_read_bounds(after, limit)
 
         def work(connection: sqlite3.Connection) -> list[Event]:
@@ -102,12 +104,16 @@ class SqliteEventLog:
         return await self._db.read(work, store=self._name)
 
     async def last_sequence(self, tenant_id: TenantId) -> int:
+        require_tenant_id(tenant_id)
+
         def work(connection: sqlite3.Connection) -> int:
             return _last(connection, str(tenant_id))
 
         return await self._db.read(work, store=self._name)
 
     async def position(self, tenant_id: TenantId, projection: str) -> int:
+        require_tenant_id(tenant_id)
+
         def work(connection: sqlite3.Connection) -> int:
             row = connection.execute(
                 "SELECT sequence FROM projection_position WHERE tenant_id = ? AND projection = ?",
@@ -118,6 +124,8 @@ class SqliteEventLog:
         return await self._db.read(work, store=self._name)
 
     async def record_position(self, tenant_id: TenantId, projection: str, sequence: int) -> None:
+        require_tenant_id(tenant_id)
+
         def work(connection: sqlite3.Connection) -> None:
             connection.execute(
                 "INSERT INTO projection_position (tenant_id, projection, sequence)"

@@ -13,7 +13,7 @@ from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
-from redstring.domain.validation import require_writable_graph
+from redstring.domain.validation import require_tenant_id, require_writable_graph
 
 #: A key gaining at least this many ids in one write is re-sorted, not inserted into.
 _BULK = 16
@@ -76,11 +76,13 @@ class InMemoryGraphStore:
     async def get_entities(
         self, entity_ids: Sequence[EntityId], tenant_id: TenantId
     ) -> list[Entity]:
+        require_tenant_id(tenant_id)
         held = self._part(tenant_id).entities
         found = (held.get(entity_id) for entity_id in dict.fromkeys(entity_ids))
         return [entity.copy_deep() for entity in found if entity is not None]
 
     async def find_by_type(self, entity_type: str, tenant_id: TenantId) -> list[Entity]:
+        require_tenant_id(tenant_id)
         wanted = normalize_name(entity_type)
         return [
             entity
@@ -89,10 +91,12 @@ class InMemoryGraphStore:
         ]
 
     async def list_entities(self, tenant_id: TenantId) -> list[Entity]:
+        require_tenant_id(tenant_id)
         held = self._part(tenant_id).entities.values()
         return [entity.copy_deep() for entity in sorted(held, key=lambda e: str(e.id))]
 
     async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
+        require_tenant_id(tenant_id)
         held = self._part(tenant_id).relationships.values()
         return [rel.model_copy(deep=True) for rel in sorted(held, key=lambda r: str(r.id))]
 
@@ -101,12 +105,14 @@ class InMemoryGraphStore:
         return sorted(held, key=str)
 
     async def graph_summary(self, tenant_id: TenantId) -> GraphSummary:
+        require_tenant_id(tenant_id)
         part = self._part(tenant_id)
         return graph_summary_of(part.type_counts.items(), len(part.relationships))
 
     async def relationships_of(
         self, entity_id: EntityId, tenant_id: TenantId
     ) -> list[Relationship]:
+        require_tenant_id(tenant_id)
         part = self._part(tenant_id)
         ids = sorted(part.edges_of.get(entity_id, set()), key=str)
         return [part.relationships[rid].model_copy(deep=True) for rid in ids]
@@ -114,6 +120,7 @@ class InMemoryGraphStore:
     async def neighbours(
         self, entity_id: EntityId, tenant_id: TenantId
     ) -> list[tuple[Relationship, Entity]]:
+        require_tenant_id(tenant_id)
         held = self._part(tenant_id).entities
         result: list[tuple[Relationship, Entity]] = []
         for relationship in await self.relationships_of(entity_id, tenant_id):
@@ -126,6 +133,7 @@ class InMemoryGraphStore:
     async def find_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[Entity]]:
+        require_tenant_id(tenant_id)
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
         part = self._part(tenant_id)
@@ -144,6 +152,7 @@ class InMemoryGraphStore:
     async def find_ids_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[EntityId]]:
+        require_tenant_id(tenant_id)
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
         blocks = self._part(tenant_id).blocks
@@ -152,22 +161,26 @@ class InMemoryGraphStore:
     async def count_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, int]:
+        require_tenant_id(tenant_id)
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
         blocks = self._part(tenant_id).blocks
         return {key: min(len(blocks.get(key, ())), limit) for key in keys}
 
     async def blocking_key_version(self, tenant_id: TenantId) -> int | None:
+        require_tenant_id(tenant_id)
         versions = self._part(tenant_id).version_of.values()
         return min(versions, default=None)
 
     async def rebuild_blocking_index(self, tenant_id: TenantId) -> int:
+        require_tenant_id(tenant_id)
         part = self._part(tenant_id)
         held = list(part.entities.values())
         self._index(part, held)
         return len(held)
 
     async def delete_entities(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
         part = self._part(tenant_id)
         for entity_id in entity_ids:
             if entity_id not in part.entities:
@@ -181,11 +194,13 @@ class InMemoryGraphStore:
     async def delete_relationships(
         self, relationship_ids: Sequence[RelationshipId], tenant_id: TenantId
     ) -> None:
+        require_tenant_id(tenant_id)
         part = self._part(tenant_id)
         for relationship_id in relationship_ids:
             self._drop_relationship(part, relationship_id)
 
     async def purge_tenant(self, tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
         self._tenants.pop(tenant_id, None)
 
     def _part(self, tenant_id: TenantId) -> _Tenant:

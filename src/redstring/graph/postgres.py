@@ -12,8 +12,9 @@ from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
-from redstring.domain.validation import require_writable_graph
+from redstring.domain.validation import require_tenant_id, require_writable_graph
 from redstring.storage.postgres import Connection, PostgresDatabase
+from redstring.storage.postgres_json import jsonb_text
 from redstring.storage.schema import Schema
 
 # Every primary and foreign key leads with tenant_id, so each table can be
@@ -105,12 +106,18 @@ class PostgresGraphStore:
     ) -> None:
         require_writable_graph(entities, relationships)
         entity_rows = [
-            (e.tenant_id, e.id, normalize_name(e.entity_type), e.model_dump_json(), KEY_VERSION)
+            (
+                e.tenant_id,
+                e.id,
+                normalize_name(e.entity_type),
+                jsonb_text(e.model_dump_json()),
+                KEY_VERSION,
+            )
             for e in entities
         ]
         key_rows = [(e.tenant_id, key, e.id) for e in entities for key in blocking_keys_for(e)]
         relationship_rows = [
-            (r.tenant_id, r.id, r.source_id, r.target_id, r.model_dump_json())
+            (r.tenant_id, r.id, r.source_id, r.target_id, jsonb_text(r.model_dump_json()))
             for r in relationships
         ]
         batch: set[tuple[UUID, UUID]] = {(e.tenant_id, e.id) for e in entities}
@@ -151,12 +158,14 @@ class PostgresGraphStore:
     async def get_entities(
         self, entity_ids: Sequence[EntityId], tenant_id: TenantId
     ) -> list[Entity]:
+        require_tenant_id(tenant_id)
         return await self._entities(
             "SELECT body::text FROM {schema}.graph_entities WHERE tenant_id = %s AND id = ANY(%s)",
             (tenant_id, list(dict.fromkeys(entity_ids))),
         )
 
     async def find_by_type(self, entity_type: str, tenant_id: TenantId) -> list[Entity]:
+        require_tenant_id(tenant_id)
         return await self._entities(
             "SELECT body::text FROM {schema}.graph_entities"
             " WHERE tenant_id = %s AND normalized_type = %s ORDER BY id",
@@ -164,6 +173,7 @@ class PostgresGraphStore:
         )
 
     async def list_entities(self, tenant_id: TenantId) -> list[Entity]:
+        require_tenant_id(tenant_id)
         return await self._entities(
             "SELECT body::text FROM {schema}.graph_entities WHERE tenant_id = %s ORDER BY id",
             (tenant_id,),
@@ -175,6 +185,7 @@ class PostgresGraphStore:
 
     async def graph_summary(self, tenant_id: TenantId) -> GraphSummary:
         # One statement, so both counts come from one snapshot; index-only scans.
+        require_tenant_id(tenant_id)
         rows = await self._rows(
             "SELECT normalized_type, COUNT(*), NULL FROM {schema}.graph_entities"
             " WHERE tenant_id = %(tenant)s GROUP BY normalized_type"
@@ -187,6 +198,7 @@ class PostgresGraphStore:
         return graph_summary_of(types, relationships)
 
     async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
+        require_tenant_id(tenant_id)
         rows = await self._rows(
             "SELECT body::text FROM {schema}.graph_relationships WHERE tenant_id = %s ORDER BY id",
             (tenant_id,),
@@ -196,6 +208,7 @@ class PostgresGraphStore:
     async def relationships_of(
         self, entity_id: EntityId, tenant_id: TenantId
     ) -> list[Relationship]:
+        require_tenant_id(tenant_id)
         rows = await self._rows(
             "SELECT body::text FROM {schema}.graph_relationships WHERE tenant_id = %s"
             " AND (source_id = %s OR target_id = %s) ORDER BY id",
@@ -206,6 +219,7 @@ class PostgresGraphStore:
     async def neighbours(
         self, entity_id: EntityId, tenant_id: TenantId
     ) -> list[tuple[Relationship, Entity]]:
+        require_tenant_id(tenant_id)
         rows = await self._rows(
             "SELECT r.body::text, e.body::text FROM {schema}.graph_relationships r"
             " JOIN {schema}.graph_entities e ON e.tenant_id = r.tenant_id"
@@ -222,6 +236,7 @@ class PostgresGraphStore:
     async def find_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[Entity]]:
+        require_tenant_id(tenant_id)
         _require_limit(limit)
         # Per key, one index range cut at `limit` by LATERAL ... LIMIT: never a whole block.
         rows = await self._rows(
@@ -241,6 +256,7 @@ class PostgresGraphStore:
     async def find_ids_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[EntityId]]:
+        require_tenant_id(tenant_id)
         _require_limit(limit)
         rows = await self._rows(
             "SELECT k.key, b.entity_id FROM unnest(%(keys)s::text[]) AS k(key)"
@@ -257,6 +273,7 @@ class PostgresGraphStore:
     async def count_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, int]:
+        require_tenant_id(tenant_id)
         _require_limit(limit)
         # Per key, a count over one index range cut at `limit`: never a whole block.
         rows = await self._rows(
@@ -269,6 +286,7 @@ class PostgresGraphStore:
         return {key: counts[key] for key in keys}
 
     async def blocking_key_version(self, tenant_id: TenantId) -> int | None:
+        require_tenant_id(tenant_id)
         rows = await self._rows(
             "SELECT MIN(key_version) FROM {schema}.graph_entities WHERE tenant_id = %s",
             (tenant_id,),
@@ -276,6 +294,7 @@ class PostgresGraphStore:
         return None if not rows or rows[0][0] is None else int(rows[0][0])
 
     async def rebuild_blocking_index(self, tenant_id: TenantId) -> int:
+        require_tenant_id(tenant_id)
         q = self._db.sql
 
         async def work(connection: Connection) -> int:
@@ -300,6 +319,7 @@ class PostgresGraphStore:
         return await self._db.write(work, store=self._name)
 
     async def delete_entities(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
         await self._execute(
             "DELETE FROM {schema}.graph_entities WHERE tenant_id = %s AND id = ANY(%s)",
             (tenant_id, list(entity_ids)),
@@ -308,12 +328,15 @@ class PostgresGraphStore:
     async def delete_relationships(
         self, relationship_ids: Sequence[RelationshipId], tenant_id: TenantId
     ) -> None:
+        require_tenant_id(tenant_id)
         await self._execute(
             "DELETE FROM {schema}.graph_relationships WHERE tenant_id = %s AND id = ANY(%s)",
             (tenant_id, list(relationship_ids)),
         )
 
     async def purge_tenant(self, tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
+
         async def work(connection: Connection) -> None:
             for table in ("graph_relationships", "graph_blocking_keys", "graph_entities"):
                 await connection.execute(

@@ -12,7 +12,7 @@ from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
-from redstring.domain.validation import require_writable_graph
+from redstring.domain.validation import require_tenant_id, require_writable_graph
 from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
 
@@ -115,6 +115,7 @@ class SqliteGraphStore:
     async def get_entities(
         self, entity_ids: Sequence[EntityId], tenant_id: TenantId
     ) -> list[Entity]:
+        require_tenant_id(tenant_id)
         wanted = [str(i) for i in dict.fromkeys(entity_ids)]
 
         def work(connection: sqlite3.Connection) -> list[str]:
@@ -133,6 +134,7 @@ class SqliteGraphStore:
         return [Entity.model_validate_json(body) for body in await self._read(work)]
 
     async def find_by_type(self, entity_type: str, tenant_id: TenantId) -> list[Entity]:
+        require_tenant_id(tenant_id)
         return await self._entities(
             "SELECT body FROM graph_entities WHERE tenant_id = ? AND normalized_type = ?"
             " ORDER BY id",
@@ -140,6 +142,7 @@ class SqliteGraphStore:
         )
 
     async def list_entities(self, tenant_id: TenantId) -> list[Entity]:
+        require_tenant_id(tenant_id)
         return await self._entities(
             "SELECT body FROM graph_entities WHERE tenant_id = ? ORDER BY id", (str(tenant_id),)
         )
@@ -152,6 +155,7 @@ class SqliteGraphStore:
         return sorted((TenantId(UUID(tenant)) for tenant in tenants), key=str)
 
     async def graph_summary(self, tenant_id: TenantId) -> GraphSummary:
+        require_tenant_id(tenant_id)
         tenant = str(tenant_id)
 
         def work(connection: sqlite3.Connection) -> GraphSummary:
@@ -169,6 +173,7 @@ class SqliteGraphStore:
         return await self._read(work)
 
     async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
+        require_tenant_id(tenant_id)
         return await self._relationships(
             "SELECT body FROM graph_relationships WHERE tenant_id = ? ORDER BY id",
             (str(tenant_id),),
@@ -178,6 +183,7 @@ class SqliteGraphStore:
         self, entity_id: EntityId, tenant_id: TenantId
     ) -> list[Relationship]:
         # A UNION of two index lookups: with OR, SQLite may walk the tenant's whole range.
+        require_tenant_id(tenant_id)
         return await self._relationships(
             "SELECT body FROM (SELECT id, body FROM graph_relationships"
             " WHERE tenant_id = :tenant AND source_id = :me UNION SELECT id, body"
@@ -188,6 +194,7 @@ class SqliteGraphStore:
     async def neighbours(
         self, entity_id: EntityId, tenant_id: TenantId
     ) -> list[tuple[Relationship, Entity]]:
+        require_tenant_id(tenant_id)
         me = str(entity_id)
 
         def work(connection: sqlite3.Connection) -> list[tuple[str, str]]:
@@ -212,6 +219,7 @@ class SqliteGraphStore:
     async def find_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[Entity]]:
+        require_tenant_id(tenant_id)
         rows = await self._capped_blocks(keys, tenant_id, limit, with_bodies=True)
         result: dict[str, list[Entity]] = {key: [] for key in keys}
         for key, body in rows:
@@ -221,6 +229,7 @@ class SqliteGraphStore:
     async def find_ids_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[EntityId]]:
+        require_tenant_id(tenant_id)
         rows = await self._capped_blocks(keys, tenant_id, limit, with_bodies=False)
         result: dict[str, list[EntityId]] = {key: [] for key in keys}
         for key, entity_id in rows:
@@ -230,6 +239,7 @@ class SqliteGraphStore:
     async def count_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, int]:
+        require_tenant_id(tenant_id)
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
         wanted = list(dict.fromkeys(keys))
@@ -291,6 +301,8 @@ class SqliteGraphStore:
         return await self._read(work)
 
     async def blocking_key_version(self, tenant_id: TenantId) -> int | None:
+        require_tenant_id(tenant_id)
+
         def work(connection: sqlite3.Connection) -> int | None:
             row = connection.execute(
                 "SELECT MIN(key_version) FROM graph_entities WHERE tenant_id = ?",
@@ -301,6 +313,7 @@ class SqliteGraphStore:
         return await self._read(work)
 
     async def rebuild_blocking_index(self, tenant_id: TenantId) -> int:
+        require_tenant_id(tenant_id)
         tenant = str(tenant_id)
 
         def work(connection: sqlite3.Connection) -> int:
@@ -319,14 +332,18 @@ class SqliteGraphStore:
         return await self._db.write(work, store=self._name)
 
     async def delete_entities(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
         await self._delete("graph_entities", [str(i) for i in entity_ids], tenant_id)
 
     async def delete_relationships(
         self, relationship_ids: Sequence[RelationshipId], tenant_id: TenantId
     ) -> None:
+        require_tenant_id(tenant_id)
         await self._delete("graph_relationships", [str(i) for i in relationship_ids], tenant_id)
 
     async def purge_tenant(self, tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
+
         def work(connection: sqlite3.Connection) -> None:
             for table in ("graph_relationships", "graph_blocking_keys", "graph_entities"):
                 connection.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (str(tenant_id),))

@@ -29,6 +29,8 @@ from redstring.ports.chunk_store import ChunkStore
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
 from redstring.testing.chunk_ids import ChunkIdCompliance
 from redstring.testing.concurrency import ChunkStoreConcurrency
+from redstring.testing.json_numbers import ChunkJsonNumberCompliance
+from redstring.testing.tenant_keys import ChunkTenantKeyCompliance
 from redstring.testing.tenant_summary import ChunkSummaryCompliance
 
 DIMENSION = 8
@@ -79,7 +81,13 @@ def frequencies(found: LexicalCandidates) -> dict[ChunkId, dict[str, int]]:
     }
 
 
-class ChunkStoreCompliance(ChunkSummaryCompliance, ChunkIdCompliance, ChunkStoreConcurrency):
+class ChunkStoreCompliance(
+    ChunkJsonNumberCompliance,
+    ChunkTenantKeyCompliance,
+    ChunkSummaryCompliance,
+    ChunkIdCompliance,
+    ChunkStoreConcurrency,
+):
     """Behaviour any `ChunkStore` must show; see the module docstring."""
 
     @abstractmethod
@@ -100,6 +108,7 @@ class ChunkStoreCompliance(ChunkSummaryCompliance, ChunkIdCompliance, ChunkStore
         first = passage(tenant, "doc", "Ada wrote notes.", index=0, entity_ids=[fixed_id(1)])
         first = first.model_copy(update={"metadata": {"page": 3, "tags": ["a"], "x": None}})
         second = passage(tenant, "doc", "Babbage built engines.", index=1, embedding=axis(0))
+        second = second.model_copy(update={"embedding_model": "an-embedding-model"})
         other = passage(tenant, "other", "Ada again.", index=0, entity_ids=[fixed_id(1)])
         await store.upsert_chunks([second, other, first])
         assert await store.get_chunks([first.id], tenant) == [first]
@@ -108,6 +117,7 @@ class ChunkStoreCompliance(ChunkSummaryCompliance, ChunkIdCompliance, ChunkStore
         assert await store.chunks_of_entity(fixed_id(2), tenant) == []
         [stored] = await store.get_chunks([second.id], tenant)
         assert stored.embedding == pytest.approx(axis(0))
+        assert stored.embedding_model == "an-embedding-model"  # B20: a model change shows
 
     @pytest.mark.asyncio
     async def test_get_chunks_orders_by_id_string_and_omits_missing(self) -> None:

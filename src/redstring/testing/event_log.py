@@ -28,6 +28,7 @@ from redstring.domain.vector import VectorRecord
 from redstring.ports.event_log import EventLog, ProjectionPositions
 from redstring.testing._support import fresh_tenant, property_settings
 from redstring.testing.concurrency import EventLogConcurrency
+from redstring.testing.tenant_keys import EventLogTenantKeyCompliance
 
 
 def _event_id(n: int) -> UUID:
@@ -115,7 +116,7 @@ def _unsequenced(events: list[Event]) -> list[Event]:
     return [event.model_copy(update={"sequence": None}) for event in events]
 
 
-class EventLogCompliance(EventLogConcurrency):
+class EventLogCompliance(EventLogTenantKeyCompliance, EventLogConcurrency):
     """Behaviour any `EventLog` must show; see the module docstring."""
 
     @abstractmethod

@@ -29,11 +29,18 @@ from redstring.testing._graph_entities import edge, person
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
 from redstring.testing.concurrency import GraphStoreConcurrency
 from redstring.testing.graph_ngrams import TrigramIndexCompliance
+from redstring.testing.json_numbers import GraphJsonNumberCompliance
+from redstring.testing.tenant_keys import GraphTenantKeyCompliance
 from redstring.testing.tenant_summary import GraphSummaryCompliance
 
 
 class GraphStoreCompliance(
-    TrigramIndexCompliance, GraphSummaryCompliance, GraphStoreConcurrency, ABC
+    GraphJsonNumberCompliance,
+    TrigramIndexCompliance,
+    GraphTenantKeyCompliance,
+    GraphSummaryCompliance,
+    GraphStoreConcurrency,
+    ABC,
 ):
     """Behaviour any `GraphStore` must show; see the module docstring."""
 

@@ -24,6 +24,7 @@ from redstring.domain.vector import VectorRecord
 from redstring.ports.vector_store import VectorStore
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
 from redstring.testing.concurrency import VectorStoreConcurrency
+from redstring.testing.tenant_keys import VectorTenantKeyCompliance
 
 DIMENSION = 384
 
@@ -49,7 +50,7 @@ def record(
     return VectorRecord(tenant_id=tenant, entity_id=entity_id, entity_type=kind, vector=vector)
 
 
-class VectorStoreCompliance(VectorStoreConcurrency):
+class VectorStoreCompliance(VectorTenantKeyCompliance, VectorStoreConcurrency):
     """Behaviour any `VectorStore` must show; see the module docstring."""
 
     @abstractmethod

@@ -18,6 +18,7 @@ from redstring.domain.exact_search import (
 )
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.normalization import normalize_name
+from redstring.domain.validation import require_tenant_id
 from redstring.domain.vector import VectorMatch, VectorRecord
 
 
@@ -71,6 +72,7 @@ class InMemoryVectorStore:
             part.cache = None
 
     async def delete(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
         part = self._tenants.get(tenant_id)
         if part is None:
             return
@@ -79,9 +81,11 @@ class InMemoryVectorStore:
                 part.cache = None
 
     async def purge_tenant(self, tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
         self._tenants.pop(tenant_id, None)
 
     async def get(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> list[VectorRecord]:
+        require_tenant_id(tenant_id)
         part = self._tenants.get(tenant_id)
         if part is None:
             return []
@@ -97,6 +101,7 @@ class InMemoryVectorStore:
         ]
 
     async def count(self, tenant_id: TenantId) -> int:
+        require_tenant_id(tenant_id)
         part = self._tenants.get(tenant_id)
         return 0 if part is None else len(part.records)
 
@@ -109,6 +114,7 @@ class InMemoryVectorStore:
         entity_types: Sequence[str] | None = None,
         min_score: float | None = None,
     ) -> list[VectorMatch]:
+        require_tenant_id(tenant_id)
         validate_search_args(k, min_score)
         query = unit_vector(vector, dimension=self._dimension, context="query vector")
         part = self._tenants.get(tenant_id)

@@ -12,6 +12,7 @@ from redstring.domain.errors import DimensionMismatchError
 from redstring.domain.exact_search import stored_vector, unit_vector, validate_search_args
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.normalization import normalize_name
+from redstring.domain.validation import require_tenant_id
 from redstring.domain.vector import VectorMatch, VectorRecord, cosine_to_score
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.schema import Schema
@@ -169,15 +170,18 @@ class PgVectorStore:
         await self._db.write(work, store=self._name)
 
     async def delete(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
         await self._write(
             "DELETE FROM {schema}.vector_records WHERE tenant_id = %s AND entity_id = ANY(%s)",
             (tenant_id, list(entity_ids)),
         )
 
     async def purge_tenant(self, tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
         await self._write("DELETE FROM {schema}.vector_records WHERE tenant_id = %s", (tenant_id,))
 
     async def get(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> list[VectorRecord]:
+        require_tenant_id(tenant_id)
         rows = await self._read(
             "SELECT entity_id, entity_type, embedding FROM {schema}.vector_records"
             " WHERE tenant_id = %s AND entity_id = ANY(%s)",
@@ -194,6 +198,7 @@ class PgVectorStore:
         ]
 
     async def count(self, tenant_id: TenantId) -> int:
+        require_tenant_id(tenant_id)
         rows = await self._read(
             "SELECT count(*) FROM {schema}.vector_records WHERE tenant_id = %s", (tenant_id,)
         )
@@ -208,6 +213,7 @@ class PgVectorStore:
         entity_types: Sequence[str] | None = None,
         min_score: float | None = None,
     ) -> list[VectorMatch]:
+        require_tenant_id(tenant_id)
         validate_search_args(k, min_score)
         query = unit_vector(vector, dimension=self._dimension, context="query vector")
         if k == 0 or (entity_types is not None and not entity_types):

@@ -20,6 +20,7 @@ from redstring.domain.exact_search import (
 )
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.normalization import normalize_name
+from redstring.domain.validation import require_tenant_id
 from redstring.domain.vector import VectorMatch, VectorRecord
 from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
@@ -114,6 +115,7 @@ class SqliteVectorStore:
         await self._db.write(work, store=self._name)
 
     async def delete(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
         ids = [str(i) for i in entity_ids]
 
         def work(connection: sqlite3.Connection) -> None:
@@ -128,6 +130,8 @@ class SqliteVectorStore:
         await self._db.write(work, store=self._name)
 
     async def purge_tenant(self, tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
+
         def work(connection: sqlite3.Connection) -> None:
             for table in ("vector_records", "vector_generations"):
                 connection.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (str(tenant_id),))
@@ -135,6 +139,7 @@ class SqliteVectorStore:
         await self._db.write(work, store=self._name)
 
     async def get(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> list[VectorRecord]:
+        require_tenant_id(tenant_id)
         wanted = [str(i) for i in dict.fromkeys(entity_ids)]
 
         def work(connection: sqlite3.Connection) -> list[tuple[str, str, bytes]]:
@@ -160,6 +165,8 @@ class SqliteVectorStore:
         ]
 
     async def count(self, tenant_id: TenantId) -> int:
+        require_tenant_id(tenant_id)
+
         def work(connection: sqlite3.Connection) -> int:
             row = connection.execute(
                 "SELECT count(*) FROM vector_records WHERE tenant_id = ?", (str(tenant_id),)
@@ -177,6 +184,7 @@ class SqliteVectorStore:
         entity_types: Sequence[str] | None = None,
         min_score: float | None = None,
     ) -> list[VectorMatch]:
+        require_tenant_id(tenant_id)
         validate_search_args(k, min_score)
         query = unit_vector(vector, dimension=self._dimension, context="query vector")
         if k == 0 or (entity_types is not None and not entity_types):

@@ -36,7 +36,7 @@ def test_the_console_script_is_installed_and_answers_help() -> None:
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
-        (["search"], "the following arguments are required: --db, query"),
+        (["search"], "the following arguments are required: query"),
         (["search", "Ada", "--db", "x.db", "-k", "-1"], "argument -k: must be a whole number >= 0"),
         (["search", "Ada", "--db", "x.db", "-k", "ten"], "argument -k: must be a whole number"),
         (["search", "Ada", "--db", "x.db", "--mode", "fuzzy"], "argument --mode: invalid choice"),
@@ -299,3 +299,15 @@ async def _ask_for_passages(db: str) -> Any:
             "search_passages", {"query": "the first computer program", "k": 1}
         )
     return result.structured_content
+
+
+def test_without_db_every_command_uses_redstring_db_in_the_working_directory(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.md").write_text("Ada Lovelace wrote the first program.\n")
+    indexed = redstring("index", "notes", "--embeddings", "none", "--quiet", cwd=tmp_path)
+    found = redstring("passages", "first program", "--embeddings", "none", cwd=tmp_path)
+    assert indexed.status == 0, indexed.err
+    assert (tmp_path / "redstring.db").is_file()
+    assert found.out.startswith("1 passages for 'first program' (lexical)\n")

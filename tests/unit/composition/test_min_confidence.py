@@ -120,9 +120,10 @@ async def test_both_retrievers_refuse_a_bad_min_confidence_naming_it(bad: object
 async def test_bm25_coverage_is_bm25_over_the_sum_of_the_query_terms_idf() -> None:
     store, embeddings, tenant = await indexed(FIXTURE)
     retriever = ChunkRetriever(embeddings=embeddings, chunks=store)
-    result = await retriever.retrieve_chunks("engine notes", tenant, mode=RetrievalMode.LEXICAL)
-    # four chunks; "engine" in d1 and d2, "notes" in d1 and d3
-    ceiling = idf(2, 4) + idf(2, 4)
+    query = "engine notes zebra"
+    result = await retriever.retrieve_chunks(query, tenant, mode=RetrievalMode.LEXICAL)
+    # four chunks; "engine" in d1 and d2, "notes" in d1 and d3, "zebra" in none
+    ceiling = idf(2, 4) + idf(2, 4) + idf(0, 4)
     assert result.matches
     for m in result.matches:
         assert m.bm25 is not None

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from uuid import UUID
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from redstring.domain.chunk import chunk_id_for
+from redstring.domain.entity import Entity, Relationship
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import (
     EntityId,
     TenantId,
@@ -104,3 +108,37 @@ def test_relationship_ids_differ_when_their_type_or_ends_differ(type_a: str, typ
 @given(_TRICKY.filter(str.strip), _TRICKY.filter(str.strip))
 def test_tenant_ids_differ_exactly_when_the_stripped_names_differ(a: str, b: str) -> None:
     assert (tenant_id_for(a) == tenant_id_for(b)) == (a.strip() == b.strip())
+
+
+_SURROGATE_CASES = [
+    (
+        "name",
+        lambda: Entity(tenant_id=TenantId(UUID(int=1)), entity_type="person", name="Ada\ud800"),
+    ),
+    (
+        "entity_type",
+        lambda: Entity(tenant_id=TenantId(UUID(int=1)), entity_type="p\udc00", name="Ada"),
+    ),
+    ("entity_type", lambda: entity_id_for(TenantId(UUID(int=1)), "p\udc00", "Ada")),
+    (
+        "relationship_type",
+        lambda: Relationship(
+            tenant_id=TenantId(UUID(int=1)),
+            source_id=EntityId(UUID(int=3)),
+            target_id=EntityId(UUID(int=4)),
+            relationship_type="knows\ud800",
+        ),
+    ),
+    ("source_id", lambda: chunk_id_for("doc\ud800", "text")),
+    ("text", lambda: chunk_id_for("doc", "text\udfff")),
+]
+
+
+@pytest.mark.parametrize(("field", "build"), _SURROGATE_CASES)
+def test_a_lone_surrogate_in_an_id_field_is_refused_by_name(
+    field: str, build: Callable[[], object]
+) -> None:
+    """B142: the derived id's hash cannot encode it, so the refusal names the field."""
+    with pytest.raises(InvalidArgumentError) as refused:
+        build()
+    assert refused.value.name == field

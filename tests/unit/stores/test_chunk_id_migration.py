@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import sqlite3
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -62,6 +64,18 @@ async def assert_rekeyed(store: ChunkStore, tenant: TenantId, chunks: list[Store
     assert sorted(m.chunk.id for m in matches) == new_ids
 
 
+@contextlib.contextmanager
+def as_of_version_one(path: Path) -> Iterator[None]:
+    """Let today's writer fill a version-1 file: the `terms` column (schema 3) only meanwhile."""
+    with contextlib.closing(sqlite3.connect(path)) as raw:
+        raw.execute("ALTER TABLE chunk_rows ADD COLUMN terms TEXT NOT NULL DEFAULT '[]'")
+        raw.commit()
+    yield
+    with contextlib.closing(sqlite3.connect(path)) as raw:
+        raw.execute("ALTER TABLE chunk_rows DROP COLUMN terms")
+        raw.commit()
+
+
 @pytest.mark.asyncio
 async def test_a_version_one_sqlite_file_refuses_then_migrates_its_chunk_ids(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -73,7 +87,8 @@ async def test_a_version_one_sqlite_file_refuses_then_migrates_its_chunk_ids(
             sqlite_chunks, "SCHEMA", Schema("chunks", [sqlite_chunks.SCHEMA.migrations[0]])
         )
         stores = open_sqlite(path, dimension=4)
-        await stores.chunks.upsert_chunks(chunks_of(tenant))
+        with as_of_version_one(path):
+            await stores.chunks.upsert_chunks(chunks_of(tenant))
         await stores.close()
     with pytest.raises(SchemaMigrationRequiredError):
         open_sqlite(path)
