@@ -1,6 +1,6 @@
 """Every error redstring raises on purpose, in one tree (ADR 0140).
 
-Catch `RedstringError` for all of them, or a family base for one family::
+Catch `RedstringError` for all of them, or a family base for one family:
 
     RedstringError
     ├── InvalidArgumentError (ValueError): a value a public call does not accept
@@ -38,6 +38,7 @@ Catch `RedstringError` for all of them, or a family base for one family::
         ├── ReadOnlyDatabaseError
         ├── DimensionRequiredError (ValueError)
         ├── ForeignDatabaseError: another application's SQLite file
+        ├── ForeignSchemaError: another application's PostgreSQL schema
         ├── CorruptSettingError: a stored setting redstring never writes
         └── SchemaVersionError
             ├── SchemaTooNewError

@@ -1,4 +1,4 @@
-"""The end-to-end example and the how-to's example run, using only the public surface."""
+"""The end-to-end example runs, using only the public surface (the how-tos: tests/unit/docs)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from tests.unit.test_public_api import SURFACE
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "end_to_end.py"
-HOW_TO = ROOT / "docs" / "how-to" / "retrieve-entities.md"
 
 
 def foreign_imports(source: str) -> list[str]:
@@ -124,18 +123,3 @@ def test_the_example_ranks_passages_with_both_component_scores(example_output: s
     at = lines.index("passages for 'mechanical general-purpose computer'")
     assert lines[at + 1].strip().startswith("1. [babbage.md]")
     assert re.search(r"semantic \d\.\d{3}  lexical \d\.\d{3}$", lines[at + 1]), lines[at + 1]
-
-
-def python_blocks(markdown: str) -> list[str]:
-    return re.findall(r"```python\n(.*?)```", markdown, flags=re.DOTALL)
-
-
-def test_the_how_to_example_runs_and_imports_nothing_but_redstring(tmp_path: Path) -> None:
-    [code] = python_blocks(HOW_TO.read_text())
-    assert foreign_imports(code) == []
-    script = tmp_path / "how_to.py"
-    script.write_text(code)
-    lines = run(script).splitlines()
-    assert lines[0].startswith("ACME Corporation")
-    assert "semantic=" in lines[0]
-    assert "lexical=" in lines[0]

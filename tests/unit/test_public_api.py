@@ -340,7 +340,11 @@ def test_the_postgres_adapters_load_on_first_use_and_name_the_extra(
     assert done.stdout == "False\n"
     stores = namespace("redstring.stores")
     monkeypatch.setitem(sys.modules, "redstring.vector.postgres", None)
-    with pytest.raises(namespace("redstring.errors").MissingExtraError, match="postgres"):
+    with pytest.raises(namespace("redstring.errors").MissingExtraError) as missing:
         _ = stores.PgVectorStore
+    assert str(missing.value) == (
+        "this needs redstring.vector.postgres (the `postgres` extra), which is not installed. "
+        "Install the extra: pip install 'redstring[postgres]'."
+    )
     with pytest.raises(AttributeError, match="no_such_thing"):
         _ = stores.no_such_thing

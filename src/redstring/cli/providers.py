@@ -119,6 +119,15 @@ def embedding_provider(
     )
 
 
+async def close_embeddings(embeddings: EmbeddingProvider | None) -> None:
+    """Close an OpenAI-protocol provider's HTTP client; the command that built it owns it.
+
+    The local model and `None` hold nothing to close.
+    """
+    if isinstance(embeddings, OpenAICompatibleEmbeddingProvider):
+        await embeddings.aclose()
+
+
 def llm_endpoint(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[str, str]:
     """The language model's base URL and model name.
 

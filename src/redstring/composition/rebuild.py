@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from redstring.domain.ids import TenantId
 from redstring.ports.chunk_store import ChunkWriter
-from redstring.ports.event_log import EventLog
+from redstring.ports.event_log import EventLog, ProjectionPositions
 from redstring.ports.graph_store import GraphWriter
 from redstring.ports.vector_store import VectorWriter
 from redstring.projections.base import Projection
@@ -30,13 +30,7 @@ async def rebuild_stores(
     Returns the sequence of the last event folded. Raises `ValueError` when no
     store is given.
     """
-    projections: list[Projection] = []
-    if graph is not None:
-        projections.append(GraphProjection(graph))
-    if vectors is not None:
-        projections.append(VectorProjection(vectors))
-    if chunks is not None:
-        projections.append(ChunkProjection(chunks))
+    projections = _projections(graph, vectors, chunks)
     if not projections:
         raise ValueError("rebuild_stores needs at least one of graph, vectors or chunks")
     return await replay(log, tenant_id, projections, after=after)
@@ -57,6 +51,35 @@ async def catch_up_stores(
     store's position after (`{}` for a log that records no positions).
     `build_graph` and `undo_merge` run it before they write.
     """
+    return await catch_up(log, tenant_id, _projections(graph, vectors, chunks))
+
+
+async def catch_up_every_tenant(
+    log: EventLog,
+    *,
+    graph: GraphWriter | None = None,
+    vectors: VectorWriter | None = None,
+    chunks: ChunkWriter | None = None,
+) -> list[TenantId]:
+    """`catch_up_stores` for each tenant some store lags behind; returns those tenants.
+
+    One read of every tenant's position finds them, so a store that is up to
+    date costs that read only. `open_sqlite` and `open_postgres` run it on
+    every writable open (B130), so a search after a crash between append and
+    fold sees what the log committed.
+    """
+    projections = _projections(graph, vectors, chunks)
+    if not isinstance(log, ProjectionPositions) or not projections:
+        return []
+    behind = await log.lagging_tenants([projection.name for projection in projections])
+    for tenant_id in behind:
+        await catch_up(log, tenant_id, projections)
+    return behind
+
+
+def _projections(
+    graph: GraphWriter | None, vectors: VectorWriter | None, chunks: ChunkWriter | None
+) -> list[Projection]:
     projections: list[Projection] = []
     if graph is not None:
         projections.append(GraphProjection(graph))
@@ -64,4 +87,4 @@ async def catch_up_stores(
         projections.append(VectorProjection(vectors))
     if chunks is not None:
         projections.append(ChunkProjection(chunks))
-    return await catch_up(log, tenant_id, projections)
+    return projections

@@ -6,12 +6,17 @@ Composes the `redstring.graph`, `redstring.vector`, `redstring.chunks` and
 
 from __future__ import annotations
 
+import asyncio
 import os
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from redstring.chunks.sqlite import SqliteChunkStore
+from redstring.composition.rebuild import catch_up_every_tenant
 from redstring.domain.errors import (
     DimensionRequiredError,
     ForeignDatabaseError,
@@ -72,7 +77,10 @@ def open_sqlite(
     newer one raises `SchemaTooNewError`; a file that cannot be opened at all
     raises `DatabaseOpenError`, another application's SQLite file
     `ForeignDatabaseError` (nothing is written into it), and a recorded
-    dimension that is not a positive integer `CorruptSettingError`.
+    dimension that is not a positive integer `CorruptSettingError`. A
+    writable open first catches every store up with the event log for each
+    tenant it lags behind (a crash between append and fold; ADR 0132, B130);
+    a read-only one cannot, and reads the stores as they are.
     """
     name = f"SqliteDatabase({Path(path)})"
     if not os.path.exists(path):
@@ -97,9 +105,21 @@ def open_sqlite(
             database, dimension=dimension, migrate=migrate, cache_tenants=cache_tenants
         )
         events = SqliteEventLog(database, migrate=migrate)
+        if not read_only:
+            _run_to_end(catch_up_every_tenant(events, graph=graph, vectors=vectors, chunks=chunks))
     except BaseException:
         database.close()
         raise
     return SqliteStores(
         database=database, graph=graph, vectors=vectors, chunks=chunks, events=events
     )
+
+
+def _run_to_end(work: Coroutine[Any, Any, object]) -> None:
+    """Run `work` to its end from synchronous code, also when an event loop is running.
+
+    It runs on its own loop in a worker thread, so `open_sqlite` may be
+    called from async code too; its exception is re-raised here.
+    """
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, work).result()

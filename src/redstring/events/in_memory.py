@@ -9,7 +9,7 @@ from uuid import UUID
 from redstring.domain.events import Event
 from redstring.domain.ids import TenantId
 from redstring.domain.validation import require_tenant_id
-from redstring.events.reading import check_read_bounds
+from redstring.events.reading import check_read_bounds, lagging
 
 
 @dataclass
@@ -76,3 +76,8 @@ class InMemoryEventLog:
         require_tenant_id(tenant_id)
         key = (tenant_id, projection)
         self._positions[key] = max(self._positions.get(key, 0), sequence)
+
+    async def lagging_tenants(self, projections: Sequence[str]) -> list[TenantId]:
+        lasts = [(tenant, len(part.events)) for tenant, part in self._tenants.items()]
+        held = [(tenant, name, sequence) for (tenant, name), sequence in self._positions.items()]
+        return lagging(lasts, held, projections)

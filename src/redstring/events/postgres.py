@@ -8,7 +8,7 @@ from uuid import UUID
 from redstring.domain.events import Event, event_from_json, event_to_json
 from redstring.domain.ids import TenantId
 from redstring.domain.validation import require_tenant_id
-from redstring.events.reading import check_read_bounds
+from redstring.events.reading import check_read_bounds, lagging
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.schema import Schema
 
@@ -184,6 +184,23 @@ class PostgresEventLog:
             await connection.execute(statement, (tenant_id, projection, sequence))
 
         await self._db.write(work, store=self._name)
+
+    async def lagging_tenants(self, projections: Sequence[str]) -> list[TenantId]:
+        heads = self._db.sql(
+            "WITH every_tenant AS (SELECT tenant_id, last_sequence FROM {schema}.event_heads)"
+            " SELECT * FROM every_tenant"
+        )
+        positions = self._db.sql(
+            "WITH every_tenant AS (SELECT tenant_id, projection, sequence"
+            " FROM {schema}.projection_position) SELECT * FROM every_tenant"
+        )
+
+        async def work(connection: Connection) -> list[TenantId]:
+            lasts = await (await connection.execute(heads)).fetchall()
+            held = await (await connection.execute(positions)).fetchall()
+            return lagging(lasts, held, projections)
+
+        return await self._db.read(work, store=self._name)
 
     async def _by_id(self, connection: Connection, tenant: UUID, event_id: UUID) -> Event | None:
         cursor = await connection.execute(

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from redstring.domain.events import Event, event_from_json, event_to_json
 from redstring.domain.ids import TenantId
 from redstring.domain.validation import require_tenant_id
-from redstring.events.reading import check_read_bounds
+from redstring.events.reading import check_read_bounds, lagging
 from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase
 
@@ -135,6 +135,25 @@ class SqliteEventLog:
             )
 
         await self._db.write(work, store=self._name)
+
+    async def lagging_tenants(self, projections: Sequence[str]) -> list[TenantId]:
+        def work(connection: sqlite3.Connection) -> list[TenantId]:
+            lasts = connection.execute(
+                "WITH every_tenant AS (SELECT tenant_id, max(sequence) FROM event_log"
+                " GROUP BY tenant_id) SELECT * FROM every_tenant"
+            ).fetchall()
+            has_positions = connection.execute(
+                "SELECT 1 FROM sqlite_master WHERE name = 'projection_position'"
+            ).fetchone()
+            if not lasts or has_positions is None:  # no table: folded as appended (ADR 0132)
+                return []
+            held = connection.execute(
+                "WITH every_tenant AS (SELECT tenant_id, projection, sequence"
+                " FROM projection_position) SELECT * FROM every_tenant"
+            ).fetchall()
+            return lagging(lasts, held, projections)
+
+        return await self._db.read(work, store=self._name)
 
 
 def _last(connection: sqlite3.Connection, tenant: str) -> int:

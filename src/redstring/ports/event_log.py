@@ -50,3 +50,10 @@ class ProjectionPositions(Protocol):
         A position never moves back: a smaller `sequence` than the stored one is ignored.
         """
         ...
+
+    async def lagging_tenants(self, projections: Sequence[str]) -> list[TenantId]:
+        """The tenants some of `projections` have not folded to the log's end, by id string.
+
+        One read of every tenant, for catching up on open (B130).
+        """
+        ...

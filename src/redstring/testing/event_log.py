@@ -112,6 +112,12 @@ def one_of_each_kind(tenant: TenantId, first_id: int = 1) -> list[Event]:
     ]
 
 
+def _extracted(tenant: TenantId, document_id: str) -> Event:
+    return DocumentExtracted(
+        tenant_id=tenant, document_id=document_id, entities=[], relationships=[]
+    )
+
+
 def _unsequenced(events: list[Event]) -> list[Event]:
     return [event.model_copy(update={"sequence": None}) for event in events]
 
@@ -256,3 +262,23 @@ class EventLogCompliance(EventLogTenantKeyCompliance, EventLogConcurrency):
         assert await log.position(other, "graph") == 1
         assert await log.position(tenant, "vectors") == 3
         assert await log.position(tenant, "chunks") == 0
+
+    @pytest.mark.asyncio
+    async def test_lagging_tenants_are_those_some_projection_has_not_folded_to_the_end(
+        self,
+    ) -> None:
+        log = await self.make_log()
+        assert isinstance(log, ProjectionPositions)
+        first, second = sorted([fresh_tenant(), fresh_tenant()], key=str)
+        assert await log.lagging_tenants(["graph"]) == []
+        await log.append(
+            [_extracted(second, "b1"), _extracted(first, "a1"), _extracted(first, "a2")]
+        )
+        assert await log.lagging_tenants(["graph", "chunks"]) == [first, second]
+        await log.record_position(first, "graph", 2)
+        await log.record_position(first, "chunks", 2)
+        await log.record_position(second, "graph", 1)
+        assert await log.lagging_tenants(["graph", "chunks"]) == [second]
+        assert await log.lagging_tenants(["graph"]) == []
+        await log.append([_extracted(first, "a3")])
+        assert await log.lagging_tenants(["graph"]) == [first]

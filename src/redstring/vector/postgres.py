@@ -8,7 +8,6 @@ from typing import Any, Literal
 from pgvector.psycopg import register_vector_async
 from psycopg import sql
 
-from redstring.domain.errors import DimensionMismatchError
 from redstring.domain.exact_search import stored_vector, unit_vector, validate_search_args
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.normalization import normalize_name
@@ -113,13 +112,7 @@ class PgVectorStore:
             ef_search=ef_search,
         )
         await database.ensure_schema(schema_for(dimension), migrate=migrate, store=store._name)
-        stored = int(
-            await database.ensure_setting("vector", "dimension", str(dimension), store=store._name)
-        )
-        if stored != dimension:
-            raise DimensionMismatchError(
-                expected=stored, actual=dimension, context=f"{store._name} holds vectors of"
-            )
+        await database.ensure_dimension("vector", dimension, store=store._name, holds="vectors")
         if search_mode == "hnsw":
             await store.create_hnsw_index()
         return store

@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from redstring.domain.exact_search import (
     FloatMatrix,
-    stored_vector,
+    stored_vectors,
     top_k,
     unit_rows,
     unit_vector,
@@ -88,17 +88,20 @@ class SqliteVectorStore:
         return self._dimension
 
     async def upsert(self, records: Sequence[VectorRecord]) -> None:
+        arrays = stored_vectors(
+            [r.vector for r in records],
+            dimension=self._dimension,
+            context_of=lambda i: f"vector of entity {records[i].entity_id}",
+        )
         rows = [
             (
                 str(r.tenant_id),
                 str(r.entity_id),
                 r.entity_type,
                 normalize_name(r.entity_type),
-                stored_vector(
-                    r.vector, dimension=self._dimension, context=f"vector of entity {r.entity_id}"
-                ).tobytes(),
+                array.tobytes(),
             )
-            for r in records
+            for r, array in zip(records, arrays, strict=True)
         ]
 
         def work(connection: sqlite3.Connection) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import yaml
@@ -37,3 +38,9 @@ def test_every_namespace_has_a_reference_page_in_the_nav() -> None:
     nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
     [reference] = [entry["API reference"] for entry in nav if "API reference" in entry]
     assert set(reference) == set(pages.values())
+
+
+def test_the_docs_link_to_the_repository_the_package_names() -> None:
+    site = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert site["repo_url"] == project["urls"]["Source"]

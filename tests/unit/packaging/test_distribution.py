@@ -76,6 +76,8 @@ def test_the_metadata_states_version_licence_and_where_to_find_the_project(built
     urls = dict(url.split(", ", 1) for url in metadata.get_all("Project-URL") or [])
     assert {"Homepage", "Documentation", "Source", "Issues"} <= urls.keys()
     assert "Typing :: Typed" in (metadata.get_all("Classifier") or [])
+    assert metadata["Author"] or metadata["Author-email"]
+    assert {"knowledge-graph", "hybrid-search"} <= set(metadata["Keywords"].split(","))
     assert set(metadata.get_all("Provides-Extra") or []) == {"local", "openai", "postgres", "mcp"}
 
 

@@ -153,12 +153,12 @@ class UnknownDomainError(RedstringError, LookupError):
 
 
 class MissingExtraError(RedstringError, ImportError):
-    """An optional provider was used without the extra that installs its packages."""
+    """Something optional (a provider, the PostgreSQL stores, the MCP server) lacks its extra."""
 
     def __init__(self, *, extra: str, missing: str) -> None:
         self.extra = extra
         self.missing = missing
         super().__init__(
-            f"this provider needs {missing}, which is not installed. "
+            f"this needs {missing} (the `{extra}` extra), which is not installed. "
             f"Install the extra: pip install 'redstring[{extra}]'."
         )
