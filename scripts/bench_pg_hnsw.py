@@ -1,4 +1,4 @@
-"""Tune PostgreSQL HNSW search: recall@10 and latency per `hnsw.ef_search` (B192, ADR 0192).
+"""Tune PostgreSQL HNSW search: recall@10 and latency per `hnsw.ef_search` (B192, ADR 0196).
 
 Builds N clustered 384-dimension vectors in one tenant (plus N/10 in a second,
 so the tenant filter matters) through `PgVectorStore.upsert`, times the HNSW

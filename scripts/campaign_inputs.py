@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import campaign_mcp  # beside this file
 from redstring import (
     ChunkRetriever,
     Entity,
@@ -156,36 +157,13 @@ def cli_sweep(folder: Path) -> list[tuple[str, str]]:
 
 
 async def mcp_sweep(folder: Path) -> list[tuple[str, str]]:
-    """Bad tool arguments to the MCP server over stdio; each call must answer."""
-    from tests.unit.cli.mcp_client import session  # noqa: PLC0415
-
+    """Bad tool arguments to the MCP server over stdio, as raw JSON-RPC; each call must answer."""
     db = folder / "mcp.db"
     db.unlink(missing_ok=True)
     async with open_sqlite(db, dimension=4) as stores:
         ada = Entity(tenant_id=DEFAULT_TENANT, entity_type="person", name="Ada Lovelace")
         await stores.graph.upsert([ada])
-    calls: dict[str, tuple[str, dict[str, Any]]] = {
-        "search_entities lone surrogate": ("search_entities", {"query": "Ada\ud800"}),
-        "search_entities k='5'": ("search_entities", {"query": "Ada", "k": "5"}),
-        "search_entities k=-3": ("search_entities", {"query": "Ada", "k": -3}),
-        "search_entities no query": ("search_entities", {}),
-        "get_entity not a uuid": ("get_entity", {"entity_id": "nope"}),
-        "search_passages k=10**9": ("search_passages", {"query": "Ada", "k": 10**9}),
-    }
-    results = []
-    argv = ["-m", "redstring.cli", "mcp", "--db", str(db), "--embeddings", "none"]
-    async with session(sys.executable, argv) as client:
-        for name, (tool, arguments) in calls.items():
-            try:
-                answer = await asyncio.wait_for(client.call_tool(tool, arguments), TIMEOUT)
-            except TimeoutError:
-                results.append((name, "HANG"))
-                break  # the session is stuck behind the unanswered call
-            except Exception as error:
-                results.append((name, f"RAW {type(error).__name__}"))
-                continue
-            results.append((name, "refused (tool error)" if answer.isError else "accepted"))
-    return results
+    return await campaign_mcp.mcp_sweep(db, TIMEOUT)
 
 
 async def sweep(folder: Path, report: Any) -> None:

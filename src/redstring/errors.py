@@ -38,6 +38,7 @@ Catch `RedstringError` for all of them, or a family base for one family:
         ├── ReadOnlyDatabaseError
         ├── DimensionRequiredError (ValueError)
         ├── ForeignDatabaseError: another application's SQLite file
+        ├── ForeignSchemaError: another application's PostgreSQL schema
         ├── CorruptSettingError: a stored setting redstring never writes
         └── SchemaVersionError
             ├── SchemaTooNewError

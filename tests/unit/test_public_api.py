@@ -97,6 +97,7 @@ SURFACE: dict[str, set[str]] = {
         "ReciprocalRankFusion",
     },
     "redstring.stores": {
+        "CacheBudget",
         "InMemoryChunkStore",
         "InMemoryEventLog",
         "InMemoryGraphStore",

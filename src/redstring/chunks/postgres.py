@@ -14,7 +14,6 @@ from redstring.chunks.postgres_schema import schema_for
 from redstring.domain.bm25 import CorpusStats, LexicalCandidates
 from redstring.domain.chunk import ChunkId, StoredChunk, require_chunks_of_source
 from redstring.domain.chunk_retrieval import ChunkMatch
-from redstring.domain.errors import DimensionMismatchError
 from redstring.domain.exact_search import stored_vector, unit_vector, validate_search_args
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
@@ -67,13 +66,7 @@ class PostgresChunkStore:
         """The store over `database`; raises `DimensionMismatchError` if it holds another size."""
         store = cls(database, dimension=dimension)
         await database.ensure_schema(schema_for(dimension), migrate=migrate, store=store._name)
-        stored = int(
-            await database.ensure_setting("chunks", "dimension", str(dimension), store=store._name)
-        )
-        if stored != dimension:
-            raise DimensionMismatchError(
-                expected=stored, actual=dimension, context=f"{store._name} holds embeddings of"
-            )
+        await database.ensure_dimension("chunks", dimension, store=store._name, holds="embeddings")
         return store
 
     @property

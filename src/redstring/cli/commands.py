@@ -16,7 +16,7 @@ from typing import TextIO
 
 from pydantic import BaseModel
 
-from redstring.cli.progress import ProgressLine
+from redstring.cli.progress import ProgressBar
 from redstring.cli.providers import (
     NO_EMBEDDINGS_WARNING,
     chose_embeddings,
@@ -32,6 +32,7 @@ from redstring.client.store_set import StoreOpener
 from redstring.client.tenants import parse_tenant
 from redstring.composition.build_graph import GraphBuildReport
 from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE
+from redstring.composition.index_documents import SkippedFile
 from redstring.domain.errors import BuildFailedError, MissingExtraError
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ExtractionProgress
@@ -104,29 +105,39 @@ async def _index(args: argparse.Namespace, context: Context) -> None:
     client = _client(args, context, embeddings, read_only=False)
     if embeddings is None and not chose_embeddings(args, context.env):
         context.err.write(NO_EMBEDDINGS_WARNING)
-    line = ProgressLine(context.err, "indexing", enabled=not args.quiet)
+    bar = ProgressBar(context.err, "indexing", unit="chunk", enabled=not args.quiet)
     async with _closing(client):
         try:
-            report = await client.index(args.paths, progress=line.update)
+            report = await client.index(
+                args.paths, root=args.root, encoding=args.encoding, progress=bar.update
+            )
         finally:
-            line.finish()
+            bar.finish()
+    _warn_skipped(report.skipped, context)
     render.print_index_report(report, context.out)
+
+
+def _warn_skipped(skipped: list[SkippedFile], context: Context) -> None:
+    for file in skipped:
+        context.err.write(f"redstring: warning: skipped {file.id}: {file.reason}\n")
 
 
 async def _build(args: argparse.Namespace, context: Context) -> None:
     client = _client(args, context, embedding_provider(args, context.env), read_only=False)
-    documents = read_documents(args.paths)
+    read = read_documents(args.paths, encoding=args.encoding, root=args.root)
+    _warn_skipped(read.skipped, context)
+    documents = read.documents
     provider = llm_provider(args, context.env)
     share = max_failed_share(args, context.env)
     domain: DomainSpec = AUTO if args.domain == "auto" else args.domain
     started: dict[str, int] = {}
-    line = ProgressLine(context.err, "building", enabled=not args.quiet)
+    bar = ProgressBar(context.err, "building", unit="doc", enabled=not args.quiet)
 
     def progress(step: ExtractionProgress) -> None:
         number = started.setdefault(step.document_id, len(started) + 1)
         finished = number if step.chunks_done >= step.chunks_total else number - 1
         failed = f", {step.chunks_failed} failed" if step.chunks_failed else ""
-        line.update(
+        bar.update(
             finished,
             len(documents),
             f"{step.document_id}: chunk {step.chunks_done}/{step.chunks_total}{failed}",
@@ -146,7 +157,7 @@ async def _build(args: argparse.Namespace, context: Context) -> None:
                 _emit(failed.report, args, context, render.print_build_report)
             raise
         finally:
-            line.finish()
+            bar.finish()
     _emit(report, args, context, render.print_build_report)
 
 

@@ -99,8 +99,29 @@ def _parents() -> dict[str, _Parser]:
     query.add_argument("-k", type=_non_negative_int, default=10, help="how many (default 10)")
     query.add_argument("--json", action="store_true", help="print JSON for scripts")
     quiet = _Parser(add_help=False)
-    quiet.add_argument("--quiet", action="store_true", help="no progress line")
-    return {"db": db, "key": key, "embed": embed, "llm": llm, "query": query, "quiet": quiet}
+    quiet.add_argument("--quiet", action="store_true", help="no progress bar")
+    files = _Parser(add_help=False)
+    files.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+    files.add_argument(
+        "--root",
+        help="document ids are paths relative to this folder (default: the folder holding "
+        "each PATH, so ids do not depend on the working directory)",
+    )
+    files.add_argument(
+        "--encoding",
+        default="utf-8",
+        help="how the files are decoded (default utf-8); a file that does not decode is "
+        "skipped with a warning",
+    )
+    return {
+        "db": db,
+        "key": key,
+        "embed": embed,
+        "llm": llm,
+        "query": query,
+        "quiet": quiet,
+        "files": files,
+    }
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -115,18 +136,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = _parents()
-    index = sub.add_parser(
+    sub.add_parser(
         "index",
-        parents=[p["db"], p["embed"], p["key"], p["quiet"]],
+        parents=[p["files"], p["db"], p["embed"], p["key"], p["quiet"]],
         help="split text and Markdown files into searchable passages",
     )
-    index.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
     build = sub.add_parser(
         "build",
-        parents=[p["db"], p["llm"], p["embed"], p["key"], p["quiet"]],
+        parents=[p["files"], p["db"], p["llm"], p["embed"], p["key"], p["quiet"]],
         help="extract entities and relationships with a language model",
     )
-    build.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
     build.add_argument("--domain", default="auto", help="domain schema name, or auto (default)")
     build.add_argument(
         "--llm-timeout", help="seconds per attempt of one model request (env REDSTRING_LLM_TIMEOUT)"

@@ -1,40 +1,50 @@
-"""A progress line on stderr: rewritten in place on a terminal, one line per step otherwise."""
+"""A progress bar on stderr, drawn by tqdm: done/total, rate and time left (ADR 0162).
+
+On a terminal the bar is redrawn in place; into a file or pipe tqdm writes
+its redraws separated by carriage returns, and the last one, written when
+the bar closes, is the final count.
+"""
 
 from __future__ import annotations
 
-from typing import TextIO
+from typing import Never, TextIO
+
+from tqdm import tqdm
 
 
-class ProgressLine:
-    """Reports `label done/total detail`; silent when `enabled` is false."""
+class ProgressBar:
+    """Reports `label: done/total unit [elapsed<left, rate]`; silent when `enabled` is false."""
 
-    def __init__(self, stream: TextIO, label: str, *, enabled: bool = True) -> None:
+    def __init__(self, stream: TextIO, label: str, *, unit: str, enabled: bool = True) -> None:
         self._stream = stream
         self._label = label
+        self._unit = unit
         self._enabled = enabled
-        self._interactive = stream.isatty()
-        self._open = False
+        self._bar: tqdm[Never] | None = None
 
     def update(self, done: int, total: int, detail: str = "") -> None:
-        """Show that `done` of `total` steps are finished."""
+        """Show that `done` of `total` units are finished."""
         if not self._enabled:
             return
-        width = 24
-        filled = width * done // total if total else width
-        bar = "#" * filled + "-" * (width - filled)
-        text = f"{self._label} [{bar}] {done}/{total}"
+        bar = self._bar
+        if bar is None:
+            bar = tqdm(
+                total=total,
+                desc=self._label,
+                unit=self._unit,
+                file=self._stream,
+                ncols=100,
+                leave=True,
+            )
+            self._bar = bar
+        bar.total = total
+        bar.n = done
         if detail:
-            text += f" {detail}"
-        if self._interactive:
-            self._stream.write("\r\x1b[2K" + text)
-            self._open = True
-        else:
-            self._stream.write(text + "\n")
-        self._stream.flush()
+            bar.set_postfix_str(detail, refresh=False)
+        bar.refresh()
 
     def finish(self) -> None:
-        """End an in-place line so what follows starts on its own line."""
-        if self._open:
-            self._stream.write("\n")
-            self._stream.flush()
-            self._open = False
+        """Close the bar (its final state stays on its own line)."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None

@@ -10,8 +10,9 @@ the same object for code without an event loop.
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from types import TracebackType
 from typing import Self
@@ -25,7 +26,7 @@ from redstring.client.answers import (
     StatsAnswer,
 )
 from redstring.client.catalogue import TenantCatalogue, describe_tenant, read_passage
-from redstring.client.documents import read_documents
+from redstring.client.documents import Documents, gather_documents
 from redstring.client.embeddings import EmbeddingChoice, resolve_embeddings
 from redstring.client.errors import EMBEDDINGS_ARGUMENT
 from redstring.client.store_set import StoreOpener, StoreSet
@@ -56,10 +57,6 @@ from redstring.ports.llm_provider import LlmProvider
 #: The database a client opens when none is named: a SQLite file in the working directory.
 DEFAULT_DB = "redstring.db"
 
-#: What `index` and `build` take: paths (files or folders) and documents, alone or in a list.
-Document = str | os.PathLike[str] | SourceDocument
-Documents = Document | Iterable[Document]
-
 
 def _tenant(tenant: str | UUID | None) -> TenantId:
     if tenant is None:
@@ -78,31 +75,7 @@ def _tenant(tenant: str | UUID | None) -> TenantId:
         ) from None
 
 
-def _documents(given: Documents) -> list[SourceDocument]:
-    """`given` as documents: paths are read (folders recursively), documents kept."""
-    items: list[Document] = (
-        [given] if isinstance(given, str | os.PathLike | SourceDocument) else list(given)
-    )
-    documents: list[SourceDocument] = []
-    paths: list[str] = []
-    for item in items:
-        if isinstance(item, SourceDocument):
-            documents.append(item)
-        elif isinstance(item, str | os.PathLike):
-            paths.append(os.fspath(item))
-        else:
-            raise InvalidArgumentError(
-                name="documents",
-                value=item,
-                requirement="file or folder paths, or SourceDocument objects",
-            )
-    if paths:
-        documents.extend(read_documents(paths))
-    if not documents:
-        raise InvalidArgumentError(
-            name="documents", value=given, requirement="at least one path or document"
-        )
-    return documents
+_log = logging.getLogger("redstring")
 
 
 def _require_search(query: str, k: int) -> None:
@@ -213,26 +186,38 @@ class AsyncRedstring:
         await self.close()
 
     async def index(
-        self, documents: Documents, *, progress: IndexProgressCallback | None = None
+        self,
+        documents: Documents,
+        *,
+        root: str | os.PathLike[str] | None = None,
+        encoding: str = "utf-8",
+        progress: IndexProgressCallback | None = None,
     ) -> IndexReport:
         """Split `documents` into passages of the tenant, embedded when there is a provider.
 
         `documents` is a path (file or folder of .txt/.md files), a
-        `SourceDocument`, or a list of either. Indexing a document again
-        writes only what changed. Raises `DocumentPathError` /
-        `NoDocumentsError` for paths that hold nothing to read.
+        `SourceDocument`, or a list of either. A file's document id is its
+        path relative to `root`, by default to the folder holding the path
+        named (ADR 0162); files are decoded with `encoding`, and one that
+        does not decode is skipped and listed in the report's `skipped`.
+        Indexing a document again writes only what changed; each document is
+        stored as soon as it is done, so an interrupted run keeps them.
+        `progress(chunks_done, chunks_total)` follows the chunks. Raises
+        `DocumentPathError` / `NoDocumentsError` for paths that hold nothing
+        to read.
         """
-        docs = _documents(documents)
+        read = gather_documents(documents, encoding=encoding, root=root)
         stores = await self._open("index")
         if stores.chunks is None:
             raise ChunkStoreUnavailableError(backend=stores.backend, command="index")
-        return await index_documents(
-            docs,
+        report = await index_documents(
+            read.documents,
             chunks=stores.chunks,
             tenant_id=self._tenant,
             embeddings=self._embeddings,
             progress=progress,
         )
+        return report.model_copy(update={"skipped": read.skipped})
 
     async def build(
         self,
@@ -243,9 +228,15 @@ class AsyncRedstring:
         api_key: str | None = None,
         domain: DomainSpec = AUTO,
         max_failed_share: float = DEFAULT_MAX_FAILED_SHARE,
+        root: str | os.PathLike[str] | None = None,
+        encoding: str = "utf-8",
         progress: ProgressCallback | None = None,
     ) -> GraphBuildReport:
         """Extract entities and relationships of `documents` into the tenant's graph.
+
+        `documents`, `root` and `encoding` as for `index` (the same files get
+        the same ids); a file that does not decode is skipped with a warning
+        on the `redstring` log.
 
         `model` is a model name served at `base_url` over the OpenAI chat
         protocol (`api_key` if it needs one), or an `LlmProvider`. Before any
@@ -255,7 +246,10 @@ class AsyncRedstring:
         carrying the report; pass `max_failed_share=1.0` to take partial
         results.
         """
-        docs = _documents(documents)
+        read = gather_documents(documents, encoding=encoding, root=root)
+        for skipped in read.skipped:
+            _log.warning("skipped %s: %s", skipped.id, skipped.reason)
+        docs = read.documents
         if isinstance(model, str):
             if base_url is None:
                 raise InvalidArgumentError(

@@ -1,47 +1,154 @@
-"""Reading text and Markdown files into `SourceDocument`s.
+"""Reading text and Markdown files into `SourceDocument`s (ADR 0162).
 
 A folder is read recursively; hidden files and folders (a name starting with
-`.`) are skipped. A document's id is its path relative to the working
-directory (absolute when outside it; `..` collapsed, links not followed), in
-`/` form, so indexing the same files from the same place again finds the
-same sources. Files are read as UTF-8.
+`.`) are skipped. A document's id is its path, in `/` form, relative to
+`root` when one is given (every path must then lie under it), and otherwise
+relative to the folder holding the path that was named: indexing `docs`
+gives `docs/a.md`, `docs/sub/b.md`, from whatever working directory, so the
+same files read again find the same sources. Links are not followed into
+ids (`..` collapsed). Files are decoded with `encoding` (UTF-8 by default);
+a file that does not decode, or cannot be read, is skipped and reported.
 """
 
 from __future__ import annotations
 
+import codecs
 import os
-from collections.abc import Sequence
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from redstring.composition.index_documents import SkippedFile
 from redstring.domain.document import SourceDocument
-from redstring.domain.errors import DocumentPathError, NoDocumentsError
+from redstring.domain.errors import DocumentPathError, InvalidArgumentError, NoDocumentsError
 
 #: The file suffixes read (compared lower-case).
 SUFFIXES = frozenset({".txt", ".md", ".markdown"})
 
 
-def read_documents(paths: Sequence[str]) -> list[SourceDocument]:
-    """The documents under `paths`, in path order, each file once.
+#: What `index` and `build` take: paths (files or folders) and documents, alone or in a list.
+Document = str | os.PathLike[str] | SourceDocument
+Documents = Document | Iterable[Document]
 
-    Raises `DocumentPathError` for a missing path, a file given by name whose
-    suffix is not read, or a file that is not UTF-8; `NoDocumentsError` when
-    nothing is found at all.
+
+@dataclass(frozen=True)
+class DocumentsRead:
+    """The documents read, in path order, and the files skipped."""
+
+    documents: list[SourceDocument]
+    skipped: list[SkippedFile] = field(default_factory=list)
+
+
+def read_documents(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    encoding: str = "utf-8",
+    root: str | os.PathLike[str] | None = None,
+) -> DocumentsRead:
+    """The documents under `paths`, each file once, and the files that could not be read.
+
+    Raises `DocumentPathError` for a missing path, a path that is neither a
+    regular file nor a folder (a device such as /dev/null, a pipe), a file
+    given by name whose suffix is not read, or a path outside `root`;
+    `InvalidArgumentError` for an unknown `encoding`; `NoDocumentsError` when
+    nothing is found at all. A file that does not decode is skipped, not raised.
     """
-    files: dict[Path, None] = {}
+    _require_encoding(encoding)
+    base = None if root is None else _root(root)
+    files: dict[Path, Path] = {}  # absolute path -> the folder its id is relative to
     for raw in paths:
         path = Path(raw)
+        named = Path(os.path.abspath(path))
+        relative_to = base if base is not None else named.parent
+        if base is not None and not named.is_relative_to(base):
+            raise DocumentPathError(path=str(raw), detail=f"not under --root {base}")
         if path.is_dir():
             for found in sorted(_walk(path)):
-                files.setdefault(Path(os.path.abspath(found)), None)
+                files.setdefault(Path(os.path.abspath(found)), relative_to)
         elif path.is_file():
             if path.suffix.lower() not in SUFFIXES:
-                raise DocumentPathError(path=raw, detail="not a text or Markdown file")
-            files.setdefault(Path(os.path.abspath(path)), None)
+                raise DocumentPathError(path=str(raw), detail="not a text or Markdown file")
+            files.setdefault(named, relative_to)
         else:
-            raise DocumentPathError(path=raw, detail="no such file or folder")
+            raise DocumentPathError(path=str(raw), detail=_not_readable(path))
     if not files:
-        raise NoDocumentsError(paths=list(paths))
-    return [_read(path) for path in files]
+        raise NoDocumentsError(paths=[str(raw) for raw in paths])
+    read = DocumentsRead(documents=[])
+    for path, relative_to in files.items():
+        source_id = path.relative_to(relative_to).as_posix()
+        try:
+            read.documents.append(_read(path, source_id, encoding))
+        except _Unreadable as unreadable:
+            read.skipped.append(SkippedFile(id=source_id, reason=str(unreadable)))
+    return read
+
+
+def gather_documents(
+    given: Documents, *, encoding: str = "utf-8", root: str | os.PathLike[str] | None = None
+) -> DocumentsRead:
+    """`given` as documents: paths are read (`read_documents`), documents kept as they are.
+
+    Raises `InvalidArgumentError` for an item that is neither, or for nothing at all.
+    """
+    items: list[Document] = (
+        [given] if isinstance(given, str | os.PathLike | SourceDocument) else list(given)
+    )
+    documents: list[SourceDocument] = []
+    paths: list[str | os.PathLike[str]] = []
+    for item in items:
+        if isinstance(item, SourceDocument):
+            documents.append(item)
+        elif isinstance(item, str | os.PathLike):
+            paths.append(item)
+        else:
+            raise InvalidArgumentError(
+                name="documents",
+                value=item,
+                requirement="file or folder paths, or SourceDocument objects",
+            )
+    skipped: list[SkippedFile] = []
+    if paths:
+        read = read_documents(paths, encoding=encoding, root=root)
+        documents.extend(read.documents)
+        skipped = read.skipped
+    if not documents and not skipped:
+        raise InvalidArgumentError(
+            name="documents", value=given, requirement="at least one path or document"
+        )
+    return DocumentsRead(documents=documents, skipped=skipped)
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def _require_encoding(encoding: str) -> None:
+    try:
+        codecs.lookup(encoding)
+    except (LookupError, TypeError):
+        raise InvalidArgumentError(
+            name="encoding",
+            value=encoding,
+            requirement="a text encoding Python knows, e.g. utf-8, latin-1, cp1252",
+        ) from None
+
+
+def _root(root: str | os.PathLike[str]) -> Path:
+    base = Path(os.path.abspath(root))
+    if not base.is_dir():
+        raise DocumentPathError(path=os.fspath(root), detail="--root is not a folder")
+    return base
+
+
+def _not_readable(path: Path) -> str:
+    """Why `path`, neither a regular file nor a folder, is not read."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return "no such file or folder"
+    kind = "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a pipe or socket"
+    return f"exists but is {kind}, not a regular file or folder"
 
 
 def _walk(folder: Path) -> list[Path]:
@@ -54,26 +161,19 @@ def _walk(folder: Path) -> list[Path]:
     return found
 
 
-def _read(path: Path) -> SourceDocument:
-    source_id = _source_id(path)
+def _read(path: Path, source_id: str, encoding: str) -> SourceDocument:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding=encoding)
     except UnicodeDecodeError as error:
-        raise DocumentPathError(path=source_id, detail=f"not UTF-8 text ({error.reason})") from None
-    except OSError as error:
-        raise DocumentPathError(
-            path=source_id, detail=f"cannot be read ({error.strerror})"
+        raise _Unreadable(
+            f"not {encoding} text ({error.reason} at byte {error.start}); "
+            "pass --encoding (encoding=) if it is another encoding"
         ) from None
+    except OSError as error:
+        raise _Unreadable(f"cannot be read ({error.strerror})") from None
     return SourceDocument(
         id=source_id, text=text, title=_title(text, path), metadata={"path": source_id}
     )
-
-
-def _source_id(path: Path) -> str:
-    try:
-        return path.relative_to(os.path.abspath(Path.cwd())).as_posix()
-    except ValueError:
-        return path.as_posix()
 
 
 def _title(text: str, path: Path) -> str:

@@ -71,9 +71,11 @@ def print_stats(answer: StatsAnswer, out: TextIO) -> None:
 
 def print_index_report(report: IndexReport, out: TextIO) -> None:
     """The summary of one `redstring index`."""
+    skipped = f", {len(report.skipped)} file(s) skipped" if report.skipped else ""
     out.write(
         f"indexed {report.documents} document(s): {report.chunks_written} chunk(s) written, "
-        f"{report.unchanged} document(s) unchanged, {report.embedded} chunk(s) embedded\n"
+        f"{report.unchanged} document(s) unchanged, {report.embedded} chunk(s) embedded"
+        f"{skipped}\n"
     )
 
 

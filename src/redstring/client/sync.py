@@ -22,7 +22,8 @@ from redstring.client.answers import (
     StatsAnswer,
 )
 from redstring.client.catalogue import TenantCatalogue
-from redstring.client.client import DEFAULT_DB, AsyncRedstring, Documents
+from redstring.client.client import DEFAULT_DB, AsyncRedstring
+from redstring.client.documents import Documents
 from redstring.client.embeddings import EmbeddingChoice
 from redstring.client.store_set import StoreOpener
 from redstring.composition.build_graph import GraphBuildReport
@@ -119,10 +120,17 @@ class Redstring:
         self.close()
 
     def index(
-        self, documents: Documents, *, progress: IndexProgressCallback | None = None
+        self,
+        documents: Documents,
+        *,
+        root: str | os.PathLike[str] | None = None,
+        encoding: str = "utf-8",
+        progress: IndexProgressCallback | None = None,
     ) -> IndexReport:
         """See `AsyncRedstring.index`."""
-        return self._run(self._client.index(documents, progress=progress))
+        return self._run(
+            self._client.index(documents, root=root, encoding=encoding, progress=progress)
+        )
 
     def build(
         self,
@@ -133,6 +141,8 @@ class Redstring:
         api_key: str | None = None,
         domain: DomainSpec = AUTO,
         max_failed_share: float = DEFAULT_MAX_FAILED_SHARE,
+        root: str | os.PathLike[str] | None = None,
+        encoding: str = "utf-8",
         progress: ProgressCallback | None = None,
     ) -> GraphBuildReport:
         """See `AsyncRedstring.build`."""
@@ -144,6 +154,8 @@ class Redstring:
                 api_key=api_key,
                 domain=domain,
                 max_failed_share=max_failed_share,
+                root=root,
+                encoding=encoding,
                 progress=progress,
             )
         )

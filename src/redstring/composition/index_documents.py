@@ -3,7 +3,10 @@
 Composes a `ChunkStore` with an optional `EmbeddingProvider`; calls no
 language model. Each document becomes the chunks of its source (its id), and
 a source is replaced atomically, so re-running on an unchanged document writes
-nothing and a changed one never shows a mix of old and new chunks.
+nothing and a changed one never shows a mix of old and new chunks. Each
+document is written as soon as its embeddings are in (the embedding batches
+run across documents), so an interrupted run keeps every document it
+finished and a re-run embeds only the rest (ADR 0162).
 """
 
 from __future__ import annotations
@@ -24,12 +27,20 @@ from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.projections.vectors import embedding_model
 
-#: Called after each document is settled (written or found unchanged) as
-#: `progress(documents_done, documents_total)`.
+#: Called as `progress(chunks_done, chunks_total)` after each batch of
+#: embeddings and each document settled (written or found unchanged); a
+#: chunk is done once it needs nothing but its write.
 IndexProgressCallback = Callable[[int, int], None]
 
 #: The chunker used when none is given: 1000-character windows, 150 overlapping.
 DEFAULT_CHUNKER = SlidingWindowChunker()
+
+
+class SkippedFile(BaseModel):
+    """A file the caller's reader found but did not index: its document id and why."""
+
+    id: str
+    reason: str
 
 
 class IndexReport(BaseModel):
@@ -38,13 +49,15 @@ class IndexReport(BaseModel):
     `documents` were given; `unchanged` of them already had exactly these
     chunks stored (embedded, if a provider was given) and were not written;
     `chunks_written` chunks were written for the others (every chunk of each
-    changed source); `embedded` chunks were sent to the provider.
+    changed source); `embedded` chunks were sent to the provider. `skipped`
+    lists the files a reader could not read (the client fills it; empty here).
     """
 
     documents: int = Field(ge=0)
     unchanged: int = Field(ge=0)
     chunks_written: int = Field(ge=0)
     embedded: int = Field(ge=0)
+    skipped: list[SkippedFile] = Field(default_factory=list)
 
 
 @dataclass
@@ -57,11 +70,12 @@ class _Plan:
 
 @dataclass
 class _Run:
-    total: int
+    documents: int
+    chunks: int
     progress: IndexProgressCallback | None
     queue: deque[_Plan] = field(default_factory=deque)
     pending: list[tuple[_Plan, int]] = field(default_factory=list)
-    done: int = 0
+    chunks_done: int = 0
     unchanged: int = 0
     written: int = 0
     embedded: int = 0
@@ -109,7 +123,8 @@ async def index_documents(
             context="index_documents: the chunk store's dimension against the embedding provider's",
         )
     model = None if embeddings is None else embedding_model(embeddings)
-    run = _Run(total=len(documents), progress=progress)
+    total = sum(len(_wanted(document, chunker, tenant_id)) for document in documents)
+    run = _Run(documents=len(documents), chunks=total, progress=progress)
     for document in documents:
         plan = await _plan(document, chunker, chunks, tenant_id, model=model)
         run.queue.append(plan)
@@ -118,14 +133,17 @@ async def index_documents(
                 if embeddings is not None and chunk.embedding is None:
                     run.pending.append((plan, position))
                     plan.waiting += 1
+        run.chunks_done += len(plan.chunks) - plan.waiting
         while embeddings is not None and len(run.pending) >= batch_size:
             await _embed_batch(run, embeddings, batch_size, model)
+            await _settle_ready(run, chunks, tenant_id)  # what a batch finished is kept
         await _settle_ready(run, chunks, tenant_id)
     while embeddings is not None and run.pending:
         await _embed_batch(run, embeddings, batch_size, model)
+        await _settle_ready(run, chunks, tenant_id)
     await _settle_ready(run, chunks, tenant_id)
     return IndexReport(
-        documents=run.total,
+        documents=run.documents,
         unchanged=run.unchanged,
         chunks_written=run.written,
         embedded=run.embedded,
@@ -154,6 +172,29 @@ async def _plan(
     A stored vector is kept unless this run embeds with another model (B20).
     """
     stored = {c.id: c for c in await store.chunks_of_source(document.id, tenant_id)}
+    wanted = _wanted(document, chunker, tenant_id)
+    for chunk_id, chunk in wanted.items():
+        previous = stored.get(chunk_id)
+        if previous is not None:
+            keep = model is None or previous.embedding_model == model
+            wanted[chunk_id] = chunk.model_copy(
+                update={
+                    "entity_ids": previous.entity_ids,
+                    "embedding": previous.embedding if keep else None,
+                    "embedding_model": previous.embedding_model if keep else None,
+                }
+            )
+    same = stored.keys() == wanted.keys() and all(
+        _same_place(stored[chunk_id], chunk) and (model is None or chunk.embedding is not None)
+        for chunk_id, chunk in wanted.items()
+    )
+    return _Plan(source_id=document.id, chunks=list(wanted.values()), write=not same)
+
+
+def _wanted(
+    document: SourceDocument, chunker: SlidingWindowChunker, tenant_id: TenantId
+) -> dict[ChunkId, StoredChunk]:
+    """The distinct chunks of `document`, in order: a repeated passage at its first place."""
     wanted: dict[ChunkId, StoredChunk] = {}
     for span in chunker.split(document.text):
         chunk = StoredChunk(
@@ -165,24 +206,8 @@ async def _plan(
             end=span.end,
             metadata=document.metadata,
         )
-        if chunk.id in wanted:
-            continue
-        previous = stored.get(chunk.id)
-        if previous is not None:
-            keep = model is None or previous.embedding_model == model
-            chunk = chunk.model_copy(
-                update={
-                    "entity_ids": previous.entity_ids,
-                    "embedding": previous.embedding if keep else None,
-                    "embedding_model": previous.embedding_model if keep else None,
-                }
-            )
-        wanted[chunk.id] = chunk
-    same = stored.keys() == wanted.keys() and all(
-        _same_place(stored[chunk_id], chunk) and (model is None or chunk.embedding is not None)
-        for chunk_id, chunk in wanted.items()
-    )
-    return _Plan(source_id=document.id, chunks=list(wanted.values()), write=not same)
+        wanted.setdefault(chunk.id, chunk)
+    return wanted
 
 
 def _same_place(stored: StoredChunk, wanted: StoredChunk) -> bool:
@@ -210,6 +235,9 @@ async def _embed_batch(
         )
         plan.waiting -= 1
     run.embedded += len(batch)
+    run.chunks_done += len(batch)
+    if run.progress is not None:
+        run.progress(run.chunks_done, run.chunks)
 
 
 async def _settle_ready(run: _Run, store: ChunkStore, tenant_id: TenantId) -> None:
@@ -221,6 +249,5 @@ async def _settle_ready(run: _Run, store: ChunkStore, tenant_id: TenantId) -> No
             run.written += len(plan.chunks)
         else:
             run.unchanged += 1
-        run.done += 1
         if run.progress is not None:
-            run.progress(run.done, run.total)
+            run.progress(run.chunks_done, run.chunks)

@@ -13,7 +13,7 @@ from typing import Literal
 
 from redstring.chunks.postgres import PostgresChunkStore
 from redstring.composition.rebuild import catch_up_every_tenant
-from redstring.domain.errors import DimensionRequiredError
+from redstring.domain.errors import DimensionRequiredError, ForeignSchemaError
 from redstring.events.postgres import PostgresEventLog
 from redstring.graph.postgres import PostgresGraphStore
 from redstring.storage.postgres import PostgresDatabase
@@ -72,11 +72,14 @@ async def open_postgres(
     records none opened without one raises `DimensionRequiredError` (no table
     is created).
     `search_mode="hnsw"` searches an HNSW index with `iterative_scan` and
-    `ef_search` set in each query's transaction (`PgVectorStore`, ADR 0192).
+    `ef_search` set in each query's transaction (`PgVectorStore`, ADR 0196).
     `pgvector` is created if missing (which needs the privilege to). An
     older schema raises `SchemaMigrationRequiredError` unless `migrate=True`;
     a newer one `SchemaTooNewError`; an unreachable server
-    `StoreUnavailableError` after `connect_timeout` seconds. Every store is
+    `StoreUnavailableError` after `connect_timeout` seconds. A schema holding
+    another application's tables and no redstring data raises
+    `ForeignSchemaError` (nothing is written into it), and a recorded dimension
+    that is not a positive integer `CorruptSettingError`. Every store is
     first caught up with the event log for each tenant it lags behind (a
     crash between append and fold; ADR 0132, B130).
     """
@@ -90,11 +93,13 @@ async def open_postgres(
         connect_timeout=connect_timeout,
     )
     try:
+        foreign = await database.foreign_tables(store=database.name)
+        if foreign:
+            raise ForeignSchemaError(store=database.name, schema=schema, tables=foreign)
         if dimension is None:
-            recorded = await database.stored_setting("vector", "dimension", store=database.name)
-            if recorded is None:
+            dimension = await database.stored_dimension("vector", store=database.name)
+            if dimension is None:
                 raise DimensionRequiredError(store=database.name, path=f"schema {schema!r}")
-            dimension = int(recorded)
         graph = await PostgresGraphStore.open(database, migrate=migrate)
         vectors = await PgVectorStore.open(
             database,

@@ -19,8 +19,12 @@ import psycopg
 from psycopg import AsyncConnection, sql
 from psycopg_pool import AsyncConnectionPool
 
-from redstring.domain.errors import StoreOperationError, StoreUnavailableError
-from redstring.storage.schema import Schema, pending_migrations
+from redstring.domain.errors import (
+    DimensionMismatchError,
+    StoreOperationError,
+    StoreUnavailableError,
+)
+from redstring.storage.schema import Schema, pending_migrations, positive_setting
 
 type Connection = AsyncConnection[Any]
 type Configure = Callable[[Connection], Awaitable[None]]
@@ -122,6 +126,52 @@ class PostgresDatabase:
         with _translated(store):
             async with self.pool.connection() as connection, connection.transaction():
                 return await work(connection)
+
+    async def foreign_tables(self, *, store: str) -> list[str]:
+        """The schema's tables when it has no redstring schema table: another application's.
+
+        Empty for a new or empty schema and for any schema redstring initialised.
+        """
+
+        async def work(connection: Connection) -> list[str]:
+            cursor = await connection.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s"
+                " ORDER BY table_name",
+                (self.schema,),
+            )
+            tables = [str(row[0]) for row in await cursor.fetchall()]
+            return [] if "redstring_schema" in tables else tables
+
+        return await self.read(work, store=store)
+
+    async def ensure_dimension(
+        self, component: str, dimension: int, *, store: str, holds: str
+    ) -> int:
+        """Record `component`'s vector `dimension` on first open; refuse another later.
+
+        Raises `DimensionMismatchError` when the schema records a different one,
+        `CorruptSettingError` when it records something that is not a positive integer.
+        """
+        recorded = await self.ensure_setting(component, "dimension", str(dimension), store=store)
+        stored = self._positive(component, recorded, store=store)
+        if stored != dimension:
+            raise DimensionMismatchError(
+                expected=stored, actual=dimension, context=f"{store} holds {holds} of"
+            )
+        return dimension
+
+    async def stored_dimension(self, component: str, *, store: str) -> int | None:
+        """`component`'s recorded vector dimension, `None` when there is none.
+
+        Raises `CorruptSettingError` for a value that is not a positive integer.
+        """
+        recorded = await self.stored_setting(component, "dimension", store=store)
+        return None if recorded is None else self._positive(component, recorded, store=store)
+
+    def _positive(self, component: str, value: str, *, store: str) -> int:
+        return positive_setting(
+            value, store=store, path=f"schema {self.schema!r}", setting=f"{component} dimension"
+        )
 
     async def ensure_schema(self, schema: Schema, *, migrate: bool, store: str) -> None:
         """Create `schema`'s tables, or upgrade them when `migrate`; see `pending_migrations`.

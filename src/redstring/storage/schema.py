@@ -5,7 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from redstring.domain.errors import SchemaMigrationRequiredError, SchemaTooNewError
+from redstring.domain.errors import (
+    CorruptSettingError,
+    SchemaMigrationRequiredError,
+    SchemaTooNewError,
+)
 
 
 @dataclass(frozen=True)
@@ -47,3 +51,16 @@ def pending_migrations(
             store=store, component=schema.component, found=found, expected=schema.version
         )
     return list(schema.migrations[found:])
+
+
+def positive_setting(value: str, *, store: str, path: str, setting: str) -> int:
+    """A stored setting redstring writes as a positive integer (a vector dimension).
+
+    Raises `CorruptSettingError` naming the setting for anything else, so a
+    damaged database never surfaces as `int()`'s message.
+    """
+    if value.isascii() and value.isdigit() and int(value) > 0:
+        return int(value)
+    raise CorruptSettingError(
+        store=store, path=path, setting=setting, value=value, expected="a positive integer"
+    )

@@ -21,14 +21,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from redstring.domain.errors import (
-    CorruptSettingError,
     DatabaseOpenError,
     DimensionMismatchError,
     ReadOnlyDatabaseError,
     StoreOperationError,
     StoreUnavailableError,
 )
-from redstring.storage.schema import Schema, pending_migrations
+from redstring.storage.schema import Schema, pending_migrations, positive_setting
 
 #: SQLite refuses statements with more host parameters than this (3.32+ allows 32766).
 MAX_PARAMETERS = 900
@@ -256,14 +255,8 @@ class SqliteDatabase:
         return self._positive_setting(component, "dimension", recorded, store=store)
 
     def _positive_setting(self, component: str, name: str, value: str, *, store: str) -> int:
-        if value.isascii() and value.isdigit() and int(value) > 0:
-            return int(value)
-        raise CorruptSettingError(
-            store=store,
-            path=str(self.path),
-            setting=f"{component} {name}",
-            value=value,
-            expected="a positive integer",
+        return positive_setting(
+            value, store=store, path=str(self.path), setting=f"{component} {name}"
         )
 
     def foreign_tables(self, *, store: str) -> list[str]:

@@ -10,7 +10,7 @@ import numpy.typing as npt
 
 from redstring.domain.exact_search import (
     FloatMatrix,
-    stored_vector,
+    stored_vectors,
     top_k,
     unit_rows,
     unit_vector,
@@ -58,14 +58,11 @@ class InMemoryVectorStore:
         return self._dimension
 
     async def upsert(self, records: Sequence[VectorRecord]) -> None:
-        arrays = [
-            stored_vector(
-                record.vector,
-                dimension=self._dimension,
-                context=f"vector of entity {record.entity_id}",
-            )
-            for record in records
-        ]
+        arrays = stored_vectors(
+            [record.vector for record in records],
+            dimension=self._dimension,
+            context_of=lambda i: f"vector of entity {records[i].entity_id}",
+        )
         for record, array in zip(records, arrays, strict=True):
             part = self._tenants.setdefault(record.tenant_id, _Tenant())
             part.records[record.entity_id] = (record.entity_type, array)

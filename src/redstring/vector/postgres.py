@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pgvector.psycopg import register_vector_async
 from psycopg import sql
 
-from redstring.domain.errors import DimensionMismatchError, InvalidArgumentError
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.exact_search import stored_vector, unit_vector, validate_search_args
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.normalization import normalize_name
@@ -24,7 +24,7 @@ type SearchMode = Literal["exact", "hnsw"]
 type IterativeScan = Literal["relaxed_order", "strict_order"]
 
 #: `hnsw.ef_search` unless the caller gives one: the smallest value of the
-#: sweep that reached recall@10 >= 0.95 at 100k x 384 (ADR 0192).
+#: sweep that reached recall@10 >= 0.95 at 100k x 384 (ADR 0196).
 DEFAULT_EF_SEARCH = 100
 #: pgvector accepts `hnsw.ef_search` from 1 to 1000.
 MAX_EF_SEARCH = 1000
@@ -76,7 +76,7 @@ class PgVectorStore:
     transaction, `hnsw.ef_search = min(1000, max(ef_search, k))`: the
     candidate list, where larger is slower and finds more of the true top
     `k`. It is approximate; recall is measured by `scripts/bench_pg_hnsw.py`
-    (ADR 0192), not promised.
+    (ADR 0196), not promised.
     """
 
     def __init__(
@@ -137,13 +137,7 @@ class PgVectorStore:
             ef_search=ef_search,
         )
         await database.ensure_schema(schema_for(dimension), migrate=migrate, store=store._name)
-        stored = int(
-            await database.ensure_setting("vector", "dimension", str(dimension), store=store._name)
-        )
-        if stored != dimension:
-            raise DimensionMismatchError(
-                expected=stored, actual=dimension, context=f"{store._name} holds vectors of"
-            )
+        await database.ensure_dimension("vector", dimension, store=store._name, holds="vectors")
         if search_mode == "hnsw":
             await store.create_hnsw_index()
         return store

@@ -131,11 +131,13 @@ def test_build_then_search_stats_and_the_mcp_server_on_one_sqlite_file(
                 monkeypatch.setenv(name, value)
         example = asyncio.run(_example().run(db, "Ada Lovelace", "search_entities", 1, []))
         printed_by_example = capsys.readouterr().out
+        described = asyncio.run(_example().run(db, "", "describe_tenant", 1, []))
+        printed_description = capsys.readouterr().out.partition("\n")[2]
     assert built.status == 0, built.err
     report = json.loads(built.out)
     assert (report["documents"], report["entities_written"], report["failures"]) == (5, 13, [])
     assert report["domain"] == "people_and_organisations"
-    assert "building [" in built.err
+    assert "building: 100%|" in built.err
 
     assert found.status == 0, found.err
     answer = json.loads(found.out)
@@ -162,6 +164,12 @@ def test_build_then_search_stats_and_the_mcp_server_on_one_sqlite_file(
         "tools: describe_tenant, search_entities, get_entity, search_passages, read_passage"
     )
     assert [m["name"] for m in json.loads(printed)["matches"]] == ["Ada Lovelace"]
+    assert described == 0
+    assert json.loads(printed_description)["entity_types"] == {
+        "location": 2,
+        "organization": 5,
+        "person": 6,
+    }
 
     tools, ada, neighbours = served
     assert tools == [
@@ -273,24 +281,24 @@ def test_the_readme_walkthrough_indexes_and_searches_passages_on_sqlite(tmp_path
     assert first.status == 0, first.err
     assert first.out.startswith("indexed 5 document(s): ")
     assert first.out.endswith(" 0 document(s) unchanged, 5 chunk(s) embedded\n")
-    assert "indexing [########################] 5/5" in first.err
+    assert " 5/5 [" in first.err.replace("\r", "\n").splitlines()[-1]
     assert again.out == (
         "indexed 5 document(s): 0 chunk(s) written, 5 document(s) unchanged, 0 chunk(s) embedded\n"
     )
     answer = json.loads(found.out)
     assert answer["mode"] == "hybrid"
     top = answer["matches"][0]
-    assert top["source_id"] == "examples/sample_docs/ada_lovelace.md"
+    assert top["source_id"] == "sample_docs/ada_lovelace.md"
     assert top["semantic"] is not None
     assert top["bm25"] is not None
-    assert "examples/sample_docs/grace_hopper.md #0" in shown.out.splitlines()[1]
+    assert "sample_docs/grace_hopper.md #0" in shown.out.splitlines()[1]
     [tenant] = json.loads(counted.out)["tenants"]
     assert (tenant["tenant_id"], tenant["chunks"], tenant["entities"]) == (
         str(DEFAULT_TENANT),
         5,
         0,
     )
-    assert served["matches"][0]["source"] == "examples/sample_docs/ada_lovelace.md"
+    assert served["matches"][0]["source"] == "sample_docs/ada_lovelace.md"
 
 
 async def _ask_for_passages(db: str) -> Any:

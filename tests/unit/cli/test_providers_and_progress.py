@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from redstring.cli.progress import ProgressLine
+from redstring.cli.progress import ProgressBar
 from redstring.cli.providers import (
     embedding_kind,
     embedding_provider,
@@ -115,28 +115,20 @@ def test_every_model_setting_reaches_the_provider_from_a_flag_or_the_environment
     assert llm._formats.candidates == ("json_object",)
 
 
-class Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-def test_the_progress_line_rewrites_itself_on_a_terminal_and_ends_with_a_newline() -> None:
-    stream = Terminal()
-    line = ProgressLine(stream, "indexing")
-    line.update(1, 4, "a.md")
-    line.update(4, 4)
-    line.finish()
-    assert stream.getvalue() == (
-        "\r\x1b[2Kindexing [######------------------] 1/4 a.md"
-        "\r\x1b[2Kindexing [########################] 4/4\n"
-    )
-
-
-def test_the_progress_line_prints_one_line_per_step_elsewhere_and_nothing_when_quiet() -> None:
-    plain, quiet = io.StringIO(), io.StringIO()
-    ProgressLine(plain, "building").update(0, 0)
-    silent = ProgressLine(quiet, "building", enabled=False)
+def test_the_progress_bar_shows_count_rate_and_detail_and_nothing_when_quiet() -> None:
+    shown, quiet = io.StringIO(), io.StringIO()
+    bar = ProgressBar(shown, "indexing", unit="chunk")
+    bar.update(1, 4, "a.md")
+    bar.update(4, 4)
+    bar.finish()
+    bar.finish()  # harmless
+    redraws = shown.getvalue().split("\r")
+    assert any(" 1/4 [" in redraw and "a.md" in redraw for redraw in redraws)
+    final = shown.getvalue().replace("\r", "\n").splitlines()[-1]
+    assert final.startswith("indexing: 100%|")
+    assert " 4/4 [" in final
+    assert "chunk/s" in final
+    silent = ProgressBar(quiet, "building", unit="doc", enabled=False)
     silent.update(1, 2)
     silent.finish()
-    assert plain.getvalue() == "building [########################] 0/0\n"
     assert quiet.getvalue() == ""

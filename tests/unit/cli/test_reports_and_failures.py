@@ -31,7 +31,6 @@ from redstring.client.tenants import DEFAULT_TENANT
 from redstring.domain.errors import InvalidSettingError, MissingExtraError
 from redstring.domain.ids import tenant_id_for
 from redstring.domain.retrieval import RetrievalMode
-from redstring.errors import DocumentPathError
 from tests.unit.cli.world import populated_stores
 
 
@@ -174,7 +173,7 @@ def test_a_heading_without_text_and_a_file_that_starts_with_prose_take_the_file_
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a.md").write_text("#\n\n## Second\n", encoding="utf-8")
     (tmp_path / "b.md").write_text("Prose first.\n# Late heading\n", encoding="utf-8")
-    assert [d.title for d in read_documents(["a.md", "b.md"])] == ["Second", "b"]
+    assert [d.title for d in read_documents(["a.md", "b.md"]).documents] == ["Second", "b"]
 
 
 @asynccontextmanager
@@ -245,8 +244,11 @@ def test_an_empty_file_and_a_dangling_link_in_a_folder(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "empty.md").write_text("\n\n", encoding="utf-8")
-    [empty] = read_documents(["docs"])
+    [empty] = read_documents(["docs"]).documents
     assert (empty.title, empty.text) == ("empty", "\n\n")
     (tmp_path / "docs" / "gone.md").symlink_to(tmp_path / "nowhere.md")
-    with pytest.raises(DocumentPathError, match=re.escape("docs/gone.md: cannot be read")):
-        read_documents(["docs"])
+    read = read_documents(["docs"])
+    assert [document.id for document in read.documents] == ["docs/empty.md"]
+    [gone] = read.skipped
+    assert gone.id == "docs/gone.md"
+    assert gone.reason.startswith("cannot be read")

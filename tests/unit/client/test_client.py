@@ -50,7 +50,7 @@ def test_the_quick_start_prints_hybrid_passages_in_at_most_eight_lines(
         exec(compile(QUICK_START, "quick_start", "exec"), {})
     text = out.getvalue()
     assert text.startswith("5 passages for 'who wrote the first program' (hybrid)\n")
-    assert "examples/sample_docs/ada_lovelace.md" in text
+    assert "sample_docs/ada_lovelace.md #0" in text
     assert (tmp_path / "demo.db").exists()
 
 

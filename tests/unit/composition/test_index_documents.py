@@ -243,7 +243,7 @@ async def test_a_passage_repeated_in_one_document_is_stored_once_at_its_first_pl
 
 
 @pytest.mark.asyncio
-async def test_progress_is_reported_per_document_in_order() -> None:
+async def test_progress_counts_chunks_after_each_batch_and_each_settled_document() -> None:
     seen: list[tuple[int, int]] = []
     store = InMemoryChunkStore(dimension=DIMENSION)
     tenant = new_tenant_id()
@@ -257,7 +257,10 @@ async def test_progress_is_reported_per_document_in_order() -> None:
         batch_size=3,
         progress=lambda done, total: seen.append((done, total)),
     )
-    assert seen == [(1, 3), (2, 3), (3, 3)]
+    # ADA has 4 chunks, BABBAGE 3, "empty" none: 7 in all, embedded 3 at a time.
+    # batch 1 (ADA 1-3); batch 2 (ADA 4, BABBAGE 1-2), then ADA written;
+    # batch 3 (BABBAGE 3), then BABBAGE and "empty" settled.
+    assert seen == [(3, 7), (6, 7), (6, 7), (7, 7), (7, 7), (7, 7)]
 
 
 @pytest.mark.asyncio

@@ -82,6 +82,22 @@ class ForeignDatabaseError(StoreError):
         )
 
 
+class ForeignSchemaError(StoreError):
+    """A PostgreSQL schema holds another application's tables and no redstring schema."""
+
+    def __init__(self, *, store: str, schema: str, tables: list[str]) -> None:
+        self.schema = schema
+        self.tables = tables
+        shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+        super().__init__(
+            f"{store}: PostgreSQL schema {schema!r} holds another application's tables "
+            f"({shown}) and no redstring data; nothing was changed. Pass another schema "
+            "(schema=... or --schema; a new one is created) or the schema redstring wrote; "
+            "redstring never writes into another application's schema.",
+            store=store,
+        )
+
+
 class CorruptSettingError(StoreError):
     """A setting the database records has a value redstring never writes."""
 
