@@ -4,8 +4,9 @@
 
 Starts `redstring mcp --db DB` as a subprocess (the same Python, so the same
 install), speaks MCP to it over stdio with the SDK's client, lists the tools
-and calls `search_entities` (or the tool named by `--tool`), printing the
-structured result. Extra arguments after `--` go to `redstring mcp`
+and calls `search_entities` (or the tool named by `--tool`; `describe_tenant`
+takes no query), printing the structured result. A refusal prints the tool
+error, which names the argument to change. Extra arguments after `--` go to `redstring mcp`
 (for example `-- --tenant acme --embeddings none`).
 """
 
@@ -33,7 +34,8 @@ async def run(db: str, query: str, tool: str, k: int, server_args: list[str]) ->
         await session.initialize()
         tools = (await session.list_tools()).tools
         print("tools:", ", ".join(t.name for t in tools))
-        result = await session.call_tool(tool, {"query": query, "k": k})
+        arguments = {} if tool == "describe_tenant" else {"query": query, "k": k}
+        result = await session.call_tool(tool, arguments)
     if result.is_error:
         print("tool error:", result.content[0].text, file=sys.stderr)
         return 1
@@ -44,10 +46,12 @@ async def run(db: str, query: str, tool: str, k: int, server_args: list[str]) ->
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("query")
+    parser.add_argument("query", nargs="?", default="")
     parser.add_argument("--db", required=True)
     parser.add_argument(
-        "--tool", default="search_entities", choices=["search_entities", "search_passages"]
+        "--tool",
+        default="search_entities",
+        choices=["search_entities", "search_passages", "describe_tenant"],
     )
     parser.add_argument("-k", type=int, default=3)
     parser.add_argument("server_args", nargs=argparse.REMAINDER)

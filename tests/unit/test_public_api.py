@@ -98,6 +98,7 @@ SURFACE: dict[str, set[str]] = {
         "ReciprocalRankFusion",
     },
     "redstring.stores": {
+        "CacheBudget",
         "InMemoryChunkStore",
         "InMemoryEventLog",
         "InMemoryGraphStore",

@@ -131,6 +131,8 @@ def test_build_then_search_stats_and_the_mcp_server_on_one_sqlite_file(
                 monkeypatch.setenv(name, value)
         example = asyncio.run(_example().run(db, "Ada Lovelace", "search_entities", 1, []))
         printed_by_example = capsys.readouterr().out
+        described = asyncio.run(_example().run(db, "", "describe_tenant", 1, []))
+        printed_description = capsys.readouterr().out.partition("\n")[2]
     assert built.status == 0, built.err
     report = json.loads(built.out)
     assert (report["documents"], report["entities_written"], report["failures"]) == (5, 13, [])
@@ -162,6 +164,12 @@ def test_build_then_search_stats_and_the_mcp_server_on_one_sqlite_file(
         "tools: describe_tenant, search_entities, get_entity, search_passages, read_passage"
     )
     assert [m["name"] for m in json.loads(printed)["matches"]] == ["Ada Lovelace"]
+    assert described == 0
+    assert json.loads(printed_description)["entity_types"] == {
+        "location": 2,
+        "organization": 5,
+        "person": 6,
+    }
 
     tools, ada, neighbours = served
     assert tools == [

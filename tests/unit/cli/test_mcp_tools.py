@@ -18,11 +18,15 @@ from mcp.server.mcpserver import MCPServer
 from redstring.cli import mcp_schema, mcp_server
 from redstring.cli.main import main
 from redstring.cli.mcp_errors import EmptyTenantError
+from redstring.cli.mcp_results import PASSAGE_TEXT, READ_TEXT, passage_result, passage_text
 from redstring.cli.mcp_schema import NOT_BLANK, PASSAGE_ID_PATTERN, UUID_PATTERN
-from redstring.cli.mcp_server import build_server, open_server
+from redstring.cli.mcp_server import _types_line, build_server, open_server
 from redstring.cli.mcp_transport import without_lone_surrogates
+from redstring.client.answers import PassageHit, PassageSearchAnswer
+from redstring.client.catalogue import TenantCatalogue
 from redstring.client.tenants import parse_tenant
-from redstring.domain.chunk import chunk_id_for
+from redstring.domain.chunk import StoredChunk, chunk_id_for
+from redstring.domain.retrieval import RetrievalMode
 from tests.unit.cli.mcp_fixture_server import opener_of, world_client
 from tests.unit.cli.mcp_raw import RawServer, raw_server
 from tests.unit.cli.world import ADA, BABBAGE, HOME, OTHER, OTHER_ONLY, populated_stores
@@ -253,6 +257,9 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("search_passages", {"query": "Ada", "sources": ["x.md"]}, "`sources[0]` must be one of"),
     ("get_entity", {"entity_id": "not-a-uuid"}, "Argument `entity_id` must be an entity `id`"),
     ("read_passage", {"passage_id": "c:1", "offset": -1}, "Argument `passage_id`"),
+    ("search_entities", {"query": "x" * 2001}, "Argument `query` is too long (at most 2000)"),
+    ("search_entities", {"query": "Ada", "k": "five"}, "Argument `k` input should be"),
+    ("search_entities", {"query": "Ada", "entity_types": ["person"] * 3}, "at most 2)"),
 ]
 
 
@@ -322,6 +329,7 @@ async def test_past_the_enum_cap_an_unknown_source_is_refused_naming_the_closest
         tools = {tool.name: tool for tool in await server.list_tools()}
         wrong = await call(server, "search_passages", {"query": "Ada", "sources": ["notes"]})
         right = await call(server, "search_passages", {"query": "Ada", "sources": ["notes.md"]})
+        far = await call(server, "search_passages", {"query": "Ada", "sources": ["zzzz"]})
     [sources] = [
         s
         for s in tools["search_passages"].input_schema["properties"]["sources"]["anyOf"]
@@ -330,6 +338,9 @@ async def test_past_the_enum_cap_an_unknown_source_is_refused_naming_the_closest
     assert "enum" not in sources["items"]
     assert wrong["isError"]
     assert "Closest held: notes.md." in text(wrong)
+    assert far["isError"]
+    assert "Closest" not in text(far)
+    assert "describe_tenant" in text(far)
     assert right["structuredContent"]["matches"]
 
 
@@ -383,3 +394,58 @@ def test_a_tools_call_holding_a_lone_surrogate_is_answered(wire: RawServer) -> N
     assert first["isError"] is False
     assert first["structuredContent"]["matches"][0]["name"] == "Ada Lovelace"
     assert second["isError"] is False
+
+
+def test_a_long_passage_is_cut_near_a_space_and_read_passage_continues_it_exactly() -> None:
+    words = " ".join(f"word{n}" for n in range(400))  # about 3,300 characters
+    chunk = StoredChunk(
+        tenant_id=HOME, source_id="long.md", text=words, index=0, start=0, end=len(words)
+    )
+    answer = PassageSearchAnswer(
+        tenant_id=str(HOME),
+        query="word",
+        mode=RetrievalMode.LEXICAL,
+        matches=[
+            PassageHit(
+                rank=1,
+                chunk_id=str(chunk.id),
+                source_id="long.md",
+                index=0,
+                start=0,
+                end=len(words),
+                text=words,
+                score=1.0,
+                semantic=None,
+                lexical=0.5,
+                bm25=1.0,
+                confidence=0.61234,
+            )
+        ],
+    )
+    [match] = passage_result(answer, None, explain=False).matches
+    assert PASSAGE_TEXT * 4 // 5 <= len(match.text) <= PASSAGE_TEXT
+    assert match.text.endswith(" ")
+    assert (match.confidence, match.lexical) == (0.612, None)
+    pieces, offset = [match.text], match.more_at
+    while offset is not None:
+        piece = passage_text(chunk, offset)
+        assert len(piece.text) <= READ_TEXT
+        pieces.append(piece.text)
+        offset = piece.more_at
+    assert "".join(pieces) == words
+
+
+def test_a_tool_description_lists_twenty_types_and_counts_the_rest() -> None:
+    catalogue = TenantCatalogue(
+        tenant_id=str(HOME),
+        entities=325,
+        entity_types={f"type{n:02d}": n for n in range(1, 26)},
+        relationships=0,
+        passages=0,
+        sources={},
+        other_tenants=[],
+    )
+    line = _types_line(catalogue)
+    assert line.startswith("This graph holds 325 entities of types: type25 (25), type24 (24)")
+    assert line.endswith(", and 5 more (see describe_tenant).")
+    assert "type05" not in line
