@@ -3,7 +3,8 @@
 - in memory (complete, for tests and small jobs): `InMemoryGraphStore`,
   `InMemoryVectorStore`, `InMemoryChunkStore`, `InMemoryEventLog`;
 - one SQLite file (the embedded default): `open_sqlite` -> `SqliteStores`, or
-  each adapter over a `SqliteDatabase`;
+  each adapter over a `SqliteDatabase` (its vector and chunk stores sharing
+  one `CacheBudget` of bytes for cached matrices);
 - PostgreSQL with pgvector (the `postgres` extra, loaded on first use):
   `open_postgres` -> `PostgresStores`, or each adapter over a `PostgresDatabase`;
 - what a client opens (`AsyncRedstring(opener=...)`): a `StoreSet`, by a `StoreOpener`;
@@ -33,6 +34,7 @@ from redstring.graph.in_memory import InMemoryGraphStore
 from redstring.graph.sqlite import SqliteGraphStore
 from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase
+from redstring.storage.tenant_cache import CacheBudget
 from redstring.vector.in_memory import InMemoryVectorStore
 from redstring.vector.sqlite import SqliteVectorStore
 
@@ -67,6 +69,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "CacheBudget",
     "InMemoryChunkStore",
     "InMemoryEventLog",
     "InMemoryGraphStore",

@@ -87,6 +87,7 @@ SURFACE: dict[str, set[str]] = {
         "IndexProgressCallback",
         "IndexReport",
         "MergeSummary",
+        "SkippedFile",
         "SlidingWindowChunker",
     },
     "redstring.fusion": {
@@ -97,6 +98,7 @@ SURFACE: dict[str, set[str]] = {
         "ReciprocalRankFusion",
     },
     "redstring.stores": {
+        "CacheBudget",
         "InMemoryChunkStore",
         "InMemoryEventLog",
         "InMemoryGraphStore",
