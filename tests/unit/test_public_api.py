@@ -87,6 +87,7 @@ SURFACE: dict[str, set[str]] = {
         "IndexProgressCallback",
         "IndexReport",
         "MergeSummary",
+        "SkippedFile",
         "SlidingWindowChunker",
     },
     "redstring.fusion": {

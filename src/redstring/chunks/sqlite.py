@@ -7,6 +7,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from uuid import UUID
 
 import numpy as np
 import numpy.typing as npt
@@ -211,6 +212,11 @@ class SqliteChunkStore:
             " ORDER BY source_id, idx, chunk_id",
             (str(tenant_id),),
         )
+
+    async def list_tenants(self) -> list[TenantId]:
+        sql = "SELECT DISTINCT tenant_id FROM chunk_rows"  # the key's leading column
+        rows = await self._db.read(lambda c: c.execute(sql).fetchall(), store=self._name)
+        return sorted((TenantId(UUID(row[0])) for row in rows), key=str)
 
     async def chunk_summary(self, tenant_id: TenantId) -> ChunkSummary:
         require_tenant_id(tenant_id)
