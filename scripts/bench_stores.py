@@ -228,7 +228,7 @@ async def run_size(n: int, queries: int, uncached_queries: int, url: str | None)
     await measure(cached, sqlite.graph, sqlite.vectors, corpus, queries)
     results.append(cached)
     await sqlite.close()
-    uncached_stores = open_sqlite(folder / "bench.db", cache_tenants=0)
+    uncached_stores = open_sqlite(folder / "bench.db", cache_bytes=0)
     uncached = Result(
         "SQLite, no matrix cache", note=f" ({min(uncached_queries, queries)} queries)"
     )

@@ -3,6 +3,7 @@
     uv run python scripts/fit_fusion.py                      # entities and passages
     uv run python scripts/fit_fusion.py --only passages      # one side
     uv run python scripts/fit_fusion.py --cache /tmp/fusion  # keep the channel answers
+    uv run python scripts/fit_fusion.py --recorded           # no model: replay the recording
     uv run python scripts/fit_fusion.py --record             # re-record the CI floors' input
     uv run python scripts/fit_fusion.py --floors             # replay it, write the HYBRID floors
     uv run python scripts/fit_fusion.py --table              # the floors as a markdown table
@@ -29,6 +30,11 @@ from quality.recorded import RECORDED, record
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", help="directory to keep the channel answers in")
+    parser.add_argument(
+        "--recorded",
+        action="store_true",
+        help=f"replay the semantic answers in {RECORDED} instead of running the model",
+    )
     parser.add_argument("--only", choices=["entities", "passages"], help="fit one side only")
     parser.add_argument(
         "--record", action="store_true", help=f"only record the semantic answers into {RECORDED}"
@@ -52,4 +58,4 @@ if __name__ == "__main__":
         sys.exit(0)
     for side, collect in (("entities", entity_cases), ("passages", passage_cases)):
         if args.only in (None, side):
-            run(side, collect(args.cache))
+            run(side, collect(args.cache, args.recorded))

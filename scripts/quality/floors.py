@@ -21,23 +21,28 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from redstring import ChunkRetriever, RetrievalMode, Retriever, index_documents
+from redstring import RetrievalMode, Retriever
 
 from .common import DATA_DIR, split_of
-from .fusion_cases import lee_documents, lee_grades, lee_query
 from .harness import (
     ENTITY_CORPORA,
     MODES,
     TENANT,
     build_graph,
-    entity_id_of,
     load_entity_corpus,
     measure_by_shape,
     ndcg_at,
     rank_all,
 )
-from .passage_sets import PASSAGE_SETS, load_passage_set, rank_documents
-from .recorded import RecordedChunks, RecordedSemantic, load_recording
+from .passage_sets import (
+    PASSAGE_SETS,
+    lee_documents,
+    lee_grades,
+    lee_query,
+    load_passage_set,
+    rank_documents,
+)
+from .recorded import load_recording, recorded_chunk_retriever, recorded_semantic
 
 FLOORS = DATA_DIR / "fusion_floors.json"
 Report = dict[str, dict[str, dict[str, float]]]
@@ -53,15 +58,7 @@ async def _replay(answers: dict[str, Any], modes: Sequence[RetrievalMode]) -> Re
     for name, path in ENTITY_CORPORA.items():
         corpus = load_entity_corpus(path)
         queries = [q for q in corpus.queries if q.targets and q.split == "holdout"]
-        type_of = {e.id: e.entity_type for e in corpus.entities}
-        recorded = answers[f"entities/{name}"]
-        by_text = {
-            q.text: [
-                (entity_id_of(key), type_of[entity_id_of(key)], s) for key, s in recorded[q.id]
-            ]
-            for q in queries
-        }
-        semantic = RecordedSemantic(by_text)
+        semantic = recorded_semantic(name, corpus, answers, queries)
         retriever = Retriever(
             embeddings=semantic, vectors=semantic, graph=await build_graph(corpus)
         )
@@ -74,11 +71,9 @@ async def _replay(answers: dict[str, Any], modes: Sequence[RetrievalMode]) -> Re
     for name, path in PASSAGE_SETS.items():
         passages = load_passage_set(path)
         queries_p = [q for q in passages.queries if q.split == "holdout"]  # no_match kept: BM25 N
-        chunks = RecordedChunks(
-            {q.text: _places(answers[f"passages/{name}"][q.id]) for q in queries_p}
+        chunk_retriever = await recorded_chunk_retriever(
+            passages.documents, answers[f"passages/{name}"], {q.id: q.text for q in queries_p}
         )
-        await index_documents(passages.documents, chunks=chunks, tenant_id=TENANT)
-        chunk_retriever = ChunkRetriever(embeddings=chunks, chunks=chunks)
         for mode in modes:
             ranked_p = await rank_documents(chunk_retriever, queries_p, mode)
             rows = measure_by_shape(queries_p, [r.ids for r in ranked_p])
@@ -87,9 +82,9 @@ async def _replay(answers: dict[str, Any], modes: Sequence[RetrievalMode]) -> Re
                     report[f"{name}/{shape}"][mode.value] = {"hit@10": m.hit10, "mrr": m.mrr}
     documents = lee_documents()
     held = [d for d in documents if split_of(d.id) == "holdout"]
-    lee = RecordedChunks({lee_query(d): _places(answers["passages/lee"][d.id]) for d in held})
-    await index_documents(documents, chunks=lee, tenant_id=TENANT)
-    lee_retriever = ChunkRetriever(embeddings=lee, chunks=lee)
+    lee_retriever = await recorded_chunk_retriever(
+        documents, answers["passages/lee"], {d.id: lee_query(d) for d in held}
+    )
     for mode in modes:
         gains = []
         for d in held:
@@ -102,10 +97,6 @@ async def _replay(answers: dict[str, Any], modes: Sequence[RetrievalMode]) -> Re
             gains.append(ndcg_at(ids, lee_grades(d.id)))
         report["lee/first_sentence"][mode.value] = {"ndcg@10": sum(gains) / len(gains)}
     return dict(report)
-
-
-def _places(answer: list[list[Any]]) -> list[tuple[str, int, float]]:
-    return [(str(source), int(index), float(score)) for source, index, score in answer]
 
 
 def write_floors() -> Report:

@@ -6,20 +6,22 @@ through a real `Retriever` in SEMANTIC and LEXICAL modes at k = `DEPTH`
 (`PASSAGE_SETS`) at `CHUNK_DEPTH` chunks per channel, as the report ranks
 them, and the Lee documents' first sentences at k = 200, as the Lee check
 does; BM25 reaches the fusion as `bm25_relative`, exactly as
-`ChunkRetriever` hands it over. The local MiniLM model embeds. Answers can be
-kept in a cache directory (pickle) between runs; delete it when a channel
-or a corpus changes.
+`ChunkRetriever` hands it over. The local MiniLM model embeds, or
+(`recorded=True`) the semantic channel replays `recorded.RECORDED`, the
+model's answers to every graded query of both halves, so a fit needs no
+model and runs the real lexical channel.
+Answers can be kept in a cache directory (pickle) between runs; delete it
+when a channel or a corpus changes.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import pickle
 from collections.abc import Callable
 from pathlib import Path
 
-from redstring import ChunkRetriever, RetrievalMode, Retriever, SourceDocument, index_documents
+from redstring import ChunkRetriever, RetrievalMode, Retriever, index_documents
 from redstring.domain.chunk_retrieval import ScoredChunk, bm25_relative
 from redstring.llm.local_embedding import LocalEmbeddingProvider
 from redstring.stores import InMemoryChunkStore
@@ -29,17 +31,25 @@ from .fusion_fit import Case
 from .harness import (
     DEPTH,
     ENTITY_CORPORA,
-    PASSAGES,
     TENANT,
     build_graph,
     build_vectors,
     load_entity_corpus,
     rank_all,
 )
-from .passage_sets import CHUNK_DEPTH, PASSAGE_SETS, load_passage_set, passage_retriever
+from .passage_sets import (
+    CHUNK_DEPTH,
+    LEE_DEPTH,
+    PASSAGE_SETS,
+    lee_documents,
+    lee_grades,
+    lee_query,
+    load_passage_set,
+    passage_retriever,
+)
 from .providers import PreEmbeddedQueries
+from .recorded import load_recording, recorded_chunk_retriever, recorded_semantic
 
-LEE_DEPTH = 200
 Pairs = tuple[tuple[str, float], ...]
 
 
@@ -57,22 +67,30 @@ def cached(name: str, cache: str | None, collect: Callable[[], list[Case]]) -> l
     return cases
 
 
-def entity_cases(cache: str | None) -> list[Case]:
+def entity_cases(cache: str | None, recorded: bool = False) -> list[Case]:
     """Every entity corpus's graded queries, families named `corpus/shape`."""
+    tag = "-recorded" if recorded else ""
     return [
         case
         for name in ENTITY_CORPORA
-        for case in cached(f"entities-{name}", cache, lambda n=name: asyncio.run(_entities(n)))
+        for case in cached(
+            f"entities-{name}{tag}", cache, lambda n=name: asyncio.run(_entities(n, recorded))
+        )
     ]
 
 
-async def _entities(name: str) -> list[Case]:
+async def _entities(name: str, recorded: bool) -> list[Case]:
     corpus = load_entity_corpus(ENTITY_CORPORA[name])
     queries = [q for q in corpus.queries if q.targets]
-    provider = PreEmbeddedQueries(LocalEmbeddingProvider())
-    vectors = await build_vectors(corpus, provider)
-    await provider.prepare([q.text for q in queries])
-    retriever = Retriever(embeddings=provider, vectors=vectors, graph=await build_graph(corpus))
+    graph = await build_graph(corpus)
+    if recorded:
+        replayed = recorded_semantic(name, corpus, load_recording()["answers"], queries)
+        retriever = Retriever(embeddings=replayed, vectors=replayed, graph=graph)
+    else:
+        provider = PreEmbeddedQueries(LocalEmbeddingProvider())
+        vectors = await build_vectors(corpus, provider)
+        await provider.prepare([q.text for q in queries])
+        retriever = Retriever(embeddings=provider, vectors=vectors, graph=graph)
     semantic = await rank_all(retriever, queries, RetrievalMode.SEMANTIC, DEPTH)
     lexical = await rank_all(retriever, queries, RetrievalMode.LEXICAL, DEPTH)
     return [
@@ -83,19 +101,23 @@ async def _entities(name: str) -> list[Case]:
             semantic=tuple((str(i), s.semantic[i]) for i in s.ids),
             lexical=tuple((str(i), lx.lexical[i]) for i in lx.ids),
             targets=frozenset(str(t) for t in q.targets),
+            source=q.source,
         )
         for q, s, lx in zip(queries, semantic, lexical, strict=True)
     ]
 
 
-def passage_cases(cache: str | None) -> list[Case]:
+def passage_cases(cache: str | None, recorded: bool = False) -> list[Case]:
     """Every graded passage set's queries (`set/shape`) and the Lee queries (`lee`)."""
+    tag = "-recorded" if recorded else ""
     cases = [
         case
         for name in PASSAGE_SETS
-        for case in cached(f"passages-{name}", cache, lambda n=name: asyncio.run(_passages(n)))
+        for case in cached(
+            f"passages-{name}{tag}", cache, lambda n=name: asyncio.run(_passages(n, recorded))
+        )
     ]
-    return cases + cached("passages-lee", cache, lambda: asyncio.run(_lee()))
+    return cases + cached(f"passages-lee{tag}", cache, lambda: asyncio.run(_lee(recorded)))
 
 
 def _channels(
@@ -123,9 +145,16 @@ async def _ask(
     return answers[0], answers[1]
 
 
-async def _passages(name: str) -> list[Case]:
+async def _passages(name: str, recorded: bool) -> list[Case]:
     passages = load_passage_set(PASSAGE_SETS[name])
-    retriever = await passage_retriever(passages, LocalEmbeddingProvider())
+    if recorded:
+        retriever = await recorded_chunk_retriever(
+            passages.documents,
+            load_recording()["answers"][f"passages/{name}"],
+            {q.id: q.text for q in passages.queries},
+        )
+    else:
+        retriever = await passage_retriever(passages, LocalEmbeddingProvider())
     cases = []
     for query in passages.queries:
         semantic, lexical, doc_of = _channels(*await _ask(retriever, query.text, CHUNK_DEPTH))
@@ -139,38 +168,25 @@ async def _passages(name: str) -> list[Case]:
                 targets=query.targets,
                 doc_of=doc_of,
                 grades=tuple(sorted(query.grades.items())),
+                source=query.source,
             )
         )
     return cases
 
 
-def lee_documents() -> list[SourceDocument]:
-    """The Lee documents under their own ids; each one's first sentence is its query."""
-    raw = json.loads(PASSAGES.read_text(encoding="utf-8"))
-    return [SourceDocument(id=d["id"], text=d["text"]) for d in raw["documents"]]
-
-
-def lee_query(document: SourceDocument) -> str:
-    """A Lee document's query: its first sentence."""
-    return document.text.split(". ")[0]
-
-
-def lee_grades(document_id: str) -> dict[str, float]:
-    """Every other Lee document's human similarity to `document_id`: the nDCG gains."""
-    raw = json.loads(PASSAGES.read_text(encoding="utf-8"))
-    ids = [d["id"] for d in raw["documents"]]
-    row = raw["similarity"][ids.index(document_id)]
-    return {
-        other: float(gain) for other, gain in zip(ids, row, strict=True) if other != document_id
-    }
-
-
-async def _lee() -> list[Case]:
+async def _lee(recorded: bool) -> list[Case]:
     documents = lee_documents()
-    provider = LocalEmbeddingProvider()
-    store = InMemoryChunkStore(dimension=provider.dimension)
-    await index_documents(documents, chunks=store, tenant_id=TENANT, embeddings=provider)
-    retriever = ChunkRetriever(embeddings=provider, chunks=store)
+    if recorded:
+        retriever = await recorded_chunk_retriever(
+            documents,
+            load_recording()["answers"]["passages/lee"],
+            {d.id: lee_query(d) for d in documents},
+        )
+    else:
+        provider = LocalEmbeddingProvider()
+        store = InMemoryChunkStore(dimension=provider.dimension)
+        await index_documents(documents, chunks=store, tenant_id=TENANT, embeddings=provider)
+        retriever = ChunkRetriever(embeddings=provider, chunks=store)
     cases = []
     for document in documents:
         query = lee_query(document)

@@ -15,7 +15,12 @@ RRF, with the constants to paste into `domain/fusion.py`.
 
 Choice rule, on fit: maximise `mean family MRR (or nDCG) + PENALTY * sum of
 each family's shortfall below the better channel minus TOLERANCE` (hit@10
-and MRR both count), minus a small L2 price on the coefficients.
+and MRR both count), minus a small L2 price on the coefficients. The
+shortfall is counted for each family and, within a family that mixes
+sources (currency codes, element symbols and unit symbols are all
+"abbreviation"), for each source with at least `MIN_GROUP` fit queries: a
+loss on one source hidden behind a gain on another does not generalise,
+because the two halves mix the sources differently (ADR 0122).
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ PENALTY = 4.0
 #: L2 price per unit of squared coefficient (not on the bias).
 RIDGE = 1e-4
 SEARCH_STEPS = 4000
+#: Fewest fit queries a source needs to have its own shortfall counted.
+MIN_GROUP = 30
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,8 @@ class Case:
     doc_of: tuple[tuple[str, str], ...] = ()
     grades: tuple[tuple[str, float], ...] = ()
     own_doc: str = ""
+    #: Where the query came from within its family (the corpus's `source`).
+    source: str = ""
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -144,41 +153,64 @@ class Problem:
 
     features: np.ndarray  # (cases, features)
     members: dict[str, np.ndarray]  # family -> case indices
-    metrics: dict[str, tuple[str, ...]]  # family -> the metrics its cases have
-    best_single: dict[str, dict[str, float]]  # family -> metric -> better channel's mean
+    #: The groups whose shortfall counts (every family, and the sources of a mixed family).
+    groups: dict[str, np.ndarray]  # group -> case indices
+    metrics: dict[str, tuple[str, ...]]  # group -> the metrics its cases have
+    best_single: dict[str, dict[str, float]]  # group -> metric -> better channel's mean
     mask: np.ndarray  # which coefficients may move
+
+
+def groups_of(cases: Sequence[Case]) -> dict[str, np.ndarray]:
+    """Each family's case indices, and `family|source` for every source of at least
+    `MIN_GROUP` cases in a family that holds two or more such sources."""
+    groups: dict[str, list[int]] = {}
+    sources: dict[str, dict[str, list[int]]] = {}
+    for i, case in enumerate(cases):
+        groups.setdefault(case.family, []).append(i)
+        sources.setdefault(case.family, {}).setdefault(case.source, []).append(i)
+    for family, by_source in sources.items():
+        big = {s: idx for s, idx in by_source.items() if len(idx) >= MIN_GROUP}
+        if len(big) >= 2:
+            groups.update({f"{family}|{s}": idx for s, idx in big.items()})
+    return {g: np.array(idx) for g, idx in sorted(groups.items())}
 
 
 def problem_of(cases: Sequence[Case], mask: Sequence[bool]) -> Problem:
     features = np.array([fusion_features(c.query, c.semantic, c.lexical) for c in cases])
     families = sorted({c.family for c in cases})
     members = {f: np.array([i for i, c in enumerate(cases) if c.family == f]) for f in families}
-    metrics = {f: cases[int(members[f][0])].metrics for f in families}
+    groups = groups_of(cases)
+    metrics = {g: cases[int(idx[0])].metrics for g, idx in groups.items()}
     best = {}
-    for family in families:
-        chosen = [cases[int(i)] for i in members[family]]
-        sem = family_means(chosen, [[i for i, _ in c.semantic] for c in chosen])[family]
-        lex = family_means(chosen, [[i for i, _ in c.lexical] for c in chosen])[family]
-        best[family] = {m: max(sem[m], lex[m]) for m in metrics[family]}
-    return Problem(features, members, metrics, best, np.array(mask, dtype=bool))
+    for group, idx in groups.items():
+        chosen = [cases[int(i)] for i in idx]
+        sem = mean_grades(chosen, [[i for i, _ in c.semantic] for c in chosen])
+        lex = mean_grades(chosen, [[i for i, _ in c.lexical] for c in chosen])
+        best[group] = {m: max(sem[m], lex[m]) for m in metrics[group]}
+    return Problem(features, members, groups, metrics, best, np.array(mask, dtype=bool))
+
+
+def mean_grades(cases: Sequence[Case], orders: Sequence[Sequence[str]]) -> dict[str, float]:
+    """metric -> mean grade of `orders` (one per case) over all `cases`."""
+    graded = [case.grade(order) for case, order in zip(cases, orders, strict=True)]
+    return {m: float(np.mean([g[m] for g in graded])) for m in graded[0]}
 
 
 def objective(problem: Problem, tables: Tables, theta: np.ndarray) -> float:
-    """Mean family quality (MRR, else nDCG) + PENALTY * shortfalls beyond TOLERANCE - ridge."""
+    """Mean family quality (MRR, else nDCG) + PENALTY * group shortfalls past TOLERANCE - ridge."""
     z = problem.features @ theta
     weight = 0.5 * (1.0 + np.tanh(0.5 * z))
     column = np.rint(weight * (len(W_GRID) - 1)).astype(int)
     rows = np.arange(len(column))
     picked = {m: tables.grades[m][rows, column] for m in ALL_METRICS}
     quality = 0.0
-    shortfall = 0.0
     for family, index in problem.members.items():
-        metrics = problem.metrics[family]
-        for metric in metrics:
+        quality += float(picked[problem.metrics[family][0]][index].mean()) / len(problem.members)
+    shortfall = 0.0
+    for group, index in problem.groups.items():
+        for metric in problem.metrics[group]:
             mean = float(picked[metric][index].mean())
-            if metric == metrics[0]:
-                quality += mean / len(problem.members)
-            shortfall += min(0.0, mean - problem.best_single[family][metric] + TOLERANCE)
+            shortfall += min(0.0, mean - problem.best_single[group][metric] + TOLERANCE)
     return quality + PENALTY * shortfall - RIDGE * float(np.sum(theta[1:] ** 2))
 
 

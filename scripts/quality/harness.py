@@ -60,6 +60,8 @@ class QualityQuery:
     split: str
     text: str
     targets: frozenset[EntityId]
+    #: Where the query came from within its shape (`iso_4217_code`, `febrl_swap`, ...).
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,7 @@ def load_entity_corpus(path: Path = ENTITY_CORPUS) -> EntityCorpus:
             split=row["split"],
             text=row["query"],
             targets=frozenset(entity_id_of(key) for key in row["targets"]),
+            source=row.get("source", ""),
         )
         for row in raw["queries"]
     ]

@@ -20,11 +20,13 @@ from redstring.ports import EmbeddingProvider
 from redstring.stores import InMemoryChunkStore
 
 from .common import DATA_DIR, SPLITS
-from .harness import DEPTH, NO_MATCH, TENANT, fmt, measure_by_shape, ndcg_at
+from .harness import DEPTH, NO_MATCH, PASSAGES, TENANT, fmt, measure_by_shape, ndcg_at
 
 PASSAGE_SETS = {"elements": DATA_DIR / "element_passages.json"}
 #: Chunks asked for per query, so that DEPTH distinct documents survive de-duplication.
 CHUNK_DEPTH = 5 * DEPTH
+#: Chunks asked for per Lee query (50 documents, several chunks each: all of them).
+LEE_DEPTH = 200
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class PassageQuery:
     split: str
     text: str
     grades: dict[str, float]
+    source: str = ""
 
     @property
     def targets(self) -> frozenset[str]:
@@ -74,6 +77,7 @@ def load_passage_set(path: Path) -> PassageSet:
                 split=q["split"],
                 text=q["query"],
                 grades={k: float(v) for k, v in q["grades"].items()},
+                source=q.get("source", ""),
             )
             for q in raw["queries"]
         ],
@@ -148,3 +152,24 @@ def passage_table(report: dict[str, dict[str, dict[str, float]]], shapes: Sequen
                 cells += [fmt(row["hit@10"]), fmt(row["mrr"]), fmt(row["ndcg@10"])]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def lee_documents() -> list[SourceDocument]:
+    """The Lee documents under their own ids; each one's first sentence is its query."""
+    raw = json.loads(PASSAGES.read_text(encoding="utf-8"))
+    return [SourceDocument(id=d["id"], text=d["text"]) for d in raw["documents"]]
+
+
+def lee_query(document: SourceDocument) -> str:
+    """A Lee document's query: its first sentence."""
+    return document.text.split(". ")[0]
+
+
+def lee_grades(document_id: str) -> dict[str, float]:
+    """Every other Lee document's human similarity to `document_id`: the nDCG gains."""
+    raw = json.loads(PASSAGES.read_text(encoding="utf-8"))
+    ids = [d["id"] for d in raw["documents"]]
+    row = raw["similarity"][ids.index(document_id)]
+    return {
+        other: float(gain) for other, gain in zip(ids, row, strict=True) if other != document_id
+    }

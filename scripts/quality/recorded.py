@@ -1,9 +1,11 @@
-"""The local model's semantic answers on the holdout halves, recorded for the CI floors.
+"""The local model's semantic answers on both halves, recorded for the CI floors and the fit.
 
 Embedding every corpus with the local model takes minutes on a small
 machine; the HYBRID floors (`tests/quality/test_fusion_floors.py`) need only
-what the semantic channel *answered*. `record` asks a real `Retriever` /
-`ChunkRetriever` in SEMANTIC mode for every graded holdout query and writes
+what the semantic channel *answered*, and so does fitting the fusion
+(`scripts/fit_fusion.py --recorded`). `record` asks a real `Retriever` /
+`ChunkRetriever` in SEMANTIC mode for every graded query of both halves
+(fit and holdout, so a fit needs no model either) and writes
 the answers (entity keys or `(source id, chunk index)` with their scores),
 the SHA-256 of every corpus file they came from and of the model, to
 `RECORDED` (gzip JSON). `RecordedSemantic` and `RecordedChunks` replay them
@@ -24,26 +26,43 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from redstring import ChunkRetriever, EntityId, RetrievalMode, Retriever, TenantId, index_documents
+from redstring import (
+    ChunkRetriever,
+    EntityId,
+    RetrievalMode,
+    Retriever,
+    SourceDocument,
+    TenantId,
+    index_documents,
+)
 from redstring.domain.chunk import StoredChunk
 from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.vector import VectorMatch
 from redstring.llm.local_embedding import MODEL_SHA256, LocalEmbeddingProvider
 from redstring.stores import InMemoryChunkStore
 
-from .common import DATA_DIR, split_of
-from .fusion_cases import LEE_DEPTH, lee_documents, lee_query
+from .common import DATA_DIR
 from .harness import (
     DEPTH,
     ENTITY_CORPORA,
     PASSAGES,
     TENANT,
+    EntityCorpus,
+    QualityQuery,
     build_graph,
     build_vectors,
     entity_id_of,
     load_entity_corpus,
 )
-from .passage_sets import CHUNK_DEPTH, PASSAGE_SETS, load_passage_set, passage_retriever
+from .passage_sets import (
+    CHUNK_DEPTH,
+    LEE_DEPTH,
+    PASSAGE_SETS,
+    lee_documents,
+    lee_query,
+    load_passage_set,
+    passage_retriever,
+)
 from .providers import PreEmbeddedQueries
 
 RECORDED = DATA_DIR / "semantic_answers.json.gz"
@@ -68,7 +87,7 @@ def load_recording(path: Path = RECORDED) -> dict[str, Any]:
 
 
 def record(path: Path = RECORDED) -> None:
-    """Ask the local model's semantic channel every holdout query; write the answers."""
+    """Ask the local model's semantic channel every graded query of both halves; write them."""
     payload = {
         "model_sha256": MODEL_SHA256,
         "sources": {name: digest(p) for name, p in sources().items()},
@@ -82,7 +101,7 @@ async def _answers() -> dict[str, dict[str, list[list[Any]]]]:
     answers: dict[str, dict[str, list[list[Any]]]] = {}
     for name, corpus_path in ENTITY_CORPORA.items():
         corpus = load_entity_corpus(corpus_path)
-        queries = [q for q in corpus.queries if q.targets and q.split == "holdout"]
+        queries = [q for q in corpus.queries if q.targets]
         provider = PreEmbeddedQueries(LocalEmbeddingProvider())
         vectors = await build_vectors(corpus, provider)
         await provider.prepare([q.text for q in queries])
@@ -101,9 +120,7 @@ async def _answers() -> dict[str, dict[str, list[list[Any]]]]:
         passages = load_passage_set(set_path)
         retriever_c = await passage_retriever(passages, LocalEmbeddingProvider())
         answers[f"passages/{name}"] = {
-            q.id: await _chunk_answer(retriever_c, q.text, CHUNK_DEPTH)
-            for q in passages.queries
-            if q.split == "holdout"
+            q.id: await _chunk_answer(retriever_c, q.text, CHUNK_DEPTH) for q in passages.queries
         }
     answers["passages/lee"] = await _lee_answers()
     return answers
@@ -126,11 +143,7 @@ async def _lee_answers() -> dict[str, list[list[Any]]]:
     store = InMemoryChunkStore(dimension=provider.dimension)
     await index_documents(documents, chunks=store, tenant_id=TENANT, embeddings=provider)
     retriever = ChunkRetriever(embeddings=provider, chunks=store)
-    return {
-        d.id: await _chunk_answer(retriever, lee_query(d), LEE_DEPTH)
-        for d in documents
-        if split_of(d.id) == "holdout"
-    }
+    return {d.id: await _chunk_answer(retriever, lee_query(d), LEE_DEPTH) for d in documents}
 
 
 class RecordedSemantic:
@@ -203,3 +216,35 @@ class RecordedChunks(InMemoryChunkStore):
             if source_ids is None or source in source_ids
         ]
         return kept[:k]
+
+
+def recorded_semantic(
+    name: str, corpus: EntityCorpus, answers: dict[str, Any], queries: Sequence[QualityQuery]
+) -> RecordedSemantic:
+    """The recorded semantic channel of entity corpus `name` for `queries`."""
+    type_of = {e.id: e.entity_type for e in corpus.entities}
+    recorded = answers[f"entities/{name}"]
+    return RecordedSemantic(
+        {
+            q.text: [
+                (entity_id_of(key), type_of[entity_id_of(key)], s) for key, s in recorded[q.id]
+            ]
+            for q in queries
+        }
+    )
+
+
+async def recorded_chunk_retriever(
+    documents: Sequence[SourceDocument], answers: dict[str, list[list[Any]]], texts: dict[str, str]
+) -> ChunkRetriever:
+    """`documents` indexed for real (BM25), the semantic side replaying `answers`.
+
+    `texts` maps each recorded query id to the text it is asked by.
+    """
+    chunks = RecordedChunks({texts[qid]: _places(answers[qid]) for qid in texts})
+    await index_documents(documents, chunks=chunks, tenant_id=TENANT)
+    return ChunkRetriever(embeddings=chunks, chunks=chunks)
+
+
+def _places(answer: list[list[Any]]) -> list[tuple[str, int, float]]:
+    return [(str(source), int(index), float(score)) for source, index, score in answer]

@@ -67,11 +67,11 @@ LANGUAGE_PHRASES = (
 SIZES = {
     "exact": 60,
     "descriptive": 300,
-    "other_language": 300,
+    "other_language": 600,
     "place_spelling": 300,
-    "abbreviation": 100,
-    "element_symbol": 50,
-    "unit_symbol": 100,
+    "abbreviation": 200,  # every currency code (154): more fit queries per family (ADR 0122)
+    "element_symbol": 120,  # every element symbol
+    "unit_symbol": 200,  # every unit symbol
     "synonym": 100,
     "no_match": 150,
 }
@@ -190,14 +190,14 @@ def build(out_dir: Path) -> dict[str, Any]:
         qs.add("place_spelling", n, names[fold(n)], source="pycountry_iso3166-2", lang=lang)
 
     r = rng_for("world:abbreviation")
-    for e in r.sample(money, SIZES["abbreviation"]):
+    for e in r.sample(money, min(len(money), SIZES["abbreviation"])):
         code = e["properties"]["iso_4217"]
         qs.add("abbreviation", code, [e["key"]], source="iso_4217_code")
-    for e in r.sample(chemistry, SIZES["element_symbol"]):
+    for e in r.sample(chemistry, min(len(chemistry), SIZES["element_symbol"])):
         symbol = e["properties"]["symbol"]
         qs.add("abbreviation", symbol, symbols[symbol], source="element_symbol")
     with_symbol = [e for e in units if e["_symbols"]]
-    for e in r.sample(with_symbol, SIZES["unit_symbol"]):
+    for e in r.sample(with_symbol, min(len(with_symbol), SIZES["unit_symbol"])):
         symbol = e["_symbols"][0]
         qs.add("abbreviation", symbol, symbols[symbol], source="pint_unit_symbol")
 

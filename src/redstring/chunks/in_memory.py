@@ -159,6 +159,10 @@ class InMemoryChunkStore:
         )
         return [_out(row) for row in rows]
 
+    async def list_tenants(self) -> list[TenantId]:
+        held = (t for t, part in self._tenants.items() if any(part.sources.values()))
+        return sorted(held, key=str)
+
     async def chunk_summary(self, tenant_id: TenantId) -> ChunkSummary:
         require_tenant_id(tenant_id)
         part = self._tenants.get(tenant_id)

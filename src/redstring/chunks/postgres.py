@@ -165,6 +165,15 @@ class PostgresChunkStore:
             (tenant_id,),
         )
 
+    async def list_tenants(self) -> list[TenantId]:
+        statement = self._db.sql("SELECT DISTINCT tenant_id::text FROM {schema}.chunk_rows")
+
+        async def work(connection: Connection) -> list[str]:
+            return [str(row[0]) for row in await (await connection.execute(statement)).fetchall()]
+
+        tenants = await self._db.read(work, store=self._name)
+        return sorted((TenantId(UUID(tenant)) for tenant in tenants), key=str)
+
     async def chunk_summary(self, tenant_id: TenantId) -> ChunkSummary:
         require_tenant_id(tenant_id)
         statement = self._db.sql(

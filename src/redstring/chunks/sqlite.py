@@ -7,6 +7,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from uuid import UUID
 
 import numpy as np
 import numpy.typing as npt
@@ -29,9 +30,13 @@ from redstring.domain.tokenize import tokenize
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
 from redstring.storage.tenant_cache import (
+    DEFAULT_CACHE_BYTES,
+    CacheBudget,
     TenantCache,
+    budget_of,
     bump_generations,
     current_generation,
+    held_bytes,
 )
 
 _TENANT_TABLES = (
@@ -78,9 +83,10 @@ class SqliteChunkStore:
     Every key starts with `tenant_id`. Postings `(tenant, term, chunk, tf)`,
     per-term document frequencies and per-tenant totals are tables kept in
     the same transaction as the chunk rows, so `lexical_candidates` is index
-    lookups. Embeddings are float32 blobs searched exactly with numpy; with
-    `cache_tenants > 0` the unit-row matrices of that many recently searched
-    tenants stay in memory until a write to the tenant changes its generation
+    lookups. Embeddings are float32 blobs searched exactly with numpy;
+    recently searched tenants' unit-row matrices stay in memory, within
+    `cache_bytes` (a number, or a `CacheBudget` shared with the vector store;
+    0 caches nothing), until a write to the tenant changes its generation
     token. The file records the embedding dimension on first open; another
     raises `DimensionMismatchError`.
     """
@@ -91,7 +97,7 @@ class SqliteChunkStore:
         *,
         dimension: int,
         migrate: bool = False,
-        cache_tenants: int = 16,
+        cache_bytes: int | CacheBudget = DEFAULT_CACHE_BYTES,
     ) -> None:
         if dimension <= 0:
             raise ValueError(f"dimension must be positive, got {dimension}")
@@ -101,7 +107,9 @@ class SqliteChunkStore:
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
         database.ensure_dimension("chunks", dimension, store=self._name, holds="embeddings")
         self._dimension = dimension
-        self._cache = TenantCache[_Matrix](cache_tenants)
+        self._cache = TenantCache[_Matrix](
+            budget_of(cache_bytes), lambda m: held_bytes(m.ids, m.sources, m.rows)
+        )
 
     @property
     def dimension(self) -> int:
@@ -204,6 +212,11 @@ class SqliteChunkStore:
             " ORDER BY source_id, idx, chunk_id",
             (str(tenant_id),),
         )
+
+    async def list_tenants(self) -> list[TenantId]:
+        sql = "SELECT DISTINCT tenant_id FROM chunk_rows"  # the key's leading column
+        rows = await self._db.read(lambda c: c.execute(sql).fetchall(), store=self._name)
+        return sorted((TenantId(UUID(row[0])) for row in rows), key=str)
 
     async def chunk_summary(self, tenant_id: TenantId) -> ChunkSummary:
         require_tenant_id(tenant_id)

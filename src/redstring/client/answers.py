@@ -76,6 +76,8 @@ class EntitySearchAnswer(_Rows):
     query: str
     mode: RetrievalMode
     matches: list[EntityHit]
+    #: Why `matches` is empty, when it is (ADR 0163); `None` otherwise.
+    hint: str | None = None
 
     def _rows(self) -> list[BaseModel]:
         return list(self.matches)
@@ -114,6 +116,8 @@ class PassageSearchAnswer(_Rows):
     query: str
     mode: RetrievalMode
     matches: list[PassageHit]
+    #: Why `matches` is empty, when it is (ADR 0163); `None` otherwise.
+    hint: str | None = None
 
     def _rows(self) -> list[BaseModel]:
         return list(self.matches)
@@ -190,7 +194,7 @@ class TenantStats(BaseModel):
 
 
 class StatsAnswer(_Rows):
-    """Every tenant holding entities (and the tenant asked about), by tenant id.
+    """Every tenant holding entities or passages (and the tenant asked about), by tenant id.
 
     `to_dicts()` / `to_pandas()` give one row per tenant.
     """

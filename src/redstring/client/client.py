@@ -29,6 +29,7 @@ from redstring.client.catalogue import TenantCatalogue, describe_tenant, read_pa
 from redstring.client.documents import Documents, gather_documents
 from redstring.client.embeddings import EmbeddingChoice, resolve_embeddings
 from redstring.client.errors import EMBEDDINGS_ARGUMENT
+from redstring.client.hints import empty_hint
 from redstring.client.store_set import StoreOpener, StoreSet
 from redstring.client.stores import open_store_set
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
@@ -311,7 +312,7 @@ class AsyncRedstring:
         _require_search(query, k)
         resolved = queries.resolve_mode(mode, self._embeddings, fix=EMBEDDINGS_ARGUMENT)
         stores = await self._open("search")
-        return await queries.search_entities(
+        answer = await queries.search_entities(
             stores,
             self._embeddings,
             self._tenant,
@@ -322,6 +323,11 @@ class AsyncRedstring:
             min_confidence=min_confidence,
             fix=EMBEDDINGS_ARGUMENT,
         )
+        if answer.matches or k == 0:
+            return answer
+        why = empty_hint(stores, self._tenant, passages=False, mode=resolved,
+                         min_confidence=min_confidence, filtered=types is not None)  # fmt: skip
+        return answer.model_copy(update={"hint": await why})
 
     async def passages(
         self,
@@ -340,7 +346,7 @@ class AsyncRedstring:
         _require_search(query, k)
         resolved = queries.resolve_mode(mode, self._embeddings, fix=EMBEDDINGS_ARGUMENT)
         stores = await self._open("passages")
-        return await queries.search_passages(
+        answer = await queries.search_passages(
             stores,
             self._embeddings,
             self._tenant,
@@ -351,6 +357,11 @@ class AsyncRedstring:
             min_confidence=min_confidence,
             fix=EMBEDDINGS_ARGUMENT,
         )
+        if answer.matches or k == 0:
+            return answer
+        why = empty_hint(stores, self._tenant, passages=True, mode=resolved,
+                         min_confidence=min_confidence, filtered=sources is not None)  # fmt: skip
+        return answer.model_copy(update={"hint": await why})
 
     async def entity(self, entity_id: str | UUID) -> EntityAnswer:
         """The entity `entity_id` (an `id` from `search`) with its neighbours.

@@ -217,11 +217,13 @@ async def get_entity(stores: StoreSet, tenant_id: TenantId, entity_id: EntityId)
 
 
 async def stats(stores: StoreSet, tenant_id: TenantId) -> StatsAnswer:
-    """The size of every tenant holding entities, and of `tenant_id` whatever it holds.
+    """The size of every tenant holding entities or passages, and of `tenant_id` whatever it holds.
 
     Counted by the stores' summaries (aggregates), never by loading rows.
     """
     tenants = set(await stores.graph.list_tenants())
+    if stores.chunks is not None:
+        tenants.update(await stores.chunks.list_tenants())
     tenants.add(tenant_id)
     rows: list[TenantStats] = []
     for tenant in sorted(tenants, key=str):

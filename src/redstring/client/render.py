@@ -14,6 +14,11 @@ def _score(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
+def _hint(hint: str | None, out: TextIO) -> None:
+    if hint is not None:
+        out.write(textwrap.fill(hint, width=96, initial_indent="  ", subsequent_indent="  ") + "\n")
+
+
 def _table(rows: list[list[str]], out: TextIO) -> None:
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
     for row in rows:
@@ -25,6 +30,7 @@ def print_entities(answer: EntitySearchAnswer, out: TextIO) -> None:
     """One row per entity: rank, fused score, each channel's score, type, name, id."""
     out.write(f"{len(answer.matches)} entities for {answer.query!r} ({answer.mode.value})\n")
     if not answer.matches:
+        _hint(answer.hint, out)
         return
     rows = [["#", "fused", "semantic", "lexical", "type", "name", "id"]]
     rows += [
@@ -45,6 +51,8 @@ def print_entities(answer: EntitySearchAnswer, out: TextIO) -> None:
 def print_passages(answer: PassageSearchAnswer, out: TextIO, *, width: int = 96) -> None:
     """Each passage: rank, scores and source on one line, then its text, shortened and indented."""
     out.write(f"{len(answer.matches)} passages for {answer.query!r} ({answer.mode.value})\n")
+    if not answer.matches:
+        _hint(answer.hint, out)
     for hit in answer.matches:
         bm25 = "-" if hit.bm25 is None else f"{hit.bm25:.4f}"
         out.write(

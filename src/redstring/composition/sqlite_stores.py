@@ -25,6 +25,7 @@ from redstring.domain.errors import (
 from redstring.events.sqlite import SqliteEventLog
 from redstring.graph.sqlite import SqliteGraphStore
 from redstring.storage.sqlite import SqliteDatabase
+from redstring.storage.tenant_cache import DEFAULT_CACHE_BYTES, CacheBudget
 from redstring.vector.sqlite import SqliteVectorStore
 
 
@@ -60,7 +61,7 @@ def open_sqlite(
     dimension: int | None = None,
     migrate: bool = False,
     busy_timeout: float = 5.0,
-    cache_tenants: int = 16,
+    cache_bytes: int = DEFAULT_CACHE_BYTES,
     read_only: bool = False,
 ) -> SqliteStores:
     """Open (creating if absent) the database file at `path` and the stores over it.
@@ -72,7 +73,9 @@ def open_sqlite(
     never waits for a writer's lock; `read_only=True` opens it `mode=ro`
     (for a file or folder this process cannot write) and its writes raise
     `ReadOnlyDatabaseError`, as does a read-only file lacking a table or
-    setting. Reads wait up to `busy_timeout` seconds for a lock. An older
+    setting. Reads wait up to `busy_timeout` seconds for a lock. The vector
+    and chunk stores keep recently searched tenants' matrices in memory within
+    `cache_bytes` together (default 256 MiB; 0 caches nothing; ADR 0135). An older
     schema raises `SchemaMigrationRequiredError` unless `migrate=True`; a
     newer one raises `SchemaTooNewError`; a file that cannot be opened at all
     raises `DatabaseOpenError`, another application's SQLite file
@@ -88,6 +91,7 @@ def open_sqlite(
             raise ReadOnlyDatabaseError(store=name, path=str(path), missing="database file")
         if dimension is None:
             raise DimensionRequiredError(store=name, path=str(path))
+    budget = CacheBudget(cache_bytes)  # checked before the file is touched
     database = SqliteDatabase(path, busy_timeout=busy_timeout, read_only=read_only)
     try:
         foreign = database.foreign_tables(store=database.name)
@@ -99,10 +103,10 @@ def open_sqlite(
                 raise DimensionRequiredError(store=database.name, path=str(path))
         graph = SqliteGraphStore(database, migrate=migrate)
         vectors = SqliteVectorStore(
-            database, dimension=dimension, migrate=migrate, cache_tenants=cache_tenants
+            database, dimension=dimension, migrate=migrate, cache_bytes=budget
         )
         chunks = SqliteChunkStore(
-            database, dimension=dimension, migrate=migrate, cache_tenants=cache_tenants
+            database, dimension=dimension, migrate=migrate, cache_bytes=budget
         )
         events = SqliteEventLog(database, migrate=migrate)
         if not read_only:

@@ -179,14 +179,15 @@ def weighted_evidence[IdT: Hashable](
     return [(item, evidence[item]) for item in ordered]
 
 
-# `AdaptiveFusion`'s fitted constants (ADR 0120): the coefficients of
-# `FEATURE_NAMES`, then the lexical floor, semantic floor and power. Produced
-# on the fit half only by `uv run python scripts/fit_fusion.py` (local MiniLM
-# model, names + world corpora, element passages + Lee, lexical channel of
-# ADR 0115); the holdout figures are in the ADR and docs/benchmarks.md.
+# `AdaptiveFusion`'s fitted constants (ADR 0120; entities refitted in ADR 0122):
+# the coefficients of `FEATURE_NAMES`, then the lexical floor, semantic floor
+# and power. Produced on the fit half only by `uv run python
+# scripts/fit_fusion.py --recorded` (the local MiniLM model's recorded
+# answers, names + world corpora, element passages + Lee, lexical channel of
+# ADR 0115); the holdout figures are in the ADRs and docs/benchmarks.md.
 #: Entities (`Retriever`).
 ENTITY_COEFFICIENTS: tuple[float, ...] = (
-    1.639, -0.958, -0.764, 0.775, -0.142, -0.597, -0.126, -0.125, -1.058, -0.103, -0.571, -0.144
+    0.943, -3.096, -0.224, 0.957, -4.039, 1.826, -0.091, 3.206, 0.918, -1.745, -4.649, -1.088
 )  # fmt: skip
 ENTITY_LEXICAL_FLOOR = 0.5
 ENTITY_SEMANTIC_FLOOR = 0.0

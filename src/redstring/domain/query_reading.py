@@ -4,7 +4,7 @@ Two kinds of fact, both computed from what a retrieval already has:
 
 - `read_query`: how much the query text reads like prose rather than a name
   (its length in words, its share of English function words, of capitalised
-  words, of words with digits, of letters outside the Latin script, and
+  words, of upper-case letters, of letters outside the Latin script, and
   whether it has punctuation inside it);
 - `channel_confidence`: how sure one channel's own answer is (its top score
   and the gap to its second).
@@ -57,8 +57,9 @@ class QueryReading:
     function_share: float
     #: Share of the raw words that start with a capital letter.
     capital_share: float
-    #: Share of the raw words that hold a digit.
-    digit_share: float
+    #: Share of the cased letters that are upper case ("GBP" 1.0, "kWh" 1/3,
+    #: "Smith" 0.2): a code reads as all capitals, a name as one per word.
+    upper_share: float
     #: Share of the letters outside the Latin script.
     non_latin_share: float
     #: Whether the query holds clause punctuation (`,;:()?!"`).
@@ -76,11 +77,12 @@ def read_query(query: str | NormalizedQuery) -> QueryReading:
     query = normalized.text
     raw = _RAW_WORD.findall(query)
     letters = [ch for ch in query if ch.isalpha()]
+    cased = [ch for ch in letters if ch.isupper() or ch.islower()]
     return QueryReading(
         words=len(words),
         function_share=_share(sum(word in FUNCTION_WORDS for word in words), len(words)),
         capital_share=_share(sum(word[0].isupper() for word in raw), len(raw)),
-        digit_share=_share(sum(any(ch.isdigit() for ch in word) for word in raw), len(raw)),
+        upper_share=_share(sum(ch.isupper() for ch in cased), len(cased)),
         non_latin_share=_share(sum(not _is_latin(ch) for ch in letters), len(letters)),
         punctuated=any(ch in _PROSE_PUNCTUATION for ch in query),
     )
@@ -123,7 +125,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     "function_share",
     "length",
     "capital_share",
-    "digit_share",
+    "upper_share",
     "non_latin_share",
     "punctuated",
     "lexical_top",
@@ -154,7 +156,7 @@ def fusion_features[IdT: Hashable](
         reading.function_share,
         min(reading.words, LENGTH_CAP) / LENGTH_CAP,
         reading.capital_share,
-        reading.digit_share,
+        reading.upper_share,
         reading.non_latin_share,
         float(reading.punctuated),
         lex.top,

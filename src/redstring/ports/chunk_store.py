@@ -65,6 +65,10 @@ class ChunkReader(Protocol):
         """Every chunk of `tenant_id`, ordered by (source id, index, id)."""
         ...
 
+    async def list_tenants(self) -> list[TenantId]:
+        """Every tenant holding at least one chunk, once each, ordered by id string."""
+        ...
+
     async def chunk_summary(self, tenant_id: TenantId) -> ChunkSummary:
         """How many chunks `tenant_id` holds, per source id.
 

@@ -137,3 +137,17 @@ class ChunkSummaryCompliance(ABC):
         await store.purge_tenant(mine)
         assert await store.chunk_summary(mine) == ChunkSummary(chunks=0)
         assert (await store.chunk_summary(theirs)).chunks == 2
+
+    @pytest.mark.asyncio
+    async def test_list_tenants_names_each_tenant_holding_a_chunk_once(self) -> None:
+        store = await self.make_store(4)
+        first, second, emptied = fresh_tenant(), fresh_tenant(), fresh_tenant()
+        assert await store.list_tenants() == []
+        # The same chunk id in two tenants, and a tenant whose only source is deleted.
+        await store.upsert_chunks([_passage(t, "notes.md", "line 0") for t in (first, second)])
+        await store.upsert_chunks([_passage(first, "notes.md", "line 1", index=1)])
+        await store.upsert_chunks([_passage(emptied, "gone.md", "line 0")])
+        await store.delete_source("gone.md", emptied)
+        assert await store.list_tenants() == sorted([first, second], key=str)
+        await store.purge_tenant(first)
+        assert await store.list_tenants() == [second]

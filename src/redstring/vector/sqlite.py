@@ -25,10 +25,14 @@ from redstring.domain.vector import VectorMatch, VectorRecord
 from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
 from redstring.storage.tenant_cache import (
+    DEFAULT_CACHE_BYTES,
+    CacheBudget,
     TenantCache,
+    budget_of,
     bump_generations,
     current_generation,
     generation_table,
+    held_bytes,
 )
 
 SCHEMA = Schema(
@@ -59,11 +63,12 @@ class SqliteVectorStore:
     """A `VectorStore` in a SQLite file: exact cosine per tenant, scores on 0..1.
 
     Vectors are stored as float32 blobs keyed by (tenant, entity). A search
-    loads the tenant's unit-row matrix and ranks it with numpy; with
-    `cache_tenants > 0` the matrices of that many recently searched tenants
-    stay in memory until a write to the tenant (from any process) changes
-    its generation token. The file's dimension is recorded on first open;
-    opening it with another raises `DimensionMismatchError`.
+    loads the tenant's unit-row matrix and ranks it with numpy; recently
+    searched tenants' matrices stay in memory, within `cache_bytes` (a number,
+    or a `CacheBudget` shared with the chunk store; 0 caches nothing), until a
+    write to the tenant (from any process) changes its generation token. The
+    file's dimension is recorded on first open; opening it with another
+    raises `DimensionMismatchError`.
     """
 
     def __init__(
@@ -72,7 +77,7 @@ class SqliteVectorStore:
         *,
         dimension: int,
         migrate: bool = False,
-        cache_tenants: int = 16,
+        cache_bytes: int | CacheBudget = DEFAULT_CACHE_BYTES,
     ) -> None:
         if dimension <= 0:
             raise ValueError(f"dimension must be positive, got {dimension}")
@@ -81,7 +86,9 @@ class SqliteVectorStore:
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
         database.ensure_dimension("vector", dimension, store=self._name, holds="vectors")
         self._dimension = dimension
-        self._cache = TenantCache[_Matrix](cache_tenants)
+        self._cache = TenantCache[_Matrix](
+            budget_of(cache_bytes), lambda m: held_bytes(m.ids, m.types, m.normalized_types, m.rows)
+        )
 
     @property
     def dimension(self) -> int:

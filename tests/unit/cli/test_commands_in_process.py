@@ -106,6 +106,8 @@ def test_the_tenant_flag_decides_whose_entities_are_searched(harness: Harness) -
         "query": "Ada Lovelace",
         "mode": "lexical",
         "matches": [],
+        "hint": f"tenant {DEFAULT_TENANT} holds nothing in this database (check the tenant "
+        f"name); tenants holding data: {', '.join(sorted([str(HOME), str(OTHER)]))}.",
     }
 
 

@@ -20,9 +20,10 @@ from redstring.cli.main import main
 from redstring.cli.mcp_errors import EmptyTenantError
 from redstring.cli.mcp_results import PASSAGE_TEXT, READ_TEXT, passage_result, passage_text
 from redstring.cli.mcp_schema import NOT_BLANK, PASSAGE_ID_PATTERN, UUID_PATTERN
-from redstring.cli.mcp_server import build_server, open_server
+from redstring.cli.mcp_server import _types_line, build_server, open_server
 from redstring.cli.mcp_transport import without_lone_surrogates
 from redstring.client.answers import PassageHit, PassageSearchAnswer
+from redstring.client.catalogue import TenantCatalogue
 from redstring.client.tenants import parse_tenant
 from redstring.domain.chunk import StoredChunk, chunk_id_for
 from redstring.domain.retrieval import RetrievalMode
@@ -256,6 +257,9 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("search_passages", {"query": "Ada", "sources": ["x.md"]}, "`sources[0]` must be one of"),
     ("get_entity", {"entity_id": "not-a-uuid"}, "Argument `entity_id` must be an entity `id`"),
     ("read_passage", {"passage_id": "c:1", "offset": -1}, "Argument `passage_id`"),
+    ("search_entities", {"query": "x" * 2001}, "Argument `query` is too long (at most 2000)"),
+    ("search_entities", {"query": "Ada", "k": "five"}, "Argument `k` input should be"),
+    ("search_entities", {"query": "Ada", "entity_types": ["person"] * 3}, "at most 2)"),
 ]
 
 
@@ -325,6 +329,7 @@ async def test_past_the_enum_cap_an_unknown_source_is_refused_naming_the_closest
         tools = {tool.name: tool for tool in await server.list_tools()}
         wrong = await call(server, "search_passages", {"query": "Ada", "sources": ["notes"]})
         right = await call(server, "search_passages", {"query": "Ada", "sources": ["notes.md"]})
+        far = await call(server, "search_passages", {"query": "Ada", "sources": ["zzzz"]})
     [sources] = [
         s
         for s in tools["search_passages"].input_schema["properties"]["sources"]["anyOf"]
@@ -333,6 +338,9 @@ async def test_past_the_enum_cap_an_unknown_source_is_refused_naming_the_closest
     assert "enum" not in sources["items"]
     assert wrong["isError"]
     assert "Closest held: notes.md." in text(wrong)
+    assert far["isError"]
+    assert "Closest" not in text(far)
+    assert "describe_tenant" in text(far)
     assert right["structuredContent"]["matches"]
 
 
@@ -425,3 +433,19 @@ def test_a_long_passage_is_cut_near_a_space_and_read_passage_continues_it_exactl
         pieces.append(piece.text)
         offset = piece.more_at
     assert "".join(pieces) == words
+
+
+def test_a_tool_description_lists_twenty_types_and_counts_the_rest() -> None:
+    catalogue = TenantCatalogue(
+        tenant_id=str(HOME),
+        entities=325,
+        entity_types={f"type{n:02d}": n for n in range(1, 26)},
+        relationships=0,
+        passages=0,
+        sources={},
+        other_tenants=[],
+    )
+    line = _types_line(catalogue)
+    assert line.startswith("This graph holds 325 entities of types: type25 (25), type24 (24)")
+    assert line.endswith(", and 5 more (see describe_tenant).")
+    assert "type05" not in line

@@ -23,7 +23,7 @@ def test_a_name_reads_as_a_name() -> None:
         words=2,
         function_share=0.0,
         capital_share=1.0,
-        digit_share=0.0,
+        upper_share=0.2,
         non_latin_share=0.0,
         punctuated=False,
     )
@@ -44,8 +44,17 @@ def test_letters_outside_the_latin_script_are_counted(query: str, share: float) 
     assert read_query(query).non_latin_share == pytest.approx(share)
 
 
-def test_digits_and_clause_punctuation_are_read() -> None:
-    assert read_query("route 66").digit_share == pytest.approx(0.5)
+@pytest.mark.parametrize(
+    ("query", "share"),
+    [("GBP", 1.0), ("kWh", 1 / 3), ("Smith", 0.2), ("route 66", 0.0), ("東京 GB", 1.0)],
+)
+def test_the_share_of_upper_case_letters_counts_cased_letters_only(
+    query: str, share: float
+) -> None:
+    assert read_query(query).upper_share == pytest.approx(share)
+
+
+def test_clause_punctuation_is_read() -> None:
     assert read_query("Lovelace, Ada").punctuated
     assert not read_query("A.B. O'Brien-Smith").punctuated  # name punctuation
 
@@ -54,7 +63,7 @@ def test_digits_and_clause_punctuation_are_read() -> None:
 def test_a_query_without_words_reads_as_zeros_without_raising(query: str) -> None:
     reading = read_query(query)
     assert (reading.words, reading.function_share, reading.capital_share) == (0, 0.0, 0.0)
-    assert (reading.digit_share, reading.non_latin_share) == (0.0, 0.0)
+    assert (reading.upper_share, reading.non_latin_share) == (0.0, 0.0)
 
 
 def test_channel_confidence_is_the_top_score_and_the_gap_to_the_second() -> None:

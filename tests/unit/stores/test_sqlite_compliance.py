@@ -45,7 +45,7 @@ class TestSqliteVectorStore(_NewFiles, VectorStoreCompliance):
 
 class TestSqliteVectorStoreWithoutCache(_NewFiles, VectorStoreCompliance):
     async def make_store(self, dimension: int) -> VectorStore:
-        return SqliteVectorStore(self.new_file(), dimension=dimension, cache_tenants=0)
+        return SqliteVectorStore(self.new_file(), dimension=dimension, cache_bytes=0)
 
 
 class TestSqliteChunkStore(_NewFiles, ChunkStoreCompliance):
@@ -55,7 +55,7 @@ class TestSqliteChunkStore(_NewFiles, ChunkStoreCompliance):
 
 class TestSqliteChunkStoreWithoutCache(_NewFiles, ChunkStoreCompliance):
     async def make_store(self, dimension: int) -> ChunkStore:
-        return SqliteChunkStore(self.new_file(), dimension=dimension, cache_tenants=0)
+        return SqliteChunkStore(self.new_file(), dimension=dimension, cache_bytes=0)
 
 
 class TestSqliteEventLog(_NewFiles, EventLogCompliance):

@@ -94,7 +94,7 @@ async def test_graph_lookups_search_indexes_and_scan_nothing(tmp_path: Path, ana
 async def test_chunk_calls_search_indexes_and_scan_nothing(tmp_path: Path, analyze: bool) -> None:
     """Every statement a chunk call runs, writes included; only whole-tenant reads may range."""
     database = SqliteDatabase(tmp_path / "chunks.db")
-    store = SqliteChunkStore(database, dimension=2, cache_tenants=0)
+    store = SqliteChunkStore(database, dimension=2, cache_bytes=0)
     tenants = [new_tenant_id() for _ in range(3)]
     for tenant in tenants:
         await store.upsert_chunks(

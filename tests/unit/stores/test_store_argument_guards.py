@@ -9,7 +9,7 @@ import pytest
 from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.errors import DimensionMismatchError
 from redstring.storage.sqlite import SqliteDatabase
-from redstring.storage.tenant_cache import TenantCache
+from redstring.storage.tenant_cache import CacheBudget
 
 
 def test_a_sqlite_chunk_store_refuses_a_dimension_below_one(tmp_path: Path) -> None:
@@ -28,5 +28,5 @@ def test_a_sqlite_chunk_store_refuses_a_file_holding_another_dimension(tmp_path:
 
 
 def test_a_tenant_cache_refuses_a_negative_capacity() -> None:
-    with pytest.raises(ValueError, match="capacity"):
-        TenantCache[int](-1)
+    with pytest.raises(ValueError, match="cache_bytes"):
+        CacheBudget(-1)

@@ -14,7 +14,7 @@ from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.errors import DimensionMismatchError, StoreOperationError, StoreUnavailableError
 from redstring.ports import VectorRecord
 from redstring.storage.sqlite import SqliteDatabase
-from redstring.storage.tenant_cache import TenantCache
+from redstring.storage.tenant_cache import CacheBudget
 from redstring.stores import open_postgres, open_sqlite
 from redstring.vector.postgres import PgVectorStore
 from redstring.vector.sqlite import SqliteVectorStore
@@ -32,28 +32,6 @@ def test_an_in_memory_sqlite_database_is_refused_for_lack_of_wal() -> None:
 def test_a_non_positive_dimension_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="dimension"):
         SqliteVectorStore(SqliteDatabase(tmp_path / "d.db"), dimension=0)
-
-
-@pytest.mark.asyncio
-async def test_the_matrix_cache_keeps_at_most_its_bound_and_stays_correct(tmp_path: Path) -> None:
-    store = SqliteVectorStore(SqliteDatabase(tmp_path / "c.db"), dimension=4, cache_tenants=1)
-    tenants = [new_tenant_id() for _ in range(3)]
-    ids = {}
-    for n, tenant in enumerate(tenants):
-        entity = Entity(tenant_id=tenant, entity_type="person", name=f"Person {n}")
-        ids[tenant] = entity.id
-        await store.upsert(
-            [
-                VectorRecord(
-                    tenant_id=tenant, entity_id=entity.id, entity_type="person", vector=_unit(n)
-                )
-            ]
-        )
-    for _ in range(2):
-        for n, tenant in enumerate(tenants):
-            [hit] = await store.search(_unit(n), tenant, k=5)
-            assert hit.entity_id == ids[tenant]
-    assert len(store._cache) == 1
 
 
 @pytest.mark.asyncio
@@ -126,8 +104,8 @@ async def test_the_chunk_stores_check_their_dimension_and_cache_bound(
     with pytest.raises(DimensionMismatchError) as caught:
         SqliteChunkStore(SqliteDatabase(path), dimension=8)
     assert (caught.value.expected, caught.value.actual) == (4, 8)
-    with pytest.raises(ValueError, match="capacity"):
-        TenantCache[int](-1)
+    with pytest.raises(ValueError, match="cache_bytes"):
+        CacheBudget(-1)
     schema = f"t_{uuid.uuid4().hex[:12]}"
     async with await open_postgres(postgres_url, dimension=4, schema=schema) as stores:
         with pytest.raises(ValueError, match="dimension"):

@@ -1,0 +1,83 @@
+"""Why an answer is empty, in one sentence the caller can act on (B167, ADR 0163).
+
+Asked only when a search found nothing, and answered from aggregates (the
+stores' summaries, counts and tenant lists), never by loading rows: the
+tenant holds nothing (and which tenants do), holds passages but no entities
+(build them), entities but no passages (index), a channel had nothing to
+search (nothing embedded), or nothing reached `min_confidence`.
+"""
+
+from __future__ import annotations
+
+from redstring.client.store_set import StoreSet
+from redstring.domain.ids import TenantId
+from redstring.domain.retrieval import RetrievalMode
+
+
+async def _holdings(stores: StoreSet, tenant_id: TenantId) -> tuple[int, int]:
+    entities = (await stores.graph.graph_summary(tenant_id)).entities
+    chunks = 0 if stores.chunks is None else (await stores.chunks.chunk_summary(tenant_id)).chunks
+    return entities, chunks
+
+
+async def _nothing_held(stores: StoreSet, tenant_id: TenantId) -> str:
+    tenants = set(await stores.graph.list_tenants())
+    if stores.chunks is not None:
+        tenants.update(await stores.chunks.list_tenants())
+    others = sorted(str(tenant) for tenant in tenants if tenant != tenant_id)
+    if not others:
+        return f"tenant {tenant_id} holds nothing, nor does any other: index or build first."
+    return (
+        f"tenant {tenant_id} holds nothing in this database (check the tenant name); "
+        f"tenants holding data: {', '.join(others)}."
+    )
+
+
+async def empty_hint(
+    stores: StoreSet,
+    tenant_id: TenantId,
+    *,
+    passages: bool,
+    mode: RetrievalMode,
+    min_confidence: float | None,
+    filtered: bool,
+) -> str:
+    """Why a search of `tenant_id` found nothing: of passages if `passages`, else of entities.
+
+    `filtered` says a type (entities) or source (passages) filter was given.
+    """
+    entities, chunks = await _holdings(stores, tenant_id)
+    if entities == 0 and chunks == 0:
+        return await _nothing_held(stores, tenant_id)
+    what, held = ("passage", chunks) if passages else ("entity", entities)
+    if held == 0:
+        return (
+            f"tenant {tenant_id} holds {entities} entities but no passages: index the "
+            "documents (`redstring index`, `Redstring.index`) to search their text."
+            if passages
+            else f"tenant {tenant_id} holds {chunks} passage(s) but no entities: build extracts "
+            "them (`redstring build`, `Redstring.build`); search the passages meanwhile."
+        )
+    if min_confidence is not None:
+        return f"no {what} reached min_confidence={min_confidence}; lower it to see weaker matches."
+    if filtered:
+        kind = "source" if passages else "type"
+        return f"no {what} of the given {kind}s matched; drop the {kind} filter to search all."
+    if mode is RetrievalMode.LEXICAL:
+        return (
+            "no passage shares a word with the query."
+            if passages
+            else "no entity name or alias matched the query's words."
+        )
+    if passages:
+        # With any embedded passage the semantic channel always ranks some: none is embedded.
+        return (
+            "the semantic channel had nothing to search: no passage has an embedding "
+            "(indexed without a provider), and no passage shares a word with the query."
+        )
+    if await stores.vectors.count(tenant_id) == 0:
+        return (
+            "the semantic channel had nothing to search: the tenant's entities have no "
+            "vectors (built without embeddings), and no entity name matched the query's words."
+        )
+    return "no entity name or alias matched the query's words."

@@ -1,0 +1,54 @@
+"""Each reason an entity or passage search is empty, through the async client (B167)."""
+
+from __future__ import annotations
+
+import pytest
+
+from redstring import AsyncRedstring
+from redstring.client.store_set import StoreSet
+from redstring.providers import FakeEmbeddingProvider
+from redstring.stores import InMemoryChunkStore, InMemoryGraphStore, InMemoryVectorStore
+from tests.unit.cli.mcp_fixture_server import opener_of
+from tests.unit.cli.world import DIMENSION, HOME, home_entities, populated_stores
+
+
+def _client(stores: StoreSet, *, embedded: bool = True) -> AsyncRedstring:
+    embeddings = FakeEmbeddingProvider(dimension=DIMENSION) if embedded else "none"
+    return AsyncRedstring(tenant=str(HOME), embeddings=embeddings, opener=opener_of(stores))
+
+
+def _empty() -> StoreSet:
+    return StoreSet(
+        backend="memory",
+        graph=InMemoryGraphStore(),
+        vectors=InMemoryVectorStore(dimension=DIMENSION),
+        chunks=InMemoryChunkStore(dimension=DIMENSION),
+    )
+
+
+@pytest.mark.asyncio
+async def test_entity_hints_name_the_words_the_filter_and_the_threshold() -> None:
+    stores, _ = await populated_stores()
+    async with _client(stores) as rs:
+        lexical = await rs.search("zzzz", mode="lexical")
+        typed = await rs.search("Ada", types=["planet"])
+        strict = await rs.search("Ada", min_confidence=1.0)
+    assert lexical.hint == "no entity name or alias matched the query's words."
+    assert typed.hint is not None
+    assert typed.hint.startswith("no entity of the given types matched")
+    assert strict.hint == "no entity reached min_confidence=1.0; lower it to see weaker matches."
+
+
+@pytest.mark.asyncio
+async def test_entities_without_vectors_or_passages_and_an_empty_database_are_explained() -> None:
+    stores = _empty()
+    async with _client(stores) as rs:
+        nothing = await rs.search("Ada")
+        await stores.graph.upsert(home_entities())  # entities, no vectors, no passages
+        semantic = await rs.search("zzzz", mode="semantic")
+        passages = await rs.passages("Ada", mode="lexical")
+    assert nothing.hint == f"tenant {HOME} holds nothing, nor does any other: index or build first."
+    assert semantic.hint is not None
+    assert semantic.hint.startswith("the semantic channel had nothing to search: the tenant's")
+    assert passages.hint is not None
+    assert passages.hint.startswith(f"tenant {HOME} holds 4 entities but no passages: index")
