@@ -95,6 +95,9 @@ async def _child_writer(db: str, target: str, tenant: str, retry: bool, loop: bo
                     if not retry:
                         raise
                     await asyncio.sleep(0.2)
+                except RedstringError as error:  # not retryable: say which, for the report
+                    print(f"fatal {type(error).__name__}: {error}", flush=True)
+                    raise
             print(f"done {number}", flush=True)
     finally:
         await stores.close()
@@ -310,6 +313,8 @@ async def postgres_faults(server_url: str, server: Any, report: Report) -> None:
         await (await open_stores(each, dimension=4)).close()
     tenant = str(new_tenant_id())
     child = _child("writer", db, "entities", tenant, "retry")
+    assert child.stdout is not None
+    child.stdout.readline()  # "started": the writer holds connections, the faults begin now
     terminated = 0
     for _ in range(3):
         await asyncio.sleep(1.0)
@@ -339,12 +344,14 @@ async def postgres_faults(server_url: str, server: Any, report: Report) -> None:
     out, err = child.communicate(timeout=600)
     errors = Counter(line.split()[1] for line in out.splitlines() if line.startswith("error "))
     raw = [line for line in err.splitlines() if "Error" in line and "redstring" not in line]
+    fatal = [line for line in out.splitlines() if line.startswith("fatal ")]
     _child("writer", fresh, "entities", tenant, "retry").communicate(timeout=600)
     final = await check_state(db, "entities", tenant, must_hold=set(range(BATCHES)), compare=fresh)
     report.add(
         "PostgreSQL",
         f"backend kills {terminated} and 1 server crash+restart under a writer: writer exit "
-        f"{child.returncode}, refusals {dict(errors)}, raw errors {len(raw)}, final state "
+        f"{child.returncode}{' (' + fatal[-1][:160] + ')' if fatal else ''}, refusals "
+        f"{dict(errors)}, raw errors {len(raw)}, final state "
         + ("equal to an uninterrupted run" if not final else f"DIFFERS: {final}"),
         failed=bool(final or raw or child.returncode != 0),
     )

@@ -18,6 +18,7 @@ from redstring.events.postgres import PostgresEventLog
 from redstring.graph.postgres import PostgresGraphStore
 from redstring.storage.postgres import PostgresDatabase
 from redstring.vector.postgres import (
+    DEFAULT_EF_SEARCH,
     EXTENSIONS,
     PgVectorStore,
     SearchMode,
@@ -59,6 +60,7 @@ async def open_postgres(
     migrate: bool = False,
     search_mode: SearchMode = "exact",
     iterative_scan: Literal["relaxed_order", "strict_order"] = "relaxed_order",
+    ef_search: int = DEFAULT_EF_SEARCH,
     min_size: int = 1,
     max_size: int = 10,
     connect_timeout: float = 10.0,
@@ -69,6 +71,8 @@ async def open_postgres(
     be omitted for a schema that already records one, and a schema that
     records none opened without one raises `DimensionRequiredError` (no table
     is created).
+    `search_mode="hnsw"` searches an HNSW index with `iterative_scan` and
+    `ef_search` set in each query's transaction (`PgVectorStore`, ADR 0196).
     `pgvector` is created if missing (which needs the privilege to). An
     older schema raises `SchemaMigrationRequiredError` unless `migrate=True`;
     a newer one `SchemaTooNewError`; an unreachable server
@@ -103,6 +107,7 @@ async def open_postgres(
             migrate=migrate,
             search_mode=search_mode,
             iterative_scan=iterative_scan,
+            ef_search=ef_search,
         )
         chunks = await PostgresChunkStore.open(database, dimension=dimension, migrate=migrate)
         events = await PostgresEventLog.open(database, migrate=migrate)
