@@ -68,8 +68,8 @@ STORES = ("memory", "sqlite", "pg-exact", "pg-hnsw")
 #: plus the other tenants' rows is about 500 MB), so exact search reads no page
 #: from the OS cache (B190).
 SHARED_BUFFERS = "1GB"
-#: `hnsw.ef_search` values the pg-hnsw row sweeps; the store's default is 100 (ADR 0196).
-EF_SEARCH = (40, 80, 160, 320)
+#: `hnsw.ef_search` values the pg-hnsw row sweeps (B192); 100 is the default (ADR 0196).
+EF_SEARCH = (40, 100, 160, 320)
 ORG_SUFFIXES = ("Ltd", "Limited", "Group", "Holdings", "Inc", "Corporation", "Partners", "Co")
 
 
