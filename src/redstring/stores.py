@@ -12,7 +12,7 @@
 - what a client opens (`AsyncRedstring(opener=...)`): a `StoreSet`, by a `StoreOpener`;
 - a `Schema` is what an adapter of your own asks a database to ensure;
 - upkeep through the event log: `rebuild_stores`, `catch_up_stores`,
-  `undo_merge`, `rekey_graph`.
+  `undo_merge`, `rekey_graph` (the client's `rebuild()` reports a `RebuildReport`).
 
 Every adapter passes its port's suite in `redstring.testing`.
 """
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from redstring.chunks.in_memory import InMemoryChunkStore
 from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.client.store_set import StoreOpener, StoreSet
+from redstring.client.upkeep import RebuildReport
 from redstring.composition.rebuild import catch_up_stores, rebuild_stores
 from redstring.composition.rekey import RekeyReport, rekey_graph
 from redstring.composition.sqlite_stores import SqliteStores, open_sqlite
@@ -85,6 +86,7 @@ __all__ = [
     "PostgresEventLog",
     "PostgresGraphStore",
     "PostgresStores",
+    "RebuildReport",
     "RekeyReport",
     "Schema",
     "SqliteChunkStore",

@@ -120,6 +120,7 @@ SURFACE: dict[str, set[str]] = {
         "PostgresGraphStore",
         "PostgresStores",
         "open_postgres",
+        "RebuildReport",
         "RekeyReport",
         "Schema",
         "catch_up_stores",

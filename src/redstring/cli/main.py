@@ -190,6 +190,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="count what the database holds",
     )
     stats.add_argument("--json", action="store_true", help="print JSON for scripts")
+    rekey = sub.add_parser(
+        "rekey",
+        parents=[p["db"]],
+        help="re-file the tenant's name index under the current key version (after --migrate)",
+    )
+    rekey.add_argument("--force", action="store_true", help="re-file even a current index")
+    undo = sub.add_parser(
+        "undo",
+        parents=[p["db"], p["embed"], p["key"]],
+        help="reverse one merge of a build (its id is printed beside the merge)",
+    )
+    undo.add_argument("merge_event_id", metavar="MERGE_ID", help="the merge's `undo:` id")
+    rebuild = sub.add_parser(
+        "rebuild",
+        parents=[p["db"]],
+        help="empty the tenant's graph and vectors and replay its event log into them",
+    )
+    rebuild.add_argument("--json", action="store_true", help="print the report as JSON")
     sub.add_parser(
         "mcp",
         parents=[p["db"], p["embed"], p["key"]],

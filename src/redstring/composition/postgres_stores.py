@@ -26,7 +26,7 @@ from redstring.vector.postgres import (
 )
 
 
-@dataclass
+@dataclass(repr=False)
 class PostgresStores:
     """The stores of one PostgreSQL schema: `await close()` it, or use it as `async with`."""
 
@@ -35,6 +35,10 @@ class PostgresStores:
     vectors: PgVectorStore
     chunks: PostgresChunkStore
     events: PostgresEventLog
+
+    def __repr__(self) -> str:  # the schema, never the URL and its credentials
+        schema, dimension = self.database.schema, self.vectors.dimension
+        return f"<PostgresStores schema={schema} dimension={dimension}>"
 
     async def close(self) -> None:
         """Close the shared pool; the stores raise `StoreUnavailableError` after."""

@@ -14,6 +14,7 @@ from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.validation import require_tenant_id
 from redstring.domain.vector import VectorMatch, VectorRecord, cosine_to_score
+from redstring.storage.describe import DescribedStore
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.schema import Schema
 
@@ -62,7 +63,7 @@ def schema_for(dimension: int) -> Schema:
     )
 
 
-class PgVectorStore:
+class PgVectorStore(DescribedStore):
     """A `VectorStore` in PostgreSQL + pgvector; scores on the 0..1 match scale.
 
     Build it with `await PgVectorStore.open(database, dimension=...)` over a
