@@ -1,8 +1,10 @@
 """Compare approximate-index libraries for the in-memory and SQLite vector stores (ADR 0191).
 
 For usearch, hnswlib and faiss (HNSW in each, cosine on unit float32 rows)
-it measures, over the same N random unit vectors and the same queries (a
-stored row plus noise, as `scripts/bench_retrieval.py` makes them):
+it measures, over the same N unit vectors (`--rows random`, HNSW's worst
+case, or `--rows clustered`: 100 centres plus noise, closer to embeddings of
+real text) and the same queries (a stored row plus noise, as
+`scripts/bench_retrieval.py` makes them):
 
 - the build time (2 threads, the machine's cores);
 - recall@10 against exact numpy top-k, and the p50 / p90 per query (one
@@ -20,6 +22,7 @@ stored row plus noise, as `scripts/bench_retrieval.py` makes them):
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -29,10 +32,19 @@ from threadpoolctl import ThreadpoolController
 
 K = 10
 SELECTIVITY = 0.2
+CLUSTERS = 100
 
 
 def unit_rows(rows: int, dim: int, rng: np.random.Generator) -> np.ndarray:
     matrix = rng.standard_normal((rows, dim)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix
+
+
+def clustered_rows(rows: int, dim: int, rng: np.random.Generator) -> np.ndarray:
+    """Unit rows around 100 random centres (noise of the same norm as a centre)."""
+    centres = unit_rows(CLUSTERS, dim, rng)
+    matrix = centres[rng.integers(CLUSTERS, size=rows)] + unit_rows(rows, dim, rng)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
     return matrix
 
@@ -65,10 +77,12 @@ def main() -> None:
     parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--efs", type=int, nargs="+", default=[32, 64, 128, 256])
+    parser.add_argument("--rows", choices=["random", "clustered"], default="random")
     parser.add_argument("--libs", nargs="+", default=["hnswlib", "faiss", "usearch"])
     args = parser.parse_args()
     rng = np.random.default_rng(args.n + args.dim)
-    matrix = unit_rows(args.n, args.dim, rng)
+    make = clustered_rows if args.rows == "clustered" else unit_rows
+    matrix = make(args.n, args.dim, rng)
     mask = rng.random(args.n) < SELECTIVITY
     rows = rng.integers(args.n, size=args.queries)
     queries = matrix[rows] + 0.5 * unit_rows(args.queries, args.dim, rng)
@@ -79,7 +93,11 @@ def main() -> None:
         truth_f = [exact(matrix, q, mask) for q in queries]
         _, floor, floor90 = measure(lambda q: exact(matrix, q, None), queries, truth)
         _, floor_f, _ = measure(lambda q: exact(matrix, q, mask), queries, truth_f)
-    print(f"N={args.n:,} dim={args.dim} queries={args.queries} filter passes {mask.mean():.1%}")
+    print(f"load average {' / '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(
+        f"{args.rows} rows N={args.n:,} dim={args.dim} queries={args.queries}"
+        f" filter passes {mask.mean():.1%}"
+    )
     print(f"numpy floor p50/p90 {floor:.2f}/{floor90:.2f} ms; filtered p50 {floor_f:.2f} ms\n")
     print(
         "| library | build s | ef | recall@10 | p50 / p90 ms | filtered recall@10"
@@ -159,6 +177,7 @@ def main() -> None:
                 f" | {recall_f:.3f} | {p50_f:.2f} / {p90_f:.2f} |",
                 flush=True,
             )
+    print(f"\nload average at the end {' / '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -21,13 +21,18 @@ they exist) builds N chunks of sentences from the Lee corpus
 (LEXICAL = BM25, SEMANTIC, HYBRID) against `bm25s` (lucene IDF, same k1, b
 and tokens) and the numpy floor.
 
-    uv run python scripts/bench_retrieval.py                 # 10k and 100k, every store
-    uv run python scripts/bench_retrieval.py --million       # adds 1M (in-memory only)
-    uv run python scripts/bench_retrieval.py --sizes 10000 --stores memory
+The rows of issue 16's table are selectable (`--rows`); the HNSW row sweeps
+`hnsw.ef_search` and reports recall@10 against exact numpy top-10, the
+indexing row runs scripts/bench_indexing.py:
 
-Prints markdown tables, writes the raw figures as JSON and the plot to
-docs/img/bench_latency.png. PostgreSQL comes from TEST_DATABASE_URL or an
-embedded server started and stopped here.
+    nice -n 10 uv run python scripts/bench_retrieval.py               # all rows but million
+    nice -n 10 uv run python scripts/bench_retrieval.py --rows chunks indexing \
+        --sizes 10000 --index-mb 0.2                                  # a few minutes
+    nice -n 10 uv run python scripts/bench_retrieval.py --rows million
+
+Prints markdown tables and issue 16's table (row, figure, baseline, target,
+met?), writes the raw figures as JSON and the plot to docs/img/bench_latency.png.
+PostgreSQL comes from an embedded server started and stopped here.
 """
 
 from __future__ import annotations
@@ -63,8 +68,8 @@ STORES = ("memory", "sqlite", "pg-exact", "pg-hnsw")
 #: plus the other tenants' rows is about 500 MB), so exact search reads no page
 #: from the OS cache (B190).
 SHARED_BUFFERS = "1GB"
-#: `hnsw.ef_search` values the pg-hnsw row sweeps (B192); 40 is the store's default.
-EF_SEARCH = (40, 80, 160, 320)
+#: `hnsw.ef_search` values the pg-hnsw row sweeps (B192); 100 is the default (ADR 0196).
+EF_SEARCH = (40, 100, 160, 320)
 ORG_SUFFIXES = ("Ltd", "Limited", "Group", "Holdings", "Inc", "Corporation", "Partners", "Co")
 
 

@@ -29,6 +29,7 @@ Catch `RedstringError` for all of them, or a family base for one family:
     │   ├── DocumentPathError (FileNotFoundError), NoDocumentsError (ValueError): paths
     │   ├── MissingSettingError (ValueError): a provider chosen without a setting it needs
     │   ├── ChunkStoreUnavailableError: a backend without a persistent chunk store
+    │   ├── EventLogUnavailableError: undo or rebuild over stores without an event log
     │   ├── ClientClosedError (RuntimeError): a client used after `close()`
     │   └── PandasMissingError (ImportError): `to_pandas()` without pandas
     └── StoreError: a store or its database

@@ -7,10 +7,12 @@
   one `CacheBudget` of bytes for cached matrices);
 - PostgreSQL with pgvector (the `postgres` extra, loaded on first use):
   `open_postgres` -> `PostgresStores`, or each adapter over a `PostgresDatabase`;
+- an approximate (HNSW) in-memory vector store for large tenants (the `ann`
+  extra, loaded on first use): `ApproximateVectorStore`;
 - what a client opens (`AsyncRedstring(opener=...)`): a `StoreSet`, by a `StoreOpener`;
 - a `Schema` is what an adapter of your own asks a database to ensure;
 - upkeep through the event log: `rebuild_stores`, `catch_up_stores`,
-  `undo_merge`, `rekey_graph`.
+  `undo_merge`, `rekey_graph` (the client's `rebuild()` reports a `RebuildReport`).
 
 Every adapter passes its port's suite in `redstring.testing`.
 """
@@ -23,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from redstring.chunks.in_memory import InMemoryChunkStore
 from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.client.store_set import StoreOpener, StoreSet
+from redstring.client.upkeep import RebuildReport
 from redstring.composition.rebuild import catch_up_stores, rebuild_stores
 from redstring.composition.rekey import RekeyReport, rekey_graph
 from redstring.composition.sqlite_stores import SqliteStores, open_sqlite
@@ -44,31 +47,34 @@ if TYPE_CHECKING:
     from redstring.events.postgres import PostgresEventLog
     from redstring.graph.postgres import PostgresGraphStore
     from redstring.storage.postgres import PostgresDatabase
+    from redstring.vector.approximate import ApproximateVectorStore
     from redstring.vector.postgres import PgVectorStore
 
-# The PostgreSQL adapters need the `postgres` extra, so they load on first use.
-_POSTGRES = {
-    "PgVectorStore": "redstring.vector.postgres",
-    "PostgresDatabase": "redstring.storage.postgres",
-    "PostgresChunkStore": "redstring.chunks.postgres",
-    "PostgresEventLog": "redstring.events.postgres",
-    "PostgresGraphStore": "redstring.graph.postgres",
-    "PostgresStores": "redstring.composition.postgres_stores",
-    "open_postgres": "redstring.composition.postgres_stores",
+# Adapters that need an extra load on first use: name -> (module, extra).
+_NEEDS_EXTRA = {
+    "ApproximateVectorStore": ("redstring.vector.approximate", "ann"),
+    "PgVectorStore": ("redstring.vector.postgres", "postgres"),
+    "PostgresDatabase": ("redstring.storage.postgres", "postgres"),
+    "PostgresChunkStore": ("redstring.chunks.postgres", "postgres"),
+    "PostgresEventLog": ("redstring.events.postgres", "postgres"),
+    "PostgresGraphStore": ("redstring.graph.postgres", "postgres"),
+    "PostgresStores": ("redstring.composition.postgres_stores", "postgres"),
+    "open_postgres": ("redstring.composition.postgres_stores", "postgres"),
 }
 
 
 def __getattr__(name: str) -> Any:
-    module = _POSTGRES.get(name)
-    if module is None:
+    if name not in _NEEDS_EXTRA:
         raise AttributeError(f"module 'redstring.stores' has no attribute {name!r}")
+    module, extra = _NEEDS_EXTRA[name]
     try:
         return getattr(import_module(module), name)
     except ModuleNotFoundError as error:
-        raise MissingExtraError(extra="postgres", missing=str(error.name)) from error
+        raise MissingExtraError(extra=extra, missing=str(error.name)) from error
 
 
 __all__ = [
+    "ApproximateVectorStore",
     "CacheBudget",
     "InMemoryChunkStore",
     "InMemoryEventLog",
@@ -80,6 +86,7 @@ __all__ = [
     "PostgresEventLog",
     "PostgresGraphStore",
     "PostgresStores",
+    "RebuildReport",
     "RekeyReport",
     "Schema",
     "SqliteChunkStore",

@@ -98,6 +98,7 @@ SURFACE: dict[str, set[str]] = {
         "ReciprocalRankFusion",
     },
     "redstring.stores": {
+        "ApproximateVectorStore",
         "CacheBudget",
         "InMemoryChunkStore",
         "InMemoryEventLog",
@@ -119,6 +120,7 @@ SURFACE: dict[str, set[str]] = {
         "PostgresGraphStore",
         "PostgresStores",
         "open_postgres",
+        "RebuildReport",
         "RekeyReport",
         "Schema",
         "catch_up_stores",
@@ -350,3 +352,11 @@ def test_the_postgres_adapters_load_on_first_use_and_name_the_extra(
     )
     with pytest.raises(AttributeError, match="no_such_thing"):
         _ = stores.no_such_thing
+
+
+def test_the_approximate_vector_store_names_the_ann_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, "redstring.vector.approximate", raising=False)
+    monkeypatch.setitem(sys.modules, "faiss", None)
+    with pytest.raises(namespace("redstring.errors").MissingExtraError) as missing:
+        _ = namespace("redstring.stores").ApproximateVectorStore
+    assert missing.value.extra == "ann"

@@ -62,6 +62,9 @@ async def run(args: argparse.Namespace, context: Context) -> int:
         "passages": _passages,
         "stats": _stats,
         "mcp": _mcp,
+        "rekey": _rekey,
+        "undo": _undo,
+        "rebuild": _rebuild,
     }
     await handlers[args.command](args, context)
     return 0
@@ -164,14 +167,26 @@ async def _build(args: argparse.Namespace, context: Context) -> None:
 async def _search(args: argparse.Namespace, context: Context) -> None:
     client = _client(args, context, embedding_provider(args, context.env), read_only=True)
     async with _closing(client):
-        answer = await client.search(args.query, k=args.k, mode=args.mode, types=args.types)
+        answer = await client.search(
+            args.query,
+            k=args.k,
+            mode=args.mode,
+            types=args.types,
+            min_confidence=args.min_confidence,
+        )
     _emit(answer, args, context, render.print_entities)
 
 
 async def _passages(args: argparse.Namespace, context: Context) -> None:
     client = _client(args, context, embedding_provider(args, context.env), read_only=True)
     async with _closing(client):
-        answer = await client.passages(args.query, k=args.k, mode=args.mode, sources=args.sources)
+        answer = await client.passages(
+            args.query,
+            k=args.k,
+            mode=args.mode,
+            sources=args.sources,
+            min_confidence=args.min_confidence,
+        )
     _emit(answer, args, context, render.print_passages)
 
 
@@ -181,6 +196,47 @@ async def _stats(args: argparse.Namespace, context: Context) -> None:
     async with _closing(client):
         answer = await client.stats()
     _emit(answer, args, context, render.print_stats)
+
+
+async def _rekey(args: argparse.Namespace, context: Context) -> None:
+    client = _client(args, context, None, read_only=False)
+    async with _closing(client):
+        report = await client.rekey(force=args.force)
+    if report.rekeyed == 0:
+        said = "nothing to re-key" if report.version_before is None else "already current"
+        context.out.write(
+            f"tenant {report.tenant_id}: {said} (key version {report.version_after})\n"
+        )
+    else:
+        context.out.write(
+            f"tenant {report.tenant_id}: re-keyed {report.rekeyed} entities from key version "
+            f"{report.version_before} to {report.version_after}\n"
+        )
+
+
+async def _undo(args: argparse.Namespace, context: Context) -> None:
+    client = _client(args, context, embedding_provider(args, context.env), read_only=False)
+    async with _closing(client):
+        undone = await client.undo(args.merge_event_id)
+    names = ", ".join(entity.name for entity in undone.restored)
+    context.out.write(
+        f"undid merge {undone.merge_event_id}: {undone.survivor_restored.name} restored, "
+        f"{len(undone.restored)} entities back ({names})\n"
+    )
+
+
+async def _rebuild(args: argparse.Namespace, context: Context) -> None:
+    client = _client(args, context, None, read_only=False)
+    async with _closing(client):
+        report = await client.rebuild()
+    if args.json:
+        context.out.write(report.model_dump_json(indent=2) + "\n")
+        return
+    context.out.write(
+        f"rebuilt tenant {report.tenant_id} from its event log (to event {report.last_sequence}): "
+        f"{report.entities} entities, {report.relationships} relationships, "
+        f"{report.vectors} vectors\n"
+    )
 
 
 async def _mcp(args: argparse.Namespace, context: Context) -> None:

@@ -58,6 +58,16 @@ def _non_negative_int(raw: str) -> int:
     return value
 
 
+def _share(raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {raw!r}")
+    return value
+
+
 def _parents() -> dict[str, _Parser]:
     db = _Parser(add_help=False)
     db.add_argument(
@@ -98,6 +108,12 @@ def _parents() -> dict[str, _Parser]:
     query.add_argument("--mode", choices=[mode.value for mode in RetrievalMode])
     query.add_argument("-k", type=_non_negative_int, default=10, help="how many (default 10)")
     query.add_argument("--json", action="store_true", help="print JSON for scripts")
+    query.add_argument(
+        "--min-confidence",
+        type=_share,
+        metavar="C",
+        help="answer nothing rather than matches below this confidence, 0..1 (default: none)",
+    )
     quiet = _Parser(add_help=False)
     quiet.add_argument("--quiet", action="store_true", help="no progress bar")
     files = _Parser(add_help=False)
@@ -190,6 +206,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="count what the database holds",
     )
     stats.add_argument("--json", action="store_true", help="print JSON for scripts")
+    rekey = sub.add_parser(
+        "rekey",
+        parents=[p["db"]],
+        help="re-file the tenant's name index under the current key version (after --migrate)",
+    )
+    rekey.add_argument("--force", action="store_true", help="re-file even a current index")
+    undo = sub.add_parser(
+        "undo",
+        parents=[p["db"], p["embed"], p["key"]],
+        help="reverse one merge of a build (its id is printed beside the merge)",
+    )
+    undo.add_argument("merge_event_id", metavar="MERGE_ID", help="the merge's `undo:` id")
+    rebuild = sub.add_parser(
+        "rebuild",
+        parents=[p["db"]],
+        help="empty the tenant's graph and vectors and replay its event log into them",
+    )
+    rebuild.add_argument("--json", action="store_true", help="print the report as JSON")
     sub.add_parser(
         "mcp",
         parents=[p["db"], p["embed"], p["key"]],

@@ -18,7 +18,7 @@ from types import TracebackType
 from typing import Self
 from uuid import UUID
 
-from redstring.client import queries
+from redstring.client import queries, upkeep
 from redstring.client.answers import (
     EntityAnswer,
     EntitySearchAnswer,
@@ -33,6 +33,7 @@ from redstring.client.hints import empty_hint
 from redstring.client.store_set import StoreOpener, StoreSet
 from redstring.client.stores import open_store_set
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
+from redstring.client.upkeep import RebuildReport
 from redstring.composition.build_graph import GraphBuildReport, build_graph
 from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE, preflight
 from redstring.composition.index_documents import (
@@ -40,6 +41,7 @@ from redstring.composition.index_documents import (
     IndexReport,
     index_documents,
 )
+from redstring.composition.rekey import RekeyReport
 from redstring.domain.chunk import StoredChunk
 from redstring.domain.document import SourceDocument
 from redstring.domain.errors import (
@@ -47,6 +49,7 @@ from redstring.domain.errors import (
     ClientClosedError,
     InvalidArgumentError,
 )
+from redstring.domain.events import MergeUndone
 from redstring.domain.ids import TenantId
 from redstring.domain.retrieval import require_k, require_query
 from redstring.extraction.domains import AUTO, DomainSpec
@@ -392,3 +395,32 @@ class AsyncRedstring:
         """
         stores = await self._open("passage")
         return await read_passage(stores, self._tenant, passage_id)
+
+    async def rekey(self, *, force: bool = False) -> RekeyReport:
+        """Re-file the tenant's blocking index under the current key version.
+
+        Needed after opening an older file with `migrate=True`; a current
+        index is left alone unless `force`.
+        """
+        stores = await self._open("rekey")
+        return await upkeep.rekey(stores, self._tenant, force=force)
+
+    async def undo(self, merge_event_id: str | UUID) -> MergeUndone:
+        """Reverse the merge `merge_event_id` (the `event_id` of a build report's merge).
+
+        Raises `MergeNotFoundError`, `MergeAlreadyUndoneError` or
+        `MergeNotUndoableError` (nothing changes then), and
+        `EventLogUnavailableError` for stores without an event log.
+        """
+        merge = upkeep.parse_merge_id(merge_event_id)
+        stores = await self._open("undo")
+        return await upkeep.undo(stores, self._tenant, merge, self._embeddings)
+
+    async def rebuild(self) -> RebuildReport:
+        """Empty the tenant's graph and vectors and replay its event log into them.
+
+        Passages are untouched; no model is called. Safe to run again after an
+        interruption.
+        """
+        stores = await self._open("rebuild")
+        return await upkeep.rebuild(stores, self._tenant)

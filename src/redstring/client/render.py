@@ -106,7 +106,7 @@ def print_build_report(report: GraphBuildReport, out: TextIO) -> None:
     for merge in report.merges:
         out.write(
             f"    {', '.join(merge.merged_names)} -> {merge.survivor_name} "
-            f"(score {merge.score:.2f})\n"
+            f"(score {merge.score:.2f}, undo: {merge.event_id})\n"
         )
     if report.answer_format is not None:
         out.write(f"  answer format  {report.answer_format}\n")

@@ -26,11 +26,14 @@ from redstring.client.client import DEFAULT_DB, AsyncRedstring
 from redstring.client.documents import Documents
 from redstring.client.embeddings import EmbeddingChoice
 from redstring.client.store_set import StoreOpener
+from redstring.client.upkeep import RebuildReport
 from redstring.composition.build_graph import GraphBuildReport
 from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE
 from redstring.composition.index_documents import IndexProgressCallback, IndexReport
+from redstring.composition.rekey import RekeyReport
 from redstring.domain.chunk import StoredChunk
 from redstring.domain.errors import ClientClosedError
+from redstring.domain.events import MergeUndone
 from redstring.domain.ids import TenantId
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
@@ -206,6 +209,19 @@ class Redstring:
         """See `AsyncRedstring.passage`."""
         return self._run(self._client.passage(passage_id))
 
+    def rekey(self, *, force: bool = False) -> RekeyReport:
+        """See `AsyncRedstring.rekey`."""
+        return self._run(self._client.rekey(force=force))
 
-for _name in ("index", "build", "search", "passages", "entity", "stats", "describe", "passage"):
+    def undo(self, merge_event_id: str | UUID) -> MergeUndone:
+        """See `AsyncRedstring.undo`."""
+        return self._run(self._client.undo(merge_event_id))
+
+    def rebuild(self) -> RebuildReport:
+        """See `AsyncRedstring.rebuild`."""
+        return self._run(self._client.rebuild())
+
+
+_METHODS = ("index", "build", "search", "passages", "entity", "stats", "describe", "passage")
+for _name in (*_METHODS, "rekey", "undo", "rebuild"):
     getattr(Redstring, _name).__doc__ = getattr(AsyncRedstring, _name).__doc__

@@ -19,6 +19,7 @@ from redstring.events.postgres import PostgresEventLog
 from redstring.graph.postgres import PostgresGraphStore
 from redstring.storage.postgres import PostgresDatabase
 from redstring.vector.postgres import (
+    DEFAULT_EF_SEARCH,
     EXTENSIONS,
     PgVectorStore,
     SearchMode,
@@ -26,7 +27,7 @@ from redstring.vector.postgres import (
 )
 
 
-@dataclass
+@dataclass(repr=False)
 class PostgresStores:
     """The stores of one PostgreSQL schema: `await close()` it, or use it as `async with`."""
 
@@ -35,6 +36,10 @@ class PostgresStores:
     vectors: PgVectorStore
     chunks: PostgresChunkStore
     events: PostgresEventLog
+
+    def __repr__(self) -> str:  # the schema, never the URL and its credentials
+        schema, dimension = self.database.schema, self.vectors.dimension
+        return f"<PostgresStores schema={schema} dimension={dimension}>"
 
     async def close(self) -> None:
         """Close the shared pool; the stores raise `StoreUnavailableError` after."""
@@ -60,6 +65,7 @@ async def open_postgres(
     migrate: bool = False,
     search_mode: SearchMode = "exact",
     iterative_scan: Literal["relaxed_order", "strict_order"] = "relaxed_order",
+    ef_search: int = DEFAULT_EF_SEARCH,
     min_size: int = 1,
     max_size: int = 10,
     connect_timeout: float = 10.0,
@@ -70,6 +76,8 @@ async def open_postgres(
     be omitted for a schema that already records one, and a schema that
     records none opened without one raises `DimensionRequiredError` (no table
     is created).
+    `search_mode="hnsw"` searches an HNSW index with `iterative_scan` and
+    `ef_search` set in each query's transaction (`PgVectorStore`, ADR 0196).
     `pgvector` is created if missing (which needs the privilege to). An
     older schema raises `SchemaMigrationRequiredError` unless `migrate=True`;
     a newer one `SchemaTooNewError`; an unreachable server
@@ -105,6 +113,7 @@ async def open_postgres(
             migrate=migrate,
             search_mode=search_mode,
             iterative_scan=iterative_scan,
+            ef_search=ef_search,
         )
         chunks = await PostgresChunkStore.open(database, dimension=dimension, migrate=migrate)
         events = await PostgresEventLog.open(database, migrate=migrate)

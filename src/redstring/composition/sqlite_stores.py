@@ -30,7 +30,7 @@ from redstring.storage.tenant_cache import DEFAULT_CACHE_BYTES, CacheBudget
 from redstring.vector.sqlite import SqliteVectorStore
 
 
-@dataclass
+@dataclass(repr=False)
 class SqliteStores:
     """The stores of one SQLite file: `await close()` it, or use it as `async with`."""
 
@@ -39,6 +39,9 @@ class SqliteStores:
     vectors: SqliteVectorStore
     chunks: SqliteChunkStore
     events: SqliteEventLog
+
+    def __repr__(self) -> str:
+        return f"<SqliteStores {str(self.database.path)!r} dimension={self.vectors.dimension}>"
 
     async def close(self) -> None:
         """Close the shared connection; the stores raise `StoreUnavailableError` after."""

@@ -8,11 +8,13 @@ from typing import Any, Literal
 from pgvector.psycopg import register_vector_async
 from psycopg import sql
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.exact_search import stored_vector, unit_vector, validate_search_args
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.validation import require_tenant_id
 from redstring.domain.vector import VectorMatch, VectorRecord, cosine_to_score
+from redstring.storage.describe import DescribedStore
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.schema import Schema
 
@@ -20,6 +22,13 @@ from redstring.storage.schema import Schema
 EXTENSIONS = ("vector",)
 
 type SearchMode = Literal["exact", "hnsw"]
+type IterativeScan = Literal["relaxed_order", "strict_order"]
+
+#: `hnsw.ef_search` unless the caller gives one: the smallest value of the
+#: sweep that reached recall@10 >= 0.95 at 100k x 384 (ADR 0196).
+DEFAULT_EF_SEARCH = 100
+#: pgvector accepts `hnsw.ef_search` from 1 to 1000.
+MAX_EF_SEARCH = 1000
 
 #: Cosine distance of a row to the unit query `%(q)s`: `<#>` is the negated inner
 #: product, scaled by the row's stored inverse norm (ADR 0190).
@@ -54,7 +63,7 @@ def schema_for(dimension: int) -> Schema:
     )
 
 
-class PgVectorStore:
+class PgVectorStore(DescribedStore):
     """A `VectorStore` in PostgreSQL + pgvector; scores on the 0..1 match scale.
 
     Build it with `await PgVectorStore.open(database, dimension=...)` over a
@@ -64,8 +73,11 @@ class PgVectorStore:
     passes the filters: correct under any filter. `"hnsw"` creates an HNSW
     index (cosine) if missing and searches it with pgvector's iterative index
     scan (`hnsw.iterative_scan`), so a tenant- and type-filtered query keeps
-    scanning until it has `k` rows; it is approximate, and its recall is
-    measured by `scripts/bench_stores.py`, not promised.
+    scanning until it has `k` rows. Each HNSW search sets, in its own
+    transaction, `hnsw.ef_search = min(1000, max(ef_search, k))`: the
+    candidate list, where larger is slower and finds more of the true top
+    `k`. It is approximate; recall is measured by `scripts/bench_pg_hnsw.py`
+    (ADR 0196), not promised.
     """
 
     def __init__(
@@ -74,16 +86,30 @@ class PgVectorStore:
         *,
         dimension: int,
         search_mode: SearchMode = "exact",
-        iterative_scan: Literal["relaxed_order", "strict_order"] = "relaxed_order",
-        ef_search: int = 40,
+        iterative_scan: IterativeScan = "relaxed_order",
+        ef_search: int = DEFAULT_EF_SEARCH,
     ) -> None:
         if dimension <= 0:
             raise ValueError(f"dimension must be positive, got {dimension}")
         if search_mode not in ("exact", "hnsw"):
-            raise ValueError(f"search_mode is 'exact' or 'hnsw', got {search_mode!r}")
+            raise InvalidArgumentError(
+                name="search_mode", value=search_mode, requirement="'exact' or 'hnsw'"
+            )
         if iterative_scan not in ("relaxed_order", "strict_order"):
-            raise ValueError(
-                f"iterative_scan is 'relaxed_order' or 'strict_order', got {iterative_scan!r}"
+            raise InvalidArgumentError(
+                name="iterative_scan",
+                value=iterative_scan,
+                requirement="'relaxed_order' or 'strict_order'",
+            )
+        if (
+            isinstance(ef_search, bool)
+            or not isinstance(ef_search, int)
+            or not (1 <= ef_search <= MAX_EF_SEARCH)
+        ):
+            raise InvalidArgumentError(
+                name="ef_search",
+                value=ef_search,
+                requirement=f"an integer from 1 to {MAX_EF_SEARCH}",
             )
         self._db = database
         self._dimension = dimension
@@ -100,8 +126,8 @@ class PgVectorStore:
         dimension: int,
         migrate: bool = False,
         search_mode: SearchMode = "exact",
-        iterative_scan: Literal["relaxed_order", "strict_order"] = "relaxed_order",
-        ef_search: int = 40,
+        iterative_scan: IterativeScan = "relaxed_order",
+        ef_search: int = DEFAULT_EF_SEARCH,
     ) -> PgVectorStore:
         """The store over `database`; raises `DimensionMismatchError` if it holds another size."""
         store = cls(
@@ -248,11 +274,12 @@ class PgVectorStore:
             f" FROM {{schema}}.vector_records WHERE {where}"
             " ORDER BY embedding <=> %(q)s LIMIT %(k)s"
         )
-        ef_search = max(self._ef_search, int(str(parameters["k"])))
+        ef_search = min(MAX_EF_SEARCH, max(self._ef_search, int(str(parameters["k"]))))
         # SET takes no bind parameters: the values are quoted client-side instead.
+        # SET LOCAL lasts until this transaction ends, so no pooled connection keeps it.
         settings = (
             sql.SQL("SET LOCAL hnsw.iterative_scan = {}").format(sql.Literal(self._iterative_scan)),
-            sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(min(ef_search, 1000))),
+            sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef_search)),
         )
 
         async def work(connection: Connection) -> list[tuple[Any, ...]]:
@@ -261,7 +288,7 @@ class PgVectorStore:
             cursor = await connection.execute(statement, parameters)
             return [tuple(row) for row in await cursor.fetchall()]
 
-        return await self._db.write(work, store=self._name)
+        return await self._db.read(work, store=self._name)
 
     async def _read(
         self, template: str, parameters: tuple[object, ...] | dict[str, object]

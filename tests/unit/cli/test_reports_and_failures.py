@@ -139,7 +139,8 @@ def test_the_build_report_lists_merges_failures_and_a_domain_failure() -> None:
     assert "  domain         general (chosen by fallback)\n" in text
     assert "  domain failure RefusedCompletionError: no\n" in text
     assert "  relationships  1 (1 dropped: an end was not extracted)\n" in text
-    assert "    Acme Corp -> ACME Corporation (score 0.93)\n" in text
+    merge_id = report.merges[0].event_id
+    assert f"    Acme Corp -> ACME Corporation (score 0.93, undo: {merge_id})\n" in text
     assert "  answer format  json_object\n" in text
     assert (
         "  failed chunks  1 (1 MalformedCompletionError)\n"

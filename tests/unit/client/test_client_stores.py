@@ -13,7 +13,11 @@ import pytest
 
 from redstring import AsyncRedstring, Redstring
 from redstring.client.store_set import StoreSet
-from redstring.errors import DatabaseNotFoundError, ModelServerUnreachableError
+from redstring.errors import (
+    DatabaseNotFoundError,
+    EventLogUnavailableError,
+    ModelServerUnreachableError,
+)
 from tests.unit.cli.mcp_fixture_server import opener_of
 from tests.unit.cli.world import ADA, HOME, populated_stores
 
@@ -100,3 +104,22 @@ def test_a_build_the_server_refuses_creates_no_database(tmp_path: Path) -> None:
     with pytest.raises(ModelServerUnreachableError):
         asyncio.run(scenario())
     assert not (tmp_path / "g.db").exists()
+
+
+def test_undo_and_rebuild_need_an_event_log_and_rekey_reports_the_version() -> None:
+    stores, _ = asyncio.run(populated_stores())  # in-memory stores, no event log
+    with Redstring(tenant=str(HOME), embeddings="none", opener=opener_of(stores)) as rs:
+        with pytest.raises(EventLogUnavailableError, match="`undo` needs the database's event"):
+            rs.undo("00000000-0000-4000-8000-000000000001")
+        with pytest.raises(EventLogUnavailableError, match="`rebuild` needs"):
+            rs.rebuild()
+        report = rs.rekey()
+    assert (report.rekeyed, report.version_before) == (0, report.version_after)
+
+    async def forced() -> int:
+        async with AsyncRedstring(
+            tenant=str(HOME), embeddings="none", opener=opener_of(stores)
+        ) as rs:
+            return (await rs.rekey(force=True)).rekeyed
+
+    assert asyncio.run(forced()) == 4  # HOME's four entities re-filed

@@ -78,7 +78,13 @@ def test_the_metadata_states_version_licence_and_where_to_find_the_project(built
     assert "Typing :: Typed" in (metadata.get_all("Classifier") or [])
     assert metadata["Author"] or metadata["Author-email"]
     assert {"knowledge-graph", "hybrid-search"} <= set(metadata["Keywords"].split(","))
-    assert set(metadata.get_all("Provides-Extra") or []) == {"local", "openai", "postgres", "mcp"}
+    assert set(metadata.get_all("Provides-Extra") or []) == {
+        "local",
+        "openai",
+        "postgres",
+        "mcp",
+        "ann",
+    }
 
 
 def test_the_source_archive_holds_what_a_user_needs_and_nothing_else(built: Built) -> None:

@@ -70,6 +70,18 @@ class MissingSettingError(RedstringError, ValueError):
         )
 
 
+class EventLogUnavailableError(RedstringError):
+    """A command that reads the event log (undo, rebuild) was given stores without one."""
+
+    def __init__(self, *, backend: str, command: str) -> None:
+        self.backend = backend
+        self.command = command
+        super().__init__(
+            f"`{command}` needs the database's event log, and these {backend} stores keep "
+            "none. Open the SQLite file or PostgreSQL database that `build` wrote."
+        )
+
+
 class ChunkStoreUnavailableError(RedstringError):
     """The database backend has no persistent chunk store in this version of redstring."""
 
