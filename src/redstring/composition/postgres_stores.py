@@ -14,6 +14,7 @@ from typing import Literal
 from redstring.chunks.postgres import PostgresChunkStore
 from redstring.composition.rebuild import catch_up_every_tenant
 from redstring.domain.errors import DimensionRequiredError, ForeignSchemaError
+from redstring.domain.validation import require_dimension
 from redstring.events.postgres import PostgresEventLog
 from redstring.graph.postgres import PostgresGraphStore
 from redstring.storage.postgres import PostgresDatabase
@@ -90,6 +91,7 @@ async def open_postgres(
     first caught up with the event log for each tenant it lags behind (a
     crash between append and fold; ADR 0132, B130).
     """
+    dimension = require_dimension(dimension)
     database = await PostgresDatabase.connect(
         url,
         schema=schema,

@@ -22,6 +22,7 @@ from redstring.domain.errors import (
     ForeignDatabaseError,
     ReadOnlyDatabaseError,
 )
+from redstring.domain.validation import require_dimension
 from redstring.events.sqlite import SqliteEventLog
 from redstring.graph.sqlite import SqliteGraphStore
 from redstring.storage.sqlite import SqliteDatabase
@@ -88,6 +89,7 @@ def open_sqlite(
     tenant it lags behind (a crash between append and fold; ADR 0132, B130);
     a read-only one cannot, and reads the stores as they are.
     """
+    dimension = require_dimension(dimension)
     name = f"SqliteDatabase({Path(path)})"
     if not os.path.exists(path):
         if read_only:
