@@ -20,7 +20,8 @@ from redstring.stores import catch_up_stores
 BATCH = 20
 # "folded": events appended, then folded into the graph (a kill can fall between the two).
 TARGETS = ("entities", "vectors", "chunks", "events", "folded")
-#: Events each check after a kill found logged but not yet folded, then caught up.
+#: Events each check after a kill found logged but not yet folded into the graph,
+#: read before any open (a writable open catches up itself, ADR 0134).
 CAUGHT_UP: list[int] = []
 _NAMESPACE = UUID("6f0d6c1e-2f7a-4c55-9d3e-0a1b2c3d4e5f")
 _TERMS = ("ada", "engine", "notes", "babbage")
@@ -151,6 +152,8 @@ async def check_state(
     """Problems found: half batches, lost batches, inconsistent statistics, a damaged file."""
     owner = TenantId(UUID(tenant))
     problems: list[str] = []
+    if target == "folded":
+        CAUGHT_UP.append(await _graph_lag(db, tenant))
     stores = await open_stores(db)
     try:
         if target == "folded":  # before counting, so every count sees the caught-up graph
@@ -188,10 +191,34 @@ async def check_state(
     return problems
 
 
+async def _graph_lag(db: str, tenant: str) -> int:
+    """How far the graph's recorded position is behind the tenant's log, read raw."""
+    last = "SELECT coalesce(max(sequence), 0) FROM {s}event_log WHERE tenant_id = %s"
+    position = (
+        "SELECT coalesce(max(sequence), 0) FROM {s}projection_position"
+        " WHERE tenant_id = %s AND projection = 'graph'"
+    )
+    if db.startswith("postgresql"):
+        import psycopg  # noqa: PLC0415
+
+        async with await psycopg.AsyncConnection.connect(db, autocommit=True) as connection:
+            found = []
+            for statement in (last, position):
+                cursor = await connection.execute(statement.format(s="redstring."), (tenant,))
+                found.append(int((await cursor.fetchone() or (0,))[0]))
+        return found[0] - found[1]
+    with sqlite3.connect(db) as raw:
+        ends = [
+            int(raw.execute(q.format(s="").replace("%s", "?"), (tenant,)).fetchone()[0])
+            for q in (last, position)
+        ]
+    raw.close()
+    return ends[0] - ends[1]
+
+
 async def _caught_up(stores: Any, owner: TenantId) -> list[str]:
     """Catch the graph up with the log; problems if it then lacks a logged batch."""
     last = await stores.events.last_sequence(owner)
-    CAUGHT_UP.append(last - await stores.events.position(owner, "graph"))
     positions = await catch_up_stores(stores.events, owner, graph=stores.graph)
     problems = (
         []

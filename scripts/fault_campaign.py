@@ -229,7 +229,10 @@ async def kill_loop(db: str, fresh_db: str, target: str, kills: int, report: Rep
     reference = _child("writer", fresh_db, target, tenant, "no-retry")
     reference.communicate(timeout=600)
     final = await check_state(db, target, tenant, must_hold=set(range(BATCHES)), compare=fresh_db)
-    behind = f"kills that left the graph behind the log {sum(n > 0 for n in CAUGHT_UP)}, "
+    behind = (
+        f"kills that left the graph behind the log {sum(n > 0 for n in CAUGHT_UP)} "
+        "(each caught up by the next open), "
+    )
     CAUGHT_UP.clear()
     report.add(
         _label(db, target),

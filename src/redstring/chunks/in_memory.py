@@ -18,6 +18,7 @@ from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import tokenize
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
+from redstring.storage.describe import DescribedStore
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,7 @@ class _Tenant:
     lexical: _Lexical | None = None
 
 
-class InMemoryChunkStore:
+class InMemoryChunkStore(DescribedStore):
     """A `ChunkStore` for a single process.
 
     Per tenant: the chunks, an inverted index from each term (as `tokenize`

@@ -20,6 +20,7 @@ from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import tokenize
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 from redstring.domain.vector import cosine_to_score
+from redstring.storage.describe import DescribedStore
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.postgres_json import jsonb_text
 
@@ -42,7 +43,7 @@ class _Row:
         return self.counts.total()
 
 
-class PostgresChunkStore:
+class PostgresChunkStore(DescribedStore):
     """A `ChunkStore` in PostgreSQL + pgvector, sharing a pool and schema with other stores.
 
     Build it with `await PostgresChunkStore.open(database, dimension=...)` over

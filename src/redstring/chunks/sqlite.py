@@ -28,6 +28,7 @@ from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import tokenize
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
+from redstring.storage.describe import DescribedStore
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
 from redstring.storage.tenant_cache import (
     DEFAULT_CACHE_BYTES,
@@ -77,7 +78,7 @@ class _Matrix:
     rows: FloatMatrix
 
 
-class SqliteChunkStore:
+class SqliteChunkStore(DescribedStore):
     """A `ChunkStore` in a SQLite file shared with other stores.
 
     Every key starts with `tenant_id`. Postings `(tenant, term, chunk, tf)`,

@@ -167,14 +167,26 @@ async def _build(args: argparse.Namespace, context: Context) -> None:
 async def _search(args: argparse.Namespace, context: Context) -> None:
     client = _client(args, context, embedding_provider(args, context.env), read_only=True)
     async with _closing(client):
-        answer = await client.search(args.query, k=args.k, mode=args.mode, types=args.types)
+        answer = await client.search(
+            args.query,
+            k=args.k,
+            mode=args.mode,
+            types=args.types,
+            min_confidence=args.min_confidence,
+        )
     _emit(answer, args, context, render.print_entities)
 
 
 async def _passages(args: argparse.Namespace, context: Context) -> None:
     client = _client(args, context, embedding_provider(args, context.env), read_only=True)
     async with _closing(client):
-        answer = await client.passages(args.query, k=args.k, mode=args.mode, sources=args.sources)
+        answer = await client.passages(
+            args.query,
+            k=args.k,
+            mode=args.mode,
+            sources=args.sources,
+            min_confidence=args.min_confidence,
+        )
     _emit(answer, args, context, render.print_passages)
 
 

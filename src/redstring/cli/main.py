@@ -58,6 +58,16 @@ def _non_negative_int(raw: str) -> int:
     return value
 
 
+def _share(raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {raw!r}")
+    return value
+
+
 def _parents() -> dict[str, _Parser]:
     db = _Parser(add_help=False)
     db.add_argument(
@@ -98,6 +108,12 @@ def _parents() -> dict[str, _Parser]:
     query.add_argument("--mode", choices=[mode.value for mode in RetrievalMode])
     query.add_argument("-k", type=_non_negative_int, default=10, help="how many (default 10)")
     query.add_argument("--json", action="store_true", help="print JSON for scripts")
+    query.add_argument(
+        "--min-confidence",
+        type=_share,
+        metavar="C",
+        help="answer nothing rather than matches below this confidence, 0..1 (default: none)",
+    )
     quiet = _Parser(add_help=False)
     quiet.add_argument("--quiet", action="store_true", help="no progress bar")
     files = _Parser(add_help=False)

@@ -14,11 +14,13 @@ from typing import Literal
 from redstring.chunks.postgres import PostgresChunkStore
 from redstring.composition.rebuild import catch_up_every_tenant
 from redstring.domain.errors import DimensionRequiredError, ForeignSchemaError
+from redstring.domain.validation import require_dimension
 from redstring.events.postgres import PostgresEventLog
 from redstring.graph.postgres import PostgresGraphStore
 from redstring.storage.postgres import PostgresDatabase
 from redstring.vector.postgres import (
     DEFAULT_EF_SEARCH,
+    DEFAULT_EXACT_BELOW,
     EXTENSIONS,
     PgVectorStore,
     SearchMode,
@@ -26,7 +28,7 @@ from redstring.vector.postgres import (
 )
 
 
-@dataclass
+@dataclass(repr=False)
 class PostgresStores:
     """The stores of one PostgreSQL schema: `await close()` it, or use it as `async with`."""
 
@@ -35,6 +37,10 @@ class PostgresStores:
     vectors: PgVectorStore
     chunks: PostgresChunkStore
     events: PostgresEventLog
+
+    def __repr__(self) -> str:  # the schema, never the URL and its credentials
+        schema, dimension = self.database.schema, self.vectors.dimension
+        return f"<PostgresStores schema={schema} dimension={dimension}>"
 
     async def close(self) -> None:
         """Close the shared pool; the stores raise `StoreUnavailableError` after."""
@@ -61,6 +67,7 @@ async def open_postgres(
     search_mode: SearchMode = "exact",
     iterative_scan: Literal["relaxed_order", "strict_order"] = "relaxed_order",
     ef_search: int = DEFAULT_EF_SEARCH,
+    exact_below: int = DEFAULT_EXACT_BELOW,
     min_size: int = 1,
     max_size: int = 10,
     connect_timeout: float = 10.0,
@@ -72,7 +79,8 @@ async def open_postgres(
     records none opened without one raises `DimensionRequiredError` (no table
     is created).
     `search_mode="hnsw"` searches an HNSW index with `iterative_scan` and
-    `ef_search` set in each query's transaction (`PgVectorStore`, ADR 0196).
+    `ef_search` set in each query's transaction, and ranks exactly when fewer
+    than `exact_below` rows pass the filters (`PgVectorStore`, ADR 0196).
     `pgvector` is created if missing (which needs the privilege to). An
     older schema raises `SchemaMigrationRequiredError` unless `migrate=True`;
     a newer one `SchemaTooNewError`; an unreachable server
@@ -83,6 +91,7 @@ async def open_postgres(
     first caught up with the event log for each tenant it lags behind (a
     crash between append and fold; ADR 0132, B130).
     """
+    dimension = require_dimension(dimension)
     database = await PostgresDatabase.connect(
         url,
         schema=schema,
@@ -108,6 +117,7 @@ async def open_postgres(
             search_mode=search_mode,
             iterative_scan=iterative_scan,
             ef_search=ef_search,
+            exact_below=exact_below,
         )
         chunks = await PostgresChunkStore.open(database, dimension=dimension, migrate=migrate)
         events = await PostgresEventLog.open(database, migrate=migrate)

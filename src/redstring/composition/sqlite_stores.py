@@ -22,6 +22,7 @@ from redstring.domain.errors import (
     ForeignDatabaseError,
     ReadOnlyDatabaseError,
 )
+from redstring.domain.validation import require_dimension
 from redstring.events.sqlite import SqliteEventLog
 from redstring.graph.sqlite import SqliteGraphStore
 from redstring.storage.sqlite import SqliteDatabase
@@ -29,7 +30,7 @@ from redstring.storage.tenant_cache import DEFAULT_CACHE_BYTES, CacheBudget
 from redstring.vector.sqlite import SqliteVectorStore
 
 
-@dataclass
+@dataclass(repr=False)
 class SqliteStores:
     """The stores of one SQLite file: `await close()` it, or use it as `async with`."""
 
@@ -38,6 +39,9 @@ class SqliteStores:
     vectors: SqliteVectorStore
     chunks: SqliteChunkStore
     events: SqliteEventLog
+
+    def __repr__(self) -> str:
+        return f"<SqliteStores {str(self.database.path)!r} dimension={self.vectors.dimension}>"
 
     async def close(self) -> None:
         """Close the shared connection; the stores raise `StoreUnavailableError` after."""
@@ -85,6 +89,7 @@ def open_sqlite(
     tenant it lags behind (a crash between append and fold; ADR 0132, B130);
     a read-only one cannot, and reads the stores as they are.
     """
+    dimension = require_dimension(dimension)
     name = f"SqliteDatabase({Path(path)})"
     if not os.path.exists(path):
         if read_only:

@@ -89,6 +89,22 @@ def require_k(k: object, *, name: str = "k") -> int:
     return k
 
 
+def require_dimension(dimension: object) -> int | None:
+    """`dimension` if `None` or a positive `int` (not a `bool`), else `InvalidArgumentError`."""
+    if dimension is None:
+        return None
+    if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension <= 0:
+        raise InvalidArgumentError(
+            name="dimension",
+            value=dimension,
+            requirement=(
+                "a positive int, the length of the embedding vectors (e.g. dimension=384), "
+                "or None for a database that already records one"
+            ),
+        )
+    return dimension
+
+
 def require_str_items(name: str, values: object) -> list[str] | None:
     """`values` as a list of encodable strings, `None` kept; a lone `str` is refused.
 

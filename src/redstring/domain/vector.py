@@ -22,7 +22,7 @@ class VectorRecord(BaseModel):
     tenant_id: TenantId
     entity_id: EntityId
     entity_type: str
-    vector: list[float]
+    vector: list[float] = Field(repr=False)  # printed records stay short
 
 
 class VectorMatch(BaseModel):

@@ -10,6 +10,7 @@ from redstring.domain.events import Event
 from redstring.domain.ids import TenantId
 from redstring.domain.validation import require_tenant_id
 from redstring.events.reading import check_read_bounds, lagging
+from redstring.storage.describe import DescribedStore
 
 
 @dataclass
@@ -18,7 +19,7 @@ class _Tenant:
     by_id: dict[UUID, Event] = field(default_factory=dict)
 
 
-class InMemoryEventLog:
+class InMemoryEventLog(DescribedStore):
     """An `EventLog` for a single process: complete, tenant-scoped, not a test double.
 
     Events are copied on the way in and out, so a caller mutating one cannot

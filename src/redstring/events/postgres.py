@@ -9,6 +9,7 @@ from redstring.domain.events import Event, event_from_json, event_to_json
 from redstring.domain.ids import TenantId
 from redstring.domain.validation import require_tenant_id
 from redstring.events.reading import check_read_bounds, lagging
+from redstring.storage.describe import DescribedStore
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.schema import Schema
 
@@ -49,7 +50,7 @@ POSITIONS = Schema(
 )
 
 
-class PostgresEventLog:
+class PostgresEventLog(DescribedStore):
     """An `EventLog` in PostgreSQL, sharing a pool and schema with other stores.
 
     Build it with `await PostgresEventLog.open(database)`. Each `append` is one

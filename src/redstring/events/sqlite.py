@@ -9,6 +9,7 @@ from redstring.domain.events import Event, event_from_json, event_to_json
 from redstring.domain.ids import TenantId
 from redstring.domain.validation import require_tenant_id
 from redstring.events.reading import check_read_bounds, lagging
+from redstring.storage.describe import DescribedStore
 from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase
 
@@ -44,7 +45,7 @@ POSITIONS = Schema(
 )
 
 
-class SqliteEventLog:
+class SqliteEventLog(DescribedStore):
     """An `EventLog` in a SQLite file shared with other stores.
 
     Each `append` is one write transaction: it numbers each tenant's new

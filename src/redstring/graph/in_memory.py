@@ -15,6 +15,7 @@ from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
 from redstring.domain.validation import require_tenant_id, require_writable_graph
+from redstring.storage.describe import DescribedStore
 
 #: A key gaining at least this many ids in one write is re-sorted, not inserted into.
 _BULK = 16
@@ -39,7 +40,7 @@ class _Tenant:
     type_counts: Counter[str] = field(default_factory=Counter)
 
 
-class InMemoryGraphStore:
+class InMemoryGraphStore(DescribedStore):
     """A `GraphStore` for a single process: complete, tenant-scoped, not a test double.
 
     Each tenant's data lives in its own partition. Blocking keys are indexed

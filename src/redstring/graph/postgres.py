@@ -13,6 +13,7 @@ from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
 from redstring.domain.validation import require_tenant_id, require_writable_graph
+from redstring.storage.describe import DescribedStore
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.postgres_json import jsonb_text
 from redstring.storage.schema import Schema
@@ -56,7 +57,7 @@ SCHEMA = Schema(
 )
 
 
-class PostgresGraphStore:
+class PostgresGraphStore(DescribedStore):
     """A `GraphStore` in PostgreSQL, sharing a pool and a schema with other stores.
 
     Build it with `await PostgresGraphStore.open(database)`. Entities and

@@ -13,6 +13,7 @@ from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
 from redstring.domain.validation import require_tenant_id, require_writable_graph
+from redstring.storage.describe import DescribedStore
 from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
 
@@ -56,7 +57,7 @@ SCHEMA = Schema(
 _KEYS_PER_STATEMENT = 100
 
 
-class SqliteGraphStore:
+class SqliteGraphStore(DescribedStore):
     """A `GraphStore` in a SQLite file shared with other stores.
 
     Every key starts with `tenant_id`. Entities and relationships are stored

@@ -20,6 +20,7 @@ from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.validation import require_tenant_id
 from redstring.domain.vector import VectorMatch, VectorRecord
+from redstring.storage.describe import DescribedStore
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ class _Tenant:
     cache: _Matrix | None = None
 
 
-class InMemoryVectorStore:
+class InMemoryVectorStore(DescribedStore):
     """A `VectorStore` for a single process: exact cosine per tenant.
 
     Vectors are kept as float32 arrays (as SQLite keeps them: `get` returns

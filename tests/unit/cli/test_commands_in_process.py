@@ -226,3 +226,17 @@ def test_index_warns_when_it_defaults_to_no_embeddings(
         "index", str(tmp_path), "--db", "x", "--quiet", "--embeddings", "none"
     )
     assert chosen == ""
+
+
+def test_min_confidence_empties_weak_answers_and_says_so(harness: Harness) -> None:
+    base = ["--db", "x", "--tenant", "home", "--json", *LEXICAL]
+    _, kept, _ = harness.run("search", "Ada Lovelace", *base, "--min-confidence", "0")
+    _, strict, _ = harness.run("search", "Ada Lovelace", *base, "--min-confidence", "1")
+    _, passages, _ = harness.run("passages", "first program", *base, "--min-confidence", "1")
+    assert json.loads(kept)["matches"][0]["id"] == str(ADA)
+    assert json.loads(strict)["matches"] == []
+    assert json.loads(strict)["hint"].startswith("no entity reached min_confidence=1.0")
+    assert json.loads(passages)["hint"].startswith("no passage reached min_confidence=1.0")
+    status, out, err = harness.run("search", "Ada", "--db", "x", "--min-confidence", "2")
+    assert (status, out) == (2, "")
+    assert "argument --min-confidence: must be a number from 0 to 1, got '2'" in err

@@ -72,3 +72,6 @@ def test_bad_upkeep_input_is_one_line(tmp_path: Path) -> None:
     unknown = assert_one_error_line(redstring("undo", str(uuid4()), "--db", db, *NONE))
     assert unknown.startswith("redstring: error: ")
     assert "merge" in unknown
+    rekeyed = redstring("rekey", "--db", db).out  # passages only: no entity to re-file
+    assert rekeyed.startswith("tenant ")
+    assert "nothing to re-key" in rekeyed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from uuid import UUID
@@ -11,7 +12,7 @@ import pytest
 from redstring.client.documents import read_documents
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
 from redstring.domain.ids import tenant_id_for
-from redstring.errors import DocumentPathError, NoDocumentsError
+from redstring.errors import DocumentPathError, InvalidArgumentError, NoDocumentsError
 
 
 def test_the_default_tenant_is_pinned() -> None:
@@ -65,3 +66,17 @@ def test_bad_paths_name_the_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         NoDocumentsError, match=re.escape("no .txt, .md or .markdown file found under empty")
     ):
         read_documents(["empty"])
+
+
+def test_a_pipe_a_root_that_is_no_folder_and_an_unknown_encoding_are_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "a.md").write_text("Ada.", encoding="utf-8")
+    with pytest.raises(DocumentPathError, match=re.escape("pipe: exists but is a pipe or socket")):
+        read_documents(["pipe"])
+    with pytest.raises(DocumentPathError, match=re.escape("a.md: --root is not a folder")):
+        read_documents(["a.md"], root="a.md")
+    with pytest.raises(InvalidArgumentError, match="encoding='klingon' is not allowed"):
+        read_documents(["a.md"], encoding="klingon")

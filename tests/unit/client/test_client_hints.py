@@ -52,3 +52,16 @@ async def test_entities_without_vectors_or_passages_and_an_empty_database_are_ex
     assert semantic.hint.startswith("the semantic channel had nothing to search: the tenant's")
     assert passages.hint is not None
     assert passages.hint.startswith(f"tenant {HOME} holds 4 entities but no passages: index")
+
+
+@pytest.mark.asyncio
+async def test_a_backend_without_chunks_explains_an_empty_entity_search() -> None:
+    stores = StoreSet(
+        backend="memory",
+        graph=InMemoryGraphStore(),
+        vectors=InMemoryVectorStore(dimension=DIMENSION),
+        chunks=None,
+    )
+    async with _client(stores, embedded=False) as rs:
+        answer = await rs.search("Ada")
+    assert answer.hint == f"tenant {HOME} holds nothing, nor does any other: index or build first."

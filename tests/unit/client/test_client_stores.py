@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import pytest
 
@@ -113,6 +114,8 @@ def test_undo_and_rebuild_need_an_event_log_and_rekey_reports_the_version() -> N
             rs.undo("00000000-0000-4000-8000-000000000001")
         with pytest.raises(EventLogUnavailableError, match="`rebuild` needs"):
             rs.rebuild()
+        with pytest.raises(EventLogUnavailableError):
+            rs.undo(UUID("00000000-0000-4000-8000-000000000002"))  # a UUID is taken as is
         report = rs.rekey()
     assert (report.rekeyed, report.version_before) == (0, report.version_after)
 
