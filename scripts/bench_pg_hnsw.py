@@ -39,7 +39,7 @@ from tests.postgres_server import running_server  # noqa: E402
 from redstring import TenantId  # noqa: E402
 from redstring.ports import VectorRecord  # noqa: E402
 from redstring.stores import open_postgres  # noqa: E402
-from redstring.vector.postgres import PgVectorStore  # noqa: E402
+from redstring.vector.postgres import DEFAULT_EXACT_BELOW, PgVectorStore  # noqa: E402
 
 DIMENSION = 384
 K = 10
@@ -122,6 +122,17 @@ async def run(args: argparse.Namespace, url: str) -> None:
     for q in queries[: args.exact_queries]:
         ms, _ = await timed(lambda q=q: stores.vectors.search(q.tolist(), tenant, k=K))
         exact_ms.append(ms)
+    for name, types in FILTERS.items():
+        if types is not None:
+            filtered = []
+            for q in queries[: args.exact_queries]:
+                ms, _ = await timed(
+                    lambda q=q, types=types: stores.vectors.search(
+                        q.tolist(), tenant, k=K, entity_types=types
+                    )
+                )
+                filtered.append(ms)
+            print(f"store exact, {name} filter: p50 {pct(filtered, 50):.2f} ms", flush=True)
     print(
         f"numpy floor (1 thread) p50 {pct(floor, 50):.2f} ms; store exact p50"
         f" {pct(exact_ms, 50):.1f} ms = {pct(exact_ms, 50) / pct(floor, 50):.2f}x",
@@ -137,11 +148,15 @@ async def run(args: argparse.Namespace, url: str) -> None:
         )
         sizes = await cursor.fetchone()
     print(f"HNSW build ({len(rows)} rows): {build:.0f} s; table, index: {sizes}", flush=True)
-    print("\n| ef_search | filter | recall@10 | p50 ms | p90 ms | p50 / floor |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    for ef in args.efs:
+    print("\n| exact_below | ef_search | filter | recall@10 | p50 ms | p90 ms | p50 / floor |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for below, ef in ((below, ef) for below in args.exact_below for ef in args.efs):
         store = PgVectorStore(
-            stores.database, dimension=DIMENSION, search_mode="hnsw", ef_search=ef
+            stores.database,
+            dimension=DIMENSION,
+            search_mode="hnsw",
+            ef_search=ef,
+            exact_below=below,
         )
         for q in queries[:20]:  # warm-up: the index's pages
             await store.search(q.tolist(), tenant, k=K)
@@ -156,7 +171,7 @@ async def run(args: argparse.Namespace, url: str) -> None:
                 times.append(ms)
                 recalls.append(len({m.entity_id for m in found} & want) / K)
             print(
-                f"| {ef} | {name} | {np.mean(recalls):.3f} | {pct(times, 50):.2f} |"
+                f"| {below} | {ef} | {name} | {np.mean(recalls):.3f} | {pct(times, 50):.2f} |"
                 f" {pct(times, 90):.2f} | {pct(times, 50) / pct(floor, 50):.2f}x |",
                 flush=True,
             )
@@ -185,6 +200,13 @@ def main() -> None:
     parser.add_argument("--exact-queries", type=int, default=30)
     parser.add_argument("--efs", type=int, nargs="+", default=[40, 64, 100, 160, 240])
     parser.add_argument("--random", action="store_true", help="unclustered rows")
+    parser.add_argument(
+        "--exact-below",
+        type=int,
+        nargs="+",
+        default=[0, DEFAULT_EXACT_BELOW],
+        help="the store's exact_below values to sweep (0: always the index)",
+    )
     parser.add_argument("--maintenance-work-mem", default="1GB")
     parser.add_argument(
         "--compare-build-mem", nargs="*", default=[], help="rebuild the index with these too"

@@ -20,6 +20,7 @@ from redstring.graph.postgres import PostgresGraphStore
 from redstring.storage.postgres import PostgresDatabase
 from redstring.vector.postgres import (
     DEFAULT_EF_SEARCH,
+    DEFAULT_EXACT_BELOW,
     EXTENSIONS,
     PgVectorStore,
     SearchMode,
@@ -66,6 +67,7 @@ async def open_postgres(
     search_mode: SearchMode = "exact",
     iterative_scan: Literal["relaxed_order", "strict_order"] = "relaxed_order",
     ef_search: int = DEFAULT_EF_SEARCH,
+    exact_below: int = DEFAULT_EXACT_BELOW,
     min_size: int = 1,
     max_size: int = 10,
     connect_timeout: float = 10.0,
@@ -77,7 +79,8 @@ async def open_postgres(
     records none opened without one raises `DimensionRequiredError` (no table
     is created).
     `search_mode="hnsw"` searches an HNSW index with `iterative_scan` and
-    `ef_search` set in each query's transaction (`PgVectorStore`, ADR 0196).
+    `ef_search` set in each query's transaction, and ranks exactly when fewer
+    than `exact_below` rows pass the filters (`PgVectorStore`, ADR 0196).
     `pgvector` is created if missing (which needs the privilege to). An
     older schema raises `SchemaMigrationRequiredError` unless `migrate=True`;
     a newer one `SchemaTooNewError`; an unreachable server
@@ -114,6 +117,7 @@ async def open_postgres(
             search_mode=search_mode,
             iterative_scan=iterative_scan,
             ef_search=ef_search,
+            exact_below=exact_below,
         )
         chunks = await PostgresChunkStore.open(database, dimension=dimension, migrate=migrate)
         events = await PostgresEventLog.open(database, migrate=migrate)

@@ -29,10 +29,20 @@ type IterativeScan = Literal["relaxed_order", "strict_order"]
 DEFAULT_EF_SEARCH = 100
 #: pgvector accepts `hnsw.ef_search` from 1 to 1000.
 MAX_EF_SEARCH = 1000
+#: In HNSW mode, fewer rows than this passing the tenant and type filters are
+#: ranked exactly instead: faster than walking the graph for them (ADR 0196).
+DEFAULT_EXACT_BELOW = 5000
 
 #: Cosine distance of a row to the unit query `%(q)s`: `<#>` is the negated inner
 #: product, scaled by the row's stored inverse norm (ADR 0190).
 _DISTANCE = "(1.0 + (embedding <#> %(q)s) * inverse_norm)"
+#: Exact search: `_DISTANCE` is no indexed expression, so an HNSW index (if one
+#: exists) cannot order the rows; no materialised CTE is needed to keep it out.
+_EXACT = (
+    f"SELECT entity_id, entity_type, {_DISTANCE} AS distance"
+    " FROM {{schema}}.vector_records WHERE {where}"
+    " ORDER BY distance, entity_id LIMIT %(k)s"
+)
 
 
 async def configure_connection(connection: Connection) -> None:
@@ -76,8 +86,12 @@ class PgVectorStore(DescribedStore):
     scanning until it has `k` rows. Each HNSW search sets, in its own
     transaction, `hnsw.ef_search = min(1000, max(ef_search, k))`: the
     candidate list, where larger is slower and finds more of the true top
-    `k`. It is approximate; recall is measured by `scripts/bench_pg_hnsw.py`
-    (ADR 0196), not promised.
+    `k`. When fewer than `exact_below` rows pass the tenant and type filters
+    (counted with a bounded scan first, in the same snapshot), they are ranked
+    exactly instead: exact answers, and faster than the graph walk a selective
+    filter needs; `exact_below=0` always uses the index. HNSW answers are
+    approximate; recall is measured by `scripts/bench_pg_hnsw.py` (ADR 0196),
+    not promised.
     """
 
     def __init__(
@@ -88,6 +102,7 @@ class PgVectorStore(DescribedStore):
         search_mode: SearchMode = "exact",
         iterative_scan: IterativeScan = "relaxed_order",
         ef_search: int = DEFAULT_EF_SEARCH,
+        exact_below: int = DEFAULT_EXACT_BELOW,
     ) -> None:
         if dimension <= 0:
             raise ValueError(f"dimension must be positive, got {dimension}")
@@ -115,7 +130,12 @@ class PgVectorStore(DescribedStore):
         self._dimension = dimension
         self._mode = search_mode
         self._iterative_scan = iterative_scan
+        if isinstance(exact_below, bool) or not isinstance(exact_below, int) or exact_below < 0:
+            raise InvalidArgumentError(
+                name="exact_below", value=exact_below, requirement="an integer >= 0"
+            )
         self._ef_search = ef_search
+        self._exact_below = exact_below
         self._name = f"PgVectorStore(schema={database.schema})"
 
     @classmethod
@@ -128,6 +148,7 @@ class PgVectorStore(DescribedStore):
         search_mode: SearchMode = "exact",
         iterative_scan: IterativeScan = "relaxed_order",
         ef_search: int = DEFAULT_EF_SEARCH,
+        exact_below: int = DEFAULT_EXACT_BELOW,
     ) -> PgVectorStore:
         """The store over `database`; raises `DimensionMismatchError` if it holds another size."""
         store = cls(
@@ -136,6 +157,7 @@ class PgVectorStore(DescribedStore):
             search_mode=search_mode,
             iterative_scan=iterative_scan,
             ef_search=ef_search,
+            exact_below=exact_below,
         )
         await database.ensure_schema(schema_for(dimension), migrate=migrate, store=store._name)
         await database.ensure_dimension("vector", dimension, store=store._name, holds="vectors")
@@ -242,14 +264,15 @@ class PgVectorStore(DescribedStore):
         if entity_types is not None:
             filters.append("normalized_type = ANY(%(types)s)")
             parameters["types"] = [normalize_name(t) for t in entity_types]
+        passing = " AND ".join(filters)
         if min_score is not None:
             filters.append(f"greatest(0.0, least(1.0, 1.0 - {_DISTANCE} / 2.0)) >= %(min_score)s")
             parameters["min_score"] = min_score
         where = " AND ".join(filters)
         if self._mode == "exact":
-            rows = await self._exact(where, parameters)
+            rows = await self._read(_EXACT.format(where=where), parameters)
         else:
-            rows = await self._hnsw(where, parameters)
+            rows = await self._hnsw(passing, where, parameters)
         hits = sorted(
             ((cosine_to_score(1.0 - float(d)), str(i), i, t) for i, t, d in rows),
             key=lambda hit: (-hit[0], hit[1]),
@@ -258,17 +281,15 @@ class PgVectorStore(DescribedStore):
             VectorMatch(entity_id=EntityId(i), entity_type=t, score=s) for s, _, i, t in hits[:k]
         ]
 
-    async def _exact(self, where: str, parameters: dict[str, object]) -> list[tuple[Any, ...]]:
-        # `_DISTANCE` is no indexed expression, so an HNSW index (if one exists)
-        # cannot order the rows; no materialised CTE is needed to keep it out.
-        return await self._read(
-            f"SELECT entity_id, entity_type, {_DISTANCE} AS distance"
-            f" FROM {{schema}}.vector_records WHERE {where}"
-            " ORDER BY distance, entity_id LIMIT %(k)s",
-            parameters,
+    async def _hnsw(
+        self, passing: str, where: str, parameters: dict[str, object]
+    ) -> list[tuple[Any, ...]]:
+        """HNSW search, or exact when fewer than `exact_below` rows pass `passing`."""
+        count = self._db.sql(
+            f"SELECT count(*) FROM (SELECT 1 FROM {{schema}}.vector_records WHERE {passing}"
+            " LIMIT %(cap)s) AS passing"
         )
-
-    async def _hnsw(self, where: str, parameters: dict[str, object]) -> list[tuple[Any, ...]]:
+        exact = self._db.sql(_EXACT.format(where=where))
         statement = self._db.sql(
             "SELECT entity_id, entity_type, embedding <=> %(q)s AS distance"
             f" FROM {{schema}}.vector_records WHERE {where}"
@@ -283,9 +304,16 @@ class PgVectorStore(DescribedStore):
         )
 
         async def work(connection: Connection) -> list[tuple[Any, ...]]:
-            for setting in settings:
-                await connection.execute(setting)
-            cursor = await connection.execute(statement, parameters)
+            chosen = statement
+            if self._exact_below:
+                counted = await connection.execute(count, {**parameters, "cap": self._exact_below})
+                found = await counted.fetchone()
+                if found is not None and found[0] < self._exact_below:
+                    chosen = exact
+            if chosen is statement:
+                for setting in settings:
+                    await connection.execute(setting)
+            cursor = await connection.execute(chosen, parameters)
             return [tuple(row) for row in await cursor.fetchall()]
 
         return await self._db.read(work, store=self._name)

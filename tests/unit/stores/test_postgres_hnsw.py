@@ -18,7 +18,7 @@ from redstring.errors import InvalidArgumentError
 from redstring.ports import VectorRecord
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.stores import PostgresStores, open_postgres
-from redstring.vector.postgres import DEFAULT_EF_SEARCH, PgVectorStore
+from redstring.vector.postgres import DEFAULT_EF_SEARCH, DEFAULT_EXACT_BELOW, PgVectorStore
 
 SETTINGS = ("hnsw.ef_search", "hnsw.iterative_scan")
 #: Planner switches that leave an index-ordered scan as the only cheap plan, so the
@@ -63,7 +63,9 @@ def _record(tenant: TenantId, n: int, kind: str, vector: list[float]) -> VectorR
 
 
 async def _open_hnsw(url: str, **options: Any) -> PostgresStores:
+    """HNSW stores over a new schema; always through the index unless `exact_below` is given."""
     schema = f"t_{uuid.uuid4().hex[:12]}"
+    options.setdefault("exact_below", 0)
     return await open_postgres(url, dimension=4, schema=schema, search_mode="hnsw", **options)
 
 
@@ -97,11 +99,23 @@ async def test_each_search_sets_ef_search_and_the_scan_mode_in_its_own_transacti
 async def test_the_default_ef_search_reaches_the_server(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with await _open_hnsw(postgres_url) as stores:
+    async with await open_postgres(
+        postgres_url, dimension=4, schema=f"t_{uuid.uuid4().hex[:12]}", search_mode="hnsw"
+    ) as stores:
         tenant = new_tenant_id()
+        await stores.vectors.upsert(
+            [_record(tenant, n, "person", [1.0, 0.01 * n, 0.0, 0.0]) for n in range(1, 10)]
+        )
         await stores.vectors.upsert([_record(tenant, 0, "person", [1.0, 0.0, 0.0, 0.0])])
         seen = _probe_reads(stores.database, monkeypatch)
-        await stores.vectors.search([1.0, 0.0, 0.0, 0.0], tenant, k=3)
+        await stores.vectors.search([1.0, 0.0, 0.0, 0.0], tenant, k=3)  # 9 rows: exact
+        assert seen == [{"hnsw.ef_search": "40", "hnsw.iterative_scan": "off"}]
+        assert DEFAULT_EXACT_BELOW > 9
+        seen.clear()
+        through_index = PgVectorStore(
+            stores.database, dimension=4, search_mode="hnsw", exact_below=0
+        )
+        await through_index.search([1.0, 0.0, 0.0, 0.0], tenant, k=3)
         assert seen == [
             {"hnsw.ef_search": str(DEFAULT_EF_SEARCH), "hnsw.iterative_scan": "relaxed_order"}
         ]
@@ -158,3 +172,47 @@ async def test_an_ef_search_outside_pgvectors_range_is_refused_naming_it(
         with pytest.raises(InvalidArgumentError, match="ef_search") as caught:
             PgVectorStore(stores.database, dimension=4, search_mode="hnsw", ef_search=bad)
         assert caught.value.name == "ef_search"
+
+
+@pytest.mark.asyncio
+async def test_fewer_rows_than_exact_below_are_ranked_exactly_and_as_many_use_the_index(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with await _open_hnsw(postgres_url, exact_below=31, ef_search=77) as stores:
+        tenant, other = new_tenant_id(), new_tenant_id()
+        records = [
+            _record(tenant, n, "place" if n % 3 else "person", [1.0, 0.03 * n, (n % 5) * 0.2, 0.1])
+            for n in range(30)
+        ]
+        records += [_record(other, n, "place", [1.0, 0.0, 0.0, 0.0]) for n in range(100)]
+        await stores.vectors.upsert(records)
+        reference = PgVectorStore(stores.database, dimension=4)  # exact search, same rows
+        seen = _probe_reads(stores.database, monkeypatch)
+        query = [1.0, 0.5, 0.3, 0.0]
+        for options in ({}, {"entity_types": ["place"]}, {"min_score": 0.99}):
+            found = await stores.vectors.search(query, tenant, k=7, **options)
+            assert found
+            assert found == await reference.search(query, tenant, k=7, **options)
+        # The exact path sets nothing: the server's defaults were in force in every read.
+        assert seen == [{"hnsw.ef_search": "40", "hnsw.iterative_scan": "off"}] * 6
+        at_cap = PgVectorStore(
+            stores.database, dimension=4, search_mode="hnsw", ef_search=77, exact_below=30
+        )
+        seen.clear()
+        await at_cap.search(query, tenant, k=7)
+        assert seen == [{"hnsw.ef_search": "77", "hnsw.iterative_scan": "relaxed_order"}]
+        # The type filter counts: 20 places in a tenant of 30 rows are fewer than 30.
+        seen.clear()
+        await at_cap.search(query, tenant, k=7, entity_types=["place"])
+        assert seen == [{"hnsw.ef_search": "40", "hnsw.iterative_scan": "off"}]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("bad", [-1, 2.5, True, "10"])
+async def test_an_exact_below_that_is_no_count_is_refused_naming_it(
+    postgres_url: str, bad: Any
+) -> None:
+    async with await _open_hnsw(postgres_url) as stores:
+        with pytest.raises(InvalidArgumentError, match="exact_below") as caught:
+            PgVectorStore(stores.database, dimension=4, search_mode="hnsw", exact_below=bad)
+        assert caught.value.name == "exact_below"
