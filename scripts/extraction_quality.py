@@ -141,7 +141,7 @@ def gold_documents(gold: Gold, root: Path = ROOT) -> list[SourceDocument]:
     return [
         document.model_copy(update={"id": path})
         for path in gold.paths
-        for document in read_documents([str(root / path)])
+        for document in read_documents([str(root / path)]).documents
     ]
 
 
