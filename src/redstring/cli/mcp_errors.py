@@ -44,6 +44,8 @@ def _requirement(error: Any) -> str:
         return "must not be empty (omit it instead)" if kind == "too_short" else "is too short"
     if kind in {"too_long", "string_too_long"}:
         return f"is too long (at most {context.get('max_length', '?')})"
+    if kind == "value_error":
+        return str(context.get("error", error["msg"])).rstrip(".")
     return str(error["msg"]).rstrip(".").lower()
 
 

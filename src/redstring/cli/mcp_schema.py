@@ -13,7 +13,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 #: The most results one search may ask for.
 MAX_K = 50
@@ -45,8 +45,26 @@ Query = Annotated[
         "Must hold a non-space character.",
     ),
 ]
+
+
+def whole_number(value: object) -> object:
+    """Refuse what lax validation would turn into an int: `"5"` and `true` are not counts."""
+    if isinstance(value, bool | str):
+        raise ValueError("must be a whole number, not a string or true/false")
+    return value
+
+
+def whole_number_or_fraction(value: object) -> object:
+    """Refuse what lax validation would turn into a float: `"0.5"` and `true` are not numbers."""
+    if isinstance(value, bool | str):
+        raise ValueError("must be a number from 0 to 1, not a string or true/false")
+    return value
+
+
 K = Annotated[
-    int, Field(ge=0, le=MAX_K, description=f"How many results, best first (0 to {MAX_K}).")
+    int,
+    Field(ge=0, le=MAX_K, description=f"How many results, best first (0 to {MAX_K})."),
+    BeforeValidator(whole_number),
 ]
 EntityIdArgument = Annotated[
     str,
@@ -72,6 +90,7 @@ MinConfidence = Annotated[
         description="Answer empty unless some result's `confidence` reaches this (0 to 1). "
         "0.5: more likely related than not; 0: always rank, however unrelated.",
     ),
+    BeforeValidator(whole_number_or_fraction),
 ]
 Explain = Annotated[
     bool,
@@ -80,6 +99,7 @@ Explain = Annotated[
 Offset = Annotated[
     int,
     Field(ge=0, description="Where to start reading, in characters (a result's `more_at`)."),
+    BeforeValidator(whole_number),
 ]
 
 

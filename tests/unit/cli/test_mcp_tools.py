@@ -257,8 +257,22 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("search_passages", {"query": "Ada", "sources": ["x.md"]}, "`sources[0]` must be one of"),
     ("get_entity", {"entity_id": "not-a-uuid"}, "Argument `entity_id` must be an entity `id`"),
     ("read_passage", {"passage_id": "c:1", "offset": -1}, "Argument `passage_id`"),
+    ("read_passage", {"passage_id": "c:" + "0" * 32, "offset": "5"}, "`offset` must be a whole"),
     ("search_entities", {"query": "x" * 2001}, "Argument `query` is too long (at most 2000)"),
-    ("search_entities", {"query": "Ada", "k": "five"}, "Argument `k` input should be"),
+    ("search_entities", {"query": "Ada", "k": "five"}, "Argument `k` must be a whole number"),
+    ("search_entities", {"query": "Ada", "k": "5"}, "Argument `k` must be a whole number"),
+    ("search_entities", {"query": "Ada", "k": True}, "Argument `k` must be a whole number"),
+    ("search_passages", {"query": "Ada", "k": False}, "Argument `k` must be a whole number"),
+    (
+        "search_entities",
+        {"query": "Ada", "min_confidence": "0.5"},
+        "`min_confidence` must be a number",
+    ),
+    (
+        "search_entities",
+        {"query": "Ada", "min_confidence": True},
+        "`min_confidence` must be a number",
+    ),
     ("search_entities", {"query": "Ada", "entity_types": ["person"] * 3}, "at most 2)"),
 ]
 
