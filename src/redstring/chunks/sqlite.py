@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -12,6 +11,7 @@ from uuid import UUID
 import numpy as np
 import numpy.typing as npt
 
+from redstring.chunks.sqlite_rows import Row, insert_rows, remove_rows
 from redstring.chunks.sqlite_schema import SCHEMA
 from redstring.domain.bm25 import CorpusStats, LexicalCandidates
 from redstring.domain.chunk import ChunkId, StoredChunk, chunk_id_for, require_chunks_of_source
@@ -48,27 +48,6 @@ _TENANT_TABLES = (
     "chunk_corpus",
     "chunk_generations",
 )
-
-
-@dataclass(frozen=True)
-class _Row:
-    tenant: str
-    chunk_id: str
-    source_id: str
-    index: int
-    body: str
-    embedding: bytes | None
-    counts: Counter[str]
-    entity_ids: list[str]
-
-    @property
-    def length(self) -> int:
-        return self.counts.total()
-
-    @property
-    def terms(self) -> str:
-        """The terms this row is posted under, as the JSON list its `terms` column holds."""
-        return json.dumps(sorted(self.counts), ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -127,8 +106,8 @@ class SqliteChunkStore(DescribedStore):
             for row in rows:
                 by_tenant.setdefault(row.tenant, []).append(row.chunk_id)
             for tenant, ids in by_tenant.items():
-                _remove(connection, tenant, ids)
-            _insert(connection, rows)
+                remove_rows(connection, tenant, ids)
+            insert_rows(connection, rows)
             bump_generations(connection, "chunk_generations", by_tenant)
 
         await self._db.write(work, store=self._name)
@@ -146,8 +125,8 @@ class SqliteChunkStore(DescribedStore):
 
         def work(connection: sqlite3.Connection) -> None:
             old = _ids_of_source(connection, tenant, source_id)
-            _remove(connection, tenant, [*old, *(row.chunk_id for row in rows)])
-            _insert(connection, rows)
+            remove_rows(connection, tenant, [*old, *(row.chunk_id for row in rows)])
+            insert_rows(connection, rows)
             bump_generations(connection, "chunk_generations", [tenant])
 
         await self._db.write(work, store=self._name)
@@ -159,7 +138,7 @@ class SqliteChunkStore(DescribedStore):
         def work(connection: sqlite3.Connection) -> None:
             old = _ids_of_source(connection, tenant, source_id)
             if old:
-                _remove(connection, tenant, old)
+                remove_rows(connection, tenant, old)
                 bump_generations(connection, "chunk_generations", [tenant])
 
         await self._db.write(work, store=self._name)
@@ -300,9 +279,9 @@ class SqliteChunkStore(DescribedStore):
 
     # -- helpers -----------------------------------------------------------
 
-    def _rows(self, chunks: Sequence[StoredChunk]) -> list[_Row]:
+    def _rows(self, chunks: Sequence[StoredChunk]) -> list[Row]:
         """Validated rows, the last of each (tenant, id) winning; touches no state."""
-        rows: dict[tuple[str, str], _Row] = {}
+        rows: dict[tuple[str, str], Row] = {}
         for chunk in chunks:
             blob = None
             if chunk.embedding is not None:
@@ -311,7 +290,7 @@ class SqliteChunkStore(DescribedStore):
                     dimension=self._dimension,
                     context=f"embedding of chunk {chunk.id}",
                 ).tobytes()
-            row = _Row(
+            row = Row(
                 tenant=str(chunk.tenant_id),
                 chunk_id=str(chunk.id),
                 source_id=chunk.source_id,
@@ -413,89 +392,3 @@ def _filtered_postings(
             )
         )
     return rows
-
-
-def _remove(connection: sqlite3.Connection, tenant: str, ids: Sequence[str]) -> None:
-    """Delete these chunks of `tenant` (missing ones ignored) and take them out of the stats.
-
-    A row's `terms` column lists the terms it was posted under, so each posting
-    goes by its primary key (ADR 0187).
-    """
-    distinct = list(dict.fromkeys(ids))
-    terms: Counter[str] = Counter()
-    postings: list[tuple[str, str, str]] = []
-    count = total = 0
-    for part in chunked(distinct):
-        marks = placeholders(len(part))
-        for chunk_id, posted, length in connection.execute(
-            "SELECT chunk_id, terms, length FROM chunk_rows"
-            f" WHERE tenant_id = ? AND chunk_id IN ({marks})",
-            (tenant, *part),
-        ):
-            for term in json.loads(posted):
-                terms[term] += 1
-                postings.append((tenant, term, chunk_id))
-            count, total = count + 1, total + int(length)
-        for table in ("chunk_entities", "chunk_rows"):
-            connection.execute(
-                f"DELETE FROM {table} WHERE tenant_id = ? AND chunk_id IN ({marks})",
-                (tenant, *part),
-            )
-    connection.executemany(
-        "DELETE FROM chunk_postings WHERE tenant_id = ? AND term = ? AND chunk_id = ?", postings
-    )
-    if not count:
-        return
-    connection.executemany(
-        "UPDATE chunk_terms SET document_frequency = document_frequency - ?"
-        " WHERE tenant_id = ? AND term = ?",
-        [(n, tenant, term) for term, n in sorted(terms.items())],
-    )
-    connection.executemany(
-        "DELETE FROM chunk_terms WHERE tenant_id = ? AND term = ? AND document_frequency <= 0",
-        [(tenant, term) for term in sorted(terms)],
-    )
-    connection.execute(
-        "UPDATE chunk_corpus SET document_count = document_count - ?,"
-        " total_length = total_length - ? WHERE tenant_id = ?",
-        (count, total, tenant),
-    )
-
-
-def _insert(connection: sqlite3.Connection, rows: Sequence[_Row]) -> None:
-    """Insert rows known to be absent, with their postings, and add them to the stats."""
-    connection.executemany(
-        "INSERT INTO chunk_rows"
-        " (tenant_id, chunk_id, source_id, idx, length, body, embedding, terms)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (r.tenant, r.chunk_id, r.source_id, r.index, r.length, r.body, r.embedding, r.terms)
-            for r in rows
-        ],
-    )
-    connection.executemany(
-        "INSERT INTO chunk_entities (tenant_id, entity_id, chunk_id) VALUES (?, ?, ?)",
-        [(r.tenant, e, r.chunk_id) for r in rows for e in r.entity_ids],
-    )
-    connection.executemany(
-        "INSERT INTO chunk_postings (tenant_id, term, chunk_id, tf, length) VALUES (?, ?, ?, ?, ?)",
-        [(r.tenant, t, r.chunk_id, tf, r.length) for r in rows for t, tf in r.counts.items()],
-    )
-    frequencies = Counter((r.tenant, term) for r in rows for term in r.counts)
-    connection.executemany(
-        "INSERT INTO chunk_terms (tenant_id, term, document_frequency) VALUES (?, ?, ?)"
-        " ON CONFLICT (tenant_id, term) DO UPDATE SET"
-        " document_frequency = document_frequency + excluded.document_frequency",
-        [(tenant, term, n) for (tenant, term), n in sorted(frequencies.items())],
-    )
-    totals: dict[str, tuple[int, int]] = {}
-    for r in rows:
-        count, total = totals.get(r.tenant, (0, 0))
-        totals[r.tenant] = (count + 1, total + r.length)
-    connection.executemany(
-        "INSERT INTO chunk_corpus (tenant_id, document_count, total_length) VALUES (?, ?, ?)"
-        " ON CONFLICT (tenant_id) DO UPDATE SET"
-        " document_count = document_count + excluded.document_count,"
-        " total_length = total_length + excluded.total_length",
-        [(tenant, count, total) for tenant, (count, total) in sorted(totals.items())],
-    )
