@@ -227,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "mcp",
         parents=[p["db"], p["embed"], p["key"]],
-        help="serve search_entities, search_passages and get_entity over MCP (stdio)",
+        help="serve the tenant to an agent over MCP (stdio): describe it, search and read it",
     )
     return parser
 
