@@ -72,7 +72,8 @@ def entity_rows(entities: list[dict], why: dict[str, str]) -> list[Row]:
             (
                 "ingest 100k entities in memory" + _at(memory),
                 f"{memory['ingest_tenant_s']:.1f} s{_cpu(memory, 'ingest_tenant_cpu_s')},"
-                f" {memory['peak_rss_mb']:,.0f} MB peak ({memory['ingest_growth_mb']:,.0f} MB grown)",
+                f" {memory['peak_rss_mb']:,.0f} MB peak"
+                f" ({memory['ingest_growth_mb']:,.0f} MB grown)",
                 "-",
                 "< 10 s, < 1 GB grown",
                 _yes(ok),

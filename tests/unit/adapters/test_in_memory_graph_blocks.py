@@ -48,6 +48,7 @@ def entity(tenant: TenantId, number: int, words: list[str], aliases: list[str]) 
     )
 
 
+TENANT_AT = st.sampled_from(range(len(TENANTS)))
 names = st.lists(st.sampled_from(WORDS), min_size=1, max_size=3)
 writes = st.lists(
     st.tuples(st.integers(0, 59), names, st.lists(st.sampled_from(WORDS), max_size=1)),
@@ -56,9 +57,9 @@ writes = st.lists(
 )
 steps = st.lists(
     st.one_of(
-        st.tuples(st.just("write"), st.sampled_from(range(len(TENANTS))), writes),
-        st.tuples(st.just("delete"), st.sampled_from(range(len(TENANTS))), st.lists(st.integers(0, 59))),
-        st.tuples(st.just("read"), st.sampled_from(range(len(TENANTS))), st.sampled_from(WORDS)),
+        st.tuples(st.just("write"), TENANT_AT, writes),
+        st.tuples(st.just("delete"), TENANT_AT, st.lists(st.integers(0, 59))),
+        st.tuples(st.just("read"), TENANT_AT, st.sampled_from(WORDS)),
     ),
     min_size=1,
     max_size=12,
@@ -110,7 +111,8 @@ def test_a_bulk_load_read_part_way_and_capped_answers_the_first_members_by_id() 
         tenant = TENANTS[0]
         live: dict[EntityId, Entity] = {}
         for start in range(0, 400, 100):  # four batches, each filing 100 ids under "w:ada"
-            batch = [entity(tenant, n, ["ada", WORDS[n % 8]], []) for n in range(start, start + 100)]
+            numbers = range(start, start + 100)
+            batch = [entity(tenant, n, ["ada", WORDS[n % 8]], []) for n in numbers]
             await store.upsert(batch)
             live.update((e.id, e) for e in batch)
             if start == 100:
