@@ -96,15 +96,17 @@ def _embedded(tenant: TenantId, n: int, dimension: int) -> StoredChunk:
 
 
 WORDS = ("engine", "mill", "river", "tide", "archive", "loom", "comet")
+WRITE_KINDS = st.sampled_from(["upsert", "replace", "delete"])
+BODIES = st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6), max_size=4)
 
 
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(
         st.tuples(
-            st.sampled_from(["upsert", "replace", "delete"]),
+            WRITE_KINDS,
             st.integers(min_value=0, max_value=3),
-            st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6), max_size=4),
+            BODIES,
         ),
         min_size=1,
         max_size=30,
@@ -119,6 +121,16 @@ def test_slot_postings_rank_as_the_reference_after_any_writes(
     asyncio.run(_rank_after(writes, query, k))
 
 
+def _chunks_of(tenant: TenantId, source_id: str, bodies: list[list[str]]) -> list[StoredChunk]:
+    """One chunk per body, its words joined, at index = position."""
+    return [
+        StoredChunk(
+            tenant_id=tenant, source_id=source_id, text=" ".join(words), index=i, start=0, end=1
+        )
+        for i, words in enumerate(bodies)
+    ]
+
+
 async def _rank_after(
     writes: list[tuple[str, int, list[list[str]]]], query: list[str], k: int
 ) -> None:
@@ -126,17 +138,7 @@ async def _rank_after(
     store = InMemoryChunkStore(dimension=3)
     live: dict[str, StoredChunk] = {}
     for step, (kind, source, bodies) in enumerate(writes):
-        chunks = [
-            StoredChunk(
-                tenant_id=tenant,
-                source_id=f"s{source}",
-                text=" ".join(words),
-                index=i,
-                start=0,
-                end=1,
-            )
-            for i, words in enumerate(bodies)
-        ]
+        chunks = _chunks_of(tenant, f"s{source}", bodies)
         if kind == "upsert":
             await store.upsert_chunks(chunks)
         elif kind == "replace":
@@ -197,10 +199,10 @@ TWO_TENANTS = (TenantId(uuid.UUID(int=21)), TenantId(uuid.UUID(int=22)))
 @given(
     st.lists(
         st.tuples(
-            st.sampled_from(["upsert", "replace", "delete"]),
+            WRITE_KINDS,
             st.integers(min_value=0, max_value=1),
             st.integers(min_value=0, max_value=2),
-            st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6), max_size=4),
+            BODIES,
             st.integers(min_value=1, max_value=40),
         ),
         min_size=1,
@@ -225,17 +227,7 @@ async def _postings_after(writes: list[tuple[str, int, int, list[list[str]], int
     live: dict[TenantId, dict[str, StoredChunk]] = {tenant: {} for tenant in TWO_TENANTS}
     for kind, which, source, bodies, times in writes:
         tenant = TWO_TENANTS[which]
-        chunks = [
-            StoredChunk(
-                tenant_id=tenant,
-                source_id=f"s{source}",
-                text=" ".join(words),
-                index=i,
-                start=0,
-                end=1,
-            )
-            for i, words in enumerate(bodies)
-        ]
+        chunks = _chunks_of(tenant, f"s{source}", bodies)
         for _ in range(times):
             if kind == "upsert":
                 await store.upsert_chunks(chunks)
