@@ -1,13 +1,27 @@
-"""How the retrievers fuse their semantic and lexical channels (ADRs 0060, 0120, 0121).
+"""How the retrievers fuse their semantic and lexical channels (ADRs 0060, 0120, 0121),
+and how sure each result is (ADR 0170).
 
 `AdaptiveFusion` is both retrievers' default; `EvidenceFusion` and
 `ReciprocalRankFusion` are one argument away (`Retriever(..., fusion=...)`).
 Your own strategy implements `FusionStrategy`, reading the query as a
-`NormalizedQuery`.
+`NormalizedQuery`. A result's `confidence` comes from a
+`ConfidenceCalibration` of two `ChannelCalibration`s: `ENTITY_CONFIDENCE`
+(`Retriever`) and `PASSAGE_CONFIDENCE` (`ChunkRetriever`) are fitted for the
+local MiniLM model; another model's, refitted with
+`scripts/fit_confidence.py`, is one argument away (`confidence=...`).
+`SUGGESTED_MIN_CONFIDENCE` is the threshold measured for callers that prefer
+an empty answer to an unrelated one.
 """
 
 from __future__ import annotations
 
+from redstring.domain.confidence import (
+    ENTITY_CONFIDENCE,
+    PASSAGE_CONFIDENCE,
+    SUGGESTED_MIN_CONFIDENCE,
+    ChannelCalibration,
+    ConfidenceCalibration,
+)
 from redstring.domain.fusion import (
     AdaptiveFusion,
     EvidenceFusion,
@@ -17,7 +31,12 @@ from redstring.domain.fusion import (
 from redstring.domain.query import NormalizedQuery
 
 __all__ = [
+    "ENTITY_CONFIDENCE",
+    "PASSAGE_CONFIDENCE",
+    "SUGGESTED_MIN_CONFIDENCE",
     "AdaptiveFusion",
+    "ChannelCalibration",
+    "ConfidenceCalibration",
     "EvidenceFusion",
     "FusionStrategy",
     "NormalizedQuery",

@@ -7,7 +7,7 @@
   one `CacheBudget` of bytes for cached matrices);
 - PostgreSQL with pgvector (the `postgres` extra, loaded on first use):
   `open_postgres` -> `PostgresStores`, or each adapter over a `PostgresDatabase`;
-- an approximate (HNSW) in-memory vector store for large tenants (the `ann`
+- an approximate (faiss IVF) in-memory vector store for large tenants (the `ann`
   extra, loaded on first use): `ApproximateVectorStore`;
 - what a client opens (`AsyncRedstring(opener=...)`): a `StoreSet`, by a `StoreOpener`;
 - a `Schema` is what an adapter of your own asks a database to ensure;

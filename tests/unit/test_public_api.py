@@ -91,7 +91,12 @@ SURFACE: dict[str, set[str]] = {
         "SlidingWindowChunker",
     },
     "redstring.fusion": {
+        "ENTITY_CONFIDENCE",
+        "PASSAGE_CONFIDENCE",
+        "SUGGESTED_MIN_CONFIDENCE",
         "AdaptiveFusion",
+        "ChannelCalibration",
+        "ConfidenceCalibration",
         "EvidenceFusion",
         "FusionStrategy",
         "NormalizedQuery",

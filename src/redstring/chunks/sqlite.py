@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from uuid import UUID
 
 import numpy as np
 import numpy.typing as npt
 
-from redstring.chunks.sqlite_rows import Row, insert_rows, remove_rows
+from redstring.chunks.sqlite_codec import decode_body, sql_block, sql_body, sql_terms
+from redstring.chunks.sqlite_lexical import Lexicon, lexical_candidates, load_lexicon
+from redstring.chunks.sqlite_rows import (
+    CHUNK_BITS,
+    Row,
+    insert_rows,
+    remove_rows,
+    tenant_number,
+)
 from redstring.chunks.sqlite_schema import SCHEMA
-from redstring.domain.bm25 import CorpusStats, LexicalCandidates
+from redstring.domain.bm25 import LexicalCandidates
 from redstring.domain.chunk import ChunkId, StoredChunk, chunk_id_for, require_chunks_of_source
 from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.exact_search import (
@@ -41,12 +49,19 @@ from redstring.storage.tenant_cache import (
 )
 
 _TENANT_TABLES = (
-    "chunk_rows",
+    "chunk_texts",
     "chunk_entities",
-    "chunk_postings",
-    "chunk_terms",
+    "chunk_words",
     "chunk_corpus",
     "chunk_generations",
+    "chunk_tenants",
+)
+
+# A chunk's body and embedding: the embedding found by the vector key of its tenant's number.
+_BODY = (
+    "SELECT {extra}r.body, v.embedding FROM {source}"
+    " JOIN chunk_tenants t ON t.tenant_id = r.tenant_id"
+    " LEFT JOIN chunk_vectors v ON v.key = (t.number << 40) + r.number"
 )
 
 
@@ -60,11 +75,12 @@ class _Matrix:
 class SqliteChunkStore(DescribedStore):
     """A `ChunkStore` in a SQLite file shared with other stores.
 
-    Every key starts with `tenant_id`. Postings `(tenant, term, chunk, tf)`,
-    per-term document frequencies and per-tenant totals are tables kept in
-    the same transaction as the chunk rows, so `lexical_candidates` is index
-    lookups. Embeddings are float32 blobs searched exactly with numpy;
-    recently searched tenants' unit-row matrices stay in memory, within
+    Every key starts with the tenant (its id, or its number in this file).
+    Postings are packed per term and block of chunk numbers (ADR 0220) and
+    per-tenant totals are a table, all kept in the same transaction as the
+    chunk rows, so `lexical_candidates` is index lookups. Embeddings are
+    float32 blobs searched exactly with numpy; recently searched tenants'
+    unit-row matrices, and their chunk-number maps, stay in memory within
     `cache_bytes` (a number, or a `CacheBudget` shared with the vector store;
     0 caches nothing), until a write to the tenant changes its generation
     token. The file records the embedding dimension on first open; another
@@ -84,12 +100,15 @@ class SqliteChunkStore(DescribedStore):
         self._db = database
         self._name = f"SqliteChunkStore({database.path})"
         database.define_function("redstring_chunk_id", chunk_id_for)
+        database.define_function("redstring_block", sql_block)
+        database.define_function("redstring_terms", sql_terms, arity=1)
+        database.define_function("redstring_body", sql_body, arity=1)
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
         database.ensure_dimension("chunks", dimension, store=self._name, holds="embeddings")
         self._dimension = dimension
-        self._cache = TenantCache[_Matrix](
-            budget_of(cache_bytes), lambda m: held_bytes(m.ids, m.sources, m.rows)
-        )
+        budget = budget_of(cache_bytes)
+        self._cache = TenantCache[_Matrix](budget, lambda m: held_bytes(m.ids, m.sources, m.rows))
+        self._lexicons = TenantCache[Lexicon](budget, lambda lexicon: lexicon.nbytes)
 
     @property
     def dimension(self) -> int:
@@ -146,9 +165,18 @@ class SqliteChunkStore(DescribedStore):
     async def purge_tenant(self, tenant_id: TenantId) -> None:
         require_tenant_id(tenant_id)
 
+        tenant = str(tenant_id)
+
         def work(connection: sqlite3.Connection) -> None:
+            number = tenant_number(connection, tenant)
+            if number is not None:
+                connection.execute("DELETE FROM chunk_posting_blocks WHERE tenant = ?", (number,))
+                connection.execute(
+                    "DELETE FROM chunk_vectors WHERE key >= ? AND key < ?",
+                    (number << CHUNK_BITS, (number + 1) << CHUNK_BITS),
+                )
             for table in _TENANT_TABLES:
-                connection.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (str(tenant_id),))
+                connection.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (tenant,))
 
         await self._db.write(work, store=self._name)
 
@@ -168,8 +196,8 @@ class SqliteChunkStore(DescribedStore):
     async def chunks_of_source(self, source_id: str, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)
         return await self._select(
-            "SELECT body, embedding FROM chunk_rows WHERE tenant_id = ? AND source_id = ?"
-            " ORDER BY idx, chunk_id",
+            _BODY.format(extra="", source="chunk_texts r")
+            + " WHERE r.tenant_id = ? AND r.source_id = ? ORDER BY r.idx, r.chunk_id",
             (str(tenant_id), source_id),
         )
 
@@ -178,9 +206,12 @@ class SqliteChunkStore(DescribedStore):
         return await self._select(
             # CROSS JOIN keeps the entity's postings outermost: the planner would
             # otherwise walk the tenant's rows in output order to save a sort.
-            "SELECT r.body, r.embedding FROM chunk_entities e CROSS JOIN chunk_rows r"
-            " ON r.tenant_id = e.tenant_id AND r.chunk_id = e.chunk_id"
-            " WHERE e.tenant_id = ? AND e.entity_id = ?"
+            _BODY.format(
+                extra="",
+                source="chunk_entities e CROSS JOIN chunk_texts r"
+                " ON r.tenant_id = e.tenant_id AND r.chunk_id = e.chunk_id",
+            )
+            + " WHERE e.tenant_id = ? AND e.entity_id = ?"
             " ORDER BY r.source_id, r.idx, r.chunk_id",
             (str(tenant_id), str(entity_id)),
         )
@@ -188,13 +219,13 @@ class SqliteChunkStore(DescribedStore):
     async def list_chunks(self, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)
         return await self._select(
-            "SELECT body, embedding FROM chunk_rows WHERE tenant_id = ?"
-            " ORDER BY source_id, idx, chunk_id",
+            _BODY.format(extra="", source="chunk_texts r")
+            + " WHERE r.tenant_id = ? ORDER BY r.source_id, r.idx, r.chunk_id",
             (str(tenant_id),),
         )
 
     async def list_tenants(self) -> list[TenantId]:
-        sql = "SELECT DISTINCT tenant_id FROM chunk_rows"  # the key's leading column
+        sql = "SELECT DISTINCT tenant_id FROM chunk_texts"  # the key's leading column
         rows = await self._db.read(lambda c: c.execute(sql).fetchall(), store=self._name)
         return sorted((TenantId(UUID(row[0])) for row in rows), key=str)
 
@@ -202,9 +233,10 @@ class SqliteChunkStore(DescribedStore):
         require_tenant_id(tenant_id)
 
         def work(connection: sqlite3.Connection) -> ChunkSummary:
-            # A covering scan of chunk_rows_by_source over the tenant's range.
+            # A covering scan of chunk_texts_by_source over the tenant's range.
             rows = connection.execute(
-                "SELECT source_id, COUNT(*) FROM chunk_rows WHERE tenant_id = ? GROUP BY source_id",
+                "SELECT source_id, COUNT(*) FROM chunk_texts WHERE tenant_id = ?"
+                " GROUP BY source_id",
                 (str(tenant_id),),
             ).fetchall()
             return chunk_summary_of((source, int(n)) for source, n in rows)
@@ -226,26 +258,11 @@ class SqliteChunkStore(DescribedStore):
         allowed = None if source_ids is None else list(dict.fromkeys(source_ids))
 
         def work(connection: sqlite3.Connection) -> LexicalCandidates:
-            row = connection.execute(
-                "SELECT document_count, total_length FROM chunk_corpus WHERE tenant_id = ?",
-                (tenant,),
-            ).fetchone()
-            count, total = (0, 0) if row is None else (int(row[0]), int(row[1]))
-            frequencies = dict.fromkeys(asked, 0)
-            for part in chunked(asked):
-                for term, frequency in connection.execute(
-                    "SELECT term, document_frequency FROM chunk_terms"
-                    f" WHERE tenant_id = ? AND term IN ({placeholders(len(part))})",
-                    (tenant, *part),
-                ):
-                    frequencies[term] = int(frequency)
-            stats = CorpusStats.from_totals(
-                document_count=count,
-                total_length=total,
-                document_frequencies=frequencies,
-            )
-            found = [] if allowed == [] else _postings(connection, tenant, asked, allowed)
-            return LexicalCandidates.from_postings(asked, found, stats)
+            def lexicon() -> Lexicon:
+                token = current_generation(connection, "chunk_generations", tenant)
+                return self._lexicons.get(tenant, token, lambda: load_lexicon(connection, tenant))
+
+            return lexical_candidates(connection, tenant, asked, allowed, lexicon)
 
         return await self._db.read(work, store=self._name)
 
@@ -315,8 +332,10 @@ class SqliteChunkStore(DescribedStore):
         sources: list[str] = []
         blobs: list[bytes] = []
         for chunk_id, source_id, blob in connection.execute(
-            "SELECT chunk_id, source_id, embedding FROM chunk_rows"
-            " WHERE tenant_id = ? AND embedding IS NOT NULL",
+            "SELECT r.chunk_id, r.source_id, v.embedding FROM chunk_texts r"
+            " JOIN chunk_tenants t ON t.tenant_id = r.tenant_id"
+            " JOIN chunk_vectors v ON v.key = (t.number << 40) + r.number"
+            " WHERE r.tenant_id = ?",
             (tenant,),
         ):
             ids.append(chunk_id)
@@ -330,8 +349,8 @@ class SqliteChunkStore(DescribedStore):
         )
 
 
-def _chunk(body: str, blob: bytes | None) -> StoredChunk:
-    chunk = StoredChunk.model_validate_json(body)
+def _chunk(body: bytes, blob: bytes | None) -> StoredChunk:
+    chunk = StoredChunk.model_validate_json(decode_body(body))
     if blob is not None:
         chunk.embedding = np.frombuffer(blob, dtype=np.float32).tolist()
     return chunk
@@ -339,12 +358,12 @@ def _chunk(body: str, blob: bytes | None) -> StoredChunk:
 
 def _fetch(connection: sqlite3.Connection, tenant: str, ids: Sequence[str]) -> list[StoredChunk]:
     """The chunks of `ids` (distinct) in `tenant`, ordered by id string."""
-    found: list[tuple[str, str, bytes | None]] = []
+    found: list[tuple[str, bytes, bytes | None]] = []
     for part in chunked(ids):
         found.extend(
             connection.execute(
-                "SELECT chunk_id, body, embedding FROM chunk_rows"
-                f" WHERE tenant_id = ? AND chunk_id IN ({placeholders(len(part))})",
+                _BODY.format(extra="r.chunk_id, ", source="chunk_texts r")
+                + f" WHERE r.tenant_id = ? AND r.chunk_id IN ({placeholders(len(part))})",
                 (tenant, *part),
             )
         )
@@ -355,40 +374,7 @@ def _ids_of_source(connection: sqlite3.Connection, tenant: str, source_id: str) 
     return [
         str(row[0])
         for row in connection.execute(
-            "SELECT chunk_id FROM chunk_rows WHERE tenant_id = ? AND source_id = ?",
+            "SELECT chunk_id FROM chunk_texts WHERE tenant_id = ? AND source_id = ?",
             (tenant, source_id),
         )
     ]
-
-
-def _postings(
-    connection: sqlite3.Connection, tenant: str, terms: list[str], allowed: list[str] | None
-) -> Iterator[tuple[str, str, int, int]]:
-    """`(chunk id, term, count, length)` of each chunk holding any of `terms` in `allowed`."""
-    for part in chunked(terms):
-        marks = placeholders(len(part))
-        if allowed is None:
-            yield from connection.execute(
-                "SELECT chunk_id, term, tf, length FROM chunk_postings"
-                f" WHERE tenant_id = ? AND term IN ({marks})",
-                (tenant, *part),
-            )
-        else:
-            yield from _filtered_postings(connection, tenant, part, allowed)
-
-
-def _filtered_postings(
-    connection: sqlite3.Connection, tenant: str, terms: Sequence[str], allowed: list[str]
-) -> list[tuple[str, str, int, int]]:
-    rows: list[tuple[str, str, int, int]] = []
-    for sources in chunked(allowed, 400):
-        rows.extend(
-            connection.execute(
-                "SELECT p.chunk_id, p.term, p.tf, p.length FROM chunk_postings p"
-                " JOIN chunk_rows r ON r.tenant_id = p.tenant_id AND r.chunk_id = p.chunk_id"
-                f" WHERE p.tenant_id = ? AND p.term IN ({placeholders(len(terms))})"
-                f" AND r.source_id IN ({placeholders(len(sources))})",
-                (tenant, *terms, *sources),
-            )
-        )
-    return rows

@@ -58,5 +58,50 @@ SCHEMA = Schema(
             " WHERE p.tenant_id = chunk_rows.tenant_id AND p.chunk_id = chunk_rows.chunk_id)",
             "DROP INDEX chunk_postings_by_chunk",
         ],
+        # 4: numbered chunks and terms; postings packed per (tenant, term, block of 256
+        # chunk numbers); term lists, bodies and embeddings packed (ADR 0220).
+        [
+            "CREATE TABLE chunk_tenants (tenant_id TEXT PRIMARY KEY, number INTEGER NOT NULL"
+            " UNIQUE, next_chunk INTEGER NOT NULL, next_term INTEGER NOT NULL)",
+            "INSERT INTO chunk_tenants SELECT tenant_id,"
+            " ROW_NUMBER() OVER (ORDER BY tenant_id) - 1,"
+            " (SELECT COUNT(*) FROM chunk_rows r WHERE r.tenant_id = t.tenant_id),"
+            " (SELECT COUNT(*) FROM chunk_terms w WHERE w.tenant_id = t.tenant_id)"
+            " FROM (SELECT tenant_id FROM chunk_rows UNION SELECT tenant_id FROM chunk_corpus) t",
+            "CREATE TABLE chunk_words (tenant_id TEXT NOT NULL, term TEXT NOT NULL,"
+            " number INTEGER NOT NULL, PRIMARY KEY (tenant_id, term)) WITHOUT ROWID",
+            "INSERT INTO chunk_words SELECT tenant_id, term,"
+            " ROW_NUMBER() OVER (PARTITION BY tenant_id ORDER BY term) - 1 FROM chunk_terms",
+            "CREATE TABLE chunk_texts (tenant_id TEXT NOT NULL, chunk_id TEXT NOT NULL,"
+            " source_id TEXT NOT NULL, idx INTEGER NOT NULL, number INTEGER NOT NULL,"
+            " length INTEGER NOT NULL, terms BLOB NOT NULL, body BLOB NOT NULL,"
+            " PRIMARY KEY (tenant_id, chunk_id))",
+            "INSERT INTO chunk_texts SELECT r.tenant_id, r.chunk_id, r.source_id, r.idx,"
+            " ROW_NUMBER() OVER (PARTITION BY r.tenant_id ORDER BY r.source_id, r.idx, r.chunk_id)"
+            " - 1, r.length, redstring_terms((SELECT json_group_array(w.number)"
+            " FROM json_each(r.terms) j JOIN chunk_words w"
+            " ON w.tenant_id = r.tenant_id AND w.term = j.value)), redstring_body(r.body)"
+            " FROM chunk_rows r",
+            "CREATE TABLE chunk_vectors (key INTEGER PRIMARY KEY, embedding BLOB NOT NULL)",
+            "INSERT INTO chunk_vectors SELECT (t.number << 40) + x.number, r.embedding"
+            " FROM chunk_rows r JOIN chunk_texts x"
+            " ON x.tenant_id = r.tenant_id AND x.chunk_id = r.chunk_id"
+            " JOIN chunk_tenants t ON t.tenant_id = r.tenant_id WHERE r.embedding IS NOT NULL",
+            "CREATE TABLE chunk_posting_blocks (tenant INTEGER NOT NULL, term INTEGER NOT NULL,"
+            " block INTEGER NOT NULL, postings BLOB NOT NULL,"
+            " PRIMARY KEY (tenant, term, block)) WITHOUT ROWID",
+            "INSERT INTO chunk_posting_blocks SELECT t.number, w.number, x.number >> 8,"
+            " redstring_block(json_group_array(x.number & 255), json_group_array(p.tf))"
+            " FROM chunk_postings p JOIN chunk_tenants t ON t.tenant_id = p.tenant_id"
+            " JOIN chunk_words w ON w.tenant_id = p.tenant_id AND w.term = p.term"
+            " JOIN chunk_texts x ON x.tenant_id = p.tenant_id AND x.chunk_id = p.chunk_id"
+            " GROUP BY t.number, w.number, x.number >> 8",
+            "DROP TABLE chunk_postings",
+            "DROP TABLE chunk_terms",
+            "DROP TABLE chunk_rows",
+            "CREATE INDEX chunk_texts_by_source"
+            " ON chunk_texts (tenant_id, source_id, idx, chunk_id, number, length)",
+            "UPDATE chunk_generations SET token = lower(hex(randomblob(16)))",
+        ],
     ],
 )

@@ -1,12 +1,16 @@
-"""What the MCP tools answer: the client's answers, cut to what an agent reads (ADR 0176).
+"""What the MCP tools answer: the client's answers, cut to what an agent reads (ADR 0175, 0210).
 
 Each result carries its `confidence`; the channel scores come only when
 asked (`explain`). Scores are rounded to 3 places; the fused rank score, ranks, offsets, tenant
 and relationship ids are left out (order is rank; the tenant is the
-server's). A channel that did not rank an item has no key rather than a
-`null`. Passage text is cut at `PASSAGE_TEXT` characters and `more_at`
-says where `read_passage` continues it. Each answer is sent once as compact
-JSON text and once as structured content matching the tool's output schema.
+server's). An entity search answers one row per entity under one `columns`
+header (keys once per answer, not once per entity), each description cut at
+`DESCRIPTION_TEXT` characters (`get_entity` gives it whole). A passage
+search answers objects, a channel that did not rank an item having no key
+rather than a `null`; passage text is cut at `PASSAGE_TEXT` characters and
+`more_at` says where `read_passage` continues it. Each answer is sent once
+as compact JSON text and once as structured content matching the tool's
+output schema.
 """
 
 from __future__ import annotations
@@ -18,6 +22,14 @@ from redstring.client.answers import EntityAnswer, EntitySearchAnswer, PassageSe
 from redstring.client.catalogue import TenantCatalogue
 from redstring.domain.chunk import StoredChunk
 
+#: The characters of a description an entity search shows; `get_entity` gives it whole.
+DESCRIPTION_TEXT = 90
+#: What ends a description the search cut short.
+CUT_MARK = "…"
+#: The columns of an entity search's rows, in order; `explain` adds `EXPLAIN_COLUMNS`.
+ENTITY_COLUMNS = ("id", "name", "type", "confidence", "description", "aliases")
+#: The channel scores `explain` adds to each row (`null`: that ranking did not find it).
+EXPLAIN_COLUMNS = ("semantic", "lexical")
 #: The characters of a passage a search shows; `read_passage` reads the rest.
 PASSAGE_TEXT = 500
 #: The characters one `read_passage` call returns.
@@ -46,24 +58,16 @@ def _cut(text: str, start: int, length: int) -> tuple[str, int | None]:
     return text[start:end], end
 
 
-class EntityMatch(BaseModel):
-    """One entity a search found; `semantic`/`lexical` absent when that score did not rank it."""
-
-    id: str
-    name: str
-    type: str
-    description: str
-    aliases: list[str] | None = None
-    confidence: float | None = None
-    semantic: float | None = None
-    lexical: float | None = None
+#: One value of an entity row: an id, name, type or description, a score, aliases, or `null`.
+Cell = str | float | list[str] | None
 
 
 class EntitySearchResult(BaseModel):
-    """The entities best matching a query, best first."""
+    """The entities best matching a query, best first: one row each, in `columns` order."""
 
     mode: str
-    matches: list[EntityMatch]
+    columns: list[str]
+    matches: list[list[Cell]]
     note: str | None = None
 
 
@@ -137,23 +141,26 @@ class TenantDescription(BaseModel):
 def entity_result(
     answer: EntitySearchAnswer, note: str | None, *, explain: bool
 ) -> EntitySearchResult:
-    """The compact form of an entity search; the channel scores only when `explain`."""
+    """The rows of an entity search under `ENTITY_COLUMNS`; channel scores only when `explain`."""
+    rows: list[list[Cell]] = []
+    for hit in answer.matches:
+        description, rest = _cut(hit.description, 0, DESCRIPTION_TEXT)
+        if rest is not None:
+            description = description.rstrip() + CUT_MARK
+        row: list[Cell] = [
+            hit.id,
+            hit.name,
+            hit.type,
+            _round(hit.confidence),
+            description,
+            hit.aliases or None,
+        ]
+        if explain:
+            row += [_round(hit.semantic), _round(hit.lexical)]
+        rows.append(row)
+    columns = ENTITY_COLUMNS + EXPLAIN_COLUMNS if explain else ENTITY_COLUMNS
     return EntitySearchResult(
-        mode=answer.mode.value,
-        matches=[
-            EntityMatch(
-                id=hit.id,
-                name=hit.name,
-                type=hit.type,
-                description=hit.description,
-                aliases=hit.aliases or None,
-                confidence=_round(hit.confidence),
-                semantic=_round(hit.semantic) if explain else None,
-                lexical=_round(hit.lexical) if explain else None,
-            )
-            for hit in answer.matches
-        ],
-        note=note,
+        mode=answer.mode.value, columns=list(columns), matches=rows, note=note
     )
 
 

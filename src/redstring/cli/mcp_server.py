@@ -31,6 +31,9 @@ from pydantic import BaseModel, ValidationError
 
 from redstring.cli.mcp_errors import EmptyTenantError, argument_error, library_error, unknown_names
 from redstring.cli.mcp_results import (
+    CUT_MARK,
+    DESCRIPTION_TEXT,
+    ENTITY_COLUMNS,
     MAX_NEIGHBOURS,
     PASSAGE_TEXT,
     READ_TEXT,
@@ -75,7 +78,7 @@ SCORES = (
     "empty answer means nothing here matches. `explain=true` adds the scores behind it: "
     "`semantic`, similarity of meaning on 0..1 where 0.5 means unrelated and 1.0 the same "
     "meaning, and `lexical`, overlap of spelling on 0..1 (1.0: the same words); a score is "
-    "absent when that ranking did not find the item."
+    "absent (`null` in a row) when that ranking did not find the item."
 )
 INSTRUCTIONS = (
     "Search one knowledge graph: entities (with their relationships) extracted from "
@@ -211,9 +214,12 @@ def build_server(client: AsyncRedstring, catalogue: TenantCatalogue) -> MCPServe
             title="Search entities",
             description="Find the entities (people, organisations, things, ... as typed in "
             "this graph) that a name or description refers to. Use it first, to turn a name "
-            "into an `id` for get_entity. Returns up to k entities, best first. "
-            f"{SCORES} An empty `matches` means nothing here matched; `note` says what to try. "
-            + _types_line(catalogue),
+            "into an `id` for get_entity. Returns up to k entities, best first, one row each "
+            f"in `matches`, its values in `columns` order ({', '.join(ENTITY_COLUMNS)}; "
+            "`aliases` null when there are none); a description longer than "
+            f"{DESCRIPTION_TEXT} characters is cut and ends in '{CUT_MARK}', get_entity gives "
+            f"it whole. {SCORES} An empty `matches` means nothing here matched; `note` says "
+            "what to try. " + _types_line(catalogue),
             annotations=ToolAnnotations(title="Search entities", **_READ_ONLY),
         )
         server.add_tool(

@@ -34,6 +34,7 @@ from redstring.domain.confidence import (
     bm25_ceiling,
     bm25_coverage,
     nothing_matches,
+    require_calibration,
     require_min_confidence,
 )
 from redstring.domain.errors import DimensionMismatchError
@@ -63,7 +64,8 @@ class ChunkRetriever:
     LEXICAL and refuses SEMANTIC and HYBRID with `ValueError`. `fusion`
     merges the channels in HYBRID (default `PASSAGE_ADAPTIVE_FUSION`, ADR 0121;
     pass `ReciprocalRankFusion()` for plain RRF). `ScoredChunk.confidence` reads
-    the channel scores through `PASSAGE_CONFIDENCE` (ADR 0170).
+    the channel scores through `confidence` (default `PASSAGE_CONFIDENCE`,
+    fitted for the local MiniLM model; ADR 0170).
     """
 
     _semantic: tuple[EmbeddingProvider, SemanticChunkSource] | None
@@ -78,6 +80,7 @@ class ChunkRetriever:
         embeddings: EmbeddingProvider,
         chunks: ChunkStore,
         fusion: FusionStrategy = DEFAULT_PASSAGE_FUSION,
+        confidence: ConfidenceCalibration = PASSAGE_CONFIDENCE,
     ) -> None:
         if embeddings.dimension != chunks.dimension:
             raise DimensionMismatchError(
@@ -91,11 +94,13 @@ class ChunkRetriever:
             lexical=chunks,
             default=RetrievalMode.HYBRID,
             fusion=fusion,
-            confidence=PASSAGE_CONFIDENCE,
+            confidence=confidence,
         )
 
     @classmethod
-    def lexical_only(cls, *, chunks: ChunkStore) -> ChunkRetriever:
+    def lexical_only(
+        cls, *, chunks: ChunkStore, confidence: ConfidenceCalibration = PASSAGE_CONFIDENCE
+    ) -> ChunkRetriever:
         """A retriever running BM25 only: no embedding provider, LEXICAL by default."""
         retriever = cls.__new__(cls)
         retriever._wire(
@@ -103,7 +108,7 @@ class ChunkRetriever:
             lexical=chunks,
             default=RetrievalMode.LEXICAL,
             fusion=DEFAULT_PASSAGE_FUSION,
-            confidence=PASSAGE_CONFIDENCE,
+            confidence=confidence,
         )
         return retriever
 
@@ -120,7 +125,7 @@ class ChunkRetriever:
         self._lexical = lexical
         self._default = default
         self._fusion = fusion
-        self._confidence = confidence
+        self._confidence = require_calibration(confidence, default="PASSAGE_CONFIDENCE")
 
     @property
     def default_mode(self) -> RetrievalMode:

@@ -45,6 +45,7 @@ from redstring.domain.confidence import (
     ENTITY_CONFIDENCE,
     ConfidenceCalibration,
     nothing_matches,
+    require_calibration,
     require_min_confidence,
 )
 from redstring.domain.entity import Entity
@@ -112,9 +113,13 @@ class Retriever:
         vectors: VectorStore,
         graph: GraphStore,
         fusion: FusionStrategy = DEFAULT_FUSION,
+        confidence: ConfidenceCalibration = ENTITY_CONFIDENCE,
     ) -> None:
         """Wire every channel; `fusion` merges them (default `AdaptiveFusion()`;
         pass `EvidenceFusion()` or `ReciprocalRankFusion()` for the older ones).
+        `confidence` maps the channel scores to each result's confidence
+        (default `ENTITY_CONFIDENCE`, fitted for the local MiniLM model; refit
+        for another with `scripts/fit_confidence.py`, ADR 0170).
 
         Raises `DimensionMismatchError` when `embeddings.dimension` differs
         from `vectors.dimension`, before any text is embedded, and
@@ -131,11 +136,13 @@ class Retriever:
             semantic=_SemanticSide(embeddings=embeddings, vectors=vectors),
             default_mode=RetrievalMode.HYBRID,
             fusion=fusion,
-            confidence=ENTITY_CONFIDENCE,
+            confidence=confidence,
         )
 
     @classmethod
-    def lexical_only(cls, *, graph: GraphStore) -> Self:
+    def lexical_only(
+        cls, *, graph: GraphStore, confidence: ConfidenceCalibration = ENTITY_CONFIDENCE
+    ) -> Self:
         """A retriever with the lexical channel alone: no provider, no vector store.
 
         Its default mode is LEXICAL; asking it for SEMANTIC or HYBRID raises
@@ -148,7 +155,7 @@ class Retriever:
             semantic=None,
             default_mode=RetrievalMode.LEXICAL,
             fusion=DEFAULT_FUSION,
-            confidence=ENTITY_CONFIDENCE,
+            confidence=confidence,
         )
         return retriever
 
@@ -171,7 +178,7 @@ class Retriever:
         self._semantic = semantic
         self._default_mode = default_mode
         self._fusion = fusion
-        self._confidence = confidence
+        self._confidence = require_calibration(confidence, default="ENTITY_CONFIDENCE")
 
     async def retrieve(
         self,

@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import heapq
 import operator
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from uuid import UUID
 
 import jellyfish
@@ -54,6 +56,11 @@ LEXICAL_CANDIDATE_LIMIT = 50
 
 _AS_INT = operator.attrgetter("int")
 _ID_MASK = (1 << 128) - 1
+#: Everything but the ASCII letters (exactly the characters `isascii() and isalpha()` keeps).
+_NOT_ASCII_LETTER = re.compile("[^A-Za-z]+")
+#: The trigram keys of a form, uncached: an ingest's forms are mostly new, and filing them
+#: in `ngram_keys_of_form`'s cache would hold a frozenset per stored name (B101).
+_ngram_keys_uncached = ngram_keys_of_form.__wrapped__
 
 EXACT_NAMESPACE = "n:"
 PREFIX_NAMESPACE = "p:"
@@ -79,7 +86,7 @@ def _exact_key(form: str) -> str | None:
 
 
 def _soundex(text: str) -> str | None:
-    letters = "".join(ch for ch in text if ch.isascii() and ch.isalpha())
+    letters = _NOT_ASCII_LETTER.sub("", text)
     return jellyfish.soundex(letters) if letters else None
 
 
@@ -108,11 +115,15 @@ def _keyed(tokens: tuple[str, ...]) -> list[str]:
 
 def token_keys_for(token: str) -> list[str]:
     """The `w:` prefix key and, when codable, the `x:` soundex key of one token."""
-    keys = [TOKEN_PREFIX_NAMESPACE + token[:TOKEN_PREFIX_LENGTH]]
+    return list(_token_keys(token))
+
+
+@lru_cache(maxsize=1 << 16)
+def _token_keys(token: str) -> tuple[str, ...]:
+    """`token_keys_for`, once per distinct token (tokens repeat across a tenant's names)."""
+    prefix = TOKEN_PREFIX_NAMESPACE + token[:TOKEN_PREFIX_LENGTH]
     code = _soundex(token)
-    if code is not None:
-        keys.append(TOKEN_SOUNDEX_NAMESPACE + code)
-    return keys
+    return (prefix,) if code is None else (prefix, TOKEN_SOUNDEX_NAMESPACE + code)
 
 
 def initials_of(name: str) -> str:
@@ -139,6 +150,7 @@ def _initials_key(tokens: tuple[str, ...]) -> str | None:
     return INITIALS_NAMESPACE + initials if len(initials) >= 2 else None
 
 
+@lru_cache(maxsize=4096)
 def type_key_for(entity_type: str) -> str:
     """`t:` plus the normalised entity type."""
     return TYPE_NAMESPACE + normalize_name(entity_type)
@@ -178,7 +190,7 @@ def _name_keys(form: str, tokens: tuple[str, ...]) -> list[str]:
         _soundex_key(form),
     ]
     for token in _keyed(tokens):
-        keys.extend(token_keys_for(token))
+        keys.extend(_token_keys(token))
     keys.append(_initials_key(tokens))
     return list(dict.fromkeys(key for key in keys if key is not None))
 
@@ -193,7 +205,7 @@ def blocking_keys_for(entity: Entity) -> frozenset[str]:
     for name in [entity.name, *entity.aliases]:
         form = matching_form(name)
         keys.update(_name_keys(form, tuple(form.split())))
-        keys.update(ngram_keys_of_form(form))
+        keys.update(_ngram_keys_uncached(form))
     return frozenset(keys)
 
 

@@ -124,6 +124,21 @@ def require_min_confidence(value: object, *, name: str = "min_confidence") -> fl
     return float(value)
 
 
+def require_calibration(value: object, *, default: str) -> ConfidenceCalibration:
+    """`value` as a retriever's calibration; `InvalidArgumentError` naming `confidence` otherwise.
+
+    `default` names the calibration the retriever uses unless given one.
+    """
+    if not isinstance(value, ConfidenceCalibration):
+        raise InvalidArgumentError(
+            name="confidence",
+            value=value,
+            requirement=f"a ConfidenceCalibration (redstring.fusion), such as {default} or "
+            "one refitted for another model with scripts/fit_confidence.py",
+        )
+    return value
+
+
 def nothing_matches(confidences: Iterable[float], min_confidence: float | None) -> bool:
     """Whether an answer is to be empty: no candidate reaches `min_confidence`.
 

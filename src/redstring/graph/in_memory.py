@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from bisect import bisect_left, insort
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from operator import attrgetter
 
 from redstring.domain.blocking import KEY_VERSION, MAX_BLOCK_MEMBERS, blocking_keys_for
@@ -17,11 +19,13 @@ from redstring.domain.summary import GraphSummary, graph_summary_of
 from redstring.domain.validation import require_tenant_id, require_writable_graph
 from redstring.storage.describe import DescribedStore
 
-#: A key gaining at least this many ids in one write is re-sorted, not inserted into.
+#: A key settling at least this many pending ids is re-sorted, not inserted into.
 _BULK = 16
 #: Block members sort by their UUID's integer: a UUID orders exactly as its canonical string
 #: (ADR 0101), and the integer is read without building the 36-character text.
 _ORDER = attrgetter("int")
+#: Entity types repeat across a tenant: their normalised form is computed once each.
+_type_form = lru_cache(maxsize=4096)(normalize_name)
 
 
 @dataclass
@@ -29,8 +33,12 @@ class _Tenant:
     entities: dict[EntityId, Entity] = field(default_factory=dict)
     relationships: dict[RelationshipId, Relationship] = field(default_factory=dict)
     #: key -> the ids filed under it, kept in id-string order, so a capped read is a slice.
-    blocks: defaultdict[str, list[EntityId]] = field(default_factory=lambda: defaultdict(list))
-    keys_of: dict[EntityId, frozenset[str]] = field(default_factory=dict)
+    blocks: dict[str, list[EntityId]] = field(default_factory=dict)
+    #: key -> ids filed under it since the key was last read, in no order; a read of the key
+    #: merges them into `blocks` first (`_settled`), so a bulk load sorts each block once.
+    pending: dict[str, list[EntityId]] = field(default_factory=dict)
+    #: entity -> the keys it is filed under (interned: entities share the key strings).
+    keys_of: dict[EntityId, tuple[str, ...]] = field(default_factory=dict)
     #: entity -> the KEY_VERSION its keys were computed with.
     version_of: dict[EntityId, int] = field(default_factory=dict)
     edges_of: defaultdict[EntityId, set[RelationshipId]] = field(
@@ -73,7 +81,7 @@ class InMemoryGraphStore(DescribedStore):
                 if replaced is not None:
                     _uncount(part, replaced)
                 part.entities[entity.id] = entity
-                part.type_counts[normalize_name(entity.entity_type)] += 1
+                part.type_counts[_type_form(entity.entity_type)] += 1
             self._index(part, written)
         for relationship in relationships:
             self._put_relationship(relationship.model_copy(deep=True))
@@ -145,7 +153,7 @@ class InMemoryGraphStore(DescribedStore):
         copies: dict[EntityId, Entity] = {}  # one copy per entity per call
         result: dict[str, list[Entity]] = {}
         for key in keys:
-            members = part.blocks.get(key, [])[:limit]
+            members = _settled(part, key)[:limit]
             result[key] = [
                 copies[entity_id]
                 if entity_id in copies
@@ -160,8 +168,8 @@ class InMemoryGraphStore(DescribedStore):
         require_tenant_id(tenant_id)
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
-        blocks = self._part(tenant_id).blocks
-        return {key: blocks.get(key, [])[:limit] for key in keys}
+        part = self._part(tenant_id)
+        return {key: _settled(part, key)[:limit] for key in keys}
 
     async def count_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
@@ -169,8 +177,11 @@ class InMemoryGraphStore(DescribedStore):
         require_tenant_id(tenant_id)
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
-        blocks = self._part(tenant_id).blocks
-        return {key: min(len(blocks.get(key, ())), limit) for key in keys}
+        part = self._part(tenant_id)
+        blocks, pending = part.blocks, part.pending
+        return {
+            key: min(len(blocks.get(key, ())) + len(pending.get(key, ())), limit) for key in keys
+        }
 
     async def blocking_key_version(self, tenant_id: TenantId) -> int | None:
         require_tenant_id(tenant_id)
@@ -216,32 +227,28 @@ class InMemoryGraphStore(DescribedStore):
     def _index(cls, part: _Tenant, entities: Sequence[Entity]) -> None:
         """File each entity (ids distinct) under its current keys, replacing its old ones.
 
-        A key gaining many ids at once is re-sorted once rather than inserted
-        into id by id: a bulk load stays linear in the block, not quadratic.
+        New ids wait in `pending` until their key is next read, so a bulk load
+        of many batches sorts each block once rather than once per batch.
         """
-        added: defaultdict[str, list[EntityId]] = defaultdict(list)
+        pending = part.pending
         for entity in entities:
             cls._unindex(part, entity.id)
-            keys = blocking_keys_for(entity)
+            keys = tuple(map(sys.intern, blocking_keys_for(entity)))
             part.keys_of[entity.id] = keys
             part.version_of[entity.id] = KEY_VERSION
             for key in keys:
-                added[key].append(entity.id)
-        for key, ids in added.items():
-            block = part.blocks[key]
-            if len(ids) < _BULK:
-                for entity_id in ids:
-                    insort(block, entity_id, key=_ORDER)
-            else:
-                block.extend(ids)
-                block.sort(key=_ORDER)
+                waiting = pending.get(key)
+                if waiting is None:
+                    pending[key] = [entity.id]
+                else:
+                    waiting.append(entity.id)
 
     @staticmethod
     def _unindex(part: _Tenant, entity_id: EntityId) -> None:
         number = entity_id.int
         part.version_of.pop(entity_id, None)
-        for key in part.keys_of.pop(entity_id, frozenset()):
-            members = part.blocks[key]  # keys_of and blocks change together
+        for key in part.keys_of.pop(entity_id, ()):
+            members = _settled(part, key)  # keys_of and blocks change together
             del members[bisect_left(members, number, key=_ORDER)]
             if not members:
                 del part.blocks[key]
@@ -264,9 +271,30 @@ class InMemoryGraphStore(DescribedStore):
                 edges.discard(relationship_id)
 
 
+def _settled(part: _Tenant, key: str) -> list[EntityId]:
+    """The ids filed under `key` in id order, its pending ids merged in first.
+
+    The list returned is the stored block (empty and unstored for a key
+    nothing is filed under): callers slice or edit it, never keep it.
+    """
+    waiting = part.pending.pop(key, None)
+    block = part.blocks.get(key)
+    if waiting is None:
+        return [] if block is None else block
+    if block is None:
+        block = part.blocks[key] = []
+    if len(waiting) < _BULK:
+        for entity_id in waiting:
+            insort(block, entity_id, key=_ORDER)
+    else:
+        block.extend(waiting)
+        block.sort(key=_ORDER)
+    return block
+
+
 def _uncount(part: _Tenant, entity: Entity) -> None:
     """Take `entity` out of its tenant's type counts; a type counted zero disappears."""
-    entity_type = normalize_name(entity.entity_type)
+    entity_type = _type_form(entity.entity_type)
     part.type_counts[entity_type] -= 1
     if not part.type_counts[entity_type]:
         del part.type_counts[entity_type]

@@ -1,4 +1,4 @@
-"""The approximate (HNSW) vector store: the exact store's contract, and its own promises.
+"""The approximate (IVF) vector store: the exact store's contract, and its own promises.
 
 Recall is asserted on a seeded corpus (deterministic, nothing timed); the
 exact `InMemoryVectorStore` over the same records is the reference.
@@ -16,6 +16,7 @@ from redstring.ports import VectorStore
 from redstring.stores import ApproximateVectorStore, InMemoryVectorStore
 from redstring.testing._support import fixed_id, fresh_tenant
 from redstring.testing.vector_store import VectorStoreCompliance
+from redstring.vector.approximate import lists_for
 
 DIM = 32
 ROWS = 3000
@@ -31,8 +32,8 @@ class TestApproximateVectorStore(VectorStoreCompliance):
         return ApproximateVectorStore(dimension=dimension)
 
 
-class TestApproximateVectorStoreThroughTheGraph(VectorStoreCompliance):
-    """With the switch at 0 every search goes through the graph, and still passes."""
+class TestApproximateVectorStoreThroughTheIndex(VectorStoreCompliance):
+    """With the switch at 0 every search goes through the index, and still passes."""
 
     async def make_store(self, dimension: int) -> VectorStore:
         return ApproximateVectorStore(dimension=dimension, exact_below=0)
@@ -106,7 +107,7 @@ async def test_a_filtered_search_keeps_k_when_the_kept_type_is_far_from_the_quer
 
 
 @pytest.mark.asyncio
-async def test_a_filter_keeping_many_rows_is_searched_through_the_graph_before_k() -> None:
+async def test_a_filter_keeping_many_rows_is_searched_through_the_index_before_k() -> None:
     rng = np.random.default_rng(13)
     matrix = clustered(rng, ROWS)
     kinds = ["place" if i % 5 == 0 else "person" for i in range(ROWS)]  # 600 places
@@ -159,8 +160,8 @@ async def test_the_same_writes_give_the_same_answers() -> None:
     matrix = clustered(rng, ROWS)
     tenant = fresh_tenant()
     batch = records(tenant, matrix, ["person"] * ROWS)
-    one, _ = await both(batch, expansion_search=10)
-    two, _ = await both(batch, expansion_search=10)
+    one, _ = await both(batch, probes=1)
+    two, _ = await both(batch, probes=1)
     for query in queries(rng, matrix, count=20):
         assert keys(await one.search(query, tenant, k=10)) == keys(
             await two.search(query, tenant, k=10)
@@ -169,14 +170,14 @@ async def test_the_same_writes_give_the_same_answers() -> None:
 
 @pytest.mark.asyncio
 async def test_below_the_switch_a_tenant_is_searched_exactly() -> None:
-    # Random rows are HNSW's worst case: with a short candidate list the graph
+    # Random rows are an approximate index's worst case: probing one list the index
     # misses some neighbours above the switch, and none below it.
     rng = np.random.default_rng(29)
     matrix = rng.standard_normal((ROWS, DIM))
     tenant = fresh_tenant()
     batch = records(tenant, matrix, ["person"] * ROWS)
-    below, exact = await both(batch, exact_below=ROWS + 1, expansion_search=10)
-    above, _ = await both(batch, exact_below=ROWS, expansion_search=10)
+    below, exact = await both(batch, exact_below=ROWS + 1, probes=1)
+    above, _ = await both(batch, exact_below=ROWS, probes=1)
     asked = queries(rng, matrix, count=30)
     truth = [keys(await exact.search(q, tenant, k=10)) for q in asked]
     assert [keys(await below.search(q, tenant, k=10)) for q in asked] == truth
@@ -200,11 +201,19 @@ async def test_a_write_after_a_search_is_seen_by_the_next_search() -> None:
     [
         ("exact_below", -1),
         ("exact_below", 1.5),
-        ("expansion_search", 0),
-        ("expansion_search", True),
+        ("probes", 0),
+        ("probes", True),
     ],
 )
 def test_bad_settings_are_refused_naming_the_argument(setting: str, value: object) -> None:
     with pytest.raises(InvalidArgumentError, match=setting) as refused:
         ApproximateVectorStore(dimension=DIM, **{setting: value})  # type: ignore[arg-type]
     assert refused.value.name == setting
+
+
+@pytest.mark.parametrize(
+    ("rows", "lists"),
+    [(1, 1), (38, 1), (77, 1), (78, 2), (3000, 55), (100_000, 316), (1_000_000, 1000)],
+)
+def test_an_index_has_about_sqrt_rows_lists_of_at_least_39_rows(rows: int, lists: int) -> None:
+    assert lists_for(rows) == lists

@@ -18,11 +18,20 @@ from mcp.server.mcpserver import MCPServer
 from redstring.cli import mcp_schema, mcp_server
 from redstring.cli.main import main
 from redstring.cli.mcp_errors import EmptyTenantError
-from redstring.cli.mcp_results import PASSAGE_TEXT, READ_TEXT, passage_result, passage_text
+from redstring.cli.mcp_results import (
+    CUT_MARK,
+    DESCRIPTION_TEXT,
+    ENTITY_COLUMNS,
+    PASSAGE_TEXT,
+    READ_TEXT,
+    entity_result,
+    passage_result,
+    passage_text,
+)
 from redstring.cli.mcp_schema import NOT_BLANK, PASSAGE_ID_PATTERN, UUID_PATTERN
 from redstring.cli.mcp_server import _types_line, build_server, open_server
 from redstring.cli.mcp_transport import without_lone_surrogates
-from redstring.client.answers import PassageHit, PassageSearchAnswer
+from redstring.client.answers import EntityHit, EntitySearchAnswer, PassageHit, PassageSearchAnswer
 from redstring.client.catalogue import TenantCatalogue
 from redstring.client.tenants import parse_tenant
 from redstring.domain.chunk import StoredChunk, chunk_id_for
@@ -52,6 +61,12 @@ async def call(server: MCPServer, name: str, arguments: dict[str, Any]) -> dict[
     result = await server.call_tool(name, arguments)
     dumped: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
     return dumped
+
+
+def entities(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """An entity search's rows as one dict each, keyed by its `columns`."""
+    answer = result["structuredContent"]
+    return [dict(zip(answer["columns"], row, strict=True)) for row in answer["matches"]]
 
 
 def text(result: dict[str, Any]) -> str:
@@ -131,7 +146,7 @@ async def test_without_embeddings_only_lexical_is_offered() -> None:
     mode = tools["search_entities"].input_schema["properties"]["mode"]
     assert (mode["const"], mode["default"]) == ("lexical", "lexical")
     assert found["structuredContent"]["mode"] == "lexical"
-    assert "semantic" not in found["structuredContent"]["matches"][0]
+    assert entities(found)[0]["semantic"] is None
     assert refused["isError"]
     assert "--embeddings" not in text(refused)
     assert "Argument `mode` must be one of 'lexical'" in text(refused)
@@ -141,27 +156,18 @@ def test_search_entities_answers_compactly_over_stdio(wire: RawServer) -> None:
     result = wire.call("search_entities", {"query": "Ada Lovelace", "k": 3, "explain": True})
     plain = wire.call("search_entities", {"query": "Ada Lovelace", "k": 3})
     assert not result["isError"]
-    assert [set(m) & {"semantic", "lexical"} for m in plain["structuredContent"]["matches"]] == [
-        set()
-    ] * len(plain["structuredContent"]["matches"])
+    assert plain["structuredContent"]["columns"] == list(ENTITY_COLUMNS)
+    assert {len(row) for row in plain["structuredContent"]["matches"]} == {len(ENTITY_COLUMNS)}
     answer = result["structuredContent"]
-    assert set(answer) == {"mode", "matches"}
-    first = answer["matches"][0]
+    assert set(answer) == {"mode", "columns", "matches"}
+    assert answer["columns"] == [*ENTITY_COLUMNS, "semantic", "lexical"]
+    first = entities(result)[0]
     assert (first["id"], first["name"], first["type"]) == (str(ADA), "Ada Lovelace", "person")
-    assert set(first) <= {
-        "id",
-        "name",
-        "type",
-        "description",
-        "aliases",
-        "confidence",
-        "semantic",
-        "lexical",
-    }
+    assert first["description"] == "wrote the first program"
     assert first["confidence"] > 0.5
-    for match in answer["matches"]:
+    for match in entities(result):
         for channel in ("confidence", "semantic", "lexical"):
-            if channel in match:
+            if match[channel] is not None:
                 assert match[channel] == round(match[channel], 3)
                 assert 0.0 <= match[channel] <= 1.0
     assert first["lexical"] == 1.0
@@ -177,7 +183,7 @@ def test_a_tenant_argument_cannot_reach_another_tenants_data(wire: RawServer) ->
     passages = wire.call("search_passages", {"query": "Ada Lovelace notes", **smuggled})
     assert not found["isError"]
     assert "SECRET" not in json.dumps(found)
-    assert str(OTHER_ONLY) not in {hit["id"] for hit in found["structuredContent"]["matches"]}
+    assert str(OTHER_ONLY) not in {hit["id"] for hit in entities(found)}
     # The same id exists in both tenants: the server's tenant's entity and neighbours come back.
     assert detail["structuredContent"]["description"] == "wrote the first program"
     assert [n["id"] for n in detail["structuredContent"]["related"]] == [str(BABBAGE)]
@@ -288,7 +294,7 @@ def test_bad_arguments_are_short_tool_errors_naming_the_argument(wire: RawServer
         assert len(message) < 240, message
     # The server survives every bad call and still answers.
     ok = wire.call("search_entities", {"query": "Grace Hopper", "k": 1})
-    assert ok["structuredContent"]["matches"][0]["name"] == "Grace Hopper"
+    assert entities(ok)[0]["name"] == "Grace Hopper"
 
 
 @pytest.mark.asyncio
@@ -325,11 +331,11 @@ async def test_nonsense_is_answered_empty_unless_min_confidence_is_lowered() -> 
         sure = await call(server, "search_entities", {"query": "Ada Lovelace", "k": 2})
     assert default["structuredContent"]["matches"] == []
     assert "Nothing reached min_confidence 0.5" in default["structuredContent"]["note"]
-    unrelated = forced["structuredContent"]["matches"]
+    unrelated = entities(forced)
     assert unrelated
     assert all(match["confidence"] < 0.5 for match in unrelated)
     assert passages["structuredContent"]["matches"] == []
-    assert sure["structuredContent"]["matches"][0]["confidence"] >= 0.5
+    assert entities(sure)[0]["confidence"] >= 0.5
 
 
 @pytest.mark.asyncio
@@ -406,7 +412,7 @@ def test_a_tools_call_holding_a_lone_surrogate_is_answered(wire: RawServer) -> N
     first = wire.call("search_entities", {"query": "Ada\ud800", "k": 1})
     second = wire.call("search_entities", {"query": "\udfff", "entity_types": ["person"]})
     assert first["isError"] is False
-    assert first["structuredContent"]["matches"][0]["name"] == "Ada Lovelace"
+    assert entities(first)[0]["name"] == "Ada Lovelace"
     assert second["isError"] is False
 
 
@@ -447,6 +453,43 @@ def test_a_long_passage_is_cut_near_a_space_and_read_passage_continues_it_exactl
         pieces.append(piece.text)
         offset = piece.more_at
     assert "".join(pieces) == words
+
+
+def test_a_long_description_is_cut_near_a_space_and_a_short_one_kept_whole() -> None:
+    long = " ".join(f"fact{n}" for n in range(40))  # about 230 characters
+    exact = "x" * DESCRIPTION_TEXT
+
+    def hit(rank: int, description: str) -> EntityHit:
+        return EntityHit(
+            rank=rank,
+            id=str(ADA),
+            name="Ada Lovelace",
+            type="person",
+            description=description,
+            aliases=[],
+            score=0.5,
+            semantic=0.81234,
+            lexical=None,
+            confidence=0.61234,
+        )
+
+    answer = EntitySearchAnswer(
+        tenant_id=str(HOME),
+        query="Ada",
+        mode=RetrievalMode.HYBRID,
+        matches=[hit(1, long), hit(2, exact), hit(3, "short")],
+    )
+    rows = entity_result(answer, None, explain=True).matches
+    cut, whole, short = (row[ENTITY_COLUMNS.index("description")] for row in rows)
+    assert isinstance(cut, str)
+    assert cut.endswith(CUT_MARK)
+    assert long.startswith(cut.removesuffix(CUT_MARK))
+    assert long[len(cut.removesuffix(CUT_MARK))] == " "  # ended at a word, not inside one
+    assert DESCRIPTION_TEXT * 4 // 5 <= len(cut) <= DESCRIPTION_TEXT + len(CUT_MARK)
+    assert (whole, short) == (exact, "short")
+    assert rows[0][len(ENTITY_COLUMNS) :] == [0.812, None]
+    assert rows[0][ENTITY_COLUMNS.index("aliases")] is None
+    assert [len(row) for row in entity_result(answer, None, explain=False).matches] == [6] * 3
 
 
 def test_a_tool_description_lists_twenty_types_and_counts_the_rest() -> None:

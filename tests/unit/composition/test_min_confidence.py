@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from redstring import ChunkRetriever, RetrievalMode
+from redstring import ChunkRetriever, RetrievalMode, Retriever
 from redstring.domain.bm25 import idf
 from redstring.domain.confidence import (
     ENTITY_CONFIDENCE,
@@ -61,9 +61,14 @@ async def test_every_entity_result_carries_the_confidence_of_its_channel_scores(
 async def test_whether_nothing_matches_is_read_over_every_candidate_before_k() -> None:
     stores = await populated()
     await stores.add(make_entity("Grace Hopkins", tenant_id=TENANT))
-    retriever = stores.retriever()
-    retriever._fusion = WorstFirst()  # the unsure semantic guess fused first, the exact name last
-    retriever._confidence = STRICT
+    # WorstFirst fuses the unsure semantic guess first, the exact name last.
+    retriever = Retriever(
+        embeddings=stores.embeddings,
+        vectors=stores.vectors,
+        graph=stores.graph,
+        fusion=WorstFirst(),
+        confidence=STRICT,
+    )
     # k = 1: each channel ranks its best one; only the unsure one is within k.
     query = "Grace Hopper!"  # the fake provider's nearest is Grace Hopkins; lexically exact
     everything = await retriever.retrieve(query, TENANT, k=1)
@@ -78,8 +83,9 @@ async def test_whether_nothing_matches_is_read_over_every_candidate_before_k() -
 @pytest.mark.asyncio
 async def test_an_unrelated_entity_query_is_answered_empty_only_when_asked() -> None:
     stores = await populated()
-    retriever = stores.retriever()
-    retriever._confidence = STRICT
+    retriever = Retriever(
+        embeddings=stores.embeddings, vectors=stores.vectors, graph=stores.graph, confidence=STRICT
+    )
     loose = await retriever.retrieve("Grace Hopkinson", TENANT)
     assert loose.matches
     assert all(m.confidence is not None and m.confidence < 0.5 for m in loose.matches)
@@ -161,9 +167,13 @@ async def test_every_chunk_result_carries_the_confidence_of_its_channel_scores()
 @pytest.mark.asyncio
 async def test_a_chunk_answer_stands_or_falls_by_its_surest_candidate_before_k() -> None:
     store, embeddings, tenant = await indexed(FIXTURE)
-    retriever = ChunkRetriever(embeddings=embeddings, chunks=store, fusion=WorstFirst())
-    retriever._confidence = ConfidenceCalibration(
-        semantic=STRICT.semantic, lexical=ChannelCalibration(midpoint=0.3, slope=50.0)
+    retriever = ChunkRetriever(
+        embeddings=embeddings,
+        chunks=store,
+        fusion=WorstFirst(),
+        confidence=ConfidenceCalibration(
+            semantic=STRICT.semantic, lexical=ChannelCalibration(midpoint=0.3, slope=50.0)
+        ),
     )
     lexical = RetrievalMode.LEXICAL
     everything = (await retriever.retrieve_chunks("notes babbage", tenant, mode=lexical)).matches
@@ -183,3 +193,60 @@ async def test_a_chunk_answer_stands_or_falls_by_its_surest_candidate_before_k()
     empty = await retriever.retrieve_chunks("zebra umbrella", tenant, min_confidence=0.5)
     assert empty.matches == []
     assert empty.mode is RetrievalMode.HYBRID
+
+
+@pytest.mark.asyncio
+async def test_every_retriever_constructor_takes_another_calibration() -> None:
+    stores = await populated()
+    store, embeddings, tenant = await indexed(FIXTURE)
+    entity_retrievers = [
+        Retriever(
+            embeddings=stores.embeddings,
+            vectors=stores.vectors,
+            graph=stores.graph,
+            confidence=STRICT,
+        ),
+        Retriever.lexical_only(graph=stores.graph, confidence=STRICT),
+    ]
+    chunk_retrievers = [
+        ChunkRetriever(embeddings=embeddings, chunks=store, confidence=STRICT),
+        ChunkRetriever.lexical_only(chunks=store, confidence=STRICT),
+    ]
+    # (semantic, lexical score, confidence, the default calibration) of every result
+    scored: list[tuple[float | None, float | None, float | None, ConfidenceCalibration]] = []
+    for retriever in entity_retrievers:
+        result = await retriever.retrieve("Grace Hoper", TENANT)
+        assert result.matches
+        scored += [(m.semantic, m.lexical, m.confidence, ENTITY_CONFIDENCE) for m in result.matches]
+    for chunk_retriever in chunk_retrievers:
+        found = await chunk_retriever.retrieve_chunks("notes about the engine", tenant)
+        assert found.matches
+        scored += [
+            (c.semantic, c.bm25_coverage, c.confidence, PASSAGE_CONFIDENCE) for c in found.matches
+        ]
+    for semantic, lexical, confidence, default in scored:
+        assert confidence == pytest.approx(STRICT.confidence(semantic=semantic, lexical=lexical))
+        assert confidence != pytest.approx(default.confidence(semantic=semantic, lexical=lexical))
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("bad", [None, STRICT.semantic, {"semantic": 0.5}])
+async def test_every_retriever_constructor_refuses_what_is_not_a_calibration_naming_it(
+    bad: object,
+) -> None:
+    stores = await populated()
+    store, embeddings, _ = await indexed(FIXTURE)
+    graph, vectors = stores.graph, stores.vectors
+    builds = [
+        lambda: Retriever(
+            embeddings=stores.embeddings, vectors=vectors, graph=graph, confidence=bad
+        ),
+        lambda: Retriever.lexical_only(graph=graph, confidence=bad),
+        lambda: ChunkRetriever(embeddings=embeddings, chunks=store, confidence=bad),
+        lambda: ChunkRetriever.lexical_only(chunks=store, confidence=bad),
+    ]
+    for build, default in zip(builds, ["ENTITY", "ENTITY", "PASSAGE", "PASSAGE"], strict=True):
+        with pytest.raises(InvalidArgumentError, match="confidence") as refused:
+            build()
+        assert refused.value.name == "confidence"
+        assert f"{default}_CONFIDENCE" in str(refused.value)

@@ -58,7 +58,9 @@ def main() -> None:
     path, tenant, pause_after = sys.argv[1], TenantId(UUID(sys.argv[2])), int(sys.argv[3])
     target = sys.argv[4] if len(sys.argv) > 4 else "graph"
     stores = open_sqlite(path)
-    watched = "INSERT INTO graph_entities" if target == "graph" else "INSERT INTO chunk_postings"
+    watched = (
+        "INSERT INTO graph_entities" if target == "graph" else "INSERT INTO chunk_posting_blocks"
+    )
     seen = 0
 
     def trace(statement: str) -> None:

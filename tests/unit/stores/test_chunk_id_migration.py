@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import sqlite3
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import redstring.chunks.postgres as postgres_chunks
-import redstring.chunks.sqlite as sqlite_chunks
 import redstring.domain.chunk as chunk_module
 from redstring import new_tenant_id
 from redstring.composition.postgres_stores import open_postgres
@@ -22,6 +19,7 @@ from redstring.domain.ids import EntityId, TenantId
 from redstring.errors import SchemaMigrationRequiredError
 from redstring.ports.chunk_store import ChunkStore
 from redstring.storage.schema import Schema
+from tests.unit.stores.legacy_chunk_files import create_file, write_chunks
 
 ADA = EntityId(uuid.UUID(int=7))
 
@@ -64,32 +62,13 @@ async def assert_rekeyed(store: ChunkStore, tenant: TenantId, chunks: list[Store
     assert sorted(m.chunk.id for m in matches) == new_ids
 
 
-@contextlib.contextmanager
-def as_of_version_one(path: Path) -> Iterator[None]:
-    """Let today's writer fill a version-1 file: the `terms` column (schema 3) only meanwhile."""
-    with contextlib.closing(sqlite3.connect(path)) as raw:
-        raw.execute("ALTER TABLE chunk_rows ADD COLUMN terms TEXT NOT NULL DEFAULT '[]'")
-        raw.commit()
-    yield
-    with contextlib.closing(sqlite3.connect(path)) as raw:
-        raw.execute("ALTER TABLE chunk_rows DROP COLUMN terms")
-        raw.commit()
-
-
 @pytest.mark.asyncio
 async def test_a_version_one_sqlite_file_refuses_then_migrates_its_chunk_ids(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     path, tenant = tmp_path / "old.db", new_tenant_id()
-    with monkeypatch.context() as old_code:
-        old_code.setattr(chunk_module, "chunk_id_for", old_chunk_id)
-        old_code.setattr(
-            sqlite_chunks, "SCHEMA", Schema("chunks", [sqlite_chunks.SCHEMA.migrations[0]])
-        )
-        stores = open_sqlite(path, dimension=4)
-        with as_of_version_one(path):
-            await stores.chunks.upsert_chunks(chunks_of(tenant))
-        await stores.close()
+    create_file(path, 1, dimension=4)
+    write_chunks(path, chunks_of(tenant), terms_column=False, chunk_id=old_chunk_id)
     with pytest.raises(SchemaMigrationRequiredError):
         open_sqlite(path)
     stores = open_sqlite(path, migrate=True)
@@ -100,7 +79,7 @@ async def test_a_version_one_sqlite_file_refuses_then_migrates_its_chunk_ids(
     with sqlite3.connect(path) as raw:
         tables = {row[0] for row in raw.execute("SELECT name FROM sqlite_master")}
         assert "chunk_id_moves" not in tables
-        stored = {row[0] for t in ("chunk_rows", "chunk_entities", "chunk_postings")
+        stored = {row[0] for t in ("chunk_texts", "chunk_entities")
                   for row in raw.execute(f"SELECT chunk_id FROM {t}")}  # fmt: skip
     assert stored == {c.id for c in chunks_of(tenant)}
 
