@@ -113,11 +113,11 @@ def token_similarity(
 
     Each query token takes its best Jaro-Winkler match among the name tokens
     (times `length_balance` when `balanced`; a one-letter query token that is
-    a name token's initial scores `INITIAL_SIMILARITY`); the mean, weighted by query token length, is the
-    alignment. The share of the name's characters in tokens no query token
-    covers (best match below `COVER_THRESHOLD`; legal forms and function
-    words never count) costs up to `UNCOVERED_PENALTY` of it. Either side
-    empty gives 0.0.
+    a name token's initial scores `INITIAL_SIMILARITY`); the mean, weighted
+    by query token length, is the alignment. The share of the name's
+    characters in tokens no query token covers (best match below
+    `COVER_THRESHOLD`; legal forms and function words never count) costs up
+    to `UNCOVERED_PENALTY` of it. Either side empty gives 0.0.
     """
     if not query_tokens or not name_tokens:
         return 0.0

@@ -151,8 +151,8 @@ def test_an_all_capitals_query_is_read_against_the_initials() -> None:
 
 def test_a_short_query_is_read_as_a_code_once_at_normalisation() -> None:
     assert SHORT_QUERY_LENGTH == 3
-    assert q("GBP").short and q("hr").short and q("L").short and q(" a b ").short
-    assert not q("Gbar").short and not q("").short and not q("  ").short
+    assert [q(t).short for t in ("GBP", "hr", "L", " a b ")] == [True] * 4
+    assert [q(t).short for t in ("Gbar", "", "  ")] == [False] * 3
 
 
 def test_length_balance_is_the_shorter_length_over_the_longer() -> None:
