@@ -17,6 +17,7 @@ from redstring.chunks.sqlite_rows import (
     CHUNK_BITS,
     Row,
     insert_rows,
+    place_rows,
     remove_rows,
     tenant_number,
 )
@@ -61,7 +62,7 @@ _TENANT_TABLES = (
 _BODY = (
     "SELECT {extra}r.body, v.embedding FROM {source}"
     " JOIN chunk_tenants t ON t.tenant_id = r.tenant_id"
-    " LEFT JOIN chunk_vectors v ON v.key = (t.number << 40) + r.number"
+    f" LEFT JOIN chunk_vectors v ON v.key = (t.number << {CHUNK_BITS}) + r.number"
 )
 
 
@@ -121,12 +122,11 @@ class SqliteChunkStore(DescribedStore):
         rows = self._rows(chunks)
 
         def work(connection: sqlite3.Connection) -> None:
-            by_tenant: dict[str, list[str]] = {}
+            by_tenant: dict[str, list[Row]] = {}
             for row in rows:
-                by_tenant.setdefault(row.tenant, []).append(row.chunk_id)
-            for tenant, ids in by_tenant.items():
-                remove_rows(connection, tenant, ids)
-            insert_rows(connection, rows)
+                by_tenant.setdefault(row.tenant, []).append(row)
+            for tenant, group in by_tenant.items():
+                insert_rows(connection, place_rows(connection, tenant, group))
             bump_generations(connection, "chunk_generations", by_tenant)
 
         await self._db.write(work, store=self._name)
@@ -136,16 +136,17 @@ class SqliteChunkStore(DescribedStore):
     ) -> None:
         require_tenant_id(tenant_id)
         require_str("source_id", source_id)
-        require_tenant_id(tenant_id)
         require_writable_chunks(chunks)
         require_chunks_of_source(chunks, source_id, tenant_id)
         rows = self._rows(chunks)
         tenant = str(tenant_id)
 
         def work(connection: sqlite3.Connection) -> None:
-            old = _ids_of_source(connection, tenant, source_id)
-            remove_rows(connection, tenant, [*old, *(row.chunk_id for row in rows)])
-            insert_rows(connection, rows)
+            # By difference: chunks kept by id keep their postings (B100).
+            kept = {row.chunk_id for row in rows}
+            gone = [i for i in _ids_of_source(connection, tenant, source_id) if i not in kept]
+            remove_rows(connection, tenant, gone)
+            insert_rows(connection, place_rows(connection, tenant, rows))
             bump_generations(connection, "chunk_generations", [tenant])
 
         await self._db.write(work, store=self._name)
@@ -334,7 +335,7 @@ class SqliteChunkStore(DescribedStore):
         for chunk_id, source_id, blob in connection.execute(
             "SELECT r.chunk_id, r.source_id, v.embedding FROM chunk_texts r"
             " JOIN chunk_tenants t ON t.tenant_id = r.tenant_id"
-            " JOIN chunk_vectors v ON v.key = (t.number << 40) + r.number"
+            f" JOIN chunk_vectors v ON v.key = (t.number << {CHUNK_BITS}) + r.number"
             " WHERE r.tenant_id = ?",
             (tenant,),
         ):

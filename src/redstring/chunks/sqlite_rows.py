@@ -17,6 +17,7 @@ import numpy as np
 from redstring.chunks.sqlite_codec import (
     BLOCK,
     decode_block,
+    decode_body,
     decode_terms,
     encode_block,
     encode_body,
@@ -155,6 +156,52 @@ def _blocks(
             ):
                 found.append(((int(term), block), blob))
     return found
+
+
+def place_rows(connection: sqlite3.Connection, tenant: str, rows: Sequence[Row]) -> list[Row]:
+    """Bring the stored ones of `rows` (distinct ids of `tenant`) up to date; the rest, to insert.
+
+    A stored chunk has the same text (the id is derived from it), so it keeps
+    its number, term list and postings: only its index and body, entity rows
+    and vector are rewritten, each only if it differs. Returns the rows not
+    stored.
+    """
+    stored: dict[str, tuple[int, bytes, bytes | None]] = {}
+    for part in chunked([row.chunk_id for row in rows]):
+        for chunk_id, key, body, embedding in connection.execute(
+            f"SELECT r.chunk_id, (t.number << {CHUNK_BITS}) + r.number, r.body, v.embedding"
+            " FROM chunk_texts r JOIN chunk_tenants t ON t.tenant_id = r.tenant_id"
+            f" LEFT JOIN chunk_vectors v ON v.key = (t.number << {CHUNK_BITS}) + r.number"
+            f" WHERE r.tenant_id = ? AND r.chunk_id IN ({placeholders(len(part))})",
+            (tenant, *part),
+        ):
+            stored[chunk_id] = (int(key), body, embedding)
+    absent: list[Row] = []
+    for row in rows:
+        if row.chunk_id not in stored:
+            absent.append(row)
+            continue
+        key, body, embedding = stored[row.chunk_id]
+        if decode_body(body) != row.body.encode("utf-8"):  # entity ids are in the body
+            connection.execute(
+                "UPDATE chunk_texts SET idx = ?, body = ? WHERE tenant_id = ? AND chunk_id = ?",
+                (row.index, encode_body(row.body), tenant, row.chunk_id),
+            )
+            connection.execute(
+                "DELETE FROM chunk_entities WHERE tenant_id = ? AND chunk_id = ?",
+                (tenant, row.chunk_id),
+            )
+            connection.executemany(
+                "INSERT INTO chunk_entities (tenant_id, entity_id, chunk_id) VALUES (?, ?, ?)",
+                [(tenant, e, row.chunk_id) for e in row.entity_ids],
+            )
+        if embedding != row.embedding:
+            connection.execute("DELETE FROM chunk_vectors WHERE key = ?", (key,))
+            if row.embedding is not None:
+                connection.execute(
+                    "INSERT INTO chunk_vectors (key, embedding) VALUES (?, ?)", (key, row.embedding)
+                )
+    return absent
 
 
 def insert_rows(connection: sqlite3.Connection, rows: Sequence[Row]) -> None:

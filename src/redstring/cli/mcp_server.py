@@ -65,21 +65,31 @@ from redstring.cli.mcp_schema import (
 from redstring.cli.mcp_transport import unicode_safe_lines
 from redstring.client.catalogue import TenantCatalogue
 from redstring.client.client import AsyncRedstring
-from redstring.domain.confidence import SUGGESTED_MIN_CONFIDENCE
 from redstring.domain.errors import RedstringError
 
 #: The results a search returns when `k` is omitted: enough to choose from, little to read.
 DEFAULT_K = 5
 
-SCORES = (
-    "Each result's `confidence` (0..1, comparable across queries) is how likely it is "
-    "related to the query at all: 0.5 as likely as not. With `min_confidence` (default "
-    f"{SUGGESTED_MIN_CONFIDENCE}) the answer is empty unless some result reaches it, so an "
-    "empty answer means nothing here matches. `explain=true` adds the scores behind it: "
-    "`semantic`, similarity of meaning on 0..1 where 0.5 means unrelated and 1.0 the same "
-    "meaning, and `lexical`, overlap of spelling on 0..1 (1.0: the same words); a score is "
-    "absent (`null` in a row) when that ranking did not find the item."
-)
+#: Each search tool's `min_confidence` unless given (ADR 0212): the largest of 0.1, ..., 0.5
+#: whose HYBRID answers empty at most 5% of the fit half's graded queries
+#: (`scripts/mcp_min_confidence.py`). Entities separate worse than passages (ADR 0170).
+ENTITY_MIN_CONFIDENCE = 0.2
+PASSAGE_MIN_CONFIDENCE = 0.5
+
+
+def _scores(default: float) -> str:
+    """What the scores mean, for a search tool whose `min_confidence` defaults to `default`."""
+    return (
+        "Each result's `confidence` (0..1, comparable across queries) is how likely it is "
+        "related to the query at all: 0.5 as likely as not. With `min_confidence` (default "
+        f"{default}) the answer is empty unless some result reaches it, so an "
+        "empty answer means nothing here matches. `explain=true` adds the scores behind it: "
+        "`semantic`, similarity of meaning on 0..1 where 0.5 means unrelated and 1.0 the same "
+        "meaning, and `lexical`, overlap of spelling on 0..1 (1.0: the same words); a score is "
+        "absent (`null` in a row) when that ranking did not find the item."
+    )
+
+
 INSTRUCTIONS = (
     "Search one knowledge graph: entities (with their relationships) extracted from "
     "documents, and the passages of those documents. Each tool's description says when to "
@@ -189,7 +199,7 @@ def build_server(client: AsyncRedstring, catalogue: TenantCatalogue) -> MCPServe
             k: K = DEFAULT_K,
             mode: str = default_mode,
             entity_types: list[str] | None = None,
-            min_confidence: MinConfidence = SUGGESTED_MIN_CONFIDENCE,
+            min_confidence: MinConfidence = ENTITY_MIN_CONFIDENCE,
             explain: Explain = False,
         ) -> Annotated[CallToolResult, EntitySearchResult]:
             answer = await _refusing(
@@ -218,7 +228,8 @@ def build_server(client: AsyncRedstring, catalogue: TenantCatalogue) -> MCPServe
             f"in `matches`, its values in `columns` order ({', '.join(ENTITY_COLUMNS)}; "
             "`aliases` null when there are none); a description longer than "
             f"{DESCRIPTION_TEXT} characters is cut and ends in '{CUT_MARK}', get_entity gives "
-            f"it whole. {SCORES} An empty `matches` means nothing here matched; `note` says "
+            f"it whole. {_scores(ENTITY_MIN_CONFIDENCE)} An empty `matches` means nothing here "
+            "matched; `note` says "
             "what to try. " + _types_line(catalogue),
             annotations=ToolAnnotations(title="Search entities", **_READ_ONLY),
         )
@@ -240,7 +251,7 @@ def build_server(client: AsyncRedstring, catalogue: TenantCatalogue) -> MCPServe
             k: K = DEFAULT_K,
             mode: str = default_mode,
             sources: list[str] | None = None,
-            min_confidence: MinConfidence = SUGGESTED_MIN_CONFIDENCE,
+            min_confidence: MinConfidence = PASSAGE_MIN_CONFIDENCE,
             explain: Explain = False,
         ) -> Annotated[CallToolResult, PassageSearchResult]:
             _check_names("sources", sources, list(catalogue.sources))
@@ -269,7 +280,8 @@ def build_server(client: AsyncRedstring, catalogue: TenantCatalogue) -> MCPServe
             description="Find the passages of the indexed documents that say something about "
             "a query: use it to answer a question from the text or to cite a source. Returns "
             f"up to k passages, best first, each cut at {PASSAGE_TEXT} characters (`more_at` "
-            f"is where read_passage continues it). {SCORES} An empty `matches` means no "
+            f"is where read_passage continues it). {_scores(PASSAGE_MIN_CONFIDENCE)} An empty "
+            "`matches` means no "
             f"passage matched; `note` says what to try. {len(sources)} sources, "
             f"{catalogue.passages} passages.",
             annotations=ToolAnnotations(title="Search passages", **_READ_ONLY),
