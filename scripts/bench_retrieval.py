@@ -590,6 +590,8 @@ class Worker:
         if self._process.returncode != 0:
             print(f"<!-- worker {self.args} failed: {self._errors()[-2000:]} -->", flush=True)
             return "the worker failed (its stderr is printed above)"
+        if not out.strip():
+            return "the worker ended without printing its results"
         results: list[dict] = json.loads(out.strip().splitlines()[-1])
         for result in results:
             result["wall_s"] = time.perf_counter() - self.started
