@@ -222,7 +222,7 @@ async def open_stores(store: str, dim: int, url: str | None, tag: str) -> tuple[
         stores = open_sqlite(folder / "bench.db", dimension=dim)
 
         async def close_sqlite() -> None:
-            stores.close()
+            await stores.close()
             shutil.rmtree(folder, ignore_errors=True)
 
         return stores.graph, stores.vectors, close_sqlite

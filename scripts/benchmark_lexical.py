@@ -3,6 +3,7 @@
     uv run python scripts/benchmark_lexical.py               # 100k entities
     uv run python scripts/benchmark_lexical.py --entities 10000 --queries 200
     uv run python scripts/benchmark_lexical.py --recall 240  # + candidate recall (ADR 0115)
+    uv run python scripts/benchmark_lexical.py --queries 0 --recall 80  # recall only
     uv run python scripts/benchmark_lexical.py --crowd 50000 # exact name behind N namesakes only
 
 Builds one tenant of N entities with realistic names (given names and
@@ -31,16 +32,25 @@ without its space), every entity of the tenant is scored with the same
 `lexical_score` and trigram weights the channel uses; a query counts when the
 entity it was made from is in that full scan's top 10, and is recalled when
 the channel's candidates (everything it scores) hold it. Also reported: the
-share of the full scan's top 10 the channel's top 10 holds.
+share of the full scan's top 10 the channel's top 10 holds. The recall
+queries are drawn from their own seed, so `--queries` does not change them
+(`--queries 0` skips the latency part). The full scan does not depend on
+candidate generation, so its top 10 per query is cached in a JSON file
+(`--cache`, default under the temporary directory, named by seed, size and a
+digest of the scoring code); `--cache ''` turns the cache off.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
+import inspect
+import json
 import random
 import statistics
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -50,8 +60,9 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import JaroWinkler
 
-from redstring import Entity, RetrievalMode, Retriever, TenantId
+from redstring import Entity, EntityId, RetrievalMode, Retriever, TenantId
 from redstring.composition.lexical_channel import rank_lexically
+from redstring.domain import lexical, ngrams, normalization, similarity
 from redstring.domain.blocking import (
     LEXICAL_CANDIDATE_LIMIT,
     MAX_BLOCK_MEMBERS,
@@ -228,7 +239,22 @@ async def main(args: argparse.Namespace) -> None:
         print(f"| `{namespace}` | {a:.0f} | {b:.0f} | {c:.0f} | {d:.0f} | {n_over} |")
     print("\nlargest blocks: " + ", ".join(f"`{k}` {v:,}" for v, k in over[:8]) + "\n")
 
-    queries = make_queries(entities, args.queries, rng)
+    if args.queries:
+        await latency(graph, entities, args.queries, rng)
+    if args.recall:
+        print(f"\n## candidate recall against a full scan, {args.recall} queries\n")
+        cache = Path(args.cache.format(seed=args.seed, n=args.entities, code=score_digest()))
+        recall_rng = random.Random(args.seed + 1)
+        await candidate_recall(
+            graph, entities, args.recall, recall_rng, cache if args.cache else None, args.misses
+        )
+
+
+async def latency(
+    graph: InMemoryGraphStore, entities: list[Entity], count: int, rng: random.Random
+) -> None:
+    """Candidates per query and LEXICAL latency beside a full rapidfuzz scan, per shape."""
+    queries = make_queries(entities, count, rng)
     retriever = Retriever.lexical_only(graph=graph)
     names = [matching_form(e.name) for e in entities]
     candidates, ours, scan = [], [], []
@@ -268,9 +294,6 @@ async def main(args: argparse.Namespace) -> None:
             f"| {shape} | {statistics.median(ours[i] for i in rows):.2f} | "
             f"{statistics.median(candidates[i] for i in rows):.0f} |"
         )
-    if args.recall:
-        print(f"\n## candidate recall against a full scan, {args.recall} queries\n")
-        await candidate_recall(graph, entities, args.recall, rng)
 
 
 class FullScan:
@@ -330,8 +353,35 @@ class FullScan:
         return [entity for _, _, entity in best]
 
 
+def score_digest() -> str:
+    """A digest of the code the full scan's answer depends on: the score and its weights."""
+    parts = [inspect.getsource(module) for module in (lexical, normalization, similarity)]
+    parts += [inspect.getsource(ngrams.ngram_weight), inspect.getsource(ngrams.ngram_similarity)]
+    parts.append(f"{ngrams.NGRAM_DF_CAP} {ngrams.NGRAM_LENGTH}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:12]
+
+
+def load_cache(cache: Path | None) -> dict[str, list[str]]:
+    """The cached full-scan top 10 (ids as text) by query text; empty without a cache."""
+    if cache is None or not cache.exists():
+        return {}
+    held: dict[str, list[str]] = json.loads(cache.read_text())
+    return held
+
+
+def save_cache(cache: Path | None, known: dict[str, list[str]]) -> None:
+    """Write the full-scan top 10 by query text, unless there is no cache."""
+    if cache is not None:
+        cache.write_text(json.dumps(known))
+
+
 async def candidate_recall(
-    graph: InMemoryGraphStore, entities: list[Entity], count: int, rng: random.Random
+    graph: InMemoryGraphStore,
+    entities: list[Entity],
+    count: int,
+    rng: random.Random,
+    cache: Path | None,
+    misses: bool,
 ) -> None:
     """Candidate recall of the channel against a full scan with the same score (ADR 0115)."""
     made = made_from(entities, count, rng, RECALL_SHAPES)
@@ -339,21 +389,32 @@ async def candidate_recall(
     recalled: Counter[str] = Counter()
     overlap: Counter[str] = Counter()
     started = time.perf_counter()
-    scan = FullScan(entities)
+    known = load_cache(cache)
+    scan: FullScan | None = None
+    by_id = {entity.id: entity for entity in entities}
+    lost: list[tuple[str, str, str]] = []
     for at, (shape, text, source) in enumerate(made, start=1):
         query = NormalizedQuery.of(text)
-        keys = query_ngram_keys(query)
-        weights = ngram_weights(await graph.count_blocking_keys(keys, BIG, limit=NGRAM_DF_CAP))
-        scanned = scan.top(query, weights)
-        top = [entity.id for entity in scanned]
+        if text not in known:
+            if scan is None:
+                scan = FullScan(entities)
+            keys = query_ngram_keys(query)
+            counts = await graph.count_blocking_keys(keys, BIG, limit=NGRAM_DF_CAP)
+            known[text] = [str(entity.id) for entity in scan.top(query, ngram_weights(counts))]
+            if at % 10 == 0:
+                save_cache(cache, known)
+        top = [by_id[EntityId(UUID(value))].id for value in known[text]]
         scored = await rank_lexically(graph, query, BIG, len(entities), None)
         candidates = {entity.id for entity, _ in scored}
         overlap[shape] += len(set(top) & {entity.id for entity, _ in scored[:10]})
         if source.id in top:
             counted[shape] += 1
             recalled[shape] += source.id in candidates
+            if source.id not in candidates:
+                lost.append((shape, text, source.name))
         if at % 20 == 0:
             print(f"  {at}/{len(made)} queries, {time.perf_counter() - started:.0f} s", flush=True)
+    save_cache(cache, known)
     print("\n| shape | queries | target in full-scan top 10 | recalled | recall | top-10 overlap |")
     print("| --- | --- | --- | --- | --- | --- |")
     for shape in (*RECALL_SHAPES, "all"):
@@ -362,6 +423,10 @@ async def candidate_recall(
         r = sum(recalled.values()) if shape == "all" else recalled[shape]
         o = sum(overlap.values()) if shape == "all" else overlap[shape]
         print(f"| {shape} | {n} | {c} | {r} | {r / max(c, 1):.3f} | {o / (10 * max(n, 1)):.3f} |")
+    if misses:
+        print("\n| missed | query | target |\n| --- | --- | --- |")
+        for shape, text, name in lost:
+            print(f"| {shape} | {text} | {name} |")
 
 
 if __name__ == "__main__":
@@ -373,4 +438,10 @@ if __name__ == "__main__":
     parser.add_argument(
         "--crowd", type=int, default=0, help="only the exact name behind N namesakes"
     )
+    parser.add_argument(
+        "--cache",
+        default=str(Path(tempfile.gettempdir()) / "redstring-fullscan-{seed}-{n}-{code}.json"),
+        help="where the full scan's top 10 per query is kept ('' for no cache)",
+    )
+    parser.add_argument("--misses", action="store_true", help="list the queries not recalled")
     asyncio.run(main(parser.parse_args()))

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from redstring.chunks.in_memory_postings import Postings
 from redstring.domain.bm25 import CorpusStats, LexicalCandidates
 from redstring.domain.chunk import ChunkId, ChunkManifest, StoredChunk, require_chunks_of_source
 from redstring.domain.chunk_retrieval import ChunkMatch
@@ -21,14 +22,19 @@ from redstring.domain.validation import require_str, require_tenant_id, require_
 from redstring.storage.describe import DescribedStore
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Row:
-    """A stored chunk: `chunk` holds no embedding; `unit` is its only copy (ADR 0185)."""
+    """A stored chunk: `chunk` holds no embedding; `unit` is its only copy (ADR 0185).
+
+    `id` is `chunk.id`, derived once. `terms` are its distinct terms, set when
+    it is filed, interned (rows share one string per term).
+    """
 
     chunk: StoredChunk
-    counts: dict[str, int]
+    id: ChunkId
     length: int
     unit: FloatMatrix | None
+    terms: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,7 @@ class _Lexical:
     """
 
     ids: npt.NDArray[np.object_]
+    live: npt.NDArray[np.bool_]
     lengths: npt.NDArray[np.int64]
     sources: npt.NDArray[np.str_]
     #: term -> (slots holding it, ascending; its count in each)
@@ -60,11 +67,11 @@ class _Lexical:
 class _Tenant:
     rows: dict[ChunkId, _Row] = field(default_factory=dict)
     #: Each live chunk's slot: a number given on insert, never reused until renumbered,
-    #: so every posting dict below lists its slots in ascending order (ADR 0188).
+    #: so every posting lists its slots in ascending order (ADR 0188).
     slot_of: dict[ChunkId, int] = field(default_factory=dict)
     next_slot: int = 0
-    #: term -> slot -> count in that chunk; a dict, so a chunk is posted once per term.
-    postings: dict[str, dict[int, int]] = field(default_factory=dict)
+    #: term -> the slots holding it and its count in each (a chunk posted once per term).
+    postings: Postings = field(default_factory=Postings)
     total_length: int = 0
     sources: dict[str, set[ChunkId]] = field(default_factory=dict)
     entities: dict[EntityId, set[ChunkId]] = field(default_factory=dict)
@@ -96,10 +103,12 @@ class InMemoryChunkStore(DescribedStore):
     async def upsert_chunks(self, chunks: Sequence[StoredChunk]) -> None:
         require_writable_chunks(chunks)
         rows = [self._row(chunk) for chunk in chunks]
-        for row in rows:
+        for row, counts in rows:
             part = self._tenants.setdefault(row.chunk.tenant_id, _Tenant())
-            _remove(part, row.chunk.id)
-            _insert(part, row)
+            _remove(part, row.id)
+            _insert(part, row, counts)
+        for tenant_id in {row.chunk.tenant_id for row, _ in rows}:
+            _compact(self._tenants[tenant_id])
 
     async def replace_source(
         self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
@@ -113,9 +122,10 @@ class InMemoryChunkStore(DescribedStore):
         part = self._tenants.setdefault(tenant_id, _Tenant())
         for chunk_id in list(part.sources.get(source_id, ())):
             _remove(part, chunk_id)
-        for row in rows:
-            _remove(part, row.chunk.id)
-            _insert(part, row)
+        for row, counts in rows:
+            _remove(part, row.id)
+            _insert(part, row, counts)
+        _compact(part)
 
     async def delete_source(self, source_id: str, tenant_id: TenantId) -> None:
         require_tenant_id(tenant_id)
@@ -124,6 +134,7 @@ class InMemoryChunkStore(DescribedStore):
             return
         for chunk_id in list(part.sources.get(source_id, ())):
             _remove(part, chunk_id)
+        _compact(part)
 
     async def purge_tenant(self, tenant_id: TenantId) -> None:
         require_tenant_id(tenant_id)
@@ -148,7 +159,7 @@ class InMemoryChunkStore(DescribedStore):
         if part is None:
             return []
         rows = [part.rows[chunk_id] for chunk_id in part.sources.get(source_id, ())]
-        return [_out(r) for r in sorted(rows, key=lambda r: (r.chunk.index, r.chunk.id))]
+        return [_out(r) for r in sorted(rows, key=lambda r: (r.chunk.index, r.id))]
 
     async def source_manifest(self, source_id: str, tenant_id: TenantId) -> list[ChunkManifest]:
         require_tenant_id(tenant_id)
@@ -164,9 +175,7 @@ class InMemoryChunkStore(DescribedStore):
         part = self._tenants.get(tenant_id)
         if part is None:
             return []
-        rows = sorted(
-            part.rows.values(), key=lambda r: (r.chunk.source_id, r.chunk.index, r.chunk.id)
-        )
+        rows = sorted(part.rows.values(), key=lambda r: (r.chunk.source_id, r.chunk.index, r.id))
         return [_out(row) for row in rows]
 
     async def list_tenants(self) -> list[TenantId]:
@@ -185,7 +194,7 @@ class InMemoryChunkStore(DescribedStore):
         if part is None:
             return []
         rows = [part.rows[chunk_id] for chunk_id in part.entities.get(entity_id, ())]
-        rows.sort(key=lambda r: (r.chunk.source_id, r.chunk.index, r.chunk.id))
+        rows.sort(key=lambda r: (r.chunk.source_id, r.chunk.index, r.id))
         return [_out(row) for row in rows]
 
     # -- searching ---------------------------------------------------------
@@ -204,7 +213,7 @@ class InMemoryChunkStore(DescribedStore):
         stats = CorpusStats.from_totals(
             document_count=count,
             total_length=part.total_length,
-            document_frequencies={term: len(part.postings.get(term, ())) for term in asked},
+            document_frequencies={term: part.postings.frequency(term) for term in asked},
         )
         if not asked or not part.rows:
             return LexicalCandidates.empty(asked, stats)
@@ -255,20 +264,18 @@ class InMemoryChunkStore(DescribedStore):
             ChunkMatch(chunk=_out(part.rows[matrix.ids[row]]), score=score) for row, score in hits
         ]
 
-    def _row(self, chunk: StoredChunk) -> _Row:
-        """A stored row for `chunk`, validating its embedding; touches no state."""
+    def _row(self, chunk: StoredChunk) -> tuple[_Row, dict[str, int]]:
+        """A stored row for `chunk` and its terms' counts, validating its embedding; no state."""
         unit = None
         if chunk.embedding is not None:
             unit = unit_vector(
                 chunk.embedding, dimension=self._dimension, context=f"embedding of chunk {chunk.id}"
             )
         counts = Counter(tokenize(chunk.text))
-        return _Row(
-            chunk=_copy(chunk, embedding=None),
-            counts=dict(counts),
-            length=counts.total(),
-            unit=unit,
+        row = _Row(
+            chunk=_copy(chunk, embedding=None), id=chunk.id, length=counts.total(), unit=unit
         )
+        return row, counts
 
 
 def _copy(chunk: StoredChunk, *, embedding: list[float] | None) -> StoredChunk:
@@ -287,13 +294,12 @@ def _out(row: _Row) -> StoredChunk:
     return _copy(row.chunk, embedding=None if row.unit is None else row.unit.tolist())
 
 
-def _insert(part: _Tenant, row: _Row) -> None:
-    chunk_id = row.chunk.id
+def _insert(part: _Tenant, row: _Row, counts: dict[str, int]) -> None:
+    chunk_id = row.id
     part.rows[chunk_id] = row
     slot = part.slot_of[chunk_id] = part.next_slot
     part.next_slot += 1
-    for term, frequency in row.counts.items():
-        part.postings.setdefault(term, {})[slot] = frequency
+    row.terms = part.postings.add(slot, counts)
     part.total_length += row.length
     part.sources.setdefault(row.chunk.source_id, set()).add(chunk_id)
     for entity_id in row.chunk.entity_ids:
@@ -306,12 +312,8 @@ def _remove(part: _Tenant, chunk_id: ChunkId) -> None:
     row = part.rows.pop(chunk_id, None)
     if row is None:
         return
-    slot = part.slot_of.pop(chunk_id)
-    for term in row.counts:
-        posting = part.postings[term]
-        del posting[slot]
-        if not posting:
-            del part.postings[term]
+    del part.slot_of[chunk_id]  # its postings are skipped from now on, dropped by _compact
+    part.postings.drop(row.terms)
     part.total_length -= row.length
     _discard(part.sources, row.chunk.source_id, chunk_id)
     for entity_id in row.chunk.entity_ids:
@@ -343,28 +345,36 @@ def _matrix(part: _Tenant) -> _Matrix:
 
 def _lexical(part: _Tenant) -> _Lexical:
     if part.lexical is None:
-        if part.next_slot > 2 * len(part.rows) + 64:
-            _renumber(part)
         size = part.next_slot
         ids = np.full(size, None, dtype=object)
+        live = np.zeros(size, dtype=np.bool_)
         lengths = np.zeros(size, dtype=np.int64)
         sources = np.full(size, "", dtype=object)
         for chunk_id, slot in part.slot_of.items():
             row = part.rows[chunk_id]
             ids[slot], lengths[slot], sources[slot] = chunk_id, row.length, row.chunk.source_id
-        part.lexical = _Lexical(ids=ids, lengths=lengths, sources=sources.astype(np.str_))
+            live[slot] = True
+        part.lexical = _Lexical(
+            ids=ids, live=live, lengths=lengths, sources=sources.astype(np.str_)
+        )
     return part.lexical
 
 
-def _renumber(part: _Tenant) -> None:
-    """Give the live chunks slots 0..n-1 in their old order; postings keep ascending order."""
-    new = {slot: n for n, slot in enumerate(sorted(part.slot_of.values()))}
-    part.slot_of = {chunk_id: new[slot] for chunk_id, slot in part.slot_of.items()}
-    part.postings = {
-        term: {new[slot]: count for slot, count in posting.items()}
-        for term, posting in part.postings.items()
-    }
-    part.next_slot = len(new)
+def _compact(part: _Tenant) -> None:
+    """Once most slots are dead, give the live chunks slots 0..n-1 in their old order.
+
+    Postings keep ascending order and lose the entries of chunks taken out, so
+    what they hold stays within twice the live chunks' postings.
+    """
+    if part.next_slot <= 2 * len(part.rows) + 64:
+        return
+    new_slot = np.full(part.next_slot, -1, dtype=np.int64)
+    order = sorted(part.slot_of.values())
+    new_slot[order] = np.arange(len(order), dtype=np.int64)
+    part.slot_of = {chunk_id: int(new_slot[slot]) for chunk_id, slot in part.slot_of.items()}
+    part.postings.renumber(new_slot)
+    part.next_slot = len(order)
+    part.lexical = None
 
 
 def _term_postings(
@@ -372,10 +382,7 @@ def _term_postings(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     cached = index.terms.get(term)
     if cached is None:
-        posting = part.postings.get(term, {})
-        slots = np.fromiter(posting.keys(), np.int64, len(posting))
-        tfs = np.fromiter(posting.values(), np.int64, len(posting))
-        cached = index.terms[term] = (slots, tfs)
+        cached = index.terms[term] = part.postings.arrays(term, index.live)
     return cached
 
 

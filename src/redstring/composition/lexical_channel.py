@@ -6,8 +6,11 @@ and HYBRID. Candidates come from three lookups, never a scan (ADR 0070, 0115):
 
 - the query's exact-name key: every entity named (or aliased) exactly as the
   query, first, so no cap can lose it;
-- its name keys (`query_blocking_keys`), each block capped at
-  `LEXICAL_BLOCK_LIMIT`, ranked by how many keys an entity sits under;
+- its name keys (`query_blocking_keys`), ranked by how many keys an entity
+  sits under. A block holding more than `LEXICAL_BLOCK_LIMIT` entities is
+  too common to tell anything (its first ids are a sample by id, not by
+  name): it is skipped, not cut, unless an entity-type filter asks for
+  every candidate, when it is cut at `LEXICAL_BLOCK_LIMIT` (ADR 0200);
 - its trigram keys: counted (up to `NGRAM_DF_CAP`) to weigh them, read
   rarest first within `NGRAM_POSTINGS_BUDGET`, ranked by summed weight.
 
@@ -29,6 +32,7 @@ from redstring.domain.blocking import (
     query_exact_key,
     query_ngram_keys,
     shortlist,
+    telling_blocks,
 )
 from redstring.domain.entity import Entity
 from redstring.domain.ids import EntityId, TenantId
@@ -57,8 +61,9 @@ async def rank_lexically(
 ) -> list[tuple[Entity, float]]:
     """The at most `k` best (entity, score) pairs, best first; ties by ascending id string."""
     keys, grams = query_blocking_keys(query), query_ngram_keys(query)
-    blocks, counts = await asyncio.gather(
-        graph.find_ids_by_blocking_keys(keys, tenant_id, limit=LEXICAL_BLOCK_LIMIT),
+    # One id past the limit tells a block that fits from one that is too common.
+    read_blocks, counts = await asyncio.gather(
+        graph.find_ids_by_blocking_keys(keys, tenant_id, limit=LEXICAL_BLOCK_LIMIT + 1),
         graph.count_blocking_keys(grams, tenant_id, limit=NGRAM_DF_CAP),
     )
     weights = ngram_weights(counts)
@@ -67,9 +72,10 @@ async def rank_lexically(
         await graph.find_ids_by_blocking_keys(read, tenant_id, limit=NGRAM_DF_CAP) if read else {}
     )
     exact_key = query_exact_key(query)
-    exact = blocks.get(exact_key, []) if exact_key is not None else []
+    exact = read_blocks.get(exact_key, [])[:LEXICAL_BLOCK_LIMIT] if exact_key is not None else []
     wanted = None if entity_types is None else {normalize_name(t) for t in entity_types}
     if wanted is None:
+        blocks = telling_blocks(read_blocks, LEXICAL_BLOCK_LIMIT)
         sources = [
             shortlist(blocks, LEXICAL_CANDIDATE_LIMIT),
             rank_by_ngrams(postings, weights, NGRAM_CANDIDATE_LIMIT),
@@ -77,6 +83,7 @@ async def rank_lexically(
         ranked = interleave(exact, sources, CANDIDATE_LIMIT)
         candidates = await graph.get_entities(ranked, tenant_id)
     else:
+        blocks = {key: ids[:LEXICAL_BLOCK_LIMIT] for key, ids in read_blocks.items()}
         sources = [
             shortlist(blocks, sum(len(ids) for ids in blocks.values())),
             rank_by_ngrams(postings, weights, sum(len(ids) for ids in postings.values())),

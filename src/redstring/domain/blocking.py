@@ -1,16 +1,21 @@
 """Blocking keys: the index that makes candidate generation a lookup, not a scan.
 
-Key scheme version `KEY_VERSION` (ADR 0070 and 0115, amending 0003). Names are
+Key scheme version `KEY_VERSION` (ADR 0070, 0115 and 0200, amending 0003). Names are
 keyed in their `matching_form` (accents folded, punctuation made space). An
 entity is filed under short keys, namespaced by kind, for its name and each
 alias:
 
 - `n:` the whole matching form (an exact name is one small block, ADR 0115);
+- `j:` the whole matching form with its spaces removed ("JohnSmith", ADR 0200);
 - `p:` the first `PREFIX_LENGTH` characters of the whole name;
 - `s:` the soundex of the whole name's ASCII letters (absent when none);
 - `w:` the first `TOKEN_PREFIX_LENGTH` characters of each keyed token;
 - `x:` the soundex of each keyed token's ASCII letters (absent when none);
 - `i:` the initials of the keyed tokens, when there are at least two;
+- `a:` the initial of one keyed token, a space and another whole keyed token,
+  for each ordered pair of the first `MAX_PAIR_TOKENS` keyed tokens ("John
+  Smith" -> `a:j smith`, `a:s john`): a block of one surname under one
+  initial, small where a token's own block is not (ADR 0200);
 - `g:` each distinct trigram of the padded form (`domain/ngrams.py`);
 - `t:` the normalised entity type (never looked up by a query).
 
@@ -18,8 +23,10 @@ A keyed token has at least `MIN_TOKEN_LENGTH` characters and is not in
 `KEYLESS_TOKENS` (legal forms and function words, which would file a large
 share of a tenant under one key). A query looks up the same name keys, plus
 `i:` + each of its short alphabetic tokens, so "UCI" finds "United Capital
-Intl Corp"; its trigram keys are looked up apart (`query_ngram_keys`). Stores
-cap every block at `MAX_BLOCK_MEMBERS` (the port says how).
+Intl Corp", and its `a:` pairs take a one-letter token as an initial too
+("J. Smith" -> `a:j smith`); its trigram keys are looked up apart
+(`query_ngram_keys`). Stores cap every block at `MAX_BLOCK_MEMBERS` (the
+port says how).
 """
 
 from __future__ import annotations
@@ -42,11 +49,13 @@ from redstring.domain.normalization import matching_form, normalize_name
 from redstring.domain.query import MAX_ACRONYM_LENGTH, NormalizedQuery
 
 #: The version of this key scheme; stores record it beside their index (ADR 0070, 0115).
-KEY_VERSION = 3
+KEY_VERSION = 4
 
 PREFIX_LENGTH = 5
 TOKEN_PREFIX_LENGTH = 4
 MIN_TOKEN_LENGTH = 2
+#: The keyed tokens (of a name; any tokens of a query) that make `a:` pair keys.
+MAX_PAIR_TOKENS = 4
 #: The most entities a store returns for one key of one tenant (ADR 0070).
 MAX_BLOCK_MEMBERS = 1000
 #: The most ids per key the lexical channel asks for (at most MAX_BLOCK_MEMBERS), and
@@ -63,6 +72,8 @@ _NOT_ASCII_LETTER = re.compile("[^A-Za-z]+")
 _ngram_keys_uncached = ngram_keys_of_form.__wrapped__
 
 EXACT_NAMESPACE = "n:"
+JOINED_NAMESPACE = "j:"
+PAIR_NAMESPACE = "a:"
 PREFIX_NAMESPACE = "p:"
 SOUNDEX_NAMESPACE = "s:"
 TOKEN_PREFIX_NAMESPACE = "w:"
@@ -172,7 +183,9 @@ def type_key(entity: Entity) -> str:
 
 
 def name_keys_for(name: str) -> list[str]:
-    """Every name key of one name (exact, whole-name, per-token, initials); no repeats, stable.
+    """Every name key of one name (exact, joined, whole-name, per-token, initials, pairs); stable.
+
+    No key repeats.
 
     A blank name (after matching normalisation) has no keys. Trigram keys are
     not name keys: `blocking_keys_for` files them beside these.
@@ -184,15 +197,31 @@ def name_keys_for(name: str) -> list[str]:
 def _name_keys(form: str, tokens: tuple[str, ...]) -> list[str]:
     if not form:
         return []
+    keyed = _keyed(tokens)
     keys: list[str | None] = [
         _exact_key(form),
+        JOINED_NAMESPACE + "".join(tokens),
         PREFIX_NAMESPACE + form[:PREFIX_LENGTH],
         _soundex_key(form),
     ]
-    for token in _keyed(tokens):
+    for token in keyed:
         keys.extend(_token_keys(token))
     keys.append(_initials_key(tokens))
+    keys.extend(pair_keys(keyed[:MAX_PAIR_TOKENS], keyed[:MAX_PAIR_TOKENS]))
     return list(dict.fromkeys(key for key in keys if key is not None))
+
+
+def pair_keys(initials: Sequence[str], tokens: Sequence[str]) -> list[str]:
+    """`a:` + the initial of each of `initials` + " " + each other token of `tokens`; stable.
+
+    A pair of equal tokens makes no key ("Smith Smith" is not under `a:s smith`).
+    """
+    return [
+        PAIR_NAMESPACE + first[0] + " " + other
+        for first in initials
+        for other in tokens
+        if other != first
+    ]
 
 
 def blocking_keys_for(entity: Entity) -> frozenset[str]:
@@ -212,9 +241,11 @@ def blocking_keys_for(entity: Entity) -> frozenset[str]:
 def query_blocking_keys(query: NormalizedQuery) -> list[str]:
     """The keys a free-text query looks for candidates under, trigrams aside.
 
-    Its name keys (exact, whole-name, per-token, initials), plus `i:` + each
-    alphabetic token of 2..`MAX_ACRONYM_LENGTH` characters not in
-    `KEYLESS_TOKENS`, so an acronym finds its expansion. Never a type key:
+    Its name keys (exact, joined, whole-name, per-token, initials, pairs),
+    plus `i:` + each alphabetic token of 2..`MAX_ACRONYM_LENGTH` characters
+    not in `KEYLESS_TOKENS`, so an acronym finds its expansion, plus the
+    `a:` pairs whose initial is any of its first `MAX_PAIR_TOKENS` tokens
+    not in `KEYLESS_TOKENS` (one letter included: "J. Smith"). Never a type key:
     that would hand back a whole type; `entity_types` filters candidates
     instead. No key repeats; the order is stable.
     """
@@ -223,6 +254,8 @@ def query_blocking_keys(query: NormalizedQuery) -> list[str]:
         short = MIN_TOKEN_LENGTH <= len(token) <= MAX_ACRONYM_LENGTH
         if short and token.isalpha() and token not in KEYLESS_TOKENS:
             keys.append(INITIALS_NAMESPACE + token)
+    initials = [token for token in query.tokens if token not in KEYLESS_TOKENS]
+    keys.extend(pair_keys(initials[:MAX_PAIR_TOKENS], _keyed(query.tokens)[:MAX_PAIR_TOKENS]))
     return list(dict.fromkeys(keys))
 
 
@@ -255,6 +288,17 @@ def shortlist(blocks: Mapping[str, Sequence[EntityId]], limit: int) -> list[Enti
         hits.update(set(map(_AS_INT, ids)))
     ranked = heapq.nsmallest(limit, [(-count << 128) | number for number, count in hits.items()])
     return [EntityId(UUID(int=key & _ID_MASK)) for key in ranked]
+
+
+def telling_blocks(
+    blocks: Mapping[str, Sequence[EntityId]], limit: int
+) -> dict[str, Sequence[EntityId]]:
+    """The blocks of at most `limit` ids; a longer one is too common to rank by (ADR 0200).
+
+    A block read capped is its lowest ids, a sample by id rather than by name:
+    counted in `shortlist`, it would rank those ids above a better match.
+    """
+    return {key: ids for key, ids in blocks.items() if len(ids) <= limit}
 
 
 def interleave(

@@ -1,6 +1,6 @@
-"""The contract of a graph store's exact-name and trigram keys, and of its key counts.
+"""The contract of a graph store's exact-name, joined, pair and trigram keys, and its counts.
 
-Mixed into `GraphStoreCompliance`, so every graph store runs it (ADR 0115).
+Mixed into `GraphStoreCompliance`, so every graph store runs it (ADR 0115, 0200).
 """
 
 from __future__ import annotations
@@ -52,6 +52,23 @@ class TrigramIndexCompliance(ABC):
         found = await store.find_ids_by_blocking_keys(keys, tenant)
         assert found == {key: [ada.id] for key in keys}
         assert await store.count_blocking_keys(keys, tenant) == {key: 1 for key in keys}
+
+    @pytest.mark.asyncio
+    async def test_each_name_and_alias_is_filed_under_its_joined_and_pair_keys(self) -> None:
+        store = await self.make_store()
+        tenant, other = fresh_tenant(), fresh_tenant()
+        ada = person(tenant, "Ada Lovelace", fixed_id(1), aliases=["Augusta King"])
+        await store.upsert([ada, person(tenant, "Alan Lovelock", fixed_id(2))])
+        await store.upsert([person(other, "Ada Lovelace", fixed_id(1))])
+        keys = ["j:adalovelace", "a:a lovelace", "a:l ada", "j:augustaking", "a:k augusta"]
+        assert set(keys) <= blocking_keys_for(ada)
+        found = await store.find_ids_by_blocking_keys(keys, tenant)
+        assert found == {key: [ada.id] for key in keys}
+        assert await store.count_blocking_keys(keys, tenant) == {key: 1 for key in keys}
+        await store.delete_entities([ada.id], tenant)
+        assert await store.count_blocking_keys(keys, tenant) == dict.fromkeys(keys, 0)
+        theirs = await store.count_blocking_keys(keys, other)
+        assert theirs == {key: int(key in keys[:3]) for key in keys}  # the name's, not the alias's
 
     @pytest.mark.asyncio
     async def test_counts_answer_every_key_and_are_capped_at_the_limit(self) -> None:

@@ -96,15 +96,17 @@ def _embedded(tenant: TenantId, n: int, dimension: int) -> StoredChunk:
 
 
 WORDS = ("engine", "mill", "river", "tide", "archive", "loom", "comet")
+WRITE_KINDS = st.sampled_from(["upsert", "replace", "delete"])
+BODIES = st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6), max_size=4)
 
 
 @settings(max_examples=40, deadline=None)
 @given(
     st.lists(
         st.tuples(
-            st.sampled_from(["upsert", "replace", "delete"]),
+            WRITE_KINDS,
             st.integers(min_value=0, max_value=3),
-            st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6), max_size=4),
+            BODIES,
         ),
         min_size=1,
         max_size=30,
@@ -119,6 +121,16 @@ def test_slot_postings_rank_as_the_reference_after_any_writes(
     asyncio.run(_rank_after(writes, query, k))
 
 
+def _chunks_of(tenant: TenantId, source_id: str, bodies: list[list[str]]) -> list[StoredChunk]:
+    """One chunk per body, its words joined, at index = position."""
+    return [
+        StoredChunk(
+            tenant_id=tenant, source_id=source_id, text=" ".join(words), index=i, start=0, end=1
+        )
+        for i, words in enumerate(bodies)
+    ]
+
+
 async def _rank_after(
     writes: list[tuple[str, int, list[list[str]]]], query: list[str], k: int
 ) -> None:
@@ -126,17 +138,7 @@ async def _rank_after(
     store = InMemoryChunkStore(dimension=3)
     live: dict[str, StoredChunk] = {}
     for step, (kind, source, bodies) in enumerate(writes):
-        chunks = [
-            StoredChunk(
-                tenant_id=tenant,
-                source_id=f"s{source}",
-                text=" ".join(words),
-                index=i,
-                start=0,
-                end=1,
-            )
-            for i, words in enumerate(bodies)
-        ]
+        chunks = _chunks_of(tenant, f"s{source}", bodies)
         if kind == "upsert":
             await store.upsert_chunks(chunks)
         elif kind == "replace":
@@ -188,3 +190,98 @@ async def test_rewriting_one_chunk_many_times_renumbers_and_still_ranks_it() -> 
         expected = {keep.id: {"mill": 4}} | ({chunk.id: {"mill": n % 3}} if n % 3 else {})
         assert {c.chunk_id: c.term_frequencies for c in mills.candidates} == expected
     assert found.stats.document_count == 2
+
+
+TWO_TENANTS = (TenantId(uuid.UUID(int=21)), TenantId(uuid.UUID(int=22)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            WRITE_KINDS,
+            st.integers(min_value=0, max_value=1),
+            st.integers(min_value=0, max_value=2),
+            BODIES,
+            st.integers(min_value=1, max_value=40),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_every_posting_equals_the_chunks_written_when_nothing_is_read_between_writes(
+    writes: list[tuple[str, int, int, list[list[str]], int]],
+) -> None:
+    """Array postings (B101) hold what the live chunks hold, in both tenants, however written.
+
+    No query runs between writes, so the dead entries of rewritten chunks are
+    dropped by the writes themselves (each write repeated up to 40 times to
+    pass the renumbering threshold); the same source and text in both tenants
+    give the same chunk id.
+    """
+    asyncio.run(_postings_after(writes))
+
+
+async def _postings_after(writes: list[tuple[str, int, int, list[list[str]], int]]) -> None:
+    store = InMemoryChunkStore(dimension=3)
+    live: dict[TenantId, dict[str, StoredChunk]] = {tenant: {} for tenant in TWO_TENANTS}
+    for kind, which, source, bodies, times in writes:
+        tenant = TWO_TENANTS[which]
+        chunks = _chunks_of(tenant, f"s{source}", bodies)
+        for _ in range(times):
+            if kind == "upsert":
+                await store.upsert_chunks(chunks)
+            elif kind == "replace":
+                await store.replace_source(f"s{source}", tenant, chunks)
+            else:
+                await store.delete_source(f"s{source}", tenant)
+        if kind != "upsert":
+            live[tenant] = {i: c for i, c in live[tenant].items() if c.source_id != f"s{source}"}
+        if kind != "delete":
+            live[tenant].update({str(c.id): c for c in chunks})
+    for tenant in TWO_TENANTS:
+        counted = {str(c.id): Counter(tokenize(c.text)) for c in live[tenant].values()}
+        found = await store.lexical_candidates(list(WORDS), tenant)
+        held = {str(c.chunk_id): (c.length, c.term_frequencies) for c in found.candidates}
+        assert held == {
+            chunk_id: (counts.total(), dict(counts)) for chunk_id, counts in counted.items()
+        }
+        assert found.stats == CorpusStats.from_totals(
+            document_count=len(counted),
+            total_length=sum(counts.total() for counts in counted.values()),
+            document_frequencies={t: sum(1 for n in counted.values() if n[t]) for t in WORDS},
+        )
+
+
+@pytest.mark.asyncio
+async def test_rewrites_with_no_read_between_them_do_not_pile_up_dead_postings() -> None:
+    # A rewritten chunk's old entries stay in its terms' arrays (while another
+    # chunk keeps those terms) until the slots are renumbered; the writes must
+    # renumber, or 3,000 rewrites of one chunk of 20 terms would hold
+    # 3,000 x 20 x 16 bytes (~1 MB) of dead postings.
+    tenant = TenantId(uuid.UUID(int=23))
+    store = InMemoryChunkStore(dimension=3)
+    words = [f"word{n}" for n in range(20)]
+
+    def chunk(n: int) -> StoredChunk:
+        text = " ".join(words[n % 20 :] + words[: n % 20])  # the same terms, another id
+        return StoredChunk(tenant_id=tenant, source_id="r", text=text, index=0, start=0, end=1)
+
+    keep = StoredChunk(
+        tenant_id=tenant, source_id="k", text=" ".join(words), index=0, start=0, end=1
+    )
+    await store.upsert_chunks([keep])  # keeps every term's postings alive
+    await store.replace_source("r", tenant, [chunk(0)])
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for n in range(1, 3001):
+            await store.replace_source("r", tenant, [chunk(n)])
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 200_000, f"{grown:,} bytes held after 3,000 rewrites"
+    found = await store.lexical_candidates(["word3"], tenant)
+    assert sorted(found.chunk_ids) == sorted([keep.id, chunk(3000).id])

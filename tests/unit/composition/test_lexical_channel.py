@@ -126,6 +126,31 @@ async def test_an_exact_name_survives_the_type_filter_walk() -> None:
     assert [match.entity.id for match in orgs.matches] == [fixed_id(1), fixed_id(2)]
 
 
+async def best_behind_a_crowd(crowd: str, name: str, query: str) -> list[EntityId]:
+    """The best match for `query` among `CROWD` entities named `crowd` + " N" (lower ids)
+    and one named `name` (the highest id)."""
+    graph = InMemoryGraphStore()
+    crowded = [make_entity(f"{crowd} {n}", id=fixed_id(n)) for n in range(1, CROWD + 1)]
+    await graph.upsert([*crowded, make_entity(name, id=fixed_id(CROWD + 1))])
+    result = await Retriever.lexical_only(graph=graph).retrieve(query, TENANT, k=1)
+    return [match.entity.id for match in result.matches]
+
+
+@pytest.mark.asyncio
+async def test_a_name_written_without_its_space_is_found_behind_a_crowd() -> None:
+    """The crowd fills the soundex, token and trigram reads; the joined key is small."""
+    found = await best_behind_a_crowd("John Smithson", "John Smith", "JohnSmith")
+    assert found == [fixed_id(CROWD + 1)]
+
+
+@pytest.mark.asyncio
+async def test_an_initial_is_found_with_its_surname_behind_a_crowd_of_the_surname() -> None:
+    """The crowd fills every block of "smith": cut and counted, they would outrank the
+    target, which only its small blocks (initials, pair) hold."""
+    found = await best_behind_a_crowd("Smith", "Jemima Smith", "J. Smith")
+    assert found == [fixed_id(CROWD + 1)]
+
+
 @pytest.mark.asyncio
 async def test_a_spelling_sharing_no_key_is_found_through_its_trigrams() -> None:
     graph = InMemoryGraphStore()

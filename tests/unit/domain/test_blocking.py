@@ -1,4 +1,4 @@
-"""Blocking keys (scheme version 3, ADR 0070 and 0115), at name level and entity level."""
+"""Blocking keys (scheme version 4, ADR 0070, 0115 and 0200), at name level and entity level."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 
 from redstring.domain.blocking import (
     KEY_VERSION,
+    MAX_PAIR_TOKENS,
     TOKEN_PREFIX_LENGTH,
     blocking_keys_for,
     exact_key_for_name,
@@ -23,6 +24,7 @@ from redstring.domain.blocking import (
     shortlist,
     soundex_key,
     soundex_key_for_name,
+    telling_blocks,
     token_keys_for,
     type_key,
 )
@@ -42,8 +44,8 @@ def shared(query: str, name: str) -> set[str]:
     return set(query_keys(query)) & blocking_keys_for(make_entity(name))
 
 
-def test_the_key_scheme_is_version_three() -> None:
-    assert KEY_VERSION == 3
+def test_the_key_scheme_is_version_four() -> None:
+    assert KEY_VERSION == 4
 
 
 def test_prefix_key_for_name_agrees_with_the_entity_form() -> None:
@@ -70,7 +72,7 @@ def test_query_blocking_keys_never_carries_a_type_key() -> None:
 
 
 def test_query_blocking_keys_drops_an_absent_soundex() -> None:
-    assert query_keys("12345") == ["n:12345", "p:12345", "w:1234"]
+    assert query_keys("12345") == ["n:12345", "j:12345", "p:12345", "w:1234"]
 
 
 def test_query_blocking_keys_has_no_duplicates() -> None:
@@ -199,3 +201,37 @@ def test_interleaving_puts_exact_matches_first_then_alternates_the_sources() -> 
     assert interleave([e], [[a, b, c], [d, a]], 3) == [e, a, d]
     assert interleave([e, d], [[a]], 1) == [e]
     assert interleave([], [[], []], 5) == []
+
+
+def test_a_name_written_without_its_spaces_shares_the_joined_key() -> None:
+    assert "j:johnsmith" in name_keys_for("John Smith")
+    assert "j:johnsmith" in name_keys_for("JohnSmith")
+    assert shared("JohnSmith", "John Smith") >= {"j:johnsmith"}
+    assert "j:johnsmith" not in shared("John Smithers", "John Smith")
+
+
+def test_an_initial_and_another_whole_token_make_a_pair_key_both_ways() -> None:
+    keys = name_keys_for("John Smith")
+    assert [key for key in keys if key.startswith("a:")] == ["a:j smith", "a:s john"]
+    assert "a:j smith" in shared("J. Smith", "John Smith")
+    assert "a:j smith" in shared("Jonh Smith", "John Smith")  # a typo in the other token
+    assert "a:s john" in shared("John Smtih", "John Smith")
+    assert {"a:j smith", "a:s john"} <= shared("Smith, John", "John Smith")
+
+
+def test_pair_keys_skip_equal_tokens_legal_forms_and_tokens_past_the_bound() -> None:
+    assert not [key for key in name_keys_for("Smith Smith") if key.startswith("a:")]
+    assert not [key for key in name_keys_for("Smith Ltd") if key.startswith("a:")]
+    name = "Alpha Bravo Charlie Delta Echo"
+    pairs = [key for key in name_keys_for(name) if key.startswith("a:")]
+    assert len(pairs) == MAX_PAIR_TOKENS * (MAX_PAIR_TOKENS - 1) == 12
+    assert not [key for key in pairs if "echo" in key or key.startswith("a:e")]
+    query_pairs = [key for key in query_keys(name) if key.startswith("a:")]
+    assert query_pairs == pairs
+
+
+def test_only_blocks_within_the_limit_are_telling() -> None:
+    ids = [EntityId(UUID(int=n)) for n in range(1, 5)]
+    blocks = {"w:a": ids[:3], "w:b": ids, "w:c": []}
+    assert telling_blocks(blocks, 3) == {"w:a": ids[:3], "w:c": []}
+    assert telling_blocks(blocks, 4) == blocks

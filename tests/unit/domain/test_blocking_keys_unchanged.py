@@ -4,6 +4,8 @@
 letter picked one character at a time for soundex, each token's keys built
 afresh, the type normalised per entity. The library's functions must give
 the same keys, in the same order where they return a list, for any text.
+The reference carries key scheme 4's joined and pair keys (ADR 0200) the
+plain way: every ordered pair of the first four keyed tokens.
 """
 
 from __future__ import annotations
@@ -41,7 +43,11 @@ def reference_name_keys(form: str) -> list[str]:
     if not form:
         return []
     tokens = form.split()
-    keys: list[str | None] = ["n:" + form, "p:" + form[:PREFIX_LENGTH]]
+    keys: list[str | None] = [
+        "n:" + form,
+        "j:" + form.replace(" ", ""),
+        "p:" + form[:PREFIX_LENGTH],
+    ]
     code = reference_soundex(form)
     keys.append(None if code is None else "s:" + code)
     for token in tokens:
@@ -52,6 +58,8 @@ def reference_name_keys(form: str) -> list[str]:
                 keys.append("x:" + token_code)
     initials = "".join(token[0] for token in tokens if token not in KEYLESS_TOKENS)
     keys.append("i:" + initials if len(initials) >= 2 else None)
+    keyed = [t for t in tokens if len(t) >= MIN_TOKEN_LENGTH and t not in KEYLESS_TOKENS][:4]
+    keys.extend(f"a:{first[0]} {other}" for first in keyed for other in keyed if other != first)
     return list(dict.fromkeys(key for key in keys if key is not None))
 
 
