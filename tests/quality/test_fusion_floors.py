@@ -3,7 +3,7 @@
 The semantic channel replays the local model's recorded answers
 (`tests/data/quality/semantic_answers.json.gz`); the lexical channels, the
 fusions and the retrievers are the real ones. A family where HYBRID is
-below its better channel by more than 0.01 (ADR 0122 names it) is held at
+below its better channel by more than 0.01 (ADR 0205 names it) is held at
 its recorded figure instead of being skipped. Regenerate after a deliberate
 change: `uv run python scripts/fit_fusion.py --floors` (and `--record` first
 after a corpus or model change).
@@ -77,7 +77,7 @@ def test_hybrid_holds_its_floor_and_the_better_channel_in_every_family(
     assert not failures, "\n".join(failures)
 
 
-def test_the_families_that_lose_are_the_ones_adr_0122_names() -> None:
+def test_the_families_that_lose_are_the_ones_adr_0205_names() -> None:
     losing = {
         (family, metric)
         for family, row in load_floors().items()

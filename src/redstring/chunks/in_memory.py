@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from redstring.chunks.in_memory_postings import Postings
 from redstring.domain.bm25 import CorpusStats, LexicalCandidates
-from redstring.domain.chunk import ChunkId, StoredChunk, require_chunks_of_source
+from redstring.domain.chunk import ChunkId, ChunkManifest, StoredChunk, require_chunks_of_source
 from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.exact_search import (
     FloatMatrix,
@@ -166,6 +166,15 @@ class InMemoryChunkStore(DescribedStore):
             return []
         rows = [part.rows[chunk_id] for chunk_id in part.sources.get(source_id, ())]
         return [_out(r) for r in sorted(rows, key=lambda r: (r.chunk.index, r.id))]
+
+    async def source_manifest(self, source_id: str, tenant_id: TenantId) -> list[ChunkManifest]:
+        require_tenant_id(tenant_id)
+        part = self._tenants.get(tenant_id)
+        rows = [] if part is None else [part.rows[i] for i in part.sources.get(source_id, ())]
+        return [
+            ChunkManifest.of(r.chunk, embedded=r.unit is not None)
+            for r in sorted(rows, key=lambda r: (r.chunk.index, r.chunk.id))
+        ]
 
     async def list_chunks(self, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)

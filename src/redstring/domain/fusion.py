@@ -179,22 +179,26 @@ def weighted_evidence[IdT: Hashable](
     return [(item, evidence[item]) for item in ordered]
 
 
-# `AdaptiveFusion`'s fitted constants (ADR 0120; entities refitted in ADR 0122):
+# `AdaptiveFusion`'s fitted constants (ADR 0120; entities refitted in ADRs 0122
+# and 0205, the latter with the two code features and the length-balanced
+# lexical score):
 # the coefficients of `FEATURE_NAMES`, then the lexical floor, semantic floor
 # and power. Produced on the fit half only by `uv run python
 # scripts/fit_fusion.py --recorded` (the local MiniLM model's recorded
 # answers, names + world corpora, element passages + Lee, lexical channel of
-# ADR 0115); the holdout figures are in the ADRs and docs/benchmarks.md.
+# ADRs 0115 and 0205); the holdout figures are in the ADRs and docs/benchmarks.md.
 #: Entities (`Retriever`).
 ENTITY_COEFFICIENTS: tuple[float, ...] = (
-    0.943, -3.096, -0.224, 0.957, -4.039, 1.826, -0.091, 3.206, 0.918, -1.745, -4.649, -1.088
+    3.931, -2.703, -2.196, 1.898, -4.385, 1.271, 1.203, 0.161, -1.833, -0.546, 1.99, -1.038,
+    -1.574, 1.066
 )  # fmt: skip
 ENTITY_LEXICAL_FLOOR = 0.5
 ENTITY_SEMANTIC_FLOOR = 0.0
 ENTITY_POWER = 2.0
 #: Passages (`ChunkRetriever`), whose lexical score is `bm25_relative`.
 PASSAGE_COEFFICIENTS: tuple[float, ...] = (
-    -5.668, 0.688, -0.604, 0.0, 0.0, 0.0, 0.0, 0.0, 1.46, 1.763, 1.2, 0.0
+    -5.668, 0.688, -0.604, 0.0, 0.0, 0.0, 0.0, 0.0, 1.46, 1.763, 1.2, 0.0,
+    0.0, 0.0
 )  # fmt: skip
 PASSAGE_LEXICAL_FLOOR = 0.0
 PASSAGE_SEMANTIC_FLOOR = 0.0

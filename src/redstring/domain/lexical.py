@@ -19,6 +19,11 @@ character trigram reading (ADR 0115):
   most characters but no whole token still scores. It counts for
   `NGRAM_MIX` of the name score, the best of the other three for the rest.
 
+A short query (a code: `NormalizedQuery.short`, "GBP") has its whole-string
+and token Jaro-Winkler readings length-balanced, multiplied by shorter /
+longer length, so a two- or three-letter prefix of a long name ("GBP" ->
+"Gbarpolu", 0.70 unbalanced) no longer reads as a near match (ADR 0205).
+
 Only an identical matching form scores 1.0; any other reading is held at
 `BELOW_EXACT` at most, so a query equal to a name or alias ranks that entity
 first (ADR 0115). The query arrives normalised once (`NormalizedQuery`).
@@ -89,25 +94,30 @@ def name_similarity(
     if a == b:
         return 1.0
     tokens = tuple(b.split())
+    whole = JaroWinkler.similarity(a, b)
+    if query.short:
+        whole *= length_balance(len(a), len(b))
     readings = max(
-        JaroWinkler.similarity(a, b),
-        token_similarity(query.tokens, tokens),
+        whole,
+        token_similarity(query.tokens, tokens, balanced=query.short),
         acronym_similarity(query, tokens),
     )
     trigrams = ngram_similarity(query.ngrams, ngram_keys_of_form(b), weights)
     return min(BELOW_EXACT, (1.0 - NGRAM_MIX) * readings + NGRAM_MIX * trigrams)
 
 
-def token_similarity(query_tokens: tuple[str, ...], name_tokens: tuple[str, ...]) -> float:
+def token_similarity(
+    query_tokens: tuple[str, ...], name_tokens: tuple[str, ...], *, balanced: bool = False
+) -> float:
     """Query tokens aligned to name tokens, discounted for uncovered name characters; 0..1.
 
     Each query token takes its best Jaro-Winkler match among the name tokens
-    (a one-letter query token that is a name token's initial scores
-    `INITIAL_SIMILARITY`); the mean, weighted by query token length, is the
-    alignment. The share of the name's characters in tokens no query token
-    covers (best match below `COVER_THRESHOLD`; legal forms and function
-    words never count) costs up to `UNCOVERED_PENALTY` of it. Either side
-    empty gives 0.0.
+    (times `length_balance` when `balanced`; a one-letter query token that is
+    a name token's initial scores `INITIAL_SIMILARITY`); the mean, weighted
+    by query token length, is the alignment. The share of the name's
+    characters in tokens no query token covers (best match below
+    `COVER_THRESHOLD`; legal forms and function words never count) costs up
+    to `UNCOVERED_PENALTY` of it. Either side empty gives 0.0.
     """
     if not query_tokens or not name_tokens:
         return 0.0
@@ -125,6 +135,8 @@ def token_similarity(query_tokens: tuple[str, ...], name_tokens: tuple[str, ...]
                 score = INITIAL_SIMILARITY if n.startswith(q) else 0.0
             else:
                 score = jaro_winkler(q, n)
+                if balanced:
+                    score *= length_balance(len(q), len(n))
             best = max(best, score)
             best_for_name[at] = max(best_for_name[at], score)
         aligned += best * len(q)
@@ -138,6 +150,12 @@ def token_similarity(query_tokens: tuple[str, ...], name_tokens: tuple[str, ...]
             uncovered += len(n)
     share = uncovered / total if total else 0.0
     return aligned / query_chars * (1.0 - UNCOVERED_PENALTY * share)
+
+
+def length_balance(left: int, right: int) -> float:
+    """The shorter of two lengths over the longer, on 0..1 (0.0 when both are 0)."""
+    longer = max(left, right)
+    return min(left, right) / longer if longer else 0.0
 
 
 def acronym_similarity(query: NormalizedQuery, name_tokens: tuple[str, ...]) -> float:

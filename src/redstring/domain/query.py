@@ -18,6 +18,9 @@ from redstring.domain.normalization import matching_form
 
 #: The longest all-capitals query token read as an acronym (and looked up as initials).
 MAX_ACRONYM_LENGTH = 6
+#: The longest query form (in characters) read as `short`: a code or symbol
+#: ("GBP", "hr"), whose string readings are length-balanced (ADR 0205).
+SHORT_QUERY_LENGTH = 3
 
 _RAW_WORD = re.compile(r"[^\W_]+")
 
@@ -29,7 +32,8 @@ class NormalizedQuery:
     `text` is the query as given; `form` its `matching_form`; `tokens` the
     form's tokens in order; `ngrams` the form's trigram keys; `acronym` the
     query's one all-capitals token of 2..`MAX_ACRONYM_LENGTH` letters (legal
-    forms and function words aside) in matching form, or `None`.
+    forms and function words aside) in matching form, or `None`; `short`
+    whether the form has 1..`SHORT_QUERY_LENGTH` characters.
     """
 
     text: str
@@ -37,6 +41,7 @@ class NormalizedQuery:
     tokens: tuple[str, ...]
     ngrams: frozenset[str]
     acronym: str | None
+    short: bool
 
     @classmethod
     def of(cls, text: str) -> NormalizedQuery:
@@ -48,6 +53,7 @@ class NormalizedQuery:
             tokens=tuple(form.split()),
             ngrams=ngram_keys_of_form(form),
             acronym=_acronym_in(text),
+            short=0 < len(form) <= SHORT_QUERY_LENGTH,
         )
 
 

@@ -7,7 +7,11 @@ Two kinds of fact, both computed from what a retrieval already has:
   words, of upper-case letters, of letters outside the Latin script, and
   whether it has punctuation inside it);
 - `channel_confidence`: how sure one channel's own answer is (its top score
-  and the gap to its second).
+  and the gap to its second);
+- whether the query is a code (`NormalizedQuery.short`, "GBP", "hr"), alone
+  and times the lexical top score: with a length-balanced lexical score a
+  prefix of a long name no longer looks sure, so on a code a high lexical
+  top means the name, alias, initials or a property hold it (ADR 0205).
 
 `fusion_features` turns both into the fixed vector `AdaptiveFusion` weighs.
 Pure and total: any string and any scores give a value; nothing here knows
@@ -133,6 +137,8 @@ FEATURE_NAMES: tuple[str, ...] = (
     "semantic_top",
     "semantic_gap",
     "agree",
+    "short",
+    "short_lexical_top",
 )
 
 
@@ -144,10 +150,13 @@ def fusion_features[IdT: Hashable](
     """The vector `AdaptiveFusion` weighs, named by `FEATURE_NAMES`, each on 0..1.
 
     `length` is `min(words, LENGTH_CAP) / LENGTH_CAP`; `agree` is 1.0 when both
-    channels ranked something and put the same id first. The channels'
-    scores are read as given (the caller puts each on 0..1).
+    channels ranked something and put the same id first; `short` is 1.0 for
+    a code (`NormalizedQuery.short`) and `short_lexical_top` the lexical top
+    score of a code, else 0.0. The channels' scores are read as given (the
+    caller puts each on 0..1). A text is normalised once, here.
     """
-    reading = read_query(query)
+    normalized = query if isinstance(query, NormalizedQuery) else NormalizedQuery.of(query)
+    reading = read_query(normalized)
     sem = channel_confidence(semantic)
     lex = channel_confidence(lexical)
     agree = bool(semantic) and bool(lexical) and semantic[0][0] == lexical[0][0]
@@ -164,4 +173,6 @@ def fusion_features[IdT: Hashable](
         sem.top,
         sem.gap,
         float(agree),
+        float(normalized.short),
+        lex.top if normalized.short else 0.0,
     )

@@ -163,7 +163,9 @@ def test_build_then_search_stats_and_the_mcp_server_on_one_sqlite_file(
     assert tools_line == (
         "tools: describe_tenant, search_entities, get_entity, search_passages, read_passage"
     )
-    assert [m["name"] for m in json.loads(printed)["matches"]] == ["Ada Lovelace"]
+    shown = json.loads(printed)
+    names = [dict(zip(shown["columns"], row, strict=True))["name"] for row in shown["matches"]]
+    assert names == ["Ada Lovelace"]
     assert described == 0
     assert json.loads(printed_description)["entity_types"] == {
         "location": 2,
@@ -197,7 +199,8 @@ async def _ask_the_mcp_server(db: str, env: dict[str, str]) -> tuple[list[str], 
     async with session(sys.executable, ["-m", "redstring.cli", "mcp", "--db", db], env) as client:
         tools = sorted(tool.name for tool in (await client.list_tools()).tools)
         found = await client.call_tool("search_entities", {"query": "Ada Lovelace", "k": 1})
-        [ada] = found.structured_content["matches"]
+        answer = found.structured_content
+        [ada] = [dict(zip(answer["columns"], row, strict=True)) for row in answer["matches"]]
         detail = await client.call_tool("get_entity", {"entity_id": ada["id"]})
     neighbours = [n["name"] for n in detail.structured_content["related"]]
     return tools, ada, neighbours

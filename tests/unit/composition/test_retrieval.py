@@ -12,6 +12,7 @@ from redstring.domain.blocking import LEXICAL_CANDIDATE_LIMIT
 from redstring.domain.fusion import (
     DEFAULT_FUSION,
     RRF_K,
+    EvidenceFusion,
     FusionStrategy,
     ReciprocalRankFusion,
 )
@@ -183,16 +184,17 @@ async def test_a_vector_match_whose_entity_the_graph_lacks_is_skipped() -> None:
 async def test_a_skipped_dangling_match_is_not_backfilled() -> None:
     """The count: the dangling match costs a slot, and nothing takes its place.
 
-    Four vectors, three entities. The ghost ("Ada Lovelace", vector only) ties
-    for second place with "Ada Lovelock" and wins the tie on id, so the fused
-    top three holds it. "Ada Byron" sits just below the cut, so a version that
-    topped up to `k` has something to top up with and would return three.
+    Four vectors, three entities. The ghost ("Ada Lovelace", vector only)
+    ranks second, so the fused top three holds it. "Ada Byron" sits just
+    below the cut, so a version that topped up to `k` has something to top
+    up with and would return three. `EvidenceFusion` has fixed constants, so
+    the case does not move when the default fusion is refitted.
     """
     stores = Stores()
     await stores.add(*[make_entity(n) for n in ["Ada Lovelace Byron", "Ada Lovelock", "Ada Byron"]])
     ghost = make_entity("Ada Lovelace", id=fixed_id(1))
     await stores.add_vectors(ghost)
-    retriever = stores.retriever()
+    retriever = stores.retriever(EvidenceFusion())
     wide = await retriever.retrieve("Ada Lovelace", TENANT, k=10)
     assert "Ada Byron" in names(wide)  # the premise: a resolvable match exists below the cut
     cut = await retriever.retrieve("Ada Lovelace", TENANT, k=3)

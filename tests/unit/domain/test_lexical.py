@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from rapidfuzz.distance import JaroWinkler
 
 from redstring.domain.entity import Entity
 from redstring.domain.lexical import (
@@ -14,12 +15,13 @@ from redstring.domain.lexical import (
     PROPERTY_WEIGHT,
     UNCOVERED_PENALTY,
     acronym_similarity,
+    length_balance,
     lexical_score,
     name_similarity,
     token_similarity,
 )
 from redstring.domain.normalization import matching_form, matching_tokens
-from redstring.domain.query import NormalizedQuery
+from redstring.domain.query import SHORT_QUERY_LENGTH, NormalizedQuery
 from redstring.domain.similarity import string_similarity
 from tests.factories import make_entity
 
@@ -145,6 +147,46 @@ def test_an_all_capitals_query_is_read_against_the_initials() -> None:
     assert lexical_score(q("uci corp"), entity) < 0.9
     assert acronym_similarity(q("UCIX AB CD"), tokens) == 0.0
     assert acronym_similarity(q("UCI"), ("acme",)) == 0.0  # one initial is no acronym
+
+
+def test_a_short_query_is_read_as_a_code_once_at_normalisation() -> None:
+    assert SHORT_QUERY_LENGTH == 3
+    assert [q(t).short for t in ("GBP", "hr", "L", " a b ")] == [True] * 4
+    assert [q(t).short for t in ("Gbar", "", "  ")] == [False] * 3
+
+
+def test_length_balance_is_the_shorter_length_over_the_longer() -> None:
+    assert length_balance(3, 8) == length_balance(8, 3) == pytest.approx(3 / 8)
+    assert length_balance(4, 4) == 1.0
+    assert length_balance(0, 5) == 0.0
+    assert length_balance(0, 0) == 0.0
+
+
+def test_a_short_code_does_not_read_a_prefix_of_a_long_name_as_a_near_match() -> None:
+    # ADR 0205: unbalanced, "GBP" -> "Gbarpolu" scored 0.70 and outranked the
+    # currency whose property holds the code verbatim.
+    prefix = lexical_score(q("GBP"), make_entity("Gbarpolu"))
+    held = lexical_score(q("GBP"), make_entity("Pound Sterling", properties={"iso_4217": "GBP"}))
+    assert prefix < 0.45
+    assert held == pytest.approx(PROPERTY_WEIGHT)
+    assert held > prefix
+    unbalanced = JaroWinkler.similarity("gbp", "gbarpolu")
+    assert name_similarity(q("GBP"), "gbarpolu") <= (1 - NGRAM_MIX) * unbalanced * 3 / 8 + NGRAM_MIX
+
+
+def test_a_query_longer_than_a_code_keeps_its_prefix_readings() -> None:
+    assert not q("Inds").short
+    assert token_similarity(("inds",), ("industries",)) == pytest.approx(
+        JaroWinkler.similarity("inds", "industries")
+    )
+    balanced = token_similarity(("inds",), ("industries",), balanced=True)
+    # Balanced, the token falls below COVER_THRESHOLD, so it is uncovered too.
+    expected = JaroWinkler.similarity("inds", "industries") * 4 / 10 * (1 - UNCOVERED_PENALTY)
+    assert balanced == pytest.approx(expected)
+    # An exact token, an initial and an exact form are never balanced away.
+    assert token_similarity(("ada",), ("ada",), balanced=True) == 1.0
+    assert token_similarity(("a",), ("ada",), balanced=True) == INITIAL_SIMILARITY
+    assert lexical_score(q("Fe"), make_entity("Fe")) == 1.0
 
 
 @given(query=st.text(max_size=30), name=st.text(min_size=1, max_size=30))

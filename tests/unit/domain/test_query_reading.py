@@ -90,6 +90,19 @@ def test_the_features_name_each_entry_and_cap_the_length() -> None:
     assert features["lexical_top"] == 0.7
     assert features["lexical_gap"] == 0.0
     assert features["agree"] == 1.0
+    assert features["short"] == features["short_lexical_top"] == 0.0
+
+
+def test_a_code_reads_as_short_and_carries_the_lexical_top_score() -> None:
+    """ADR 0205: a code is told apart from a name, and its lexical top read on its own."""
+    short, top = FEATURE_NAMES.index("short"), FEATURE_NAMES.index("short_lexical_top")
+    code = fusion_features("GBP", [("a", 0.7)], [("b", 0.6), ("c", 0.3)])
+    assert (code[short], code[top]) == (1.0, 0.6)
+    assert fusion_features(NormalizedQuery.of("hr"), [], [("b", 0.4)])[top] == 0.4
+    assert fusion_features("hr", [], [])[top] == 0.0
+    name = fusion_features("Gbar", [("a", 0.7)], [("b", 0.6)])
+    assert (name[short], name[top]) == (0.0, 0.0)
+    assert name[FEATURE_NAMES.index("lexical_top")] == 0.6
 
 
 def test_agreement_needs_both_channels_and_the_same_first_id() -> None:
