@@ -56,6 +56,20 @@ def placeholders(count: int) -> str:
     return ", ".join("?" * count)
 
 
+def rows_in(
+    connection: sqlite3.Connection, statement: str, tenant: str, ids: Sequence[str]
+) -> list[tuple[object, ...]]:
+    """The rows of `statement` + ` IN (...)` over `ids` in slices, `tenant` its first parameter.
+
+    `statement` ends with the column the ids are matched on ("... AND id").
+    """
+    rows: list[tuple[object, ...]] = []
+    for part in chunked(ids):
+        marks = placeholders(len(part))
+        rows.extend(connection.execute(f"{statement} IN ({marks})", (tenant, *part)))
+    return rows
+
+
 class SqliteDatabase:
     """The connection to one database file, shared by every store opened on it.
 
