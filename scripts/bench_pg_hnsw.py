@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 import time
@@ -85,7 +86,7 @@ async def timed(call: Any) -> tuple[float, Any]:
     return (time.perf_counter() - started) * 1000, out
 
 
-async def run(args: argparse.Namespace, url: str) -> None:
+async def run(args: argparse.Namespace, url: str) -> dict[str, Any]:
     data = make_rows(args.n, args.queries, clustered=not args.random, seed=7)
     rows, kinds, ids, queries = data["rows"], data["kinds"], data["ids"], data["queries"]
     tenant, other = TenantId(uuid.UUID(int=1)), TenantId(uuid.UUID(int=2))
@@ -104,7 +105,9 @@ async def run(args: argparse.Namespace, url: str) -> None:
                 for i in range(start, min(start + 1000, len(rows)))
             ]
         )
-    print(f"ingest {len(rows)} rows: {time.perf_counter() - started:.0f} s", flush=True)
+    saved: dict[str, Any] = {"n": args.n, "rows": len(rows), "clustered": not args.random}
+    saved["ingest_s"] = time.perf_counter() - started
+    print(f"ingest {len(rows)} rows: {saved['ingest_s']:.0f} s", flush=True)
     mine = rows[: args.n]
     truth: dict[str, list[set[uuid.UUID]]] = {}
     floor: list[float] = []
@@ -132,21 +135,25 @@ async def run(args: argparse.Namespace, url: str) -> None:
                     )
                 )
                 filtered.append(ms)
+            saved[f"exact_{name}_p50"] = pct(filtered, 50)
             print(f"store exact, {name} filter: p50 {pct(filtered, 50):.2f} ms", flush=True)
     print(
         f"numpy floor (1 thread) p50 {pct(floor, 50):.2f} ms; store exact p50"
         f" {pct(exact_ms, 50):.1f} ms = {pct(exact_ms, 50) / pct(floor, 50):.2f}x",
         flush=True,
     )
+    saved["floor_p50"], saved["exact_p50"] = pct(floor, 50), pct(exact_ms, 50)
     started = time.perf_counter()
     await stores.vectors.create_hnsw_index()
     build = time.perf_counter() - started
+    saved["build_s"], saved["sweep"] = build, []
     async with await psycopg.AsyncConnection.connect(url) as connection:
         cursor = await connection.execute(
             "SELECT pg_size_pretty(pg_table_size(%s)), pg_size_pretty(pg_relation_size(%s))",
             (f"{schema}.vector_records", f"{schema}.vector_records_hnsw"),
         )
         sizes = await cursor.fetchone()
+    saved["sizes"] = list(sizes or ())
     print(f"HNSW build ({len(rows)} rows): {build:.0f} s; table, index: {sizes}", flush=True)
     print("\n| exact_below | ef_search | filter | recall@10 | p50 ms | p90 ms | p50 / floor |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
@@ -170,6 +177,16 @@ async def run(args: argparse.Namespace, url: str) -> None:
                 )
                 times.append(ms)
                 recalls.append(len({m.entity_id for m in found} & want) / K)
+            saved["sweep"].append(
+                {
+                    "exact_below": below,
+                    "ef_search": ef,
+                    "filter": name,
+                    "recall": float(np.mean(recalls)),
+                    "p50": pct(times, 50),
+                    "p90": pct(times, 90),
+                }
+            )
             print(
                 f"| {below} | {ef} | {name} | {np.mean(recalls):.3f} | {pct(times, 50):.2f} |"
                 f" {pct(times, 90):.2f} | {pct(times, 50) / pct(floor, 50):.2f}x |",
@@ -191,6 +208,7 @@ async def run(args: argparse.Namespace, url: str) -> None:
                 f" {time.perf_counter() - started:.0f} s",
                 flush=True,
             )
+    return saved
 
 
 def main() -> None:
@@ -209,6 +227,9 @@ def main() -> None:
     )
     parser.add_argument("--maintenance-work-mem", default="1GB")
     parser.add_argument(
+        "--json", help="write the figures here (scripts/bench_retrieval.py reads them)"
+    )
+    parser.add_argument(
         "--compare-build-mem", nargs="*", default=[], help="rebuild the index with these too"
     )
     args = parser.parse_args()
@@ -219,7 +240,9 @@ def main() -> None:
                 f"ALTER SYSTEM SET maintenance_work_mem = '{args.maintenance_work_mem}'"
             )
             connection.execute("SELECT pg_reload_conf()")
-        asyncio.run(run(args, url))
+        saved = asyncio.run(run(args, url))
+    if args.json:
+        Path(args.json).write_text(json.dumps(saved, indent=1))
     print(f"load average {os.getloadavg()}")
 
 

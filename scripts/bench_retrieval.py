@@ -21,18 +21,38 @@ they exist) builds N chunks of sentences from the Lee corpus
 (LEXICAL = BM25, SEMANTIC, HYBRID) against `bm25s` (lucene IDF, same k1, b
 and tokens) and the numpy floor.
 
-The rows of issue 16's table are selectable (`--rows`); the HNSW row sweeps
-`hnsw.ef_search` and reports recall@10 against exact numpy top-10, the
-indexing row runs scripts/bench_indexing.py:
+The rows of issue 16's table are selectable (`--rows`, default all), one
+invocation runs every one of them:
 
-    nice -n 10 uv run python scripts/bench_retrieval.py               # all rows but million
+- the 100k rows at each of `--sizes` (default 10k and 100k, for the
+  latency-vs-N plot);
+- `pg-exact` / `pg-hnsw`: one PostgreSQL worker ranks exactly, then builds
+  the HNSW index over the same rows and sweeps `hnsw.ef_search` (recall@10
+  against exact numpy top-10; random rows, HNSW's worst case);
+  `pg-hnsw-clustered` runs scripts/bench_pg_hnsw.py (clustered rows, type
+  filters, the store's defaults) after it;
+- `million` (`--million`, default 1M): the exact in-memory store and
+  `ApproximateVectorStore` (ADR 0225) over the same clustered rows in one
+  worker (recall@10 per `probes`, HYBRID through both), and SQLite, which
+  runs beside the other rows from the start (`--no-beside` to run it in turn)
+  because its ingest alone outlasts the rest; past 100k the three other
+  tenants hold 10k entities each;
+- `d768` (`--wide`, default 100k) at 768 dimensions: memory, SQLite, and
+  PostgreSQL with the vector in TOAST (its default at 768) then with
+  `SET STORAGE PLAIN` after rewriting the rows;
+- `indexing` runs scripts/bench_indexing.py.
+
+`--stop-at HH:MM` (UTC) stops a worker still running then; its row says so.
+
+    nice -n 10 uv run python scripts/bench_retrieval.py --json run.json  # every row
     nice -n 10 uv run python scripts/bench_retrieval.py --rows chunks indexing \
         --sizes 10000 --index-mb 0.2                                  # a few minutes
-    nice -n 10 uv run python scripts/bench_retrieval.py --rows million
+    uv run python scripts/bench_retrieval.py --from-json run.json     # reprint, replot
 
 Prints markdown tables and issue 16's table (row, figure, baseline, target,
-met?), writes the raw figures as JSON and the plot to docs/img/bench_latency.png.
-PostgreSQL comes from an embedded server started and stopped here.
+met?), writes the raw figures as JSON (`--json`) and the plot to
+docs/img/bench_latency.png (`--plot`). PostgreSQL comes from an embedded
+server started and stopped here.
 """
 
 from __future__ import annotations
@@ -63,7 +83,23 @@ sys.path.insert(0, str(ROOT / "scripts"))
 K = 10
 OTHER_TENANTS = 3
 BATCH = 1000
-STORES = ("memory", "sqlite", "pg-exact", "pg-hnsw")
+#: The stores a result can name (plot colours in this order): "approx" is
+#: `ApproximateVectorStore` (ADR 0225), "pg-exact-plain" PostgreSQL with the
+#: vector column stored in the row rather than in TOAST (B194).
+STORES = ("memory", "sqlite", "pg-exact", "pg-hnsw", "approx", "pg-exact-plain")
+#: The SQLite stores' matrix cache: room for a 1M x 384 tenant (1.5 GB), which the
+#: default 256 MiB cannot hold (every search would read the rows again); a
+#: deployment of that size sets `cache_bytes` the same way.
+SQLITE_CACHE_BYTES = 4 * 2**30
+#: rapidfuzz's extract over a million names takes about a second a query: past
+#: 100k it is timed over the first queries only.
+RAPIDFUZZ_QUERIES_PAST_100K = 20
+#: Past 100k the three other tenants hold this many entities each rather than N/10,
+#: so a 1M worker fits the machine's memory beside another (the searched tenant's
+#: size is what the rows measure; the others only check the tenant filter).
+OTHER_TENANT_N_PAST_100K = 10_000
+#: Centres of the clustered rows (ADR 0191's `scripts/bench_ann.py` recipe).
+CLUSTERS = 100
 #: The embedded server's buffers: room for the largest table run here (100k x 768
 #: plus the other tenants' rows is about 500 MB), so exact search reads no page
 #: from the OS cache (B190).
@@ -156,6 +192,22 @@ def unit_rows(rows: int, dim: int, rng: np.random.Generator) -> np.ndarray:
     return matrix
 
 
+def clustered_rows(rows: int, dim: int, rng: np.random.Generator) -> np.ndarray:
+    """Unit rows around 100 random centres, noise of a centre's norm (ADR 0191's clustered rows).
+
+    For the approximate row: an index over random rows is its worst case, and
+    embeddings of text cluster. Exact search costs the same on either.
+    """
+    centres = unit_rows(CLUSTERS, dim, rng)
+    matrix = np.empty((rows, dim), dtype=np.float32)
+    for start in range(0, rows, 100_000):
+        stop = min(rows, start + 100_000)
+        matrix[start:stop] = centres[rng.integers(CLUSTERS, size=stop - start)]
+        matrix[start:stop] += unit_rows(stop - start, dim, rng)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix
+
+
 class TableEmbeddings:
     """An embedding provider answering from a table of precomputed query vectors."""
 
@@ -217,9 +269,13 @@ async def open_stores(store: str, dim: int, url: str | None, tag: str) -> tuple[
 
     if store == "memory":
         return InMemoryGraphStore(), InMemoryVectorStore(dimension=dim), None
+    if store == "approx":
+        from redstring.stores import ApproximateVectorStore  # noqa: PLC0415
+
+        return InMemoryGraphStore(), ApproximateVectorStore(dimension=dim), None
     if store == "sqlite":
         folder = Path(tempfile.mkdtemp(prefix="redstring-bench-"))
-        stores = open_sqlite(folder / "bench.db", dimension=dim)
+        stores = open_sqlite(folder / "bench.db", dimension=dim, cache_bytes=SQLITE_CACHE_BYTES)
 
         async def close_sqlite() -> None:
             await stores.close()
@@ -231,16 +287,17 @@ async def open_stores(store: str, dim: int, url: str | None, tag: str) -> tuple[
     return pg.graph, pg.vectors, pg.close
 
 
-async def entity_worker(store: str, n: int, dim: int, queries: int, url: str | None) -> dict:
-    from threadpoolctl import ThreadpoolController  # noqa: PLC0415
-
-    from redstring import Entity, RetrievalMode, Retriever, TenantId  # noqa: PLC0415
+async def entity_worker(
+    store: str, n: int, dim: int, queries: int, url: str | None
+) -> list[dict[str, Any]]:
+    from redstring import Entity, TenantId  # noqa: PLC0415
     from redstring.ports import VectorRecord  # noqa: PLC0415
 
     rng = np.random.default_rng(n + dim)
     tenant = TenantId(uuid.UUID(int=1))
     others = [TenantId(uuid.UUID(int=2 + i)) for i in range(OTHER_TENANTS)]
-    counts = [(tenant, n)] + [(other, max(1, n // 10)) for other in others]
+    other_n = max(1, n // 10) if n <= 100_000 else OTHER_TENANT_N_PAST_100K
+    counts = [(tenant, n)] + [(other, other_n) for other in others]
     total = sum(c for _, c in counts)
     pairs = make_names(total, seed=7)
     entities: list[Entity] = []
@@ -251,7 +308,7 @@ async def entity_worker(store: str, n: int, dim: int, queries: int, url: str | N
             for kind, name in pairs[offset : offset + count]
         )
         offset += count
-    matrix = unit_rows(total, dim, rng)
+    matrix = (clustered_rows if store == "approx" else unit_rows)(total, dim, rng)
     mine = matrix[:n]
     names = [e.name for e in entities[:n]]
     mix = make_queries(names, queries, seed=11)
@@ -282,6 +339,8 @@ async def entity_worker(store: str, n: int, dim: int, queries: int, url: str | N
         vector_ms += await time_async(lambda records=records: vectors.upsert(records))
         cpu_s += time.process_time() - cpu_started
         del records
+        if (start // BATCH) % 100 == 99:  # progress, read if the worker is stopped
+            print(f"ingested {start + BATCH:,} of {total:,} entities", file=sys.stderr, flush=True)
         if start + BATCH >= n and "tenant_s" not in marks:
             marks["tenant_s"] = (graph_ms + vector_ms) / 1000  # the searched tenant's N
             marks["tenant_cpu_s"] = cpu_s
@@ -296,122 +355,88 @@ async def entity_worker(store: str, n: int, dim: int, queries: int, url: str | N
         "ingest_vectors_s": vector_ms / 1000,
         "ingest_per_s": total / ((graph_ms + vector_ms) / 1000),
         "ingest_tenant_s": marks["tenant_s"],
+        "rss_before_ingest_mb": before_ingest,
+        "vectors": "clustered" if store == "approx" else "random",
         "ingest_cpu_s": cpu_s,
         "ingest_tenant_cpu_s": marks["tenant_cpu_s"],
     }
-    if store == "pg-hnsw":
-        started = time.perf_counter()
-        await vectors.create_hnsw_index()
-        result["hnsw_build_s"] = time.perf_counter() - started
-        await close()
-        from redstring.stores import open_postgres  # noqa: PLC0415
+    return await entity_passes(
+        store, result, (graph, vectors, close), url, tag, tenant, mix, table, mine, entities[:n]
+    )
 
-        assert url is not None
-        pg = await open_postgres(url, dimension=dim, schema=f"bench_{tag}", search_mode="hnsw")
-        graph, vectors, close = pg.graph, pg.vectors, pg.close
 
-    retriever = Retriever(embeddings=TableEmbeddings(dim, table), vectors=vectors, graph=graph)
-    modes = {
-        "semantic": RetrievalMode.SEMANTIC,
-        "lexical": RetrievalMode.LEXICAL,
-        "hybrid": RetrievalMode.HYBRID,
-    }
-    # An untimed warm-up pass over the whole query mix (B103): HYBRID runs the
-    # SEMANTIC and LEXICAL work too, so no timed pass pays for cold caches
-    # (matrix stacking, statement preparation, a just-built HNSW index's pages).
-    for _, text, _ in mix:
-        await retriever.retrieve(text, tenant, k=K, mode=RetrievalMode.HYBRID)
+#: What each worker's store kind reports its first (exact) pass as.
+EXACT_LABEL = {"approx": "memory", "pg": "pg-exact", "pg-plain": "pg-exact"}
+
+
+async def entity_passes(
+    store: str,
+    result: dict[str, Any],
+    opened: tuple[Any, Any, Any],
+    url: str | None,
+    tag: str,
+    tenant: Any,
+    mix: list[tuple[str, str, int]],
+    table: dict[str, list[float]],
+    mine: np.ndarray,
+    entities: list[Any],
+) -> list[dict[str, Any]]:
+    """The exact pass of an ingested worker, then its second configuration if it has one."""
+    from bench_passes import (  # noqa: PLC0415
+        ExactView,
+        approximate_passes,
+        hnsw_passes,
+        measure,
+        plain_storage_passes,
+    )
+    from redstring import Retriever  # noqa: PLC0415
+
+    graph, vectors, close = opened
+    n, dim = result["n"], result["dim"]
+    fuzz = len(mix) if n <= 100_000 else RAPIDFUZZ_QUERIES_PAST_100K
+    exact_vectors = ExactView(vectors) if store == "approx" else vectors
+    retriever = Retriever(
+        embeddings=TableEmbeddings(dim, table), vectors=exact_vectors, graph=graph
+    )
+    names = [e.name for e in entities]
+    first = await measure(retriever, graph, tenant, mix, table, mine, names, rapidfuzz_queries=fuzz)
     result["peak_rss_mb"] = peak_mb()
-    result["ingest_growth_mb"] = peak_mb() - before_ingest
-
-    from rapidfuzz import process, utils  # noqa: PLC0415
-
-    controller = ThreadpoolController()
-    timings: dict[str, list[float]] = {
-        name: [] for name in [*modes, "numpy_1thread", "numpy_default", "rapidfuzz", "blocking"]
-    }
-    by_shape: dict[str, dict[str, list[float]]] = {}
-    from redstring.domain.blocking import query_blocking_keys  # noqa: PLC0415
-    from redstring.domain.query import NormalizedQuery  # noqa: PLC0415
-
-    candidates: list[int] = []
-    # One pass per operation, so no operation runs with another's data in the caches.
-    for name, mode in modes.items():
-        for shape, text, _ in mix:
-            ms = await time_async(
-                lambda text=text, mode=mode: retriever.retrieve(text, tenant, k=K, mode=mode)
-            )
-            timings[name].append(ms)
-            by_shape.setdefault(shape, {}).setdefault(name, []).append(ms)
-    vectors_of = [np.asarray(table[text], dtype=np.float32) for _, text, _ in mix]
-    with controller.limit(limits=1, user_api="blas"):
-        for q in vectors_of:
-            timings["numpy_1thread"].append(time_sync(lambda q=q: numpy_top_k(mine, q, K)))
-    for _, text, _ in mix:
-        timings["rapidfuzz"].append(
-            time_sync(
-                lambda text=text: process.extract(
-                    text, names, processor=utils.default_process, limit=K
-                )
-            )
+    result["ingest_growth_mb"] = peak_mb() - result.pop("rss_before_ingest_mb")
+    results = [{**result, "store": EXACT_LABEL.get(store, store), **first}]
+    base = {k: v for k, v in result.items() if k not in first}
+    schema = f"bench_{tag}"
+    if store == "approx":
+        second = await approximate_passes(
+            vectors, retriever, graph, tenant, mix, table, mine, entities, rapidfuzz_queries=fuzz
         )
-    for _, text, _ in mix:
-        keys = query_blocking_keys(NormalizedQuery.of(text))
-        found: dict[str, list[Any]] = {}
-
-        async def lookup(keys: list[str] = keys, found: dict[str, list[Any]] = found) -> None:
-            found.update(await graph.find_by_blocking_keys(keys, tenant))
-
-        timings["blocking"].append(await time_async(lookup))
-        candidates.append(len({e.id for group in found.values() for e in group}))
-    for q in vectors_of:  # last: a threaded BLAS leaves its threads spinning for a while
-        timings["numpy_default"].append(time_sync(lambda q=q: numpy_top_k(mine, q, K)))
-    result["latency"] = {name: summary(values) for name, values in timings.items()}
-    result["by_shape"] = {
-        shape: {name: summary(values) for name, values in modes_.items()}
-        for shape, modes_ in by_shape.items()
-    }
-    result["lexical_candidates_p50"] = float(np.median(candidates))
-    result["lexical_candidates_max"] = int(max(candidates))
-    if store == "pg-hnsw":
-        result["hnsw"] = await hnsw_sweep(vectors, mine, [e.id for e in entities[:n]], vectors_of)
+        results.append({**base, "store": "approx", "vectors": "clustered", **second})
+    elif store == "pg":
+        assert url is not None
+        second = await hnsw_passes(
+            url,
+            schema,
+            dim,
+            vectors,
+            close,
+            tenant,
+            mix,
+            table,
+            mine,
+            entities,
+            EF_SEARCH,
+            rapidfuzz_queries=fuzz,
+        )
+        close = None  # hnsw_passes closed the exact store and its own
+        results.append({**base, "store": "pg-hnsw", **second})
+    elif store == "pg-plain":
+        assert url is not None
+        second = await plain_storage_passes(
+            url, schema, retriever, graph, tenant, mix, table, mine, names, rapidfuzz_queries=fuzz
+        )
+        results.append({**base, "store": "pg-exact-plain", **second})
     if close is not None:
         await close()
-    return result
-
-
-async def hnsw_sweep(
-    vectors: Any, mine: np.ndarray, ids: list[Any], queries: list[np.ndarray]
-) -> list[dict[str, Any]]:
-    """Per `hnsw.ef_search`: `search` p50/p90 and recall@10 against exact numpy top-k (B192)."""
-    from redstring.vector.postgres import PgVectorStore  # noqa: PLC0415
-
-    tenant = vectors_tenant()
-    exact = [{ids[row] for row in numpy_top_k(mine, q, K)} for q in queries]
-    out = []
-    for ef in EF_SEARCH:
-        store = PgVectorStore(
-            vectors._db, dimension=mine.shape[1], search_mode="hnsw", ef_search=ef
-        )
-        for q in queries[:20]:  # warm-up: the index's pages
-            await store.search(q.tolist(), tenant, k=K)
-        times, recalls = [], []
-        for q, truth in zip(queries, exact, strict=True):
-            found: list[Any] = []
-
-            async def call(q: np.ndarray = q, found: list[Any] = found, store: Any = store) -> None:
-                found.extend(await store.search(q.tolist(), tenant, k=K))
-
-            times.append(await time_async(call))
-            recalls.append(len({m.entity_id for m in found} & truth) / K)
-        out.append({"ef_search": ef, "recall": float(np.mean(recalls)), **summary(times)})
-    return out
-
-
-def vectors_tenant() -> Any:
-    from redstring import TenantId  # noqa: PLC0415
-
-    return TenantId(uuid.UUID(int=1))
+    return results
 
 
 def lee_sentences() -> list[str]:
@@ -530,19 +555,55 @@ async def chunk_worker(store: str, n: int, dim: int, queries: int) -> dict:
 # -- parent: run configurations, print, plot ----------------------------------------------------
 
 
-def run_worker(args: list[str], url: str | None) -> dict | None:
-    env = dict(os.environ)
-    if url is not None:
-        env["BENCH_PG_URL"] = url
-    command = [sys.executable, str(Path(__file__).resolve()), "--worker", *args]
-    started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-    if done.returncode != 0:
-        print(f"<!-- worker {args} failed: {done.stderr[-2000:]} -->", flush=True)
-        return None
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    result["wall_s"] = time.perf_counter() - started
-    return result
+class Worker:
+    """One worker subprocess, started now and read by `results` (stderr goes to a file)."""
+
+    def __init__(self, args: list[str], url: str | None) -> None:
+        env = dict(os.environ)
+        if url is not None:
+            env["BENCH_PG_URL"] = url
+        self.args = args
+        self.started = time.perf_counter()
+        self._stderr = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115  # read and closed at the end
+        self._process = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "--worker", *args],
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            text=True,
+            env=env,
+        )
+
+    def results(self, stop_at: float | None) -> list[dict] | str:
+        """The worker's results, or why there are none (it failed, or ran into `stop_at`)."""
+        budget = None if stop_at is None else max(0.0, stop_at - time.time())
+        try:
+            out, _ = self._process.communicate(timeout=budget)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.communicate()
+            progress = [line for line in self._errors().splitlines() if line.startswith("ingested")]
+            return (
+                f"stopped after {time.perf_counter() - self.started:.0f} s at the run's --stop-at"
+                f" ({stamp(stop_at)}), to land the results in time"
+                + (f"; it had {progress[-1]}" if progress else "")
+            )
+        if self._process.returncode != 0:
+            print(f"<!-- worker {self.args} failed: {self._errors()[-2000:]} -->", flush=True)
+            return "the worker failed (its stderr is printed above)"
+        results: list[dict] = json.loads(out.strip().splitlines()[-1])
+        for result in results:
+            result["wall_s"] = time.perf_counter() - self.started
+        return results
+
+    def _errors(self) -> str:
+        self._stderr.seek(0)
+        text = self._stderr.read()
+        self._stderr.seek(0, os.SEEK_END)
+        return text
+
+
+def stamp(when: float | None) -> str:
+    return "-" if when is None else time.strftime("%H:%M UTC", time.gmtime(when))
 
 
 def fmt(cell: dict[str, float]) -> str:
@@ -565,12 +626,20 @@ def entity_table(results: list[dict]) -> str:
         lat = r["latency"]
         floor = lat["numpy_1thread"]["p50"]
         ratio = lat["hybrid"]["p50"] / (floor + lat["lexical"]["p50"])
-        extra = f" (HNSW build {r['hnsw_build_s']:.0f} s)" if "hnsw_build_s" in r else ""
+        extra = ""
+        if "hnsw_build_s" in r:
+            extra = f" (HNSW build {r['hnsw_build_s']:.0f} s)"
+        if "ann_build_s" in r:
+            extra = f" (IVF build {r['ann_build_s']:.0f} s, probes {r['ann_probes']})"
+        if "toast_after_mb" in r:
+            extra = f" (STORAGE PLAIN, rewrite {r['rewrite_s']:.0f} s)"
+        if r.get("vectors") == "clustered":
+            extra += ", clustered rows"
         lines.append(
             f"| {r['n']:,} | {r['dim']} | {r['store']}{extra} | {fmt(lat['semantic'])}"
             f" | {fmt(lat['lexical'])} | {fmt(lat['hybrid'])}"
             f" | {fmt(lat['numpy_1thread'])} ({lat['numpy_default']['p50']:.2f})"
-            f" | {fmt(lat['rapidfuzz'])} | {ratio:.2f}x"
+            f" | {fmt(lat['rapidfuzz'])} ({lat['rapidfuzz']['n']} q) | {ratio:.2f}x"
             f" | {lat['lexical']['p50'] / lat['rapidfuzz']['p50']:.3f}x"
             f" | {r['ingest_tenant_s']:.1f} / {r['ingest_s']:.1f} ({r['ingest_per_s']:,.0f};"
             f" CPU {cpu_of(r, 'ingest_tenant_cpu_s')})"
@@ -598,35 +667,44 @@ def chunk_table(results: list[dict]) -> str:
 
 
 def plot(results: list[dict], chunks: list[dict], path: Path) -> None:
+    """Median latency against N: one panel per mode (a line per store), and the chunks."""
     import matplotlib  # noqa: PLC0415
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    dims = sorted({r["dim"] for r in results})
-    fig, axes = plt.subplots(1, len(dims) + 1, figsize=(6 * (len(dims) + 1), 4.5), squeeze=False)
-    for ax, dim in zip(axes[0], dims, strict=False):
-        for colour, store in zip(("C0", "C1", "C2", "C3"), STORES, strict=True):
-            rows = sorted(
-                (r for r in results if r["dim"] == dim and r["store"] == store),
-                key=lambda r: r["n"],
-            )
-            if not rows:
-                continue
-            for mode, style in (("semantic", "-o"), ("lexical", "--s"), ("hybrid", ":^")):
+    modes = ("semantic", "lexical", "hybrid")
+    fig, axes = plt.subplots(
+        1, len(modes) + 1, figsize=(5.5 * (len(modes) + 1), 4.5), squeeze=False
+    )
+    colours = dict(zip(STORES, ("C0", "C1", "C2", "C3", "C4", "C5"), strict=True))
+    for ax, mode in zip(axes[0], modes, strict=False):
+        for store, colour in colours.items():
+            for dim, style in ((384, "-o"), (768, "none")):
+                rows = sorted(
+                    (r for r in results if r["dim"] == dim and r["store"] == store),
+                    key=lambda r: r["n"],
+                )
+                if not rows:
+                    continue
                 ax.plot(
                     [r["n"] for r in rows],
                     [r["latency"][mode]["p50"] for r in rows],
-                    style,
+                    style if dim == 384 else "D",
                     color=colour,
-                    label=f"{store} {mode}",
+                    fillstyle="full" if dim == 384 else "none",
+                    label=store if dim == 384 else f"{store}, 768 dims",
                 )
-        floor = sorted((r for r in results if r["dim"] == dim), key=lambda r: r["n"])
-        by_n = {r["n"]: r["latency"]["numpy_1thread"]["p50"] for r in floor}
-        ax.plot(list(by_n), list(by_n.values()), "k-", linewidth=2, label="numpy floor")
+        floor = {
+            r["n"]: r["latency"]["numpy_1thread"]["p50"]
+            for r in sorted(results, key=lambda r: r["n"])
+            if r["dim"] == 384 and r["store"] in ("memory", "approx")
+        }
+        ax.plot(list(floor), list(floor.values()), "k--", linewidth=1.5, label="numpy floor")
         ax.set(xscale="log", yscale="log", xlabel="entities in tenant", ylabel="median ms")
-        ax.set_title(f"Retriever.retrieve, dim {dim}, k={K}")
-        ax.legend(fontsize=6, ncol=2)
+        ax.set_title(f"Retriever.retrieve {mode.upper()}, 384 dims, k={K}")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=6)
     ax = axes[0][-1]
     for name in ("bm25", "bm25s", "semantic", "hybrid", "numpy_1thread"):
         rows = sorted(chunks, key=lambda r: r["n"])
@@ -667,19 +745,33 @@ def machine() -> str:
 
 #: Selectable rows of issue 16's table and the worker configurations each needs:
 #: (kind, store, n, dim), with n=None for "each of --sizes".
-ROWS: dict[str, list[tuple[str, str, int | None, int]]] = {
-    "chunks": [("chunks", "memory", None, 384)],
-    "entities": [("entities", "memory", None, 384)],
-    "sqlite": [("entities", "memory", None, 384), ("entities", "sqlite", None, 384)],
+ROWS: dict[str, list[tuple[str, str, str, int]]] = {
+    "chunks": [("chunks", "memory", "sizes", 384)],
+    "entities": [("entities", "memory", "sizes", 384)],
+    "sqlite": [("entities", "memory", "sizes", 384), ("entities", "sqlite", "sizes", 384)],
     "indexing": [],
-    "pg-exact": [("entities", "pg-exact", None, 384)],
-    "pg-hnsw": [("entities", "pg-hnsw", None, 384)],
-    "million": [("entities", "memory", 1_000_000, 384)],
-    "d768": [("entities", "memory", 100_000, 768), ("entities", "sqlite", 100_000, 768)],
+    "pg-exact": [("entities", "pg", "sizes", 384)],  # exact, then HNSW over the same rows
+    "pg-hnsw": [("entities", "pg", "sizes", 384)],
+    "pg-hnsw-clustered": [],  # scripts/bench_pg_hnsw.py (ADR 0196's clustered rows)
+    # the exact store and ApproximateVectorStore over the same clustered rows, then SQLite
+    "million": [("entities", "approx", "million", 384), ("entities", "sqlite", "million", 384)],
+    # PostgreSQL: exact with the vectors in TOAST, then with SET STORAGE PLAIN
+    "d768": [
+        ("entities", "memory", "wide", 768),
+        ("entities", "sqlite", "wide", 768),
+        ("entities", "pg-plain", "wide", 768),
+    ],
 }
 #: Memory the 1M row needs free before it is started (its worker peaked near 10x the
 #: 100k worker's 1.2 GB).
 MILLION_NEEDS_GB = 14
+#: Stores whose 1M worker runs beside the other rows (`--beside`, the default): the
+#: SQLite ingest of 1M entities alone takes about half an hour on the 2-core VM,
+#: longer than the rest of the run allows; its figures are against baselines
+#: timed in its own process, under the other rows' load, as the table says.
+BESIDE_AT_MILLION = ("sqlite",)
+#: Memory the SQLite 1M worker needs on top of the in-memory 1M worker.
+BESIDE_NEEDS_GB = 6
 
 
 def available_gb() -> float:
@@ -690,12 +782,15 @@ def available_gb() -> float:
     return 0.0
 
 
-def configurations(rows: list[str], sizes: list[int]) -> list[tuple[str, str, int, int]]:
-    """The distinct worker configurations the selected rows need, in a stable order."""
+def configurations(rows: list[str], sizes: dict[str, list[int]]) -> list[tuple[str, str, int, int]]:
+    """The distinct worker configurations the selected rows need, in a stable order.
+
+    `sizes` maps the size names of `ROWS` ("sizes", "million", "wide") to N values.
+    """
     out: list[tuple[str, str, int, int]] = []
     for row in rows:
-        for kind, store, n, dim in ROWS[row]:
-            for size in [n] if n is not None else sizes:
+        for kind, store, size_name, dim in ROWS[row]:
+            for size in sizes[size_name]:
                 if (kind, store, size, dim) not in out:
                     out.append((kind, store, size, dim))
     return out
@@ -716,6 +811,7 @@ def report(saved: dict[str, Any], plot_path: str) -> None:
         chunk_results,
         indexing_rows(indexing) if indexing else None,
         saved.get("why", {}),
+        saved.get("pg_hnsw_clustered"),
     )
     print(f"\n## Issue 16 targets (load average {saved.get('load', '?')})\n")
     print(table(rows))
@@ -743,21 +839,51 @@ def run_indexing(megabytes: float) -> dict | None:
     return result
 
 
+def run_pg_hnsw_clustered(n: int, queries: int, stop_at: float | None) -> dict | str:
+    """scripts/bench_pg_hnsw.py at the store's defaults (ef_search 100, exact_below 5,000)."""
+    out = Path(tempfile.mkdtemp(prefix="redstring-bench-")) / "pg_hnsw.json"
+    command = [
+        sys.executable,
+        str(ROOT / "scripts/bench_pg_hnsw.py"),
+        *("--n", str(n), "--queries", str(queries), "--efs", "100"),
+        *("--exact-below", "0", "5000", "--json", str(out)),
+    ]
+    budget = None if stop_at is None else stop_at - time.time()
+    if budget is not None and budget <= 0:
+        return f"not started: the run's --stop-at ({stamp(stop_at)}) had passed"
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=budget)
+    except subprocess.TimeoutExpired:
+        return f"stopped at the run's --stop-at ({stamp(stop_at)}), to land the results in time"
+    if done.returncode != 0:
+        print(f"<!-- bench_pg_hnsw failed: {done.stderr[-2000:]} -->", flush=True)
+        return "scripts/bench_pg_hnsw.py failed (its stderr is printed above)"
+    print(done.stdout, flush=True)
+    result: dict = json.loads(out.read_text())
+    shutil.rmtree(out.parent, ignore_errors=True)
+    return result
+
+
 def parent(args: argparse.Namespace) -> None:
     if args.from_json:
         report(json.loads(Path(args.from_json).read_text()), args.plot)
         return
     rows = list(dict.fromkeys(args.rows))
     why = {row: f"not selected (add `--rows {row}`)" for row in ROWS if row not in rows}
-    if "million" in rows and available_gb() < MILLION_NEEDS_GB:
-        rows.remove("million")
-        why["million"] = (
-            f"the machine has {available_gb():.1f} GB available, the 1M worker needs about"
-            f" {MILLION_NEEDS_GB} GB"
-        )
+    stop_at = None
+    if args.stop_at:
+        hours, minutes = (int(part) for part in args.stop_at.split(":"))
+        today = time.gmtime()
+        stop_at = time.mktime((*today[:3], hours, minutes, 0, 0, 0, 0)) - time.timezone
     print(f"Machine: {machine()}\nload average at start: {os.getloadavg()}\n", flush=True)
-    saved: dict[str, Any] = {"entities": [], "chunks": [], "why": why}
-    configs = configurations(rows, list(args.sizes))
+    saved: dict[str, Any] = {"entities": [], "chunks": [], "why": why, "loads": []}
+    sizes = {"sizes": list(args.sizes), "million": [args.million], "wide": [args.wide]}
+    configs = configurations(rows, sizes)
+    saved["started"] = stamp(time.time())
+
+    def note_load(what: str) -> None:
+        saved["loads"].append([stamp(time.time()), what, *os.getloadavg()])
+
     with contextlib.ExitStack() as stack:
         url = None
         if any(store.startswith("pg") for _, store, _, _ in configs):
@@ -771,21 +897,61 @@ def parent(args: argparse.Namespace) -> None:
             with psycopg.connect(url, autocommit=True) as connection:
                 connection.execute("ALTER SYSTEM SET maintenance_work_mem = '2GB'")
                 connection.execute("SELECT pg_reload_conf()")
+        beside: dict[tuple[str, str, int, int], Worker] = {}
+        for config in configs if args.beside else []:
+            kind, store, n, dim = config
+            roomy = available_gb() >= (MILLION_NEEDS_GB + BESIDE_NEEDS_GB) * n / 1_000_000
+            if store in BESIDE_AT_MILLION and n == args.million and roomy:
+                note_load(f"{kind} {store} {n} x {dim}, beside the others")
+                beside[config] = Worker([kind, store, str(n), str(dim), str(args.queries)], url)
+        configs = [c for c in configs if c not in beside] + list(beside)  # read it last
         if "indexing" in rows:
+            note_load("indexing")
             saved["indexing"] = run_indexing(args.index_mb)
             if saved["indexing"] is None:
                 why["indexing"] = "the indexing worker failed (its stderr is printed above)"
-        for kind, store, n, dim in configs:
-            found = run_worker([kind, store, str(n), str(dim), str(args.queries)], url)
-            if found is None:
-                for row, needs in ROWS.items():
-                    if any(c[:2] == (kind, store) for c in needs):
-                        why.setdefault(row, f"the {kind} {store} worker failed (stderr above)")
+        for config in configs:
+            kind, store, n, dim = config
+            needed = [
+                row
+                for row, needs in ROWS.items()
+                if any(c[:2] == (kind, store) and c[3] == dim and n in sizes[c[2]] for c in needs)
+            ]
+            needs_gb = MILLION_NEEDS_GB * n / 1_000_000
+            if n >= 1_000_000 and available_gb() < needs_gb and config not in beside:
+                found: list[dict] | str = (
+                    f"not started: the machine had {available_gb():.1f} GB available, a 1M"
+                    f" worker needs about {needs_gb:.0f} GB"
+                )
+            elif config in beside:
+                found = beside[config].results(stop_at)
+                for result in found if isinstance(found, list) else []:
+                    result["beside"] = True
+            else:
+                note_load(f"{kind} {store} {n} x {dim}")
+                found = Worker([kind, store, str(n), str(dim), str(args.queries)], url).results(
+                    stop_at
+                )
+            if isinstance(found, str):
+                for row in needed:
+                    why.setdefault(f"{row}:{store}", found)
+                    why.setdefault(row, found)
                 continue
             key = "entities" if kind == "entities" else "chunks"
-            saved[key].append(found)
-            print((entity_table if key == "entities" else chunk_table)([found]), flush=True)
+            saved[key].extend(found)
+            print((entity_table if key == "entities" else chunk_table)(found), flush=True)
             Path(args.json).write_text(json.dumps(saved, indent=1))
+            if "pg-hnsw-clustered" in rows and store == "pg" and n == max(args.sizes):
+                note_load("pg-hnsw-clustered")
+                clustered = run_pg_hnsw_clustered(n, args.queries, stop_at)
+                if isinstance(clustered, str):
+                    why["pg-hnsw-clustered"] = clustered
+                else:
+                    saved["pg_hnsw_clustered"] = clustered
+        if "pg-hnsw-clustered" in rows and "pg_hnsw_clustered" not in saved:
+            why.setdefault("pg-hnsw-clustered", "it runs after the pg rows, which did not run")
+    note_load("end")
+    saved["ended"] = stamp(time.time())
     saved["load"] = " ".join(f"{x:.1f}" for x in os.getloadavg())
     Path(args.json).write_text(json.dumps(saved, indent=1))
     report(saved, args.plot)
@@ -797,21 +963,37 @@ def main(argv: list[str]) -> None:
         kind, store, n, dim, queries = argv[1:6]
         url = os.environ.get("BENCH_PG_URL")
         if kind == "entities":
-            result = asyncio.run(entity_worker(store, int(n), int(dim), int(queries), url))
+            results = asyncio.run(entity_worker(store, int(n), int(dim), int(queries), url))
         else:
-            result = asyncio.run(chunk_worker(store, int(n), int(dim), int(queries)))
-        print(json.dumps(result))
+            results = [asyncio.run(chunk_worker(store, int(n), int(dim), int(queries)))]
+        print(json.dumps(results))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--rows",
         nargs="+",
-        default=[row for row in ROWS if row != "million"],
+        default=list(ROWS),
         choices=list(ROWS),
-        help="rows of issue 16's table to run (default: all but million)",
+        help="rows of issue 16's table to run (default: all)",
     )
     parser.add_argument(
-        "--sizes", type=int, nargs="+", default=[100_000], help="N for the 100k rows"
+        "--sizes",
+        type=int,
+        nargs="+",
+        default=[10_000, 100_000],
+        help="N for the 100k rows (10k too, for the latency-vs-N plot)",
+    )
+    parser.add_argument("--million", type=int, default=1_000_000, help="N for the 1M rows")
+    parser.add_argument("--wide", type=int, default=100_000, help="N for the 768-dim rows")
+    parser.add_argument(
+        "--beside",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="run the SQLite 1M worker beside the other rows, from the start (default: yes)",
+    )
+    parser.add_argument(
+        "--stop-at",
+        help="HH:MM UTC: a worker still running then is stopped, and its row says so",
     )
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--index-mb", type=float, default=2.0, help="text the indexing row indexes")
