@@ -42,9 +42,7 @@ from .harness import DEPTH, ndcg_at
 #: of the logit from -10 to 10, so a weight near 0 or 1 (a fitted bias of 4 is
 #: w = 0.98) is graded at about that weight, not at 0 or 1 (ADR 0205).
 W_GRID = np.unique(
-    np.concatenate(
-        [np.linspace(0.0, 1.0, 41), 1.0 / (1.0 + np.exp(-np.linspace(-10.0, 10.0, 41)))]
-    )
+    np.concatenate([np.linspace(0.0, 1.0, 41), 1.0 / (1.0 + np.exp(-np.linspace(-10.0, 10.0, 41)))])
 )
 #: Allowed shortfall of HYBRID below the better channel per family (the issue's target).
 TOLERANCE = 0.01
