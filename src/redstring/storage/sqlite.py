@@ -43,6 +43,9 @@ _META = (
 
 #: The page size of files this library creates (SQLite's default is 4096).
 PAGE_SIZE = 8192
+#: The connection's page cache, in KiB (SQLite's default is 2,000 KiB): a bulk write's
+#: B-tree pages stay cached between statements (ADR 0215). Allocated only as pages are read.
+CACHE_KIB = 65536
 
 
 def chunked[T](items: Sequence[T], size: int = MAX_PARAMETERS) -> Iterator[Sequence[T]]:
@@ -141,6 +144,7 @@ class SqliteDatabase:
             if str(mode).lower() != "wal":
                 raise sqlite3.OperationalError(f"could not switch to WAL mode (got {mode})")
         self._connection.execute("PRAGMA foreign_keys=ON")
+        self._connection.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
         # WAL + NORMAL survives a process crash; only power loss can lose the last commits.
         self._connection.execute("PRAGMA synchronous=NORMAL")
 
