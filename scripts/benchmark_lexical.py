@@ -61,10 +61,9 @@ from rapidfuzz import process
 from rapidfuzz.distance import JaroWinkler
 
 from redstring import Entity, EntityId, RetrievalMode, Retriever, TenantId
-from redstring.composition.lexical_channel import rank_lexically
+from redstring.composition.lexical_channel import CANDIDATE_LIMIT, rank_lexically
 from redstring.domain import lexical, ngrams, normalization, similarity
 from redstring.domain.blocking import (
-    LEXICAL_CANDIDATE_LIMIT,
     MAX_BLOCK_MEMBERS,
     blocking_keys_for,
     query_blocking_keys,
@@ -276,8 +275,7 @@ async def latency(
     c50, c90, c99, cmax = quantiles(candidates)
     print(
         f"candidates under the query's keys (after the cap): p50 {c50:.0f}, p90 {c90:.0f}, "
-        f"p99 {c99:.0f}, max {cmax:.0f}; the {LEXICAL_CANDIDATE_LIMIT} sharing the most "
-        "keys are scored\n"
+        f"p99 {c99:.0f}, max {cmax:.0f}; at most {CANDIDATE_LIMIT}, pre-scored, are scored\n"
     )
     print("| latency, ms | p50 | p90 |")
     print("| --- | --- | --- |")

@@ -7,6 +7,7 @@
     uv run python scripts/fit_fusion.py --record             # re-record the CI floors' input
     uv run python scripts/fit_fusion.py --floors             # replay it, write the HYBRID floors
     uv run python scripts/fit_fusion.py --table              # the floors as a markdown table
+    uv run python scripts/fit_fusion.py --plot docs/img      # the floors as a plot per family
 
 Asks every graded query of every committed corpus of each channel alone
 (local MiniLM model), fits `AdaptiveFusion` on `fit` only and prints the
@@ -22,7 +23,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from quality.floors import FLOORS, floors_table, load_floors, write_floors
+from quality.floors import FLOORS, floors_table, load_floors, plot_floors, write_floors
 from quality.fusion_cases import entity_cases, passage_cases
 from quality.fusion_fit import run
 from quality.recorded import RECORDED, record
@@ -45,7 +46,11 @@ if __name__ == "__main__":
     parser.add_argument(
         "--table", action="store_true", help=f"only print {FLOORS.name} as a markdown table"
     )
+    parser.add_argument("--plot", metavar="DIR", help=f"only plot {FLOORS.name} into DIR")
     args = parser.parse_args()
+    if args.plot:
+        print(f"plot written: {plot_floors(load_floors(), Path(args.plot))}")
+        sys.exit(0)
     if args.table:
         print(floors_table(load_floors()))
         sys.exit(0)

@@ -19,7 +19,11 @@ import asyncio
 import json
 from collections import defaultdict
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
+
+import matplotlib
+import matplotlib.pyplot as plt
 
 from redstring import RetrievalMode, Retriever
 
@@ -143,3 +147,33 @@ def floors_table(report: Report, margin: float = 0.01) -> str:
                 cells += [f"{row[mode]['hit@10']:.3f}", f"{row[mode]['mrr']:.3f}"]
         lines.append(f"| {family} | " + " | ".join(cells) + f" | {', '.join(below) or 'no'} |")
     return "\n".join(lines)
+
+
+#: The per-family plot `plot_floors` writes, in the directory it is given.
+FLOORS_PLOT = "hybrid_by_family.png"
+
+
+def plot_floors(report: Report, out_dir: Path) -> Path:
+    """hit@10 and MRR (nDCG@10 for Lee) per family and mode, holdout, as bars."""
+    matplotlib.use("Agg")
+    families = sorted(report)
+    figure, axes = plt.subplots(2, 1, figsize=(13, 8.5))
+    width = 0.27
+    for axis, metric in zip(axes, ("hit@10", "mrr"), strict=True):
+        for offset, mode in enumerate(("lexical", "semantic", "hybrid")):
+            values = [
+                report[f][mode].get(metric, report[f][mode].get("ndcg@10", 0.0)) for f in families
+            ]
+            axis.bar(
+                [x + (offset - 1) * width for x in range(len(families))], values, width, label=mode
+            )
+        axis.set_xticks(range(len(families)), families, rotation=35, ha="right", fontsize=8)
+        axis.set_ylim(0, 1.05)
+        axis.set_ylabel(f"{metric} (holdout; Lee: nDCG@10)")
+        axis.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    axes[0].set_title("HYBRID against each channel per family (recorded local-model answers)")
+    figure.tight_layout()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    figure.savefig(out_dir / FLOORS_PLOT, dpi=100)
+    plt.close(figure)
+    return out_dir / FLOORS_PLOT

@@ -32,13 +32,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from redstring.domain.fusion import AdaptiveFusion, weighted_evidence
+from redstring.domain.query import NormalizedQuery
 from redstring.domain.query_reading import FEATURE_NAMES, fusion_features
 from redstring.fusion import EvidenceFusion, FusionStrategy, ReciprocalRankFusion
 
 from .harness import DEPTH, ndcg_at
 
-#: Lexical weights the tables are built at.
-W_GRID = np.linspace(0.0, 1.0, 41)
+#: Lexical weights the tables are built at: even steps of 0.025, and even steps
+#: of the logit from -10 to 10, so a weight near 0 or 1 (a fitted bias of 4 is
+#: w = 0.98) is graded at about that weight, not at 0 or 1 (ADR 0205).
+W_GRID = np.unique(
+    np.concatenate([np.linspace(0.0, 1.0, 41), 1.0 / (1.0 + np.exp(-np.linspace(-10.0, 10.0, 41)))])
+)
 #: Allowed shortfall of HYBRID below the better channel per family (the issue's target).
 TOLERANCE = 0.01
 #: What a unit of shortfall beyond the tolerance costs against a unit of mean quality.
@@ -107,22 +112,27 @@ def fused_order(case: Case, strategy: FusionStrategy) -> list[str]:
 # ----------------------------------------------------------------- tables
 
 
+#: Lexical floor, semantic floor, power, and the lexical floor for a code (ADR 0205).
+Constants = tuple[float, float, float, float]
+
+
 @dataclass
 class Tables:
     """Per evidence constants: each case's grade at every weight of `W_GRID`."""
 
-    constants: tuple[float, float, float]  # lexical floor, semantic floor, power
+    constants: Constants
     grades: dict[str, np.ndarray]  # metric -> (cases, weights)
 
 
 ALL_METRICS = ("mrr", "hit10", "ndcg10")
 
 
-def tabulate(cases: Sequence[Case], constants: tuple[float, float, float]) -> Tables:
+def tabulate(cases: Sequence[Case], constants: Constants) -> Tables:
     """Every case's grade at every weight of `W_GRID` (NaN for a metric it lacks)."""
-    lexical_floor, semantic_floor, power = constants
+    ordinary_floor, semantic_floor, power, code_floor = constants
     grades = {m: np.full((len(cases), len(W_GRID)), np.nan) for m in ALL_METRICS}
     for row, case in enumerate(cases):
+        lexical_floor = code_floor if NormalizedQuery.of(case.query).short else ordinary_floor
         previous: list[str] | None = None
         graded: dict[str, float] = {}
         for column, weight in enumerate(W_GRID):
@@ -196,11 +206,17 @@ def mean_grades(cases: Sequence[Case], orders: Sequence[Sequence[str]]) -> dict[
     return {m: float(np.mean([g[m] for g in graded])) for m in graded[0]}
 
 
+def nearest_column(weight: np.ndarray) -> np.ndarray:
+    """The index of the `W_GRID` weight nearest each of `weight` (on 0..1)."""
+    right = np.clip(np.searchsorted(W_GRID, weight), 1, len(W_GRID) - 1)
+    left = right - 1
+    return np.where(weight - W_GRID[left] <= W_GRID[right] - weight, left, right)
+
+
 def objective(problem: Problem, tables: Tables, theta: np.ndarray) -> float:
     """Mean family quality (MRR, else nDCG) + PENALTY * group shortfalls past TOLERANCE - ridge."""
     z = problem.features @ theta
-    weight = 0.5 * (1.0 + np.tanh(0.5 * z))
-    column = np.rint(weight * (len(W_GRID) - 1)).astype(int)
+    column = nearest_column(0.5 * (1.0 + np.tanh(0.5 * z)))
     rows = np.arange(len(column))
     picked = {m: tables.grades[m][rows, column] for m in ALL_METRICS}
     quality = 0.0
@@ -281,12 +297,10 @@ def report(cases: Sequence[Case], strategies: dict[str, FusionStrategy]) -> str:
     return "\n".join(lines)
 
 
-def fit(
-    cases: Sequence[Case], grid: Sequence[tuple[float, float, float]], mask: Sequence[bool]
-) -> AdaptiveFusion:
+def fit(cases: Sequence[Case], grid: Sequence[Constants], mask: Sequence[bool]) -> AdaptiveFusion:
     fit_cases = [c for c in cases if c.split == "fit"]
     problem = problem_of(fit_cases, mask)
-    best: tuple[float, np.ndarray, tuple[float, float, float]] | None = None
+    best: tuple[float, np.ndarray, Constants] | None = None
     for constants in grid:
         tables = tabulate(fit_cases, constants)
         theta, value = search(problem, tables)
@@ -294,12 +308,13 @@ def fit(
         if best is None or value > best[0]:
             best = (value, theta, constants)
     assert best is not None
-    _, theta, (lexical_floor, semantic_floor, power) = best
+    _, theta, (lexical_floor, semantic_floor, power, code_floor) = best
     return AdaptiveFusion(
         coefficients=tuple(round(float(t), 3) for t in theta),
         lexical_floor=lexical_floor,
         semantic_floor=semantic_floor,
         power=power,
+        code_lexical_floor=None if code_floor == lexical_floor else code_floor,
     )
 
 
@@ -309,7 +324,8 @@ def describe(fusion: AdaptiveFusion) -> str:
     )
     return (
         f"AdaptiveFusion(lexical_floor={fusion.lexical_floor}, semantic_floor="
-        f"{fusion.semantic_floor}, power={fusion.power}); coefficients: {pairs}\n"
+        f"{fusion.semantic_floor}, power={fusion.power}, code_lexical_floor="
+        f"{fusion.code_lexical_floor}); coefficients: {pairs}\n"
         f"coefficients=({', '.join(repr(c) for c in fusion.coefficients)})"
     )
 
@@ -329,14 +345,20 @@ def run(side: str, cases: Sequence[Case]) -> AdaptiveFusion:
     return chosen
 
 
-#: Per side: the (lexical floor, semantic floor, power) grid and which coefficients may move.
-SEARCH_SPACE: dict[str, tuple[list[tuple[float, float, float]], list[bool]]] = {
+#: Per side: the `Constants` grid and which coefficients may move. Passages
+#: have no floor of their own for a code (it is their lexical floor).
+SEARCH_SPACE: dict[str, tuple[list[Constants], list[bool]]] = {
     "entities": (
-        [(lf, 0.0, p) for lf in (0.5, 0.6, 0.7, 0.8) for p in (1.0, 2.0, 3.0, 4.0)],
+        [
+            (lf, 0.0, p, cf)
+            for lf in (0.5, 0.6)
+            for p in (1.0, 2.0, 3.0, 4.0)
+            for cf in (0.2, 0.3, 0.4, 0.5)
+        ],
         [True] * len(FEATURE_NAMES),
     ),
     "passages": (
-        [(lf, sf, p) for lf in (0.0, 0.3) for sf in (0.0, 0.2, 0.4) for p in (1.0, 2.0, 3.0)],
+        [(lf, sf, p, lf) for lf in (0.0, 0.3) for sf in (0.0, 0.2, 0.4) for p in (1.0, 2.0, 3.0)],
         [
             name
             in ("bias", "function_share", "length", "lexical_gap", "semantic_top", "semantic_gap")

@@ -166,6 +166,7 @@ SURFACE: dict[str, set[str]] = {
         "GraphSummary",
         "GraphWriter",
         "LexicalCandidate",
+        "ChunkManifest",
         "LexicalCandidates",
         "LexicalChunkSource",
         "LlmProvider",

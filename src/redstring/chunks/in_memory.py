@@ -12,9 +12,15 @@ import numpy.typing as npt
 
 from redstring.chunks.in_memory_postings import Postings
 from redstring.domain.bm25 import CorpusStats, LexicalCandidates
-from redstring.domain.chunk import ChunkId, StoredChunk, require_chunks_of_source
+from redstring.domain.chunk import ChunkId, ChunkManifest, StoredChunk, require_chunks_of_source
 from redstring.domain.chunk_retrieval import ChunkMatch
-from redstring.domain.exact_search import FloatMatrix, top_k, unit_vector, validate_search_args
+from redstring.domain.exact_search import (
+    FloatMatrix,
+    top_k,
+    unit_vector,
+    unit_vectors,
+    validate_search_args,
+)
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import tokenize
@@ -102,7 +108,7 @@ class InMemoryChunkStore(DescribedStore):
 
     async def upsert_chunks(self, chunks: Sequence[StoredChunk]) -> None:
         require_writable_chunks(chunks)
-        rows = [self._row(chunk) for chunk in chunks]
+        rows = self._rows(chunks)
         for row, counts in rows:
             part = self._tenants.setdefault(row.chunk.tenant_id, _Tenant())
             _remove(part, row.id)
@@ -118,7 +124,7 @@ class InMemoryChunkStore(DescribedStore):
         require_tenant_id(tenant_id)
         require_writable_chunks(chunks)
         require_chunks_of_source(chunks, source_id, tenant_id)
-        rows = [self._row(chunk) for chunk in chunks]
+        rows = self._rows(chunks)
         part = self._tenants.setdefault(tenant_id, _Tenant())
         for chunk_id in list(part.sources.get(source_id, ())):
             _remove(part, chunk_id)
@@ -160,6 +166,15 @@ class InMemoryChunkStore(DescribedStore):
             return []
         rows = [part.rows[chunk_id] for chunk_id in part.sources.get(source_id, ())]
         return [_out(r) for r in sorted(rows, key=lambda r: (r.chunk.index, r.id))]
+
+    async def source_manifest(self, source_id: str, tenant_id: TenantId) -> list[ChunkManifest]:
+        require_tenant_id(tenant_id)
+        part = self._tenants.get(tenant_id)
+        rows = [] if part is None else [part.rows[i] for i in part.sources.get(source_id, ())]
+        return [
+            ChunkManifest.of(r.chunk, embedded=r.unit is not None)
+            for r in sorted(rows, key=lambda r: (r.chunk.index, r.chunk.id))
+        ]
 
     async def list_chunks(self, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)
@@ -255,18 +270,30 @@ class InMemoryChunkStore(DescribedStore):
             ChunkMatch(chunk=_out(part.rows[matrix.ids[row]]), score=score) for row, score in hits
         ]
 
-    def _row(self, chunk: StoredChunk) -> tuple[_Row, dict[str, int]]:
-        """A stored row for `chunk` and its terms' counts, validating its embedding; no state."""
-        unit = None
-        if chunk.embedding is not None:
-            unit = unit_vector(
-                chunk.embedding, dimension=self._dimension, context=f"embedding of chunk {chunk.id}"
-            )
-        counts = Counter(tokenize(chunk.text))
-        row = _Row(
-            chunk=_copy(chunk, embedding=None), id=chunk.id, length=counts.total(), unit=unit
+    def _rows(self, chunks: Sequence[StoredChunk]) -> list[tuple[_Row, dict[str, int]]]:
+        """A stored row for each chunk and its terms' counts; touches no state.
+
+        The embeddings are checked and scaled as one matrix (`unit_vectors`:
+        the rows and errors of `unit_vector` one chunk at a time).
+        """
+        embedded = [i for i, chunk in enumerate(chunks) if chunk.embedding is not None]
+        units = unit_vectors(
+            [chunks[i].embedding or [] for i in embedded],
+            dimension=self._dimension,
+            context_of=lambda at: f"embedding of chunk {chunks[embedded[at]].id}",
         )
-        return row, counts
+        unit_of = dict(zip(embedded, units, strict=True))
+        rows: list[tuple[_Row, dict[str, int]]] = []
+        for i, chunk in enumerate(chunks):
+            counts = Counter(tokenize(chunk.text))
+            row = _Row(
+                chunk=_copy(chunk, embedding=None),
+                id=chunk.id,
+                length=counts.total(),
+                unit=unit_of.get(i),
+            )
+            rows.append((row, counts))
+        return rows
 
 
 def _copy(chunk: StoredChunk, *, embedding: list[float] | None) -> StoredChunk:

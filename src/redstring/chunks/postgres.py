@@ -12,7 +12,7 @@ import numpy as np
 
 from redstring.chunks.postgres_schema import schema_for
 from redstring.domain.bm25 import CorpusStats, LexicalCandidates
-from redstring.domain.chunk import ChunkId, StoredChunk, require_chunks_of_source
+from redstring.domain.chunk import ChunkId, ChunkManifest, StoredChunk, require_chunks_of_source
 from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.exact_search import stored_vector, unit_vector, validate_search_args
 from redstring.domain.ids import EntityId, TenantId
@@ -147,6 +147,22 @@ class PostgresChunkStore(DescribedStore):
             " WHERE tenant_id = %s AND source_id = %s ORDER BY idx, chunk_id",
             (tenant_id, source_id),
         )
+
+    async def source_manifest(self, source_id: str, tenant_id: TenantId) -> list[ChunkManifest]:
+        require_tenant_id(tenant_id)
+        statement = self._db.sql(
+            "SELECT body, embedding IS NOT NULL FROM {schema}.chunk_rows"
+            " WHERE tenant_id = %s AND source_id = %s ORDER BY idx, chunk_id"
+        )
+
+        async def work(connection: Connection) -> list[ChunkManifest]:
+            cursor = await connection.execute(statement, (tenant_id, source_id))
+            return [
+                ChunkManifest.of(StoredChunk.model_validate(body), embedded=bool(embedded))
+                for body, embedded in await cursor.fetchall()
+            ]
+
+        return await self._db.read(work, store=self._name)
 
     async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)

@@ -23,7 +23,13 @@ from redstring.chunks.sqlite_rows import (
 )
 from redstring.chunks.sqlite_schema import SCHEMA
 from redstring.domain.bm25 import LexicalCandidates
-from redstring.domain.chunk import ChunkId, StoredChunk, chunk_id_for, require_chunks_of_source
+from redstring.domain.chunk import (
+    ChunkId,
+    ChunkManifest,
+    StoredChunk,
+    chunk_id_for,
+    require_chunks_of_source,
+)
 from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.exact_search import (
     FloatMatrix,
@@ -58,9 +64,10 @@ _TENANT_TABLES = (
     "chunk_tenants",
 )
 
-# A chunk's body and embedding: the embedding found by the vector key of its tenant's number.
+# Columns of chunk rows `r` with their vectors `v`, found by the key of the tenant's number.
+_CHUNK = "r.body, v.embedding"
 _BODY = (
-    "SELECT {extra}r.body, v.embedding FROM {source}"
+    "SELECT {what} FROM {source}"
     " JOIN chunk_tenants t ON t.tenant_id = r.tenant_id"
     f" LEFT JOIN chunk_vectors v ON v.key = (t.number << {CHUNK_BITS}) + r.number"
 )
@@ -197,10 +204,27 @@ class SqliteChunkStore(DescribedStore):
     async def chunks_of_source(self, source_id: str, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)
         return await self._select(
-            _BODY.format(extra="", source="chunk_texts r")
+            _BODY.format(what=_CHUNK, source="chunk_texts r")
             + " WHERE r.tenant_id = ? AND r.source_id = ? ORDER BY r.idx, r.chunk_id",
             (str(tenant_id), source_id),
         )
+
+    async def source_manifest(self, source_id: str, tenant_id: TenantId) -> list[ChunkManifest]:
+        require_tenant_id(tenant_id)
+        statement = (
+            _BODY.format(what="r.body, v.key", source="chunk_texts r")
+            + " WHERE r.tenant_id = ? AND r.source_id = ? ORDER BY r.idx, r.chunk_id"
+        )
+
+        def work(connection: sqlite3.Connection) -> list[ChunkManifest]:
+            return [
+                ChunkManifest.of(
+                    StoredChunk.model_validate_json(decode_body(body)), embedded=key is not None
+                )
+                for body, key in connection.execute(statement, (str(tenant_id), source_id))
+            ]
+
+        return await self._db.read(work, store=self._name)
 
     async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)
@@ -208,7 +232,7 @@ class SqliteChunkStore(DescribedStore):
             # CROSS JOIN keeps the entity's postings outermost: the planner would
             # otherwise walk the tenant's rows in output order to save a sort.
             _BODY.format(
-                extra="",
+                what=_CHUNK,
                 source="chunk_entities e CROSS JOIN chunk_texts r"
                 " ON r.tenant_id = e.tenant_id AND r.chunk_id = e.chunk_id",
             )
@@ -220,7 +244,7 @@ class SqliteChunkStore(DescribedStore):
     async def list_chunks(self, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)
         return await self._select(
-            _BODY.format(extra="", source="chunk_texts r")
+            _BODY.format(what=_CHUNK, source="chunk_texts r")
             + " WHERE r.tenant_id = ? ORDER BY r.source_id, r.idx, r.chunk_id",
             (str(tenant_id),),
         )
@@ -363,7 +387,7 @@ def _fetch(connection: sqlite3.Connection, tenant: str, ids: Sequence[str]) -> l
     for part in chunked(ids):
         found.extend(
             connection.execute(
-                _BODY.format(extra="r.chunk_id, ", source="chunk_texts r")
+                _BODY.format(what=f"r.chunk_id, {_CHUNK}", source="chunk_texts r")
                 + f" WHERE r.tenant_id = ? AND r.chunk_id IN ({placeholders(len(part))})",
                 (tenant, *part),
             )

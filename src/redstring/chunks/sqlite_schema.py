@@ -66,7 +66,7 @@ SCHEMA = Schema(
             "INSERT INTO chunk_tenants SELECT tenant_id,"
             " ROW_NUMBER() OVER (ORDER BY tenant_id) - 1,"
             " (SELECT COUNT(*) FROM chunk_rows r WHERE r.tenant_id = t.tenant_id),"
-            " (SELECT COUNT(*) FROM chunk_terms w WHERE w.tenant_id = t.tenant_id)"
+            " (SELECT COUNT(*) FROM chunk_terms d WHERE d.tenant_id = t.tenant_id)"
             " FROM (SELECT tenant_id FROM chunk_rows UNION SELECT tenant_id FROM chunk_corpus) t",
             "CREATE TABLE chunk_words (tenant_id TEXT NOT NULL, term TEXT NOT NULL,"
             " number INTEGER NOT NULL, PRIMARY KEY (tenant_id, term)) WITHOUT ROWID",
@@ -79,7 +79,7 @@ SCHEMA = Schema(
             "INSERT INTO chunk_texts SELECT r.tenant_id, r.chunk_id, r.source_id, r.idx,"
             " ROW_NUMBER() OVER (PARTITION BY r.tenant_id ORDER BY r.source_id, r.idx, r.chunk_id)"
             " - 1, r.length, redstring_terms((SELECT json_group_array(w.number)"
-            " FROM json_each(r.terms) j JOIN chunk_words w"
+            " FROM json_each(r.terms) j CROSS JOIN chunk_words w"  # each term by its key
             " ON w.tenant_id = r.tenant_id AND w.term = j.value)), redstring_body(r.body)"
             " FROM chunk_rows r",
             "CREATE TABLE chunk_vectors (key INTEGER PRIMARY KEY, embedding BLOB NOT NULL)",

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from redstring.domain.chunk import ChunkId, StoredChunk
+from redstring.domain.chunk import ChunkId, ChunkManifest, StoredChunk
 from redstring.domain.chunking import SlidingWindowChunker
 from redstring.domain.document import SourceDocument
 from redstring.domain.errors import DimensionMismatchError, DuplicateDocumentError
@@ -170,25 +170,34 @@ async def _plan(
 
     `model` is the embedding model of this run (`None`: nothing is embedded).
     A stored vector is kept unless this run embeds with another model (B20).
+    Planned from the source's manifest; only a source that must be written
+    reads its kept chunks in full, for their embeddings and entity ids (B100).
     """
-    stored = {c.id: c for c in await store.chunks_of_source(document.id, tenant_id)}
+    stored = {m.id: m for m in await store.source_manifest(document.id, tenant_id)}
     wanted = _wanted(document, chunker, tenant_id)
-    for chunk_id, chunk in wanted.items():
-        previous = stored.get(chunk_id)
-        if previous is not None:
-            keep = model is None or previous.embedding_model == model
-            wanted[chunk_id] = chunk.model_copy(
-                update={
-                    "entity_ids": previous.entity_ids,
-                    "embedding": previous.embedding if keep else None,
-                    "embedding_model": previous.embedding_model if keep else None,
-                }
-            )
     same = stored.keys() == wanted.keys() and all(
-        _same_place(stored[chunk_id], chunk) and (model is None or chunk.embedding is not None)
+        _same_place(stored[chunk_id], chunk)
+        and (model is None or (stored[chunk_id].embedded and _keeps(stored[chunk_id], model)))
         for chunk_id, chunk in wanted.items()
     )
-    return _Plan(source_id=document.id, chunks=list(wanted.values()), write=not same)
+    if same:
+        return _Plan(source_id=document.id, chunks=list(wanted.values()), write=False)
+    kept = [chunk_id for chunk_id in wanted if chunk_id in stored]
+    for previous in await store.get_chunks(kept, tenant_id) if kept else []:
+        keep = _keeps(stored[previous.id], model)
+        wanted[previous.id] = wanted[previous.id].model_copy(
+            update={
+                "entity_ids": previous.entity_ids,
+                "embedding": previous.embedding if keep else None,
+                "embedding_model": previous.embedding_model if keep else None,
+            }
+        )
+    return _Plan(source_id=document.id, chunks=list(wanted.values()), write=True)
+
+
+def _keeps(stored: ChunkManifest, model: str | None) -> bool:
+    """Whether a stored chunk's vector stays for a run embedding with `model`."""
+    return model is None or stored.embedding_model == model
 
 
 def _wanted(
@@ -210,7 +219,7 @@ def _wanted(
     return wanted
 
 
-def _same_place(stored: StoredChunk, wanted: StoredChunk) -> bool:
+def _same_place(stored: ChunkManifest, wanted: StoredChunk) -> bool:
     return (stored.index, stored.start, stored.end, stored.metadata) == (
         wanted.index,
         wanted.start,

@@ -14,9 +14,11 @@ and HYBRID. Candidates come from three lookups, never a scan (ADR 0070, 0115):
 - its trigram keys: counted (up to `NGRAM_DF_CAP`) to weigh them, read
   rarest first within `NGRAM_POSTINGS_BUDGET`, ranked by summed weight.
 
-The two ranked sources are interleaved after the exact matches, the
-entity-type filter applies before the cut, and every candidate kept is
-scored with the same trigram weights.
+The two ranked sources are interleaved after the exact matches into a pool
+(at most `PRESCORE_POOL_LIMIT` from the name keys); a pool larger than
+`CANDIDATE_LIMIT` is cut by `prescore_cut` over the pool's names, read with
+`get_names` (ADR 0201). The entity-type filter applies before any cut, and
+every candidate kept is scored with the same trigram weights.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from collections.abc import Sequence
 
 from redstring.domain.blocking import (
     LEXICAL_BLOCK_LIMIT,
-    LEXICAL_CANDIDATE_LIMIT,
     interleave,
     query_blocking_keys,
     query_exact_key,
@@ -45,11 +46,14 @@ from redstring.domain.ngrams import (
     rarest_first,
 )
 from redstring.domain.normalization import normalize_name
+from redstring.domain.prescore import PRESCORE_POOL_LIMIT, prescore_cut
 from redstring.domain.query import NormalizedQuery
-from redstring.ports.graph_store import GraphReader, GraphStore
+from redstring.ports.graph_store import BlockingIndex, GraphReader, GraphStore
 
 #: The most candidates the channel fetches and scores per query (exact matches first).
-CANDIDATE_LIMIT = LEXICAL_CANDIDATE_LIMIT + NGRAM_CANDIDATE_LIMIT
+#: Was LEXICAL_CANDIDATE_LIMIT + NGRAM_CANDIDATE_LIMIT (100) before the pre-score chose them;
+#: 60 pre-scored hold as much of a full scan's answer at 100k as 70 do (ADR 0201).
+CANDIDATE_LIMIT = 60
 
 
 async def rank_lexically(
@@ -77,10 +81,11 @@ async def rank_lexically(
     if wanted is None:
         blocks = telling_blocks(read_blocks, LEXICAL_BLOCK_LIMIT)
         sources = [
-            shortlist(blocks, LEXICAL_CANDIDATE_LIMIT),
+            shortlist(blocks, PRESCORE_POOL_LIMIT),
             rank_by_ngrams(postings, weights, NGRAM_CANDIDATE_LIMIT),
         ]
-        ranked = interleave(exact, sources, CANDIDATE_LIMIT)
+        pool = interleave(exact, sources, len(exact) + PRESCORE_POOL_LIMIT + NGRAM_CANDIDATE_LIMIT)
+        ranked = await _cut(graph, query, pool, len(exact), tenant_id)
         candidates = await graph.get_entities(ranked, tenant_id)
     else:
         blocks = {key: ids[:LEXICAL_BLOCK_LIMIT] for key, ids in read_blocks.items()}
@@ -94,6 +99,25 @@ async def rank_lexically(
     scored = [(entity, lexical_score(query, entity, weights)) for entity in candidates]
     scored.sort(key=lambda pair: (-pair[1], str(pair[0].id)))
     return scored[:k]
+
+
+async def _cut(
+    graph: BlockingIndex,
+    query: NormalizedQuery,
+    pool: list[EntityId],
+    exact: int,
+    tenant_id: TenantId,
+) -> list[EntityId]:
+    """The first `CANDIDATE_LIMIT` of `pool`'s `exact` leading ids then the pre-score's best.
+
+    A pool within `CANDIDATE_LIMIT` is kept whole (a cut would drop nothing);
+    a larger one costs one read of its names (ADR 0201).
+    """
+    if len(pool) <= CANDIDATE_LIMIT:
+        return pool
+    names = await graph.get_names(pool[exact:], tenant_id)
+    best = prescore_cut(query, names, CANDIDATE_LIMIT - exact)
+    return [*pool[:exact], *best][:CANDIDATE_LIMIT]
 
 
 async def _of_types(

@@ -104,3 +104,32 @@ def require_chunks_of_source(
                 source_id=source_id,
                 tenant_id=tenant_id,
             )
+
+
+class ChunkManifest(BaseModel, frozen=True):
+    """What re-indexing needs to know of a stored chunk, without its text or embedding.
+
+    `id`, place (`index`, `start`, `end`) and `metadata` as stored; `embedded`
+    is whether the row holds an embedding, `embedding_model` the model it names.
+    """
+
+    id: ChunkId
+    index: int = Field(ge=0)
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    embedded: bool
+    embedding_model: str | None = None
+
+    @classmethod
+    def of(cls, chunk: StoredChunk, *, embedded: bool) -> ChunkManifest:
+        """The manifest of `chunk`, whose row holds an embedding when `embedded`."""
+        return cls(
+            id=chunk.id,
+            index=chunk.index,
+            start=chunk.start,
+            end=chunk.end,
+            metadata=chunk.metadata,
+            embedded=embedded,
+            embedding_model=chunk.embedding_model,
+        )

@@ -134,6 +134,31 @@ def stored_vectors(
     ]
 
 
+def unit_vectors(
+    vectors: Sequence[Sequence[float]], *, dimension: int, context_of: Callable[[int], str]
+) -> list[FloatMatrix]:
+    """`unit_vector` of each of `vectors`, computed as one matrix: the same bytes, the same errors.
+
+    Each row's norm is the square root of its own dot product, as in
+    `unit_vector` (numpy's `norm` of one vector), so every row rounds exactly
+    as it would alone; the rows are views of one float32 buffer. When any row
+    fails a check, the rows are checked one at a time, so the first bad one
+    raises what it would alone (`context_of(i)` names row `i`).
+    """
+    try:
+        matrix = np.asarray(vectors, dtype=np.float64)
+    except (ValueError, TypeError):  # ragged rows, or values that are not numbers
+        matrix = np.zeros((0, 0))
+    if matrix.ndim == 2 and matrix.shape == (len(vectors), dimension):
+        norms = np.sqrt(np.array([row.dot(row) for row in matrix], dtype=np.float64))
+        if (np.isfinite(norms) & (norms > 0)).all():
+            return list((matrix / norms[:, None]).astype(np.float32))
+    return [
+        unit_vector(vector, dimension=dimension, context=context_of(i))
+        for i, vector in enumerate(vectors)
+    ]
+
+
 #: Rows scaled per block by `unit_rows`, bounding its float64 temporaries.
 UNIT_ROWS_BLOCK = 8192
 

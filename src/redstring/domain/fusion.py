@@ -180,8 +180,8 @@ def weighted_evidence[IdT: Hashable](
 
 
 # `AdaptiveFusion`'s fitted constants (ADR 0120; entities refitted in ADRs 0122
-# and 0205, the latter with the two code features and the length-balanced
-# lexical score):
+# and 0205, the latter with the two code features, the code floor and the
+# length-balanced lexical score):
 # the coefficients of `FEATURE_NAMES`, then the lexical floor, semantic floor
 # and power. Produced on the fit half only by `uv run python
 # scripts/fit_fusion.py --recorded` (the local MiniLM model's recorded
@@ -189,10 +189,11 @@ def weighted_evidence[IdT: Hashable](
 # ADRs 0115 and 0205); the holdout figures are in the ADRs and docs/benchmarks.md.
 #: Entities (`Retriever`).
 ENTITY_COEFFICIENTS: tuple[float, ...] = (
-    3.931, -2.703, -2.196, 1.898, -4.385, 1.271, 1.203, 0.161, -1.833, -0.546, 1.99, -1.038,
-    -1.574, 1.066
+    1.479, -1.37, -0.917, 1.668, -3.412, -0.373, -0.941, -0.156, -0.127, 0.649, -0.603, -1.353,
+    0.154, -0.843
 )  # fmt: skip
 ENTITY_LEXICAL_FLOOR = 0.5
+ENTITY_CODE_LEXICAL_FLOOR: float | None = 0.4
 ENTITY_SEMANTIC_FLOOR = 0.0
 ENTITY_POWER = 2.0
 #: Passages (`ChunkRetriever`), whose lexical score is `bm25_relative`.
@@ -215,7 +216,9 @@ class AdaptiveFusion:
     score of an id is then `weighted_evidence` with that `w`:
     `(1 - w) * E_sem(semantic score) + w * E_lex(lexical score)`, so it is
     explained by the two channel scores a result carries plus the one weight
-    `lexical_weight` returns for the query. All coefficients zero is
+    `lexical_weight` returns for the query. `E_lex` stretches above
+    `floor_for(query)`: `code_lexical_floor` for a code, else
+    `lexical_floor`. All coefficients zero (and no code floor) is
     `EvidenceFusion` with the same floor and power. Raises `ValueError` for a
     coefficient vector of the wrong length or a non-finite coefficient, and
     for floors and power as `EvidenceFusion` does.
@@ -225,6 +228,9 @@ class AdaptiveFusion:
     lexical_floor: float = ENTITY_LEXICAL_FLOOR
     semantic_floor: float = ENTITY_SEMANTIC_FLOOR
     power: float = ENTITY_POWER
+    #: The lexical floor for a code (`NormalizedQuery.short`), whose lexical
+    #: readings are length-balanced and so lower (ADR 0205); `None` is `lexical_floor`.
+    code_lexical_floor: float | None = ENTITY_CODE_LEXICAL_FLOOR
 
     def __post_init__(self) -> None:
         if len(self.coefficients) != len(FEATURE_NAMES) or not all(
@@ -235,6 +241,8 @@ class AdaptiveFusion:
                 f"feature {FEATURE_NAMES}, got {self.coefficients!r}"
             )
         _require_evidence_parameters(self.lexical_floor, self.power)
+        if self.code_lexical_floor is not None:
+            _require_evidence_parameters(self.code_lexical_floor, self.power)
         if not 0.0 <= self.semantic_floor < 1.0:
             raise ValueError(
                 f"semantic_floor must be in [0, 1), got {self.semantic_floor}: "
@@ -261,14 +269,21 @@ class AdaptiveFusion:
         query: str | NormalizedQuery,
     ) -> list[tuple[IdT, float]]:
         """Ids best first by `weighted_evidence` at `lexical_weight`; see the class docstring."""
+        normalized = query if isinstance(query, NormalizedQuery) else NormalizedQuery.of(query)
         return weighted_evidence(
             semantic,
             lexical,
-            lexical_weight=self.lexical_weight(semantic, lexical, query=query),
-            lexical_floor=self.lexical_floor,
+            lexical_weight=self.lexical_weight(semantic, lexical, query=normalized),
+            lexical_floor=self.floor_for(normalized),
             semantic_floor=self.semantic_floor,
             power=self.power,
         )
+
+    def floor_for(self, query: NormalizedQuery) -> float:
+        """The lexical floor for `query`: `code_lexical_floor` for a code, if set."""
+        if query.short and self.code_lexical_floor is not None:
+            return self.code_lexical_floor
+        return self.lexical_floor
 
 
 #: What `Retriever` fuses with unless told otherwise (ADR 0121; was `EvidenceFusion`).
@@ -277,6 +292,7 @@ DEFAULT_FUSION: FusionStrategy = AdaptiveFusion()
 PASSAGE_ADAPTIVE_FUSION = AdaptiveFusion(
     coefficients=PASSAGE_COEFFICIENTS,
     lexical_floor=PASSAGE_LEXICAL_FLOOR,
+    code_lexical_floor=None,
     semantic_floor=PASSAGE_SEMANTIC_FLOOR,
     power=PASSAGE_POWER,
 )

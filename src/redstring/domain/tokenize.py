@@ -12,6 +12,9 @@ from redstring.domain.normalization import normalize_name
 
 #: A word: a run of Unicode letters and digits (underscore splits words).
 _WORD = re.compile(r"[^\W_]+")
+#: For ASCII text, every character `_WORD` does not match made a space: the words are then
+#: what `str.split` gives, several times faster than the regex (B101).
+_ASCII_SEPARATORS = {code: " " for code in range(128) if not re.fullmatch(_WORD, chr(code))}
 
 #: Function words too common to tell passages apart. Deliberately short: a
 #: long list removes terms ("who", "first") that some queries are about.
@@ -75,4 +78,9 @@ def tokenize(text: str) -> list[str]:
     `normalize_name` (NFKC, casefold) first, then runs of letters and digits,
     then `STOPWORDS` removed. Total: a blank text gives `[]`.
     """
-    return [term for term in _WORD.findall(normalize_name(text)) if term not in STOPWORDS]
+    folded = normalize_name(text)
+    if folded.isascii():
+        words = folded.translate(_ASCII_SEPARATORS).split()
+    else:
+        words = _WORD.findall(folded)
+    return [term for term in words if term not in STOPWORDS]

@@ -171,6 +171,14 @@ class InMemoryGraphStore(DescribedStore):
         part = self._part(tenant_id)
         return {key: _settled(part, key)[:limit] for key in keys}
 
+    async def get_names(
+        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> dict[EntityId, list[str]]:
+        require_tenant_id(tenant_id)
+        held = self._part(tenant_id).entities
+        found = ((entity_id, held.get(entity_id)) for entity_id in entity_ids)
+        return {i: [e.name, *e.aliases] for i, e in found if e is not None}
+
     async def count_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Sequence
 from uuid import UUID
@@ -164,6 +165,20 @@ class PostgresGraphStore(DescribedStore):
             "SELECT body::text FROM {schema}.graph_entities WHERE tenant_id = %s AND id = ANY(%s)",
             (tenant_id, list(dict.fromkeys(entity_ids))),
         )
+
+    async def get_names(
+        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> dict[EntityId, list[str]]:
+        require_tenant_id(tenant_id)
+        rows = await self._rows(
+            "SELECT id::text, body->>'name', (body->'aliases')::text"
+            " FROM {schema}.graph_entities WHERE tenant_id = %s AND id = ANY(%s)",
+            (tenant_id, list(dict.fromkeys(entity_ids))),
+        )
+        return {
+            EntityId(UUID(entity_id)): [name, *json.loads(aliases)]
+            for entity_id, name, aliases in rows
+        }
 
     async def find_by_type(self, entity_type: str, tenant_id: TenantId) -> list[Entity]:
         require_tenant_id(tenant_id)

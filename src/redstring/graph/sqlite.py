@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable, Sequence
 from uuid import UUID
@@ -15,7 +16,7 @@ from redstring.domain.summary import GraphSummary, graph_summary_of
 from redstring.domain.validation import require_tenant_id, require_writable_graph
 from redstring.storage.describe import DescribedStore
 from redstring.storage.schema import Schema
-from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
+from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders, rows_in
 
 SCHEMA = Schema(
     component="graph",
@@ -119,20 +120,29 @@ class SqliteGraphStore(DescribedStore):
         require_tenant_id(tenant_id)
         wanted = [str(i) for i in dict.fromkeys(entity_ids)]
 
-        def work(connection: sqlite3.Connection) -> list[str]:
-            bodies: list[str] = []
-            for part in chunked(wanted):
-                bodies.extend(
-                    row[0]
-                    for row in connection.execute(
-                        "SELECT body FROM graph_entities WHERE tenant_id = ?"
-                        f" AND id IN ({placeholders(len(part))})",
-                        (str(tenant_id), *part),
-                    )
-                )
-            return bodies
+        def work(connection: sqlite3.Connection) -> list[tuple[object, ...]]:
+            statement = "SELECT body FROM graph_entities WHERE tenant_id = ? AND id"
+            return rows_in(connection, statement, str(tenant_id), wanted)
 
-        return [Entity.model_validate_json(body) for body in await self._read(work)]
+        return [Entity.model_validate_json(str(body)) for (body,) in await self._read(work)]
+
+    async def get_names(
+        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> dict[EntityId, list[str]]:
+        require_tenant_id(tenant_id)
+        wanted = [str(i) for i in dict.fromkeys(entity_ids)]
+
+        def work(connection: sqlite3.Connection) -> list[tuple[object, ...]]:
+            statement = (
+                "SELECT id, json_extract(body, '$.name'), json_extract(body, '$.aliases')"
+                " FROM graph_entities WHERE tenant_id = ? AND id"
+            )
+            return rows_in(connection, statement, str(tenant_id), wanted)
+
+        return {
+            EntityId(UUID(str(entity_id))): [str(name), *json.loads(str(aliases))]
+            for entity_id, name, aliases in await self._read(work)
+        }
 
     async def find_by_type(self, entity_type: str, tenant_id: TenantId) -> list[Entity]:
         require_tenant_id(tenant_id)

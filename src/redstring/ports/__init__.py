@@ -10,8 +10,8 @@ exchange beyond the root's types:
 - vectors: `VectorStore` = `VectorWriter` + `VectorSearcher` + `VectorPurge`;
   `VectorRecord`, `VectorMatch`;
 - chunks: `ChunkStore` = `ChunkWriter` + `ChunkReader` + `LexicalChunkSource`
-  + `SemanticChunkSource` + `ChunkPurge`; `ChunkSummary`, `CorpusStats`,
-  `LexicalCandidates` of `LexicalCandidate`s;
+  + `SemanticChunkSource` + `ChunkPurge`; `ChunkManifest`, `ChunkSummary`,
+  `CorpusStats`, `LexicalCandidates` of `LexicalCandidate`s;
 - events: `EventLog` of `Event`s (`DocumentExtracted`, `DocumentChunked`,
   `EntitiesEmbedded`, `EntitiesMerged`, `EntitiesRetired`, `MergeUndone`);
 - models: `EmbeddingProvider`, `LlmProvider`, `CheckedLlmProvider`.
@@ -20,6 +20,7 @@ exchange beyond the root's types:
 from __future__ import annotations
 
 from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates
+from redstring.domain.chunk import ChunkManifest
 from redstring.domain.events import (
     DocumentChunked,
     DocumentExtracted,
@@ -56,6 +57,7 @@ __all__ = [
     "BlockingIndex",
     "BlockingIndexMaintenance",
     "CheckedLlmProvider",
+    "ChunkManifest",
     "ChunkPurge",
     "ChunkReader",
     "ChunkStore",

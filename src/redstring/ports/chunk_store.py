@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from redstring.domain.bm25 import LexicalCandidates
-from redstring.domain.chunk import ChunkId, StoredChunk
+from redstring.domain.chunk import ChunkId, ChunkManifest, StoredChunk
 from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary
@@ -55,6 +55,13 @@ class ChunkReader(Protocol):
 
     async def chunks_of_source(self, source_id: str, tenant_id: TenantId) -> list[StoredChunk]:
         """Every chunk of `source_id` in `tenant_id`, ordered by `index`."""
+        ...
+
+    async def source_manifest(self, source_id: str, tenant_id: TenantId) -> list[ChunkManifest]:
+        """The manifest of every chunk of `source_id` in `tenant_id`, in `chunks_of_source` order.
+
+        Reads no text and no embedding: what `index_documents` plans a re-run from.
+        """
         ...
 
     async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:

@@ -88,6 +88,18 @@ class BlockingIndex(Protocol):
         """
         ...
 
+    async def get_names(
+        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> dict[EntityId, list[str]]:
+        """For each id held in `tenant_id`, its name and then its aliases, as stored.
+
+        Ids not held are left out, an id asked twice answers once; each
+        entity is read by its key, never by a scan. Lets the lexical channel
+        pre-score a pool of candidates before it pays for whole entities
+        (ADR 0201).
+        """
+        ...
+
     async def count_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, int]:

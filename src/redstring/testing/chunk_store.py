@@ -28,6 +28,7 @@ from redstring.domain.tokenize import tokenize
 from redstring.ports.chunk_store import ChunkStore
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
 from redstring.testing.chunk_ids import ChunkIdCompliance
+from redstring.testing.chunk_manifest import ChunkManifestCompliance
 from redstring.testing.concurrency import ChunkStoreConcurrency
 from redstring.testing.json_numbers import ChunkJsonNumberCompliance
 from redstring.testing.tenant_keys import ChunkTenantKeyCompliance
@@ -86,6 +87,7 @@ class ChunkStoreCompliance(
     ChunkTenantKeyCompliance,
     ChunkSummaryCompliance,
     ChunkIdCompliance,
+    ChunkManifestCompliance,
     ChunkStoreConcurrency,
 ):
     """Behaviour any `ChunkStore` must show; see the module docstring."""

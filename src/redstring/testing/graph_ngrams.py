@@ -71,6 +71,27 @@ class TrigramIndexCompliance(ABC):
         assert theirs == {key: int(key in keys[:3]) for key in keys}  # the name's, not the alias's
 
     @pytest.mark.asyncio
+    async def test_names_are_read_by_id_name_first_and_never_across_tenants(self) -> None:
+        store = await self.make_store()
+        tenant, other = fresh_tenant(), fresh_tenant()
+        aliases = ["Augusta King", "Ada King"]
+        await store.upsert([person(tenant, "Ada Lovelace", fixed_id(1), aliases=aliases)])
+        await store.upsert([person(tenant, "Bob Quinn", fixed_id(2))])
+        await store.upsert([person(other, "Zed", fixed_id(1)), person(other, "Cy", fixed_id(3))])
+        asked = [fixed_id(3), fixed_id(1), fixed_id(2), fixed_id(1), fixed_id(9)]
+        names = await store.get_names(asked, tenant)
+        wanted = {fixed_id(1): ["Ada Lovelace", *aliases], fixed_id(2): ["Bob Quinn"]}
+        assert names == wanted
+        names[fixed_id(1)].append("Mutated")  # the caller's copy, not the store's
+        assert await store.get_names([fixed_id(1)], tenant) == {fixed_id(1): wanted[fixed_id(1)]}
+        assert await store.get_names([fixed_id(1)], other) == {fixed_id(1): ["Zed"]}
+        assert await store.get_names([], tenant) == {}
+        await store.delete_entities([fixed_id(1)], tenant)
+        assert await store.get_names([fixed_id(1), fixed_id(2)], tenant) == {
+            fixed_id(2): ["Bob Quinn"]
+        }
+
+    @pytest.mark.asyncio
     async def test_counts_answer_every_key_and_are_capped_at_the_limit(self) -> None:
         store = await self.make_store()
         tenant = fresh_tenant()

@@ -29,11 +29,24 @@ class RecordingEmbeddings(FakeEmbeddingProvider):
 
 
 class RecordingChunkStore(InMemoryChunkStore):
-    """The in-memory store, remembering which sources were replaced."""
+    """The in-memory store, remembering which sources were replaced and what was read in full."""
 
     def __init__(self, *, dimension: int) -> None:
         super().__init__(dimension=dimension)
         self.replaced: list[str] = []
+        self.read_in_full: list[ChunkId] = []  # by get_chunks and chunks_of_source
+
+    async def get_chunks(
+        self, chunk_ids: Sequence[ChunkId], tenant_id: TenantId
+    ) -> list[StoredChunk]:
+        found = await super().get_chunks(chunk_ids, tenant_id)
+        self.read_in_full.extend(c.id for c in found)
+        return found
+
+    async def chunks_of_source(self, source_id: str, tenant_id: TenantId) -> list[StoredChunk]:
+        found = await super().chunks_of_source(source_id, tenant_id)
+        self.read_in_full.extend(c.id for c in found)
+        return found
 
     async def replace_source(
         self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]

@@ -93,6 +93,37 @@ async def test_a_changed_document_replaces_its_source_and_re_embeds_only_new_tex
 
 
 @pytest.mark.asyncio
+async def test_planning_reads_the_manifest_and_in_full_only_the_kept_chunks_of_a_change() -> None:
+    store = RecordingChunkStore(dimension=DIMENSION)
+    embeddings = RecordingEmbeddings(dimension=DIMENSION)
+    tenant = new_tenant_id()
+    chunker = SlidingWindowChunker(size=25, overlap=0)
+    text = "Alpha passage stays.\n\nBeta passage goes.\n\nDelta also stays."
+
+    async def index(text: str) -> None:
+        await index_documents(
+            [SourceDocument(id="doc", text=text)],
+            chunks=store,
+            tenant_id=tenant,
+            embeddings=embeddings,
+            chunker=chunker,
+        )
+
+    await index(text)
+    [alpha, _, delta] = await store.source_manifest("doc", tenant)
+    store.read_in_full.clear()
+    await index(text)  # unchanged: planned from the manifest alone
+    assert store.read_in_full == []
+    await index(text.replace("Beta passage goes.", "Gamma passage arrives."))
+    assert sorted(store.read_in_full) == sorted([alpha.id, delta.id])
+    assert [c.embedding is not None for c in await store.chunks_of_source("doc", tenant)] == [
+        True,
+        True,
+        True,
+    ]
+
+
+@pytest.mark.asyncio
 async def test_moving_a_passage_rewrites_its_offsets_without_re_embedding_it() -> None:
     store = InMemoryChunkStore(dimension=DIMENSION)
     embeddings = RecordingEmbeddings(dimension=DIMENSION)

@@ -127,11 +127,16 @@ async def test_an_exact_name_survives_the_type_filter_walk() -> None:
 
 
 async def best_behind_a_crowd(crowd: str, name: str, query: str) -> list[EntityId]:
-    """The best match for `query` among `CROWD` entities named `crowd` + " N" (lower ids)
-    and one named `name` (the highest id)."""
+    """`best_behind` a crowd of `CROWD`."""
+    return await best_behind(CROWD, crowd, name, query)
+
+
+async def best_behind(size: int, crowd: str, name: str, query: str) -> list[EntityId]:
+    """The best match for `query` among `size` entities named `crowd` + " N" (lower ids)
+    and one named `name` (the highest id, `size` + 1)."""
     graph = InMemoryGraphStore()
-    crowded = [make_entity(f"{crowd} {n}", id=fixed_id(n)) for n in range(1, CROWD + 1)]
-    await graph.upsert([*crowded, make_entity(name, id=fixed_id(CROWD + 1))])
+    crowded = [make_entity(f"{crowd} {n}", id=fixed_id(n)) for n in range(1, size + 1)]
+    await graph.upsert([*crowded, make_entity(name, id=fixed_id(size + 1))])
     result = await Retriever.lexical_only(graph=graph).retrieve(query, TENANT, k=1)
     return [match.entity.id for match in result.matches]
 
@@ -149,6 +154,16 @@ async def test_an_initial_is_found_with_its_surname_behind_a_crowd_of_the_surnam
     target, which only its small blocks (initials, pair) hold."""
     found = await best_behind_a_crowd("Smith", "Jemima Smith", "J. Smith")
     assert found == [fixed_id(CROWD + 1)]
+
+
+@pytest.mark.asyncio
+async def test_the_pool_is_cut_by_how_the_names_read_not_by_shared_keys_or_ids() -> None:
+    """150 long names hold every token and trigram of the query, so they share more keys
+    and trigrams with it than the target; they read further from it than "John Smith"."""
+    found = await best_behind(
+        150, "Jonh Smith Fairweather Consolidated", "John Smith", "Jonh Smith"
+    )
+    assert found == [fixed_id(151)]
 
 
 @pytest.mark.asyncio

@@ -8,6 +8,7 @@ from uuid import UUID
 import pytest
 
 from redstring import Entity, EntityId, RetrievalMode, RetrievalResult, Retriever, TenantId
+from redstring.composition.lexical_channel import CANDIDATE_LIMIT
 from redstring.domain.blocking import LEXICAL_CANDIDATE_LIMIT
 from redstring.domain.fusion import (
     DEFAULT_FUSION,
@@ -453,13 +454,11 @@ async def test_the_type_filter_applies_before_the_lexical_candidate_cut() -> Non
     """More people than the cut share every key with the query and sort first; the filter
     must still reach the one organisation that shares fewer."""
     graph = InMemoryGraphStore()
-    people = [
-        make_entity("Acme Lovelace", id=numbered(n)) for n in range(1, LEXICAL_CANDIDATE_LIMIT + 20)
-    ]
+    people = [make_entity("Acme Lovelace", id=numbered(n)) for n in range(1, CANDIDATE_LIMIT + 20)]
     company = make_entity("Acme Holdings", entity_type="organization", id=numbered(999))
     await graph.upsert([*people, company])
     retriever = Retriever.lexical_only(graph=graph)
-    unfiltered = await retriever.retrieve("Acme Lovelace", TENANT, k=LEXICAL_CANDIDATE_LIMIT + 50)
+    unfiltered = await retriever.retrieve("Acme Lovelace", TENANT, k=CANDIDATE_LIMIT + 50)
     assert company.id not in {m.entity.id for m in unfiltered.matches}  # the premise: cut
     only = await retriever.retrieve("Acme Lovelace", TENANT, entity_types=["organization"])
     assert names(only) == ["Acme Holdings"]

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from redstring.domain.fusion import (
     DEFAULT_FUSION,
     DEFAULT_PASSAGE_FUSION,
+    ENTITY_CODE_LEXICAL_FLOOR,
     ENTITY_COEFFICIENTS,
     ENTITY_LEXICAL_FLOOR,
     ENTITY_POWER,
@@ -24,6 +25,7 @@ from redstring.domain.fusion import (
     ReciprocalRankFusion,
     reciprocal_rank_fusion,
 )
+from redstring.domain.query import NormalizedQuery
 from redstring.domain.query_reading import FEATURE_NAMES, fusion_features
 
 # String order equals letter order, so tie-break expectations are readable.
@@ -45,6 +47,7 @@ def test_the_adaptive_fusion_defaults_are_the_recorded_entity_constants() -> Non
         lexical_floor=ENTITY_LEXICAL_FLOOR,
         semantic_floor=ENTITY_SEMANTIC_FLOOR,
         power=ENTITY_POWER,
+        code_lexical_floor=ENTITY_CODE_LEXICAL_FLOOR,
     )
     assert AdaptiveFusion() == DEFAULT_FUSION  # the default since ADR 0121
     assert DEFAULT_PASSAGE_FUSION == PASSAGE_ADAPTIVE_FUSION
@@ -169,7 +172,10 @@ def test_zero_coefficients_are_evidence_fusion(
     semantic: list[tuple[UUID, float]], lexical: list[tuple[UUID, float]], query: str
 ) -> None:
     adaptive = AdaptiveFusion(
-        coefficients=(0.0,) * len(FEATURE_NAMES), lexical_floor=0.7, power=2.0
+        coefficients=(0.0,) * len(FEATURE_NAMES),
+        lexical_floor=0.7,
+        power=2.0,
+        code_lexical_floor=None,
     )
     evidence = EvidenceFusion(lexical_floor=0.7, power=2.0)
     assert adaptive.fuse(semantic, lexical, query=query) == evidence.fuse(semantic, lexical)
@@ -181,7 +187,11 @@ def test_the_fused_score_is_the_weighted_evidence_of_the_two_channel_scores(
 ) -> None:
     """What a result carries (both scores) and the query's weight explain every fused score."""
     fusion = AdaptiveFusion(
-        coefficients=ENTITY_COEFFICIENTS, lexical_floor=0.5, semantic_floor=0.2, power=2.0
+        coefficients=ENTITY_COEFFICIENTS,
+        lexical_floor=0.5,
+        semantic_floor=0.2,
+        power=2.0,
+        code_lexical_floor=None,
     )
     weight = fusion.lexical_weight(semantic, lexical, query=query)
     sem, lex = dict(semantic), dict(lexical)
@@ -197,6 +207,26 @@ def test_the_fused_score_is_the_weighted_evidence_of_the_two_channel_scores(
             else 0.0
         )
         assert score == pytest.approx((1 - weight) * sem_part + weight * lex_part)
+
+
+def test_a_code_is_fused_at_its_own_lexical_floor() -> None:
+    """ADR 0205: a code's length-balanced lexical score counts above the code floor."""
+    fusion = AdaptiveFusion(
+        coefficients=only_bias(0.5), lexical_floor=0.6, power=1.0, code_lexical_floor=0.3
+    )
+    lexical = [(A, 0.45)]
+    assert fusion.floor_for(NormalizedQuery.of("hr")) == 0.3
+    assert fusion.floor_for(NormalizedQuery.of("hour")) == 0.6
+    assert fusion.fuse([], lexical, query="hr") == [(A, pytest.approx(0.5 * 0.15 / 0.7))]
+    assert fusion.fuse([], lexical, query=NormalizedQuery.of("hr")) == fusion.fuse(
+        [], lexical, query="hr"
+    )
+    assert fusion.fuse([], lexical, query="hour") == [(A, 0.0)]
+    unset = AdaptiveFusion(
+        coefficients=only_bias(0.5), lexical_floor=0.6, power=1.0, code_lexical_floor=None
+    )
+    assert unset.floor_for(NormalizedQuery.of("hr")) == 0.6
+    assert PASSAGE_ADAPTIVE_FUSION.code_lexical_floor is None
 
 
 def test_the_weight_is_the_logistic_of_the_coefficients_and_the_features() -> None:
@@ -255,6 +285,8 @@ def test_the_default_fusions_keep_one_channel_s_own_order(
         {"semantic_floor": 1.0},
         {"semantic_floor": -0.1},
         {"lexical_floor": 1.0},
+        {"code_lexical_floor": 1.0},
+        {"code_lexical_floor": -0.1},
         {"power": 0.0},
     ],
 )

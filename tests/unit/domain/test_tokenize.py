@@ -41,3 +41,24 @@ def test_terms_are_never_stopwords_blank_or_containing_spaces(text: str) -> None
         assert term
         assert term not in STOPWORDS
         assert not any(ch.isspace() for ch in term)
+
+
+def reference_tokenize(text: str) -> list[str]:
+    """`tokenize` as it stood before its ASCII path (B101): the regex over any text."""
+    import re  # noqa: PLC0415
+
+    from redstring.domain.normalization import normalize_name  # noqa: PLC0415
+
+    words = re.findall(r"[^\W_]+", normalize_name(text))
+    return [word for word in words if word not in STOPWORDS]
+
+
+@settings(max_examples=400)
+@given(st.one_of(st.text(alphabet=st.characters(max_codepoint=127)), st.text()))
+def test_the_ascii_path_splits_exactly_as_the_regex_does(text: str) -> None:
+    assert tokenize(text) == reference_tokenize(text)
+
+
+def test_every_ascii_character_splits_or_joins_as_the_regex_says() -> None:
+    every = "".join(chr(code) for code in range(128))
+    assert tokenize(f"a{every}b x_y 1.5 don't") == reference_tokenize(f"a{every}b x_y 1.5 don't")

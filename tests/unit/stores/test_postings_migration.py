@@ -16,6 +16,7 @@ import pytest
 
 import redstring.chunks.sqlite as sqlite_chunks
 from redstring import new_tenant_id
+from redstring.chunks.sqlite_codec import sql_block, sql_body, sql_terms
 from redstring.composition.sqlite_stores import open_sqlite
 from redstring.domain.bm25 import rank_chunks
 from redstring.domain.chunk import StoredChunk
@@ -24,6 +25,7 @@ from redstring.domain.tokenize import tokenize
 from redstring.errors import SchemaMigrationRequiredError
 from redstring.ports.chunk_store import ChunkStore
 from redstring.storage.schema import Schema
+from redstring.storage.sqlite import SqliteDatabase
 from tests.unit.stores.legacy_chunk_files import (
     create_file,
     expected_postings,
@@ -150,3 +152,31 @@ async def test_a_version_three_file_migrates_to_packed_postings_tenant_by_tenant
     with contextlib.closing(sqlite3.connect(path)) as raw:
         tables = {row[0] for row in raw.execute("SELECT name FROM sqlite_master")}
     assert not tables & {"chunk_rows", "chunk_postings", "chunk_terms"}
+
+
+def test_migration_four_finds_each_term_number_by_its_whole_key(tmp_path: Path) -> None:
+    """A term looked up by tenant alone makes the migration scan a vocabulary per row."""
+    path, tenant = tmp_path / "v3.db", new_tenant_id()
+    create_file(path, 3, dimension=2)
+    write_chunks(path, [chunk(tenant, "notes", "the engine ran")], terms_column=True)
+    database = SqliteDatabase(path)
+    try:
+        for name, function, arity in (
+            ("redstring_block", sql_block, 2),
+            ("redstring_terms", sql_terms, 1),
+            ("redstring_body", sql_body, 1),
+        ):
+            database.define_function(name, function, arity=arity)
+        raw = database.connection
+        raw.execute("BEGIN")
+        lookups = []
+        for statement in sqlite_chunks.SCHEMA.migrations[3]:
+            if statement.startswith("INSERT"):
+                plan = [row[3] for row in raw.execute(f"EXPLAIN QUERY PLAN {statement}")]
+                lookups += [step for step in plan if step.startswith("SEARCH w ")]
+            raw.execute(statement)
+        raw.execute("ROLLBACK")
+    finally:
+        database.close()
+    assert lookups
+    assert all("term=?" in step for step in lookups), lookups

@@ -113,3 +113,16 @@ async def test_the_chunk_stores_check_their_dimension_and_cache_bound(
         with pytest.raises(DimensionMismatchError) as caught:
             await PostgresChunkStore.open(stores.database, dimension=8)
         assert (caught.value.expected, caught.value.actual) == (4, 8)
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_every_connection_caches_up_to_cache_kib_of_pages(tmp_path: Path, read_only: bool) -> None:
+    from redstring.storage.sqlite import CACHE_KIB  # noqa: PLC0415
+
+    SqliteDatabase(tmp_path / "c.db").close()  # the read-only open needs the file
+    database = SqliteDatabase(tmp_path / "c.db", read_only=read_only)
+    try:
+        (size,) = database.connection.execute("PRAGMA cache_size").fetchone()
+        assert size == -CACHE_KIB == -65536
+    finally:
+        database.close()

@@ -1,0 +1,65 @@
+"""A source's manifest agrees with its chunks, tenant by tenant.
+
+Mixed into `ChunkStoreCompliance`. The same source and texts (so the same
+chunk ids) are written into two tenants, one embedded and one not, and each
+tenant's manifest must describe only its own rows.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import pytest
+
+from redstring.domain.chunk import ChunkManifest, StoredChunk
+from redstring.domain.ids import TenantId
+from redstring.ports.chunk_store import ChunkStore
+from redstring.testing._support import fresh_tenant
+
+_DIMENSION = 4
+
+
+def _chunks(tenant: TenantId, *, embedded: bool, model: str | None) -> list[StoredChunk]:
+    texts = ["engine notes", "the mill ran", "Zoë kept é"]
+    return [
+        StoredChunk(
+            tenant_id=tenant,
+            source_id="notes",
+            text=text,
+            index=2 - n,  # stored out of index order
+            start=10 * n,
+            end=10 * n + len(text),
+            metadata={"page": n, "tags": ["a", None]},
+            embedding=[1.0, float(n), 0.0, 0.0] if embedded and n != 1 else None,
+            embedding_model=model,
+        )
+        for n, text in enumerate(texts)
+    ]
+
+
+class ChunkManifestCompliance(ABC):
+    """`source_manifest` lists what `chunks_of_source` holds, without texts or vectors."""
+
+    @abstractmethod
+    async def make_store(self, dimension: int) -> ChunkStore:
+        """A new, empty store of `dimension`."""
+
+    @pytest.mark.asyncio
+    async def test_a_source_manifest_describes_its_own_tenants_chunks_in_order(self) -> None:
+        store = await self.make_store(_DIMENSION)
+        tenant, other = fresh_tenant(), fresh_tenant()
+        await store.upsert_chunks(_chunks(other, embedded=False, model=None))
+        await store.upsert_chunks(_chunks(tenant, embedded=True, model="m-1"))
+        for t in (tenant, other):
+            manifest = await store.source_manifest("notes", t)
+            chunks = await store.chunks_of_source("notes", t)
+            assert manifest == [
+                ChunkManifest.of(c, embedded=c.embedding is not None) for c in chunks
+            ]
+        mine = await store.source_manifest("notes", tenant)
+        assert [m.embedded for m in mine] == [True, False, True]
+        assert [m.index for m in mine] == [0, 1, 2]
+        assert {m.embedding_model for m in mine} == {"m-1"}
+        assert not any(m.embedded for m in await store.source_manifest("notes", other))
+        assert await store.source_manifest("absent", tenant) == []
+        assert await store.source_manifest("notes", fresh_tenant()) == []
