@@ -58,6 +58,9 @@ def main() -> None:
     path, tenant, pause_after = sys.argv[1], TenantId(UUID(sys.argv[2])), int(sys.argv[3])
     target = sys.argv[4] if len(sys.argv) > 4 else "graph"
     stores = open_sqlite(path)
+    # The store's own page cache (CACHE_KIB) can hold the whole batch; a small one makes the
+    # batch spill pages into the WAL before the kill, which the parent checks it did.
+    stores.database.connection.execute("PRAGMA cache_size=-2000")
     watched = (
         "INSERT INTO graph_entities" if target == "graph" else "INSERT INTO chunk_posting_blocks"
     )
