@@ -15,7 +15,8 @@ from pathlib import Path
 
 from redstring.client.embeddings import UNEMBEDDED_DIMENSION
 from redstring.client.store_set import StoreSet
-from redstring.composition.sqlite_stores import open_sqlite
+from redstring.composition.rebuild import lagging_tenants
+from redstring.composition.sqlite_stores import SqliteStores, open_sqlite
 from redstring.domain.errors import DatabaseNotFoundError, DimensionRequiredError, MissingExtraError
 
 POSTGRES_PREFIXES = ("postgresql://", "postgres://")
@@ -34,7 +35,10 @@ async def open_store_set(
     `create=False` a SQLite path that does not exist raises
     `DatabaseNotFoundError` (and no file is created), and a SQLite file is
     opened read-only unless `migrate` (ADR 0130): a command that only reads
-    never takes the write lock, and can read a file it cannot write. What the stores raise
+    never takes the write lock, and can read a file it cannot write; only a
+    file whose stores lag its event log (a crash between append and fold) and
+    that this process may write is reopened writable and caught up first
+    (B132). What the stores raise
     passes through: `SchemaMigrationRequiredError`, `SchemaTooNewError`,
     `StoreUnavailableError`, `DimensionMismatchError`.
     """
@@ -60,6 +64,11 @@ async def open_store_set(
             raise
         # An empty file, given to a command that writes: initialise it as a new one.
         sqlite = open_sqlite(path, dimension=dimension or UNEMBEDDED_DIMENSION, migrate=migrate)
+    if sqlite.database.read_only and await _lags_and_writable(sqlite, path):
+        # A crash left the stores behind the log: a writable open folds the
+        # missing events first (ADR 0134), so a reader never sees the lag (B132).
+        await sqlite.close()
+        sqlite = open_sqlite(path)
     try:
         yield StoreSet(
             backend="SQLite",
@@ -70,6 +79,19 @@ async def open_store_set(
         )
     finally:
         await sqlite.close()
+
+
+async def _lags_and_writable(sqlite: SqliteStores, path: Path) -> bool:
+    """Whether some store of `sqlite` lags its event log and this process may write the file.
+
+    The folder must be writable too: SQLite writes its journal beside the file.
+    """
+    if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        return False
+    lagging = await lagging_tenants(
+        sqlite.events, graph=sqlite.graph, vectors=sqlite.vectors, chunks=sqlite.chunks
+    )
+    return bool(lagging)
 
 
 @asynccontextmanager

@@ -69,12 +69,27 @@ async def catch_up_every_tenant(
     fold sees what the log committed.
     """
     projections = _projections(graph, vectors, chunks)
-    if not isinstance(log, ProjectionPositions) or not projections:
-        return []
-    behind = await log.lagging_tenants([projection.name for projection in projections])
+    behind = await _lagging(log, projections)
     for tenant_id in behind:
         await catch_up(log, tenant_id, projections)
     return behind
+
+
+async def lagging_tenants(
+    log: EventLog,
+    *,
+    graph: GraphWriter | None = None,
+    vectors: VectorWriter | None = None,
+    chunks: ChunkWriter | None = None,
+) -> list[TenantId]:
+    """The tenants `catch_up_every_tenant` would fold for, read without writing anything."""
+    return await _lagging(log, _projections(graph, vectors, chunks))
+
+
+async def _lagging(log: EventLog, projections: list[Projection]) -> list[TenantId]:
+    if not isinstance(log, ProjectionPositions) or not projections:
+        return []
+    return await log.lagging_tenants([projection.name for projection in projections])
 
 
 def _projections(
