@@ -23,6 +23,7 @@ with a fixed seed) and measures, in one process and one run:
     nice -n 10 uv run python scripts/bench_indexing.py            # about 2 MB
     nice -n 10 uv run python scripts/bench_indexing.py --mb 0.2   # a minute
     nice -n 10 uv run python scripts/bench_indexing.py --provider fake  # storing only
+    nice -n 10 uv run python scripts/bench_indexing.py --build 200  # build_graph's transactions
 
 `--provider fake` embeds with `FakeEmbeddingProvider` (384 dimensions, no
 model, no baseline): the store time and the file size are measured as with
@@ -244,6 +245,60 @@ async def run(megabytes: float, provider_name: str = "local") -> dict[str, Any]:
     }
 
 
+async def run_build(documents: int) -> dict[str, Any]:
+    """`build_graph` of `documents` paragraphs into a fresh SQLite file with a scripted model.
+
+    Counts the write transactions (`BEGIN IMMEDIATE`) the file's connection
+    ran and times the call; the model answers at once, so the time is the
+    build's own (extraction plumbing, consolidation, events and folds).
+    """
+    from redstring.composition.build_graph import build_graph  # noqa: PLC0415
+    from redstring.composition.sqlite_stores import open_sqlite  # noqa: PLC0415
+    from redstring.domain.document import SourceDocument  # noqa: PLC0415
+    from redstring.domain.ids import TenantId  # noqa: PLC0415
+    from redstring.extraction.prompts import CLASSIFY_MARKER  # noqa: PLC0415
+    from redstring.llm.fake_embedding import FakeEmbeddingProvider  # noqa: PLC0415
+    from redstring.llm.fake_llm import FakeLlmProvider  # noqa: PLC0415
+
+    paragraphs = corpus_text(documents * 0.0012).split("\n\n")[:documents]
+    answer = {
+        "entities": [{"name": "Lee", "type": "person", "description": "a name of the corpus"}],
+        "relationships": [],
+    }
+    model = FakeLlmProvider(
+        by_substring={CLASSIFY_MARKER: {"domain": "general", "confidence": 0.9}, "": answer}
+    )
+    folder = Path(tempfile.mkdtemp(prefix="redstring-bench-build-"))
+    try:
+        stores = open_sqlite(folder / "build.db", dimension=384)
+        executed: list[str] = []
+        stores.database.connection.set_trace_callback(executed.append)
+        wall = time.perf_counter()
+        report = await build_graph(
+            [SourceDocument(id=f"p{n}", text=text) for n, text in enumerate(paragraphs)],
+            provider=model,
+            graph=stores.graph,
+            tenant_id=TenantId(uuid.UUID(int=1)),
+            embeddings=FakeEmbeddingProvider(dimension=384),
+            vectors=stores.vectors,
+            chunks=stores.chunks,
+            log=stores.events,
+        )
+        build_s = time.perf_counter() - wall
+        stores.database.connection.set_trace_callback(None)
+        await stores.close()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return {
+        "documents": report.documents,
+        "chunks": report.chunks_written,
+        "write_transactions": sum(1 for s in executed if s.startswith("BEGIN IMMEDIATE")),
+        "read_transactions": sum(1 for s in executed if s == "BEGIN"),
+        "build_s": build_s,
+        "load_average": os.getloadavg()[0],
+    }
+
+
 def rows(r: dict[str, Any]) -> list[tuple[str, str, str, str, str]]:
     """(row, figure, baseline, target, met) for the issue-16 table."""
     store_share = r["store_s"] / r["embed_s"]
@@ -295,7 +350,23 @@ def main() -> None:
         default="local",
         help="local: the packaged model (default); fake: no model, storing measured only",
     )
+    parser.add_argument(
+        "--build",
+        type=int,
+        metavar="N",
+        help="instead: build_graph of N paragraphs (scripted model), counting write transactions",
+    )
     args = parser.parse_args()
+    if args.build:
+        built = asyncio.run(run_build(args.build))
+        print(f"load average at the end: {built['load_average']:.1f}\n")
+        print(
+            f"build_graph of {built['documents']} documents ({built['chunks']} chunks) into"
+            f" SQLite: {built['write_transactions']} write and {built['read_transactions']} read"
+            f" transactions ({built['write_transactions'] / built['documents']:.2f} writes a"
+            f" document), {built['build_s']:.2f} s"
+        )
+        return
     result = asyncio.run(run(args.mb, args.provider))
     if args.json:
         Path(args.json).write_text(json.dumps(result))

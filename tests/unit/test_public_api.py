@@ -172,6 +172,7 @@ SURFACE: dict[str, set[str]] = {
         "LlmProvider",
         "MergeUndone",
         "SemanticChunkSource",
+        "SharedTransaction",
         "VectorMatch",
         "VectorPurge",
         "VectorRecord",

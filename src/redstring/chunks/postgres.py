@@ -24,11 +24,12 @@ from redstring.domain.validation import require_str, require_tenant_id, require_
 from redstring.domain.vector import cosine_to_score
 from redstring.storage.describe import DescribedStore
 from redstring.storage.postgres import Connection, PostgresDatabase
+from redstring.storage.shared_transactions import SharedTransactions
 
 _TENANT_TABLES = ("chunk_rows", "chunk_entities", "chunk_postings", "chunk_terms", "chunk_corpus")
 
 
-class PostgresChunkStore(DescribedStore):
+class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
     """A `ChunkStore` in PostgreSQL + pgvector, sharing a pool and schema with other stores.
 
     Build it with `await PostgresChunkStore.open(database, dimension=...)` over

@@ -43,6 +43,7 @@ from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 from redstring.storage.describe import DescribedStore
+from redstring.storage.shared_transactions import SharedTransactions
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
 from redstring.storage.tenant_cache import (
     DEFAULT_CACHE_BYTES,
@@ -79,7 +80,7 @@ class _Matrix:
     rows: FloatMatrix
 
 
-class SqliteChunkStore(DescribedStore):
+class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
     """A `ChunkStore` in a SQLite file shared with other stores.
 
     Every key starts with the tenant (its id, or its number in this file).

@@ -24,6 +24,7 @@ from redstring.composition.build_policy import (
 )
 from redstring.composition.chunk_merges import chunks_after_merge
 from redstring.composition.reextraction import resolve_survivors, retirement
+from redstring.composition.transactions import one_transaction
 from redstring.consolidation.consolidator import DEFAULT_MERGE_THRESHOLD, consolidate
 from redstring.domain.chunking import SlidingWindowChunker
 from redstring.domain.document import SourceDocument
@@ -171,6 +172,7 @@ async def build_graph(
     if chunks is not None:
         projections.append(ChunkProjection(chunks))
     sink = EventSink(log if log is not None else InMemoryEventLog(), projections)
+    stores = (sink.log, graph, vectors, chunks)
     await catch_up(sink.log, tenant_id, projections)  # a fold a crash cut short (ADR 0132)
 
     await preflight(provider)
@@ -188,7 +190,8 @@ async def build_graph(
         for pending in extractions:  # extracted together, written in document order
             extraction = await pending
             events = await _document_events(extraction, graph, chunks, embeddings, tenant_id)
-            tally.stored += await sink.emit(events)
+            async with one_transaction(*stores):  # events, folds, positions: one commit
+                tally.stored += await sink.emit(events)
             tally.add(extraction, events)
     finally:
         for pending in extractions:
@@ -201,7 +204,8 @@ async def build_graph(
             events.append(await embedded_event(embeddings, [merge.survivor_after], tenant_id))
         if isinstance(chunks, ChunkReader):
             events += await chunks_after_merge(chunks, merge)
-        tally.stored.extend(await sink.emit(events))
+        async with one_transaction(*stores):
+            tally.stored.extend(await sink.emit(events))
 
     merges = await consolidate(
         tally.entity_ids, tenant_id, graph=graph, threshold=merge_threshold, emit=emit_merge

@@ -5,6 +5,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from redstring.composition.chunk_merges import chunks_after_undo
+from redstring.composition.transactions import one_transaction
 from redstring.consolidation.merge import plan_undo
 from redstring.domain.errors import (
     IncompleteVectorSetupError,
@@ -62,7 +63,8 @@ async def undo_merge(
     await catch_up(log, tenant_id, projections)
     if chunks is not None:
         batch += await chunks_after_undo(chunks, merge, events)
-    await EventSink(log, projections).emit(batch)
+    async with one_transaction(log, graph, vectors, chunks):  # ADR 0256
+        await EventSink(log, projections).emit(batch)
     return undo
 
 

@@ -12,6 +12,7 @@ from redstring.events.reading import check_read_bounds, lagging
 from redstring.storage.describe import DescribedStore
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.schema import Schema
+from redstring.storage.shared_transactions import SharedTransactions
 
 SCHEMA = Schema(
     component="events",
@@ -50,7 +51,7 @@ POSITIONS = Schema(
 )
 
 
-class PostgresEventLog(DescribedStore):
+class PostgresEventLog(SharedTransactions[PostgresDatabase], DescribedStore):
     """An `EventLog` in PostgreSQL, sharing a pool and schema with other stores.
 
     Build it with `await PostgresEventLog.open(database)`. Each `append` is one

@@ -11,6 +11,7 @@ from redstring.domain.validation import require_tenant_id
 from redstring.events.reading import check_read_bounds, lagging
 from redstring.storage.describe import DescribedStore
 from redstring.storage.schema import Schema
+from redstring.storage.shared_transactions import SharedTransactions
 from redstring.storage.sqlite import SqliteDatabase
 
 SCHEMA = Schema(
@@ -45,7 +46,7 @@ POSITIONS = Schema(
 )
 
 
-class SqliteEventLog(DescribedStore):
+class SqliteEventLog(SharedTransactions[SqliteDatabase], DescribedStore):
     """An `EventLog` in a SQLite file shared with other stores.
 
     Each `append` is one write transaction: it numbers each tenant's new

@@ -18,6 +18,7 @@ from redstring.storage.describe import DescribedStore
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.postgres_json import jsonb_text
 from redstring.storage.schema import Schema
+from redstring.storage.shared_transactions import SharedTransactions
 
 # Every primary and foreign key leads with tenant_id, so each table can be
 # distributed by tenant (Citus) and a tenant's rows are one index range.
@@ -58,7 +59,7 @@ SCHEMA = Schema(
 )
 
 
-class PostgresGraphStore(DescribedStore):
+class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
     """A `GraphStore` in PostgreSQL, sharing a pool and a schema with other stores.
 
     Build it with `await PostgresGraphStore.open(database)`. Entities and

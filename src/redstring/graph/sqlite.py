@@ -16,6 +16,7 @@ from redstring.domain.summary import GraphSummary, graph_summary_of
 from redstring.domain.validation import require_tenant_id, require_writable_graph
 from redstring.storage.describe import DescribedStore
 from redstring.storage.schema import Schema
+from redstring.storage.shared_transactions import SharedTransactions
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders, rows_in
 
 SCHEMA = Schema(
@@ -58,7 +59,7 @@ SCHEMA = Schema(
 _KEYS_PER_STATEMENT = 100
 
 
-class SqliteGraphStore(DescribedStore):
+class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
     """A `GraphStore` in a SQLite file shared with other stores.
 
     Every key starts with `tenant_id`. Entities and relationships are stored

@@ -14,7 +14,8 @@ exchange beyond the root's types:
   `CorpusStats`, `LexicalCandidates` of `LexicalCandidate`s;
 - events: `EventLog` of `Event`s (`DocumentExtracted`, `DocumentChunked`,
   `EntitiesEmbedded`, `EntitiesMerged`, `EntitiesRetired`, `MergeUndone`);
-- models: `EmbeddingProvider`, `LlmProvider`, `CheckedLlmProvider`.
+- models: `EmbeddingProvider`, `LlmProvider`, `CheckedLlmProvider`;
+- `SharedTransaction`: adapters on one database committing one task's writes together.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from redstring.ports.graph_store import (
     GraphWriter,
 )
 from redstring.ports.llm_provider import CheckedLlmProvider, LlmProvider
+from redstring.ports.transactions import SharedTransaction
 from redstring.ports.vector_store import VectorPurge, VectorSearcher, VectorStore, VectorWriter
 
 __all__ = [
@@ -83,6 +85,7 @@ __all__ = [
     "LlmProvider",
     "MergeUndone",
     "SemanticChunkSource",
+    "SharedTransaction",
     "VectorMatch",
     "VectorPurge",
     "VectorRecord",

@@ -11,8 +11,9 @@ leave as `StoreUnavailableError` (cannot reach or keep the server) or
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import psycopg
@@ -28,6 +29,11 @@ from redstring.storage.schema import Schema, pending_migrations, positive_settin
 
 type Connection = AsyncConnection[Any]
 type Configure = Callable[[Connection], Awaitable[None]]
+
+#: The connections of the batches (`PostgresDatabase.batch`) the running task is inside.
+_BATCHES: ContextVar[tuple[tuple[object, Connection], ...]] = ContextVar(
+    "redstring_postgres_batches", default=()
+)
 
 _META = (
     "CREATE TABLE IF NOT EXISTS {schema}.redstring_schema ("
@@ -115,17 +121,52 @@ class PostgresDatabase:
 
         Every statement `work` issues sees the database as of the first one,
         so a multi-statement read is consistent with one committed state.
+        Inside this task's `batch` it reads on the batch's connection, its writes included.
         """
+        held = self._held()
         with _translated(store):
+            if held is not None:
+                return await work(held)
             async with self.pool.connection() as connection, connection.transaction():
                 await connection.execute(_SNAPSHOT)
                 return await work(connection)
 
     async def write[T](self, work: Callable[[Connection], Awaitable[T]], *, store: str) -> T:
-        """Run `work` as one transaction on a pooled connection; any exception rolls it back."""
+        """Run `work` as one transaction on a pooled connection; any exception rolls it back.
+
+        Inside this task's `batch` it is a savepoint of the batch's transaction.
+        """
+        held = self._held()
         with _translated(store):
+            if held is not None:
+                async with held.transaction():
+                    return await work(held)
             async with self.pool.connection() as connection, connection.transaction():
                 return await work(connection)
+
+    @asynccontextmanager
+    async def batch(self, *, store: str) -> AsyncIterator[None]:
+        """Every `read` and `write` this task makes inside, by any store on this database,
+        on one connection as one transaction: committed when the block ends, rolled
+        back whole when it raises (ADR 0256). A batch inside this task's batch joins it.
+        """
+        if self._held() is not None:
+            yield
+            return
+        with _translated(store):
+            async with self.pool.connection() as connection, connection.transaction():
+                entered = _BATCHES.set((*_BATCHES.get(), (self, connection)))
+                try:
+                    yield
+                finally:
+                    _BATCHES.reset(entered)
+
+    def _held(self) -> Connection | None:
+        """The connection of this task's batch on this database, if it is inside one."""
+        for database, connection in _BATCHES.get():
+            if database is self:
+                return connection
+        return None
 
     async def foreign_tables(self, *, store: str) -> list[str]:
         """The schema's tables when it has no redstring schema table: another application's.

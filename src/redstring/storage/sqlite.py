@@ -6,7 +6,8 @@ lock, because a sqlite3 connection must not be used by two threads at once.
 `write` runs its work as one `BEGIN IMMEDIATE` transaction, so a batch is all
 or nothing, also when the process dies mid-batch. Opening checks schema
 versions and settings in a read transaction and writes only what is missing,
-so opening an up-to-date file never takes the write lock; `read_only=True`
+so opening an up-to-date file never takes the write lock; `batch` makes every
+write of one task, to any store on the file, one transaction (ADR 0256); `read_only=True`
 opens the file with `mode=ro` and never writes (ADR 0130). Driver errors leave
 as `StoreUnavailableError` or `StoreOperationError`.
 """
@@ -16,8 +17,9 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from redstring.domain.errors import (
@@ -46,6 +48,10 @@ PAGE_SIZE = 8192
 #: The connection's page cache, in KiB (SQLite's default is 2,000 KiB): a bulk write's
 #: B-tree pages stay cached between statements (ADR 0215). Allocated only as pages are read.
 CACHE_KIB = 65536
+
+
+#: The batches (`SqliteDatabase.batch`) the running task is inside, by their tokens.
+_BATCHES: ContextVar[tuple[object, ...]] = ContextVar("redstring_sqlite_batches", default=())
 
 
 def chunked[T](items: Sequence[T], size: int = MAX_PARAMETERS) -> Iterator[Sequence[T]]:
@@ -90,7 +96,9 @@ class SqliteDatabase:
         self.path = Path(path)
         self.read_only = read_only
         self.name = f"SqliteDatabase({self.path})"
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
+        #: The token of the batch holding the connection's transaction, if any.
+        self._owner: object | None = None
         try:
             self._connection = self._connect(busy_timeout)
         except sqlite3.Error as error:
@@ -166,8 +174,14 @@ class SqliteDatabase:
             self._connection.close()
 
     def read_now[T](self, work: Callable[[sqlite3.Connection], T], *, store: str) -> T:
-        """Run `work` in one read transaction (one consistent snapshot), blocking."""
+        """Run `work` in one read transaction (one consistent snapshot), blocking.
+
+        Inside this task's `batch` it reads the batch's own writes; another
+        task's batch is waited for.
+        """
         with self._lock, self._translated(store):
+            if self._settled():
+                return work(self._connection)
             self._connection.execute("BEGIN")
             try:
                 return work(self._connection)
@@ -177,20 +191,76 @@ class SqliteDatabase:
     def write_now[T](self, work: Callable[[sqlite3.Connection], T], *, store: str) -> T:
         """Run `work` as one write transaction, blocking; any exception rolls it all back.
 
+        Inside this task's `batch` it is a savepoint of the batch's transaction
+        instead (rolled back alone on an exception; committed with the batch).
         Raises `ReadOnlyDatabaseError` on a database opened `read_only`.
         """
         if self.read_only:
             raise ReadOnlyDatabaseError(store=store, path=str(self.path))
         with self._lock, self._translated(store):
-            self._connection.execute("BEGIN IMMEDIATE")
+            inside = self._settled()
+            self._connection.execute("SAVEPOINT work" if inside else "BEGIN IMMEDIATE")
             try:
                 result = work(self._connection)
-                self._connection.execute("COMMIT")
+                self._connection.execute("RELEASE work" if inside else "COMMIT")
             except BaseException:
-                if self._connection.in_transaction:
+                if inside:
+                    self._connection.execute("ROLLBACK TO work")
+                    self._connection.execute("RELEASE work")
+                elif self._connection.in_transaction:
                     self._connection.execute("ROLLBACK")
                 raise
             return result
+
+    def _settled(self) -> bool:
+        """Wait (holding `_lock`) until no other task's batch holds the connection; whether
+        this task's does."""
+        while self._owner is not None and self._owner not in _BATCHES.get():
+            self._lock.wait()
+        return self._owner is not None
+
+    @asynccontextmanager
+    async def batch(self, *, store: str) -> AsyncIterator[None]:
+        """Every `write` this task makes inside, by any store on this file, as one transaction.
+
+        Committed when the block ends, rolled back whole when it raises, so a
+        crash leaves all of it or none (ADR 0256). Other tasks' reads and
+        writes wait for it; a batch inside this task's batch joins it.
+        """
+        if self._owner is not None and self._owner in _BATCHES.get():
+            yield
+            return
+        token = object()
+        await asyncio.to_thread(self._begin, token, store)
+        entered = _BATCHES.set((*_BATCHES.get(), token))
+        try:
+            yield
+        except BaseException:
+            await asyncio.to_thread(self._end, store, commit=False)
+            raise
+        else:
+            await asyncio.to_thread(self._end, store, commit=True)
+        finally:
+            _BATCHES.reset(entered)
+
+    def _begin(self, token: object, store: str) -> None:
+        if self.read_only:
+            raise ReadOnlyDatabaseError(store=store, path=str(self.path))
+        with self._lock, self._translated(store):
+            self._settled()
+            self._connection.execute("BEGIN IMMEDIATE")
+            self._owner = token
+
+    def _end(self, store: str, *, commit: bool) -> None:
+        with self._lock:
+            try:
+                with self._translated(store):
+                    self._connection.execute("COMMIT" if commit else "ROLLBACK")
+            finally:
+                if self._connection.in_transaction:
+                    self._connection.execute("ROLLBACK")
+                self._owner = None
+                self._lock.notify_all()
 
     async def read[T](self, work: Callable[[sqlite3.Connection], T], *, store: str) -> T:
         """`read_now` in a worker thread."""

@@ -17,6 +17,7 @@ from redstring.domain.vector import VectorMatch, VectorRecord, cosine_to_score
 from redstring.storage.describe import DescribedStore
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.schema import Schema
+from redstring.storage.shared_transactions import SharedTransactions
 
 #: The extension the vector store needs; create it before the pool opens.
 EXTENSIONS = ("vector",)
@@ -73,7 +74,7 @@ def schema_for(dimension: int) -> Schema:
     )
 
 
-class PgVectorStore(DescribedStore):
+class PgVectorStore(SharedTransactions[PostgresDatabase], DescribedStore):
     """A `VectorStore` in PostgreSQL + pgvector; scores on the 0..1 match scale.
 
     Build it with `await PgVectorStore.open(database, dimension=...)` over a

@@ -24,6 +24,7 @@ from redstring.domain.validation import require_tenant_id
 from redstring.domain.vector import VectorMatch, VectorRecord
 from redstring.storage.describe import DescribedStore
 from redstring.storage.schema import Schema
+from redstring.storage.shared_transactions import SharedTransactions
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
 from redstring.storage.tenant_cache import (
     DEFAULT_CACHE_BYTES,
@@ -60,7 +61,7 @@ class _Matrix:
     rows: FloatMatrix
 
 
-class SqliteVectorStore(DescribedStore):
+class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
     """A `VectorStore` in a SQLite file: exact cosine per tenant, scores on 0..1.
 
     Vectors are stored as float32 blobs keyed by (tenant, entity). A search

@@ -1,0 +1,30 @@
+"""`SharedTransaction` for adapters over one database object: its `batch` (ADR 0256)."""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol
+
+
+class Batching(Protocol):
+    """A database whose `batch` makes one task's writes, by any adapter on it, one transaction."""
+
+    def batch(self, *, store: str) -> AbstractAsyncContextManager[None]:
+        """The calling task's writes inside, as one transaction."""
+        ...
+
+
+class SharedTransactions[DatabaseT: Batching]:
+    """Mixed into an adapter holding `_db` and `_name`: adapters on one database share scope."""
+
+    _db: DatabaseT
+    _name: str
+
+    @property
+    def transaction_scope(self) -> object:
+        """The database: adapters on it share transactions."""
+        return self._db
+
+    def transaction(self) -> AbstractAsyncContextManager[None]:
+        """The database's `batch`: this task's writes there, as one transaction."""
+        return self._db.batch(store=self._name)

@@ -1,0 +1,112 @@
+"""`SqliteDatabase.batch`: one task's writes as one transaction (ADR 0256)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from redstring.storage.sqlite import SqliteDatabase
+
+
+class Boom(Exception):
+    """Raised inside a batch on purpose."""
+
+
+def _database(path: Path) -> tuple[SqliteDatabase, list[str]]:
+    database = SqliteDatabase(path)
+    database.write_now(lambda c: c.execute("CREATE TABLE t (n INTEGER PRIMARY KEY)"), store="t")
+    executed: list[str] = []
+    database.connection.set_trace_callback(executed.append)
+    return database, executed
+
+
+async def _insert(database: SqliteDatabase, n: int) -> None:
+    await database.write(lambda c: c.execute("INSERT INTO t (n) VALUES (?)", (n,)), store="t")
+
+
+async def _rows(database: SqliteDatabase) -> list[int]:
+    def work(connection: sqlite3.Connection) -> list[tuple[int]]:
+        return connection.execute("SELECT n FROM t ORDER BY n").fetchall()
+
+    rows = await database.read(work, store="t")
+    return [int(n) for (n,) in rows]
+
+
+@pytest.mark.asyncio
+async def test_a_batch_commits_its_writes_as_one_transaction_and_reads_them_inside(
+    tmp_path: Path,
+) -> None:
+    database, executed = _database(tmp_path / "b.db")
+    try:
+        async with database.batch(store="t"):
+            await _insert(database, 1)
+            async with database.batch(store="t"):  # a nested batch joins
+                await _insert(database, 2)
+            assert await _rows(database) == [1, 2]
+        assert [s for s in executed if s.startswith("BEGIN IMMEDIATE")] == ["BEGIN IMMEDIATE"]
+        assert executed.count("COMMIT") >= 1
+        assert await _rows(database) == [1, 2]
+    finally:
+        database.close()
+
+
+@pytest.mark.asyncio
+async def test_a_batch_that_raises_leaves_nothing_and_a_failed_write_inside_only_itself(
+    tmp_path: Path,
+) -> None:
+    database, _ = _database(tmp_path / "b.db")
+    try:
+
+        async def fail_in_batch() -> None:
+            async with database.batch(store="t"):
+                await _insert(database, 1)
+                raise Boom
+
+        with pytest.raises(Boom):
+            await fail_in_batch()
+        assert await _rows(database) == []
+        async with database.batch(store="t"):
+            await _insert(database, 3)
+
+            def half_then_fail(connection: sqlite3.Connection) -> None:
+                connection.execute("INSERT INTO t (n) VALUES (4)")
+                connection.execute("INSERT INTO t (n) VALUES (3)")  # a duplicate key
+
+            with pytest.raises(Exception, match="UNIQUE"):
+                await database.write(half_then_fail, store="t")
+            await _insert(database, 5)
+        assert await _rows(database) == [3, 5]
+    finally:
+        database.close()
+
+
+@pytest.mark.asyncio
+async def test_another_tasks_write_never_joins_a_batch_that_then_rolls_back(
+    tmp_path: Path,
+) -> None:
+    database, _ = _database(tmp_path / "b.db")
+    go = asyncio.Event()
+
+    async def other() -> None:  # created before the batch: its context holds no batch
+        await go.wait()
+        await _insert(database, 2)
+
+    try:
+        waiting = asyncio.create_task(other())
+
+        async def fail_in_batch() -> None:
+            async with database.batch(store="t"):
+                await _insert(database, 1)
+                go.set()
+                await asyncio.sleep(0)  # let the other task issue its write
+                raise Boom
+
+        with pytest.raises(Boom):
+            await fail_in_batch()
+        await waiting
+        assert await _rows(database) == [2]
+    finally:
+        database.close()
