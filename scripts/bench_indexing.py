@@ -15,7 +15,10 @@ with a fixed seed) and measures, in one process and one run:
 - storing: `index_documents` into a fresh SQLite file with a provider that
   answers the vectors already computed (so its time is planning and
   writing, with the chunking time subtracted), and the file size against
-  the text's (with the postings' share where SQLite's `dbstat` is built in).
+  the text's (with the postings' share where SQLite's `dbstat` is built in);
+- re-indexing after a one-paragraph edit (one word of the middle paragraph
+  lengthened, so every later passage moves): the whole `index_documents`
+  call, chunking included, the changed passages' vectors computed before.
 
     nice -n 10 uv run python scripts/bench_indexing.py            # about 2 MB
     nice -n 10 uv run python scripts/bench_indexing.py --mb 0.2   # a minute
@@ -119,6 +122,15 @@ def baseline_embed(texts: list[str]) -> list[np.ndarray]:
     return out
 
 
+def edit_one_paragraph(text: str) -> str:
+    """`text` with one word of its middle paragraph lengthened: one passage changes, and
+    every later one moves."""
+    paragraphs = text.split("\n\n")
+    middle = len(paragraphs) // 2
+    paragraphs[middle] = re.sub(r"\w+", lambda m: m.group() + "ly", paragraphs[middle], count=1)
+    return "\n\n".join(paragraphs)
+
+
 def timed(call: Any) -> tuple[Any, float, float]:
     """(result, wall seconds, CPU seconds of this process)."""
     wall, cpu = time.perf_counter(), time.process_time()
@@ -191,6 +203,18 @@ async def run(megabytes: float, provider_name: str = "local") -> dict[str, Any]:
             embeddings=TableEmbeddings(provider.dimension, table),
         )
         index_s = time.perf_counter() - wall
+        edited = edit_one_paragraph(text)
+        for span in SlidingWindowChunker().split(edited):
+            if span.text not in table:
+                [table[span.text]] = await provider.embed([span.text])  # before the clock
+        wall = time.perf_counter()
+        edit = await index_documents(
+            [SourceDocument(id="corpus.txt", text=edited)],
+            chunks=stores.chunks,
+            tenant_id=TenantId(uuid.UUID(int=1)),
+            embeddings=TableEmbeddings(provider.dimension, table),
+        )
+        edit_s = time.perf_counter() - wall
         await stores.close()
         file_bytes = folder_bytes(folder)
         share = postings_share(folder / "index.db")
@@ -207,6 +231,8 @@ async def run(megabytes: float, provider_name: str = "local") -> dict[str, Any]:
         "embed_s": embed_s,
         "embed_cpu_s": embed_cpu,
         "store_s": store_s,
+        "edit_s": edit_s,
+        "edit_embedded": edit.embedded,
         "file_bytes": file_bytes,
         "postings_share": share,
         "baseline_passages": len(sample),
@@ -281,6 +307,10 @@ def main() -> None:
         print("| " + " | ".join(row) + " |")
     if result["provider"] == "fake":
         print(f"| storing (fake provider) | {result['store_s']:.1f} s | - | - | - |")
+    print(
+        f"| re-indexing after a one-paragraph edit ({result['edit_embedded']} passages embedded)"
+        f" | {result['edit_s']:.2f} s | - | - | - |"
+    )
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -12,7 +12,13 @@ import numpy.typing as npt
 
 from redstring.chunks.in_memory_postings import Postings
 from redstring.domain.bm25 import CorpusStats, LexicalCandidates
-from redstring.domain.chunk import ChunkId, ChunkManifest, StoredChunk, require_chunks_of_source
+from redstring.domain.chunk import (
+    ChunkId,
+    ChunkManifest,
+    StoredChunk,
+    kept_embeddings,
+    require_chunks_of_source,
+)
 from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.exact_search import (
     FloatMatrix,
@@ -117,20 +123,36 @@ class InMemoryChunkStore(DescribedStore):
             _compact(self._tenants[tenant_id])
 
     async def replace_source(
-        self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
+        self,
+        source_id: str,
+        tenant_id: TenantId,
+        chunks: Sequence[StoredChunk],
+        *,
+        keep_embeddings: Collection[ChunkId] = (),
     ) -> None:
-        require_tenant_id(tenant_id)
+        """By difference (ADR 0255): a chunk stored already keeps its slot and postings."""
         require_str("source_id", source_id)
         require_tenant_id(tenant_id)
         require_writable_chunks(chunks)
         require_chunks_of_source(chunks, source_id, tenant_id)
-        rows = self._rows(chunks)
+        kept = kept_embeddings(chunks, keep_embeddings)
+        given = {chunk.id: chunk for chunk in chunks}  # the last of each id wins
+        units = self._units(list(given.values()))
         part = self._tenants.setdefault(tenant_id, _Tenant())
         for chunk_id in list(part.sources.get(source_id, ())):
-            _remove(part, chunk_id)
-        for row, counts in rows:
-            _remove(part, row.id)
-            _insert(part, row, counts)
+            if chunk_id not in given:
+                _remove(part, chunk_id)
+        for (chunk_id, chunk), unit in zip(given.items(), units, strict=True):
+            keep = chunk_id in kept
+            row = part.rows.get(chunk_id)
+            if row is not None:
+                _place(part, row, chunk, unit, keep=keep)
+                continue
+            counts = Counter(tokenize(chunk.text))
+            fresh = _Row(_copy(chunk, embedding=None), chunk_id, counts.total(), unit)
+            if keep:  # nothing stored to keep: written without a vector or its model
+                fresh.chunk.embedding_model = None
+            _insert(part, fresh, counts)
         _compact(part)
 
     async def delete_source(self, source_id: str, tenant_id: TenantId) -> None:
@@ -270,11 +292,10 @@ class InMemoryChunkStore(DescribedStore):
             ChunkMatch(chunk=_out(part.rows[matrix.ids[row]]), score=score) for row, score in hits
         ]
 
-    def _rows(self, chunks: Sequence[StoredChunk]) -> list[tuple[_Row, dict[str, int]]]:
-        """A stored row for each chunk and its terms' counts; touches no state.
+    def _units(self, chunks: Sequence[StoredChunk]) -> list[FloatMatrix | None]:
+        """Each chunk's checked unit row (`None` without an embedding), scaled as one matrix.
 
-        The embeddings are checked and scaled as one matrix (`unit_vectors`:
-        the rows and errors of `unit_vector` one chunk at a time).
+        The rows and errors of `unit_vector` one chunk at a time (`unit_vectors`).
         """
         embedded = [i for i, chunk in enumerate(chunks) if chunk.embedding is not None]
         units = unit_vectors(
@@ -283,14 +304,18 @@ class InMemoryChunkStore(DescribedStore):
             context_of=lambda at: f"embedding of chunk {chunks[embedded[at]].id}",
         )
         unit_of = dict(zip(embedded, units, strict=True))
+        return [unit_of.get(i) for i in range(len(chunks))]
+
+    def _rows(self, chunks: Sequence[StoredChunk]) -> list[tuple[_Row, dict[str, int]]]:
+        """A stored row for each chunk and its terms' counts; touches no state."""
         rows: list[tuple[_Row, dict[str, int]]] = []
-        for i, chunk in enumerate(chunks):
+        for chunk, unit in zip(chunks, self._units(chunks), strict=True):
             counts = Counter(tokenize(chunk.text))
             row = _Row(
                 chunk=_copy(chunk, embedding=None),
                 id=chunk.id,
                 length=counts.total(),
-                unit=unit_of.get(i),
+                unit=unit,
             )
             rows.append((row, counts))
         return rows
@@ -324,6 +349,29 @@ def _insert(part: _Tenant, row: _Row, counts: dict[str, int]) -> None:
         part.entities.setdefault(entity_id, set()).add(chunk_id)
     part.cache = None
     part.lexical = None
+
+
+def _place(
+    part: _Tenant, row: _Row, chunk: StoredChunk, unit: FloatMatrix | None, *, keep: bool
+) -> None:
+    """Write `chunk` over its stored `row` (same id, so same text): slot and postings stay.
+
+    With `keep` the row keeps its vector and the model it names.
+    """
+    if keep:
+        chunk = chunk.model_copy(update={"embedding_model": row.chunk.embedding_model})
+        unit = row.unit
+    if chunk.entity_ids != row.chunk.entity_ids:
+        for entity_id in row.chunk.entity_ids:
+            _discard(part.entities, entity_id, row.id)
+        for entity_id in chunk.entity_ids:
+            part.entities.setdefault(entity_id, set()).add(row.id)
+    row.chunk = _copy(chunk, embedding=None)
+    if unit is not row.unit and not (
+        unit is not None and row.unit is not None and np.array_equal(unit, row.unit)
+    ):
+        row.unit = unit
+        part.cache = None
 
 
 def _remove(part: _Tenant, chunk_id: ChunkId) -> None:

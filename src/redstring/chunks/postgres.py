@@ -2,45 +2,30 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
 from typing import Any
 from uuid import UUID
 
-import numpy as np
-
+from redstring.chunks.postgres_rows import insert_rows, place_rows, remove_rows, rows_of
 from redstring.chunks.postgres_schema import schema_for
 from redstring.domain.bm25 import CorpusStats, LexicalCandidates
-from redstring.domain.chunk import ChunkId, ChunkManifest, StoredChunk, require_chunks_of_source
+from redstring.domain.chunk import (
+    ChunkId,
+    ChunkManifest,
+    StoredChunk,
+    kept_embeddings,
+    require_chunks_of_source,
+)
 from redstring.domain.chunk_retrieval import ChunkMatch
-from redstring.domain.exact_search import stored_vector, unit_vector, validate_search_args
+from redstring.domain.exact_search import unit_vector, validate_search_args
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
-from redstring.domain.tokenize import tokenize
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 from redstring.domain.vector import cosine_to_score
 from redstring.storage.describe import DescribedStore
 from redstring.storage.postgres import Connection, PostgresDatabase
-from redstring.storage.postgres_json import jsonb_text
 
 _TENANT_TABLES = ("chunk_rows", "chunk_entities", "chunk_postings", "chunk_terms", "chunk_corpus")
-
-
-@dataclass(frozen=True)
-class _Row:
-    tenant: UUID
-    chunk_id: str
-    source_id: str
-    index: int
-    body: str
-    embedding: np.ndarray[Any, np.dtype[np.float32]] | None
-    counts: Counter[str]
-    entity_ids: list[UUID]
-
-    @property
-    def length(self) -> int:
-        return self.counts.total()
 
 
 class PostgresChunkStore(DescribedStore):
@@ -78,32 +63,40 @@ class PostgresChunkStore(DescribedStore):
 
     async def upsert_chunks(self, chunks: Sequence[StoredChunk]) -> None:
         require_writable_chunks(chunks)
-        rows = self._rows(chunks)
+        rows = rows_of(chunks, self._dimension)
 
         async def work(connection: Connection) -> None:
             by_tenant: dict[UUID, list[str]] = {}
             for row in rows:
                 by_tenant.setdefault(row.tenant, []).append(row.chunk_id)
             for tenant, ids in sorted(by_tenant.items()):
-                await self._remove(connection, tenant, ids)
-            await self._insert(connection, rows)
+                await remove_rows(self._db, connection, tenant, ids)
+            await insert_rows(self._db, connection, rows)
 
         await self._db.write(work, store=self._name)
 
     async def replace_source(
-        self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
+        self,
+        source_id: str,
+        tenant_id: TenantId,
+        chunks: Sequence[StoredChunk],
+        *,
+        keep_embeddings: Collection[ChunkId] = (),
     ) -> None:
+        """By difference (ADR 0255): a chunk stored already keeps its row and postings."""
         require_tenant_id(tenant_id)
         require_str("source_id", source_id)
-        require_tenant_id(tenant_id)
         require_writable_chunks(chunks)
         require_chunks_of_source(chunks, source_id, tenant_id)
-        rows = self._rows(chunks)
+        kept = kept_embeddings(chunks, keep_embeddings)
+        rows = rows_of(chunks, self._dimension)
 
         async def work(connection: Connection) -> None:
+            given = {row.chunk_id for row in rows}
             old = await self._ids_of_source(connection, tenant_id, source_id)
-            await self._remove(connection, tenant_id, [*old, *(row.chunk_id for row in rows)])
-            await self._insert(connection, rows)
+            await remove_rows(self._db, connection, tenant_id, [i for i in old if i not in given])
+            absent = await place_rows(self._db, connection, tenant_id, rows, kept)
+            await insert_rows(self._db, connection, absent)
 
         await self._db.write(work, store=self._name)
 
@@ -112,7 +105,7 @@ class PostgresChunkStore(DescribedStore):
 
         async def work(connection: Connection) -> None:
             old = await self._ids_of_source(connection, tenant_id, source_id)
-            await self._remove(connection, tenant_id, old)
+            await remove_rows(self._db, connection, tenant_id, old)
 
         await self._db.write(work, store=self._name)
 
@@ -305,31 +298,6 @@ class PostgresChunkStore(DescribedStore):
 
     # -- helpers -----------------------------------------------------------
 
-    def _rows(self, chunks: Sequence[StoredChunk]) -> list[_Row]:
-        """Validated rows, the last of each (tenant, id) winning; touches no state."""
-        rows: dict[tuple[UUID, str], _Row] = {}
-        for chunk in chunks:
-            embedding = None
-            if chunk.embedding is not None:
-                embedding = stored_vector(
-                    chunk.embedding,
-                    dimension=self._dimension,
-                    context=f"embedding of chunk {chunk.id}",
-                )
-            row = _Row(
-                tenant=chunk.tenant_id,
-                chunk_id=str(chunk.id),
-                source_id=chunk.source_id,
-                index=chunk.index,
-                body=jsonb_text(chunk.model_dump_json(exclude={"embedding"})),
-                embedding=embedding,
-                counts=Counter(tokenize(chunk.text)),
-                entity_ids=sorted(set(chunk.entity_ids)),
-            )
-            rows.pop((row.tenant, row.chunk_id), None)
-            rows[(row.tenant, row.chunk_id)] = row
-        return list(rows.values())
-
     async def _select(self, template: str, parameters: tuple[object, ...]) -> list[StoredChunk]:
         statement = self._db.sql(template)
 
@@ -349,121 +317,6 @@ class PostgresChunkStore(DescribedStore):
             (tenant, source_id),
         )
         return [str(row[0]) for row in await cursor.fetchall()]
-
-    async def _remove(self, connection: Connection, tenant: UUID, ids: Sequence[str]) -> None:
-        """Delete these chunks of `tenant` (missing ones ignored) and take them out of the stats."""
-        if not ids:
-            return
-        q = self._db.sql
-        distinct = sorted(set(ids))
-        cursor = await connection.execute(
-            q(
-                "DELETE FROM {schema}.chunk_rows WHERE tenant_id = %s AND chunk_id = ANY(%s)"
-                " RETURNING length"
-            ),
-            (tenant, distinct),
-        )
-        lengths = [int(row[0]) for row in await cursor.fetchall()]
-        if not lengths:
-            return
-        cursor = await connection.execute(
-            q(
-                "DELETE FROM {schema}.chunk_postings WHERE tenant_id = %s AND chunk_id = ANY(%s)"
-                " RETURNING term"
-            ),
-            (tenant, distinct),
-        )
-        terms = Counter(str(row[0]) for row in await cursor.fetchall())
-        await connection.execute(
-            q("DELETE FROM {schema}.chunk_entities WHERE tenant_id = %s AND chunk_id = ANY(%s)"),
-            (tenant, distinct),
-        )
-        names, counts = sorted(terms), [terms[t] for t in sorted(terms)]
-        await connection.execute(
-            q(
-                "UPDATE {schema}.chunk_terms t SET document_frequency = t.document_frequency - d.n"
-                " FROM unnest(%s::text[], %s::int[]) AS d(term, n)"
-                " WHERE t.tenant_id = %s AND t.term = d.term"
-            ),
-            (names, counts, tenant),
-        )
-        await connection.execute(
-            q(
-                "DELETE FROM {schema}.chunk_terms WHERE tenant_id = %s AND term = ANY(%s)"
-                " AND document_frequency <= 0"
-            ),
-            (tenant, names),
-        )
-        await connection.execute(
-            q(
-                "UPDATE {schema}.chunk_corpus SET document_count = document_count - %s,"
-                " total_length = total_length - %s WHERE tenant_id = %s"
-            ),
-            (len(lengths), sum(lengths), tenant),
-        )
-
-    async def _insert(self, connection: Connection, rows: Sequence[_Row]) -> None:
-        """Insert rows known to be absent, with their postings, and add them to the stats."""
-        if not rows:
-            return
-        q = self._db.sql
-        async with connection.cursor() as cursor:
-            await cursor.executemany(
-                q(
-                    "INSERT INTO {schema}.chunk_rows"
-                    " (tenant_id, chunk_id, source_id, idx, length, body, embedding)"
-                    " VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s)"
-                ),
-                [
-                    (r.tenant, r.chunk_id, r.source_id, r.index, r.length, r.body, r.embedding)
-                    for r in rows
-                ],
-            )
-            entities = [(r.tenant, e, r.chunk_id) for r in rows for e in r.entity_ids]
-            if entities:
-                await cursor.executemany(
-                    q(
-                        "INSERT INTO {schema}.chunk_entities (tenant_id, entity_id, chunk_id)"
-                        " VALUES (%s, %s, %s)"
-                    ),
-                    entities,
-                )
-            postings = [
-                (r.tenant, t, r.chunk_id, tf, r.length) for r in rows for t, tf in r.counts.items()
-            ]
-            if postings:
-                await cursor.executemany(
-                    q(
-                        "INSERT INTO {schema}.chunk_postings"
-                        " (tenant_id, term, chunk_id, tf, length) VALUES (%s, %s, %s, %s, %s)"
-                    ),
-                    postings,
-                )
-            frequencies = Counter((r.tenant, t) for r in rows for t in r.counts)
-            if frequencies:
-                await cursor.executemany(
-                    q(
-                        "INSERT INTO {schema}.chunk_terms (tenant_id, term, document_frequency)"
-                        " VALUES (%s, %s, %s) ON CONFLICT (tenant_id, term) DO UPDATE SET"
-                        " document_frequency = {schema}.chunk_terms.document_frequency"
-                        " + excluded.document_frequency"
-                    ),
-                    [(t, term, n) for (t, term), n in sorted(frequencies.items())],
-                )
-            totals: dict[UUID, tuple[int, int]] = {}
-            for r in rows:
-                count, total = totals.get(r.tenant, (0, 0))
-                totals[r.tenant] = (count + 1, total + r.length)
-            await cursor.executemany(
-                q(
-                    "INSERT INTO {schema}.chunk_corpus (tenant_id, document_count, total_length)"
-                    " VALUES (%s, %s, %s) ON CONFLICT (tenant_id) DO UPDATE SET"
-                    " document_count = {schema}.chunk_corpus.document_count"
-                    " + excluded.document_count,"
-                    " total_length = {schema}.chunk_corpus.total_length + excluded.total_length"
-                ),
-                [(t, count, total) for t, (count, total) in sorted(totals.items())],
-            )
 
 
 def _chunk(body: Any, embedding: Any) -> StoredChunk:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from uuid import UUID
 
@@ -28,6 +27,7 @@ from redstring.domain.chunk import (
     ChunkManifest,
     StoredChunk,
     chunk_id_for,
+    kept_embeddings,
     require_chunks_of_source,
 )
 from redstring.domain.chunk_retrieval import ChunkMatch
@@ -41,7 +41,6 @@ from redstring.domain.exact_search import (
 )
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
-from redstring.domain.tokenize import tokenize
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 from redstring.storage.describe import DescribedStore
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
@@ -139,13 +138,18 @@ class SqliteChunkStore(DescribedStore):
         await self._db.write(work, store=self._name)
 
     async def replace_source(
-        self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
+        self,
+        source_id: str,
+        tenant_id: TenantId,
+        chunks: Sequence[StoredChunk],
+        *,
+        keep_embeddings: Collection[ChunkId] = (),
     ) -> None:
         require_tenant_id(tenant_id)
         require_str("source_id", source_id)
         require_writable_chunks(chunks)
         require_chunks_of_source(chunks, source_id, tenant_id)
-        rows = self._rows(chunks)
+        rows = self._rows(chunks, kept_embeddings(chunks, keep_embeddings))
         tenant = str(tenant_id)
 
         def work(connection: sqlite3.Connection) -> None:
@@ -321,26 +325,31 @@ class SqliteChunkStore(DescribedStore):
 
     # -- helpers -----------------------------------------------------------
 
-    def _rows(self, chunks: Sequence[StoredChunk]) -> list[Row]:
-        """Validated rows, the last of each (tenant, id) winning; touches no state."""
+    def _rows(self, chunks: Sequence[StoredChunk], kept: frozenset[str] = frozenset()) -> list[Row]:
+        """Validated rows, the last of each (tenant, id) winning; touches no state.
+
+        A row whose id is in `kept` keeps the stored vector (ADR 0255).
+        """
         rows: dict[tuple[str, str], Row] = {}
         for chunk in chunks:
+            chunk_id = str(chunk.id)
             blob = None
             if chunk.embedding is not None:
                 blob = stored_vector(
                     chunk.embedding,
                     dimension=self._dimension,
-                    context=f"embedding of chunk {chunk.id}",
+                    context=f"embedding of chunk {chunk_id}",
                 ).tobytes()
             row = Row(
                 tenant=str(chunk.tenant_id),
-                chunk_id=str(chunk.id),
+                chunk_id=chunk_id,
                 source_id=chunk.source_id,
                 index=chunk.index,
                 body=chunk.model_dump_json(exclude={"embedding"}),
                 embedding=blob,
-                counts=Counter(tokenize(chunk.text)),
+                text=chunk.text,
                 entity_ids=sorted({str(e) for e in chunk.entity_ids}),
+                keep=chunk_id in kept,
             )
             rows.pop((row.tenant, row.chunk_id), None)
             rows[(row.tenant, row.chunk_id)] = row

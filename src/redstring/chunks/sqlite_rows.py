@@ -7,10 +7,11 @@ caller's transaction. Layout and encodings: ADR 0220, `sqlite_codec`.
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -23,6 +24,8 @@ from redstring.chunks.sqlite_codec import (
     encode_body,
     encode_terms,
 )
+from redstring.chunks.term_counts import TermCounts
+from redstring.domain.chunk import naming_model
 from redstring.storage.sqlite import chunked, placeholders
 
 #: A chunk's key in `chunk_vectors`: the tenant's number above these bits, the chunk's below.
@@ -30,7 +33,7 @@ CHUNK_BITS = 40
 
 
 @dataclass(frozen=True)
-class Row:
+class Row(TermCounts):
     """One chunk as its `chunk_texts` row, with the term counts it is posted under."""
 
     tenant: str
@@ -39,12 +42,10 @@ class Row:
     index: int
     body: str
     embedding: bytes | None
-    counts: Counter[str]
+    text: str
     entity_ids: list[str]
-
-    @property
-    def length(self) -> int:
-        return self.counts.total()
+    #: Keep the stored vector and its model (`embedding` is then `None`), ADR 0255.
+    keep: bool = False
 
 
 def vector_key(tenant_number: int, chunk_number: int) -> int:
@@ -163,26 +164,31 @@ def place_rows(connection: sqlite3.Connection, tenant: str, rows: Sequence[Row])
 
     A stored chunk has the same text (the id is derived from it), so it keeps
     its number, term list and postings: only its index and body, entity rows
-    and vector are rewritten, each only if it differs. Returns the rows not
-    stored.
+    and vector are rewritten, each only if it differs. A row marked `keep`
+    keeps the stored vector, never read, and the model the stored body names
+    (ADR 0255). Returns the rows not stored (a `keep` one without a vector or model).
     """
-    stored: dict[str, tuple[int, bytes, bytes | None]] = {}
+    stored: dict[str, tuple[int, bytes]] = {}
     for part in chunked([row.chunk_id for row in rows]):
-        for chunk_id, key, body, embedding in connection.execute(
-            f"SELECT r.chunk_id, (t.number << {CHUNK_BITS}) + r.number, r.body, v.embedding"
+        for chunk_id, key, body in connection.execute(
+            f"SELECT r.chunk_id, (t.number << {CHUNK_BITS}) + r.number, r.body"
             " FROM chunk_texts r JOIN chunk_tenants t ON t.tenant_id = r.tenant_id"
-            f" LEFT JOIN chunk_vectors v ON v.key = (t.number << {CHUNK_BITS}) + r.number"
             f" WHERE r.tenant_id = ? AND r.chunk_id IN ({placeholders(len(part))})",
             (tenant, *part),
         ):
-            stored[chunk_id] = (int(key), body, embedding)
+            stored[chunk_id] = (int(key), body)
+    vectors = _vectors(connection, [stored[r.chunk_id][0] for r in rows if _rewrites(r, stored)])
     absent: list[Row] = []
-    for row in rows:
-        if row.chunk_id not in stored:
-            absent.append(row)
+    for given in rows:
+        if given.chunk_id not in stored:
+            absent.append(_with_model(given, None) if given.keep else given)
             continue
-        key, body, embedding = stored[row.chunk_id]
-        if decode_body(body) != row.body.encode("utf-8"):  # entity ids are in the body
+        key, body = stored[given.chunk_id]
+        old = decode_body(body)
+        row = given
+        if old != given.body.encode("utf-8") and given.keep:
+            row = _with_model(given, json.loads(old).get("embedding_model"))
+        if old != row.body.encode("utf-8"):  # entity ids are in the body
             connection.execute(
                 "UPDATE chunk_texts SET idx = ?, body = ? WHERE tenant_id = ? AND chunk_id = ?",
                 (row.index, encode_body(row.body), tenant, row.chunk_id),
@@ -195,13 +201,37 @@ def place_rows(connection: sqlite3.Connection, tenant: str, rows: Sequence[Row])
                 "INSERT INTO chunk_entities (tenant_id, entity_id, chunk_id) VALUES (?, ?, ?)",
                 [(tenant, e, row.chunk_id) for e in row.entity_ids],
             )
-        if embedding != row.embedding:
+        if not row.keep and vectors.get(key) != row.embedding:
             connection.execute("DELETE FROM chunk_vectors WHERE key = ?", (key,))
             if row.embedding is not None:
                 connection.execute(
                     "INSERT INTO chunk_vectors (key, embedding) VALUES (?, ?)", (key, row.embedding)
                 )
     return absent
+
+
+def _rewrites(row: Row, stored: dict[str, tuple[int, bytes]]) -> bool:
+    """Whether `row` is stored and brings its own vector (so the stored one is compared)."""
+    return row.chunk_id in stored and not row.keep
+
+
+def _vectors(connection: sqlite3.Connection, keys: Sequence[int]) -> dict[int, bytes]:
+    """The stored embeddings of these `chunk_vectors` keys (those without one omitted)."""
+    found: dict[int, bytes] = {}
+    for part in chunked(keys):
+        found.update(
+            connection.execute(
+                "SELECT key, embedding FROM chunk_vectors"
+                f" WHERE key IN ({placeholders(len(part))})",
+                part,
+            )
+        )
+    return found
+
+
+def _with_model(row: Row, model: str | None) -> Row:
+    """`row` with its body naming `model` as the embedding's model."""
+    return replace(row, body=naming_model(row.body, model))
 
 
 def insert_rows(connection: sqlite3.Connection, rows: Sequence[Row]) -> None:

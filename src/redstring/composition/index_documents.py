@@ -65,6 +65,9 @@ class _Plan:
     source_id: str
     chunks: list[StoredChunk]
     write: bool
+    #: The ids of the chunks that keep their stored vector, and the positions of the others.
+    keep: frozenset[ChunkId] = frozenset()
+    fresh: list[int] = field(default_factory=list)
     waiting: int = 0
 
 
@@ -123,16 +126,15 @@ async def index_documents(
             context="index_documents: the chunk store's dimension against the embedding provider's",
         )
     model = None if embeddings is None else embedding_model(embeddings)
-    total = sum(len(_wanted(document, chunker, tenant_id)) for document in documents)
-    run = _Run(documents=len(documents), chunks=total, progress=progress)
-    for document in documents:
-        plan = await _plan(document, chunker, chunks, tenant_id, model=model)
+    wanted = [_wanted(document, chunker, tenant_id) for document in documents]  # split once
+    run = _Run(documents=len(documents), chunks=sum(map(len, wanted)), progress=progress)
+    for document, passages in zip(documents, wanted, strict=True):
+        plan = await _plan(document.id, passages, chunks, tenant_id, model=model)
         run.queue.append(plan)
         if plan.write:
-            for position, chunk in enumerate(plan.chunks):
-                if embeddings is not None and chunk.embedding is None:
-                    run.pending.append((plan, position))
-                    plan.waiting += 1
+            for position in plan.fresh if embeddings is not None else ():
+                run.pending.append((plan, position))
+                plan.waiting += 1
         run.chunks_done += len(plan.chunks) - plan.waiting
         while embeddings is not None and len(run.pending) >= batch_size:
             await _embed_batch(run, embeddings, batch_size, model)
@@ -159,45 +161,58 @@ def _require_distinct_ids(documents: Sequence[SourceDocument]) -> None:
 
 
 async def _plan(
-    document: SourceDocument,
-    chunker: SlidingWindowChunker,
+    source_id: str,
+    wanted: dict[ChunkId, StoredChunk],
     store: ChunkStore,
     tenant_id: TenantId,
     *,
     model: str | None,
 ) -> _Plan:
-    """The chunks `document` should have, and whether the stored ones differ.
+    """The chunks `wanted` of source `source_id` (`_wanted`; changed here), and whether the
+    stored ones differ.
 
     `model` is the embedding model of this run (`None`: nothing is embedded).
     A stored vector is kept unless this run embeds with another model (B20).
-    Planned from the source's manifest; only a source that must be written
-    reads its kept chunks in full, for their embeddings and entity ids (B100).
+    Planned from the source's manifest alone (B100): a kept chunk takes its
+    entity ids from it, and its vector is kept in the store, never read
+    (`keep_embeddings`, ADR 0255).
     """
-    stored = {m.id: m for m in await store.source_manifest(document.id, tenant_id)}
-    wanted = _wanted(document, chunker, tenant_id)
+    stored = {m.id: m for m in await store.source_manifest(source_id, tenant_id)}
     same = stored.keys() == wanted.keys() and all(
-        _same_place(stored[chunk_id], chunk)
-        and (model is None or (stored[chunk_id].embedded and _keeps(stored[chunk_id], model)))
+        _same_place(stored[chunk_id], chunk) and _keeps(stored[chunk_id], model)
         for chunk_id, chunk in wanted.items()
     )
     if same:
-        return _Plan(source_id=document.id, chunks=list(wanted.values()), write=False)
-    kept = [chunk_id for chunk_id in wanted if chunk_id in stored]
-    for previous in await store.get_chunks(kept, tenant_id) if kept else []:
-        keep = _keeps(stored[previous.id], model)
-        wanted[previous.id] = wanted[previous.id].model_copy(
-            update={
-                "entity_ids": previous.entity_ids,
-                "embedding": previous.embedding if keep else None,
-                "embedding_model": previous.embedding_model if keep else None,
-            }
-        )
-    return _Plan(source_id=document.id, chunks=list(wanted.values()), write=True)
+        return _Plan(source_id=source_id, chunks=list(wanted.values()), write=False)
+    keep: set[ChunkId] = set()
+    fresh: list[int] = []
+    for position, (chunk_id, chunk) in enumerate(wanted.items()):
+        previous = stored.get(chunk_id)
+        if previous is not None and _keeps(previous, model):
+            keep.add(chunk_id)
+            wanted[chunk_id] = chunk.model_copy(
+                update={
+                    "entity_ids": previous.entity_ids,
+                    "embedding_model": previous.embedding_model,
+                }
+            )
+            continue
+        if previous is not None:
+            wanted[chunk_id] = chunk.model_copy(update={"entity_ids": previous.entity_ids})
+        fresh.append(position)
+    return _Plan(
+        source_id=source_id,
+        chunks=list(wanted.values()),
+        write=True,
+        keep=frozenset(keep),
+        fresh=fresh,
+    )
 
 
 def _keeps(stored: ChunkManifest, model: str | None) -> bool:
-    """Whether a stored chunk's vector stays for a run embedding with `model`."""
-    return model is None or stored.embedding_model == model
+    """Whether a stored chunk's vector (or its lack of one) stays for a run embedding with
+    `model`: always when nothing is embedded, else when it holds one of `model`."""
+    return model is None or (stored.embedded and stored.embedding_model == model)
 
 
 def _wanted(
@@ -254,7 +269,9 @@ async def _settle_ready(run: _Run, store: ChunkStore, tenant_id: TenantId) -> No
     while run.queue and run.queue[0].waiting == 0:
         plan = run.queue.popleft()
         if plan.write:
-            await store.replace_source(plan.source_id, tenant_id, plan.chunks)
+            await store.replace_source(
+                plan.source_id, tenant_id, plan.chunks, keep_embeddings=plan.keep
+            )
             run.written += len(plan.chunks)
         else:
             run.unchanged += 1

@@ -8,12 +8,12 @@ chunks. Whether a chunk carries an embedding is a per-row fact.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import NewType
 
 from pydantic import BaseModel, Field, JsonValue, model_validator
 
-from redstring.domain.errors import ChunkSourceMismatchError
+from redstring.domain.errors import ChunkSourceMismatchError, InvalidArgumentError
 from redstring.domain.ids import EntityId, TenantId, length_prefixed
 from redstring.domain.validation import require_str
 
@@ -106,11 +106,45 @@ def require_chunks_of_source(
             )
 
 
+def kept_embeddings(
+    chunks: Sequence[StoredChunk], keep_embeddings: Collection[ChunkId]
+) -> frozenset[str]:
+    """The id strings of `keep_embeddings`; `InvalidArgumentError` if one of `chunks` so
+    named carries an embedding (a kept row's vector is the stored one, ADR 0255).
+
+    Checked before anything is written, beside `require_chunks_of_source`.
+    """
+    kept = frozenset(str(chunk_id) for chunk_id in keep_embeddings)
+    if not kept:
+        return kept
+    for position, chunk in enumerate(chunks):
+        if chunk.embedding is not None and str(chunk.id) in kept:
+            raise InvalidArgumentError(
+                name=f"chunks[{position}].embedding",
+                value="<a vector>",
+                requirement="None for a chunk named in keep_embeddings (it keeps the stored "
+                "vector); drop the id from keep_embeddings to write this vector instead",
+            )
+    return kept
+
+
+def naming_model(body: str, model: str | None) -> str:
+    """A chunk's JSON `body` (as `model_dump_json(exclude={"embedding"})` gives it) naming
+    `model` as its embedding's model: unchanged if it names it already."""
+    chunk = StoredChunk.model_validate_json(body)
+    if chunk.embedding_model == model:
+        return body
+    return chunk.model_copy(update={"embedding_model": model}).model_dump_json(
+        exclude={"embedding"}
+    )
+
+
 class ChunkManifest(BaseModel, frozen=True):
     """What re-indexing needs to know of a stored chunk, without its text or embedding.
 
-    `id`, place (`index`, `start`, `end`) and `metadata` as stored; `embedded`
-    is whether the row holds an embedding, `embedding_model` the model it names.
+    `id`, place (`index`, `start`, `end`), `metadata` and `entity_ids` as
+    stored; `embedded` is whether the row holds an embedding,
+    `embedding_model` the model it names.
     """
 
     id: ChunkId
@@ -118,6 +152,7 @@ class ChunkManifest(BaseModel, frozen=True):
     start: int = Field(ge=0)
     end: int = Field(ge=0)
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    entity_ids: list[EntityId] = Field(default_factory=list)
     embedded: bool
     embedding_model: str | None = None
 
@@ -130,6 +165,7 @@ class ChunkManifest(BaseModel, frozen=True):
             start=chunk.start,
             end=chunk.end,
             metadata=chunk.metadata,
+            entity_ids=chunk.entity_ids,
             embedded=embedded,
             embedding_model=chunk.embedding_model,
         )

@@ -9,7 +9,7 @@ means no filter and `[]` matches nothing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Protocol, runtime_checkable
 
 from redstring.domain.bm25 import LexicalCandidates
@@ -32,13 +32,23 @@ class ChunkWriter(Protocol):
         ...
 
     async def replace_source(
-        self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
+        self,
+        source_id: str,
+        tenant_id: TenantId,
+        chunks: Sequence[StoredChunk],
+        *,
+        keep_embeddings: Collection[ChunkId] = (),
     ) -> None:
         """Make `chunks` the whole of `source_id` in `tenant_id`, atomically.
 
         Chunks of that source not in `chunks` are removed; every chunk given
         must belong to `source_id` and `tenant_id`, or `ValueError`
-        (`ChunkSourceMismatchError`) is raised and nothing changes.
+        (`ChunkSourceMismatchError`) is raised and nothing changes. A chunk
+        whose id is in `keep_embeddings` keeps the embedding its stored row
+        holds and the `embedding_model` that row names (none if the row holds
+        none or is not stored): it must carry no embedding itself
+        (`InvalidArgumentError`), and the store never reads that vector out
+        (ADR 0255). Ids in `keep_embeddings` that no given chunk has are ignored.
         """
         ...
 

@@ -11,75 +11,26 @@ The suite is written against the port and the domain only.
 
 from __future__ import annotations
 
-import math
 from abc import abstractmethod
 from collections import Counter
-from collections.abc import Sequence
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from redstring.domain.bm25 import LexicalCandidates
-from redstring.domain.chunk import ChunkId, StoredChunk
 from redstring.domain.errors import DimensionMismatchError, InvalidVectorError
-from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.tokenize import tokenize
 from redstring.ports.chunk_store import ChunkStore
+from redstring.testing._chunks import DIMENSION, axis, frequencies, passage
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
 from redstring.testing.chunk_ids import ChunkIdCompliance
 from redstring.testing.chunk_manifest import ChunkManifestCompliance
+from redstring.testing.chunk_replace import ChunkReplaceCompliance
+from redstring.testing.chunk_search import ChunkSearchCompliance
 from redstring.testing.concurrency import ChunkStoreConcurrency
 from redstring.testing.json_numbers import ChunkJsonNumberCompliance
 from redstring.testing.tenant_keys import ChunkTenantKeyCompliance
 from redstring.testing.tenant_summary import ChunkSummaryCompliance
-
-DIMENSION = 8
-
-
-def axis(index: int, sign: float = 1.0, dimension: int = DIMENSION) -> list[float]:
-    """A unit vector along one axis."""
-    vector = [0.0] * dimension
-    vector[index] = sign
-    return vector
-
-
-def blend(a: int, b: int, weight: float, dimension: int = DIMENSION) -> list[float]:
-    """`weight` of axis `a` plus `1 - weight` of axis `b` (not normalised)."""
-    vector = [0.0] * dimension
-    vector[a] += weight
-    vector[b] += 1.0 - weight
-    return vector
-
-
-def passage(
-    tenant: TenantId,
-    source_id: str,
-    text: str,
-    *,
-    index: int = 0,
-    embedding: list[float] | None = None,
-    entity_ids: Sequence[EntityId] = (),
-) -> StoredChunk:
-    """A chunk whose offsets pretend it sits at `index * 1000` in its source."""
-    start = index * 1000
-    return StoredChunk(
-        tenant_id=tenant,
-        source_id=source_id,
-        text=text,
-        index=index,
-        start=start,
-        end=start + len(text),
-        entity_ids=list(entity_ids),
-        embedding=embedding,
-    )
-
-
-def frequencies(found: LexicalCandidates) -> dict[ChunkId, dict[str, int]]:
-    """Candidates as `{chunk id: {term: count}}`, zero counts dropped."""
-    return {
-        c.chunk_id: {t: n for t, n in c.term_frequencies.items() if n > 0} for c in found.candidates
-    }
 
 
 class ChunkStoreCompliance(
@@ -88,6 +39,8 @@ class ChunkStoreCompliance(
     ChunkSummaryCompliance,
     ChunkIdCompliance,
     ChunkManifestCompliance,
+    ChunkReplaceCompliance,
+    ChunkSearchCompliance,
     ChunkStoreConcurrency,
 ):
     """Behaviour any `ChunkStore` must show; see the module docstring."""
@@ -416,85 +369,3 @@ class ChunkStoreCompliance(
         assert actual == expected
         for candidate in found.candidates:
             assert candidate.length == sum(counted[candidate.chunk_id].values())
-
-    # -- semantic -----------------------------------------------------------
-
-    @pytest.mark.asyncio
-    async def test_unembedded_rows_are_never_semantic_matches_but_stay_lexical(self) -> None:
-        store = await self.make_store(DIMENSION)
-        tenant = fresh_tenant()
-        embedded = passage(tenant, "doc", "engine embedded", embedding=axis(1))
-        bare = passage(tenant, "doc", "engine bare", index=1)
-        await store.upsert_chunks([embedded, bare])
-        matches = await store.search_chunks(axis(0), tenant, k=10)
-        assert [m.chunk.id for m in matches] == [embedded.id]
-        found = await store.lexical_candidates(["engine"], tenant)
-        assert {c.chunk_id for c in found.candidates} == {bare.id, embedded.id}
-
-    @pytest.mark.asyncio
-    async def test_scores_are_on_the_match_scale_best_first(self) -> None:
-        store = await self.make_store(DIMENSION)
-        tenant = fresh_tenant()
-        same = passage(tenant, "doc", "same", embedding=[3.0 * x for x in axis(0)])
-        near = passage(tenant, "doc", "near", index=1, embedding=blend(0, 1, 0.8))
-        opposite = passage(tenant, "doc", "opposite", index=2, embedding=axis(0, sign=-1.0))
-        await store.upsert_chunks([opposite, near, same])
-        matches = await store.search_chunks(axis(0), tenant, k=3)
-        assert [m.chunk.id for m in matches] == [same.id, near.id, opposite.id]
-        cosine = 0.8 / math.sqrt(0.8**2 + 0.2**2)
-        assert [m.score for m in matches] == pytest.approx([1.0, (1 + cosine) / 2, 0.0], abs=1e-6)
-
-    @pytest.mark.asyncio
-    async def test_the_source_filter_applies_before_k(self) -> None:
-        store = await self.make_store(DIMENSION)
-        tenant = fresh_tenant()
-        best = passage(tenant, "a", "best", embedding=axis(0))
-        wanted = passage(tenant, "b", "wanted", embedding=blend(0, 1, 0.6))
-        await store.upsert_chunks([best, wanted])
-        [match] = await store.search_chunks(axis(0), tenant, k=1, source_ids=["b"])
-        assert match.chunk.id == wanted.id
-        assert await store.search_chunks(axis(0), tenant, k=1, source_ids=[]) == []
-
-    @pytest.mark.asyncio
-    async def test_ties_break_by_ascending_chunk_id_string(self) -> None:
-        store = await self.make_store(DIMENSION)
-        tenant = fresh_tenant()
-        chunks = [passage(tenant, "doc", f"tied {n}", index=n, embedding=axis(0)) for n in range(6)]
-        in_order = sorted(chunks, key=lambda c: str(c.id))
-        await store.upsert_chunks(list(reversed(in_order)))
-        matches = await store.search_chunks(axis(0), tenant, k=4)
-        assert [m.chunk.id for m in matches] == [c.id for c in in_order[:4]]
-
-    @pytest.mark.asyncio
-    async def test_k_zero_one_beyond_the_corpus_and_negative(self) -> None:
-        store = await self.make_store(DIMENSION)
-        tenant = fresh_tenant()
-        await store.upsert_chunks(
-            [
-                passage(tenant, "doc", f"row {n}", index=n, embedding=blend(0, n, 0.5))
-                for n in range(1, 4)
-            ]
-        )
-        assert await store.search_chunks(axis(0), tenant, k=0) == []
-        assert len(await store.search_chunks(axis(0), tenant, k=1)) == 1
-        assert len(await store.search_chunks(axis(0), tenant, k=50)) == 3
-        with pytest.raises(ValueError, match="k"):
-            await store.search_chunks(axis(0), tenant, k=-1)
-
-    @pytest.mark.asyncio
-    async def test_a_wrong_length_query_is_refused_even_for_an_empty_tenant(self) -> None:
-        store = await self.make_store(DIMENSION)
-        with pytest.raises(DimensionMismatchError):
-            await store.search_chunks([1.0] * (DIMENSION + 1), fresh_tenant())
-
-    @pytest.mark.asyncio
-    async def test_a_replaced_embedding_is_the_one_searched(self) -> None:
-        store = await self.make_store(DIMENSION)
-        tenant = fresh_tenant()
-        chunk = passage(tenant, "doc", "moving", embedding=axis(0))
-        await store.upsert_chunks([chunk])
-        await store.upsert_chunks([chunk.model_copy(update={"embedding": axis(1)})])
-        [match] = await store.search_chunks(axis(1), tenant, k=5)
-        assert match.score == pytest.approx(1.0, abs=1e-6)
-        await store.upsert_chunks([chunk.model_copy(update={"embedding": None})])
-        assert await store.search_chunks(axis(1), tenant, k=5) == []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from redstring import ChunkId, ChunkMatch, StoredChunk, TenantId
 from redstring.ports import LexicalCandidates
@@ -35,6 +35,8 @@ class RecordingChunkStore(InMemoryChunkStore):
         super().__init__(dimension=dimension)
         self.replaced: list[str] = []
         self.read_in_full: list[ChunkId] = []  # by get_chunks and chunks_of_source
+        self.vectors_sent: list[ChunkId] = []  # chunks given to replace_source with a vector
+        self.vectors_kept: list[ChunkId] = []  # ids given to it in keep_embeddings
 
     async def get_chunks(
         self, chunk_ids: Sequence[ChunkId], tenant_id: TenantId
@@ -49,10 +51,17 @@ class RecordingChunkStore(InMemoryChunkStore):
         return found
 
     async def replace_source(
-        self, source_id: str, tenant_id: TenantId, chunks: Sequence[StoredChunk]
+        self,
+        source_id: str,
+        tenant_id: TenantId,
+        chunks: Sequence[StoredChunk],
+        *,
+        keep_embeddings: Collection[ChunkId] = (),
     ) -> None:
-        await super().replace_source(source_id, tenant_id, chunks)
+        await super().replace_source(source_id, tenant_id, chunks, keep_embeddings=keep_embeddings)
         self.replaced.append(source_id)
+        self.vectors_sent.extend(c.id for c in chunks if c.embedding is not None)
+        self.vectors_kept.extend(keep_embeddings)
 
 
 class RendezvousChunkStore(InMemoryChunkStore):

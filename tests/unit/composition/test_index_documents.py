@@ -93,7 +93,7 @@ async def test_a_changed_document_replaces_its_source_and_re_embeds_only_new_tex
 
 
 @pytest.mark.asyncio
-async def test_planning_reads_the_manifest_and_in_full_only_the_kept_chunks_of_a_change() -> None:
+async def test_planning_reads_no_chunk_in_full_and_a_change_keeps_the_stored_vectors() -> None:
     store = RecordingChunkStore(dimension=DIMENSION)
     embeddings = RecordingEmbeddings(dimension=DIMENSION)
     tenant = new_tenant_id()
@@ -110,17 +110,21 @@ async def test_planning_reads_the_manifest_and_in_full_only_the_kept_chunks_of_a
         )
 
     await index(text)
-    [alpha, _, delta] = await store.source_manifest("doc", tenant)
+    [alpha, beta, delta] = await store.chunks_of_source("doc", tenant)
     store.read_in_full.clear()
+    store.vectors_sent.clear()
     await index(text)  # unchanged: planned from the manifest alone
     assert store.read_in_full == []
     await index(text.replace("Beta passage goes.", "Gamma passage arrives."))
-    assert sorted(store.read_in_full) == sorted([alpha.id, delta.id])
-    assert [c.embedding is not None for c in await store.chunks_of_source("doc", tenant)] == [
-        True,
-        True,
-        True,
-    ]
+    # A change reads no chunk in full and sends only the new passage's vector (ADR 0255).
+    assert store.read_in_full == []
+    assert sorted(store.vectors_kept) == sorted([alpha.id, delta.id])
+    [gamma] = store.vectors_sent
+    assert gamma not in {alpha.id, beta.id, delta.id}
+    after = await store.chunks_of_source("doc", tenant)
+    assert [c.embedding is not None for c in after] == [True, True, True]
+    assert [after[0].embedding, after[2].embedding] == [alpha.embedding, delta.embedding]
+    assert after[2].start != delta.start  # placed anew, its vector kept
 
 
 @pytest.mark.asyncio

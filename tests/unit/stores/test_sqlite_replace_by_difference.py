@@ -62,6 +62,12 @@ def snapshot(path: Path) -> Snapshot:
         )
 
 
+def places(text: str) -> dict[str, tuple[int, int, int]]:
+    """Chunk id -> (index, start, end) of each chunk of `text`."""
+    spans = SlidingWindowChunker().split(text)
+    return {str(chunk_id_for("doc", s.text)): (n, s.start, s.end) for n, s in enumerate(spans)}
+
+
 def ids_of(text: str) -> dict[str, str]:
     return {
         str(chunk_id_for("doc", span.text)): span.text
@@ -84,12 +90,15 @@ async def test_a_one_paragraph_edit_rewrites_only_the_chunks_and_postings_it_cha
             embeddings=provider,
         )
         before = snapshot(path)
+        executed: list[str] = []
+        stores.database.connection.set_trace_callback(executed.append)
         await index_documents(
             [SourceDocument(id="doc", text=document(edited=True))],
             chunks=stores.chunks,
             tenant_id=tenant,
             embeddings=provider,
         )
+        stores.database.connection.set_trace_callback(None)
         after = snapshot(path)
         live = await stores.chunks.list_chunks(tenant)
     finally:
@@ -113,6 +122,15 @@ async def test_a_one_paragraph_edit_rewrites_only_the_chunks_and_postings_it_cha
     assert changed
     assert {after.words[term] for term, _ in changed} <= touched
     assert len(changed) < len(after.blocks) / 2
+    # No stored vector is read, only the added ones are written (ADR 0255), and only
+    # the chunks the edit moved have their body rewritten.
+    assert [s for s in executed if s.startswith("SELECT") and "embedding" in s] == []
+    assert len([s for s in executed if s.startswith("INSERT INTO chunk_vectors")]) == len(added)
+    assert len([s for s in executed if s.startswith("DELETE FROM chunk_vectors")]) == len(removed)
+    moved = {i for i in kept if places(document())[i] != places(document(edited=True))[i]}
+    assert moved
+    assert len(moved) < len(kept)
+    assert len([s for s in executed if s.startswith("UPDATE chunk_texts")]) == len(moved)
     # ... and what is stored is the edited document, placed where it now is.
     assert stored_postings(path) == expected_postings(live)
     text = document(edited=True)

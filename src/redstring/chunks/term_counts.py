@@ -1,0 +1,28 @@
+"""A chunk row's term counts, as `tokenize` gives them, computed once and only when asked.
+
+Mixed into the SQLite and PostgreSQL stores' row types: a row kept in place
+by `replace_source` (ADR 0255) is never posted again, so never tokenized.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import cached_property
+
+from redstring.domain.tokenize import tokenize
+
+
+class TermCounts:
+    """`counts` and `length` of the row's `text` (the subclass's field)."""
+
+    text: str
+
+    @cached_property
+    def counts(self) -> Counter[str]:
+        """Each term of `text` and how often it occurs."""
+        return Counter(tokenize(self.text))
+
+    @property
+    def length(self) -> int:
+        """The number of terms of `text` (BM25's document length)."""
+        return self.counts.total()
