@@ -14,7 +14,8 @@ Query families (the `shape` of each query):
 - `abbreviation`: a code or symbol in place of the name ("JPY", "Fe",
   "kWh"), exact case, graded by every entity with that symbol ("Pa":
   protactinium and pascal);
-- `synonym`: another name of a unit ("metre", "pole" for "rod");
+- `synonym`: another name of a unit ("metre", "pole" for "rod"), from pint's
+  aliases and from CLDR's English display names ("km/hr", "sq feet");
 - `no_match`: real names the corpus does not hold (historic currencies,
   languages official nowhere) and invented ones.
 """
@@ -31,7 +32,7 @@ from babel import Locale
 from .common import SEED, fold, rng_for, split_of, write_lines_json
 from .element_queries import LAY_QUESTIONS
 from .invented import invented_token
-from .world_science import element_entities, unit_entities
+from .world_science import cldr_unit_names, element_entities, unit_entities
 from .world_sources import (
     AS_OF,
     EN,
@@ -205,6 +206,8 @@ def build(out_dir: Path) -> dict[str, Any]:
     pool = [(e, n) for e in units for n in e["_synonyms"]]
     for _e, n in r.sample(pool, min(len(pool), SIZES["synonym"])):
         qs.add("synonym", n, names[fold(n)], source="pint_unit_alias")
+    for e, n in cldr_unit_names(units):  # a second source, after pint's (ADR 0230)
+        qs.add("synonym", n, {e["key"], *names.get(fold(n), ())}, source="cldr_unit_name")
 
     add_no_match(qs, names, money, tongues)
     meta = {

@@ -2,7 +2,9 @@
 
 Same row format as `world_sources.py`: corpus fields plus private `_` fields
 (`_symbols`: the exact-case abbreviations the entity answers to; `_synonyms`:
-other names) that the query families read and the writer drops.
+other names) that the query families read and the writer drops;
+`cldr_unit_names` adds CLDR's English display names of the units (`babel`),
+read only as synonym queries (ADR 0230).
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ import re
 from typing import Any
 
 import pint
+from babel import Locale
+from babel.units import get_unit_name
 
+from .common import fold
 from .element_passages import clean, elements
 
 
@@ -99,3 +104,71 @@ def unit_entities() -> list[dict[str, Any]]:
             }
         )
     return ents
+
+
+#: A CLDR unit category and a pint unit of its dimension: a CLDR unit mapped
+#: onto a pint unit of another dimension (CLDR's fluid "volume-dram" onto
+#: pint's mass "dram") is dropped. Categories not listed are not checked.
+_CATEGORY_UNIT = {
+    "angle": "radian",
+    "area": "meter ** 2",
+    "duration": "second",
+    "energy": "joule",
+    "force": "newton",
+    "length": "meter",
+    "mass": "gram",
+    "power": "watt",
+    "pressure": "pascal",
+    "speed": "meter / second",
+    "temperature": "kelvin",
+    "volume": "liter",
+}
+
+
+def cldr_unit_names(units: list[dict[str, Any]]) -> list[tuple[dict[str, Any], str]]:
+    """(unit entity, English CLDR display name) for every CLDR unit that names a pint unit.
+
+    A CLDR unit id ("energy-british-thermal-unit") names the pint unit its
+    last part resolves to ("british_thermal_unit"), when pint holds it as a
+    named unit of the category's dimension. Its long, short and narrow
+    English display names ("km/hr", "wk", "qtr", "sq feet") are kept unless
+    the unit already answers to the name (its name, symbol or a pint
+    alias), the name is a plural of one of those or of a kept display
+    name ("mins", "revolutions"), or it is not word-like. Sorted by CLDR id.
+    """
+    registry = pint.UnitRegistry()
+    by_name = {e["properties"]["pint_name"]: e for e in units}
+    names = Locale.parse("en").unit_display_names
+    out = []
+    for cldr_id in sorted(names):
+        category, _, part = cldr_id.partition("-")
+        try:
+            entity = by_name.get(registry.get_name(part.replace("-", "_")))
+            if entity is None or (
+                category in _CATEGORY_UNIT
+                and _dims(registry, entity["properties"]["pint_name"])
+                != _dims(registry, _CATEGORY_UNIT[category])
+            ):
+                continue
+        except pint.errors.PintError:
+            continue
+        known = {
+            fold(n)
+            for n in (
+                entity["name"],
+                *entity["_symbols"],
+                *entity["_synonyms"],
+                entity["properties"].get("symbol") or "",
+            )
+        }
+        for length in ("long", "short", "narrow"):
+            name = get_unit_name(cldr_id, length=length, locale="en")
+            if not name or not _WORDLIKE.fullmatch(name) or _plural_or_known(fold(name), known):
+                continue
+            known.add(fold(name))
+            out.append((entity, name))
+    return out
+
+
+def _plural_or_known(name: str, known: set[str]) -> bool:
+    return name in known or any(_is_plural_of(name, k) for k in known)
