@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 
 class Batching(Protocol):
@@ -14,7 +14,11 @@ class Batching(Protocol):
         ...
 
 
-class SharedTransactions[DatabaseT: Batching]:
+#: Module-level, not PEP 695's: the public API test resolves the adapters' annotations.
+DatabaseT = TypeVar("DatabaseT", bound=Batching)
+
+
+class SharedTransactions(Generic[DatabaseT]):  # noqa: UP046 (see DatabaseT)
     """Mixed into an adapter holding `_db` and `_name`: adapters on one database share scope."""
 
     _db: DatabaseT
