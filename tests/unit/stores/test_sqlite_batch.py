@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
 
+from redstring.composition.sqlite_stores import open_sqlite
+from redstring.composition.transactions import one_transaction
 from redstring.storage.sqlite import SqliteDatabase
 
 
@@ -110,3 +113,23 @@ async def test_another_tasks_write_never_joins_a_batch_that_then_rolls_back(
         assert await _rows(database) == [2]
     finally:
         database.close()
+
+
+@pytest.mark.asyncio
+async def test_one_transaction_spans_stores_only_when_they_share_one_database(
+    tmp_path: Path,
+) -> None:
+    first, second = (
+        open_sqlite(tmp_path / "a.db", dimension=4),
+        open_sqlite(tmp_path / "b.db", dimension=4),
+    )
+    try:
+        shared = one_transaction(first.events, first.graph, None, first.chunks)
+        apart = one_transaction(first.events, second.graph)
+        assert not isinstance(shared, nullcontext)
+        assert isinstance(apart, nullcontext)
+        assert isinstance(one_transaction(), nullcontext)
+        assert isinstance(one_transaction(None), nullcontext)
+    finally:
+        await first.close()
+        await second.close()
