@@ -89,7 +89,7 @@ async def worker(kind: str, n: int, queries: int) -> dict[str, Any]:
     size = 0
     if database is not None:
         database.close()
-        size = sum(p.stat().st_size for p in folder.iterdir())
+        size = folder_bytes(folder)
     shutil.rmtree(folder, ignore_errors=True)
     cuts = statistics.quantiles(lexical, n=10)
     return {
@@ -103,6 +103,11 @@ async def worker(kind: str, n: int, queries: int) -> dict[str, Any]:
         "lexical_cpu_ms_per_query": round(lexical_cpu, 2),
         "ranked_digest": digest.hexdigest()[:16],
     }
+
+
+def folder_bytes(folder: Path) -> int:
+    """The bytes of every file in `folder`."""
+    return sum(p.stat().st_size for p in folder.iterdir())
 
 
 def run(tree: str | None, kind: str, n: int, queries: int) -> dict[str, Any]:
@@ -133,10 +138,18 @@ def main() -> None:
     for round_ in range(args.rounds):
         order = [("old", args.old), ("new", None)]
         for label, tree in order if round_ % 2 == 0 else order[::-1]:
-            print(json.dumps({"round": round_, "tree": label, **run(tree, "sqlite", args.n,
-                                                                     args.queries)}), flush=True)
-        print(json.dumps({"round": round_, "tree": "new", **run(None, "memory", args.n,
-                                                                args.queries)}), flush=True)
+            print(
+                json.dumps(
+                    {"round": round_, "tree": label, **run(tree, "sqlite", args.n, args.queries)}
+                ),
+                flush=True,
+            )
+        print(
+            json.dumps(
+                {"round": round_, "tree": "new", **run(None, "memory", args.n, args.queries)}
+            ),
+            flush=True,
+        )
     print(f"load average at end: {os.getloadavg()}", flush=True)
 
 
