@@ -40,12 +40,12 @@ class TestSqliteGraphStore(_NewFiles, GraphStoreCompliance):
 
 
 class TestSqliteGraphStoreMergingStagedKeysOften(_NewFiles, GraphStoreCompliance):
-    """The whole suite with key rows merged past 5 staged rows (ADR 0261): blocks, caps,
+    """The whole suite with key rows merged past 40 staged rows (about two entities) (ADR 0261): blocks, caps,
     counts and removals across rows in both tables."""
 
     @pytest.fixture(autouse=True)
     def _few_staged_rows(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setattr(sqlite_keys, "STAGED_ROWS", 5)
+        monkeypatch.setattr(sqlite_keys, "STAGED_ROWS", 40)
 
     async def make_store(self) -> GraphStore:
         return SqliteGraphStore(self.new_file())
