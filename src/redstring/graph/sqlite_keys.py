@@ -26,22 +26,11 @@ _ID_TEXT = (
     "substr(b.h, 1, 8) || '-' || substr(b.h, 9, 4) || '-' || substr(b.h, 13, 4)"
     " || '-' || substr(b.h, 17, 4) || '-' || substr(b.h, 21)"
 )
-#: One block's first members by id (parameters: tenant, key, tenant, key, limit): the
-#: merged and the staged rows, each an index range in id order, merged and cut at the limit.
-_CAPPED_BLOCK = (
-    f"SELECT key, entity FROM graph_keys WHERE tenant = {TENANT_NUMBER} AND key = ?"
-    f" UNION ALL SELECT key, entity FROM graph_keys_staged WHERE tenant = {TENANT_NUMBER}"
-    " AND key = ? ORDER BY entity LIMIT ?"
-)
 #: Keys per read statement: each is one capped subquery of a compound SELECT.
 KEYS_PER_STATEMENT = 100
 
-#: Staged key rows past which they are merged into `graph_keys` (about 18 MB of rows,
-#: held in the page cache while they are written).
-STAGED_ROWS = 500_000
-_TABLES = ("graph_keys", "graph_keys_staged")
-_DELETE = "DELETE FROM {table} WHERE tenant = ? AND key = ? AND entity = ?"
-_INSERT = "INSERT INTO {table} (tenant, key, entity) VALUES (?, ?, ?)"
+_DELETE = "DELETE FROM graph_keys WHERE tenant = ? AND key = ? AND entity = ?"
+_INSERT = "INSERT INTO graph_keys (tenant, key, entity) VALUES (?, ?, ?)"
 
 KeyRow = tuple[int, str, bytes]
 
@@ -98,29 +87,16 @@ def refile(connection: sqlite3.Connection, filings: Sequence[Filing]) -> None:
             old, new = set(before), set(filing.keys)
             added.extend(zip(repeat(number), new - old, repeat(entity)))
             removed.extend(zip(repeat(number), old - new, repeat(entity)))
-    _delete(connection, sorted(removed))
-    connection.executemany(_INSERT.format(table="graph_keys_staged"), sorted(added))
-    (staged,) = connection.execute(
-        "UPDATE graph_staging SET rows = rows + ? RETURNING rows", (len(added),)
-    ).fetchone()
-    if staged > STAGED_ROWS:
-        merge_staged(connection)
-
-
-def merge_staged(connection: sqlite3.Connection) -> None:
-    """Move the staged key rows into `graph_keys`, in key order (one pass over its pages)."""
-    connection.execute("INSERT INTO graph_keys SELECT tenant, key, entity FROM graph_keys_staged")
-    connection.execute("DELETE FROM graph_keys_staged")
-    connection.execute("UPDATE graph_staging SET rows = 0")
+    connection.executemany(_DELETE, sorted(removed))
+    connection.executemany(_INSERT, sorted(added))  # in key order: pages filled in turn
 
 
 def rebuild(connection: sqlite3.Connection, tenant: str, filings: Sequence[Filing]) -> None:
     """Replace every key row of the tenant with these filings' (its whole index)."""
     number = numbered(connection, tenant)
-    for table in _TABLES:
-        connection.execute(f"DELETE FROM {table} WHERE tenant = ?", (number,))
+    connection.execute("DELETE FROM graph_keys WHERE tenant = ?", (number,))
     rows = [(number, key, UUID(f.entity_id).bytes) for f in filings for key in f.keys]
-    connection.executemany(_INSERT.format(table="graph_keys"), sorted(rows))
+    connection.executemany(_INSERT, sorted(rows))
 
 
 def unfile(connection: sqlite3.Connection, tenant: str, entity_ids: Sequence[str]) -> None:
@@ -129,8 +105,8 @@ def unfile(connection: sqlite3.Connection, tenant: str, entity_ids: Sequence[str
     if number is None:
         return
     held = _held_keys(connection, tenant, entity_ids)
-    _delete(
-        connection,
+    connection.executemany(
+        _DELETE,
         sorted(
             (number, key, UUID(entity_id).bytes) for entity_id, keys in held.items() for key in keys
         ),
@@ -141,8 +117,7 @@ def forget_tenant(connection: sqlite3.Connection, tenant: str) -> None:
     """Remove the tenant's key rows and its number."""
     number = tenant_number(connection, tenant)
     if number is not None:
-        for table in _TABLES:
-            connection.execute(f"DELETE FROM {table} WHERE tenant = ?", (number,))
+        connection.execute("DELETE FROM graph_keys WHERE tenant = ?", (number,))
         connection.execute("DELETE FROM graph_tenants WHERE number = ?", (number,))
 
 
@@ -160,14 +135,15 @@ def capped_blocks(
     `ORDER BY entity LIMIT` index range per key, so a large block is cut in
     the index, never read whole.
     """
-    one = f"SELECT * FROM ({_CAPPED_BLOCK})"
+    one = (
+        "SELECT * FROM (SELECT key, entity FROM graph_keys"
+        f" WHERE tenant = {TENANT_NUMBER} AND key = ? ORDER BY entity LIMIT ?)"
+    )
     rows: list[tuple[str, bytes | str]] = []
     for start in range(0, len(keys), KEYS_PER_STATEMENT):
         part = keys[start : start + KEYS_PER_STATEMENT]
         blocks = " UNION ALL ".join([one] * len(part))
-        parameters: list[object] = [
-            value for key in part for value in (tenant, key, tenant, key, limit)
-        ]
+        parameters: list[object] = [value for key in part for value in (tenant, key, limit)]
         if with_bodies:
             statement = (
                 "SELECT b.key, e.body FROM (SELECT key, entity, lower(hex(entity)) AS h"
@@ -185,19 +161,17 @@ def counted_blocks(
     connection: sqlite3.Connection, tenant: str, keys: Sequence[str], limit: int
 ) -> dict[str, int]:
     """Per key, how many members its block holds, counted no further than `limit`."""
-    one = f"SELECT ?, count(*) FROM ({_CAPPED_BLOCK})"
+    one = (
+        "SELECT ?, count(*) FROM (SELECT 1 FROM graph_keys"
+        f" WHERE tenant = {TENANT_NUMBER} AND key = ? LIMIT ?)"
+    )
     counts: dict[str, int] = {}
     for start in range(0, len(keys), KEYS_PER_STATEMENT):
         part = keys[start : start + KEYS_PER_STATEMENT]
-        parameters = [value for key in part for value in (key, tenant, key, tenant, key, limit)]
+        parameters = [value for key in part for value in (key, tenant, key, limit)]
         statement = " UNION ALL ".join([one] * len(part))
         counts.update((row[0], int(row[1])) for row in connection.execute(statement, parameters))
     return counts
-
-
-def _delete(connection: sqlite3.Connection, rows: Sequence[KeyRow]) -> None:
-    for table in _TABLES:  # a row is in one of them: the other's search finds nothing
-        connection.executemany(_DELETE.format(table=table), rows)
 
 
 def _held_keys(

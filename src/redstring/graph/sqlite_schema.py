@@ -67,14 +67,5 @@ SCHEMA = Schema(
             " ORDER BY 1, 2, 3",
             "DROP TABLE graph_blocking_keys",
         ],
-        # 4: new key rows are staged in a small table and merged into graph_keys in
-        # key order when it passes STAGED_ROWS (ADR 0261); `graph_staging` counts them.
-        [
-            "CREATE TABLE graph_keys_staged (tenant INTEGER NOT NULL, key TEXT NOT NULL,"
-            " entity BLOB NOT NULL, PRIMARY KEY (tenant, key, entity)) WITHOUT ROWID",
-            "CREATE TABLE graph_staging (only INTEGER PRIMARY KEY CHECK (only = 0),"
-            " rows INTEGER NOT NULL)",
-            "INSERT INTO graph_staging VALUES (0, 0)",
-        ],
     ],
 )

@@ -9,7 +9,6 @@ import pytest
 
 from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.events.sqlite import SqliteEventLog
-from redstring.graph import sqlite_keys
 from redstring.graph.sqlite import SqliteGraphStore
 from redstring.ports import GraphStore, VectorStore
 from redstring.ports.chunk_store import ChunkStore
@@ -35,18 +34,6 @@ class _NewFiles:
 
 
 class TestSqliteGraphStore(_NewFiles, GraphStoreCompliance):
-    async def make_store(self) -> GraphStore:
-        return SqliteGraphStore(self.new_file())
-
-
-class TestSqliteGraphStoreMergingStagedKeysOften(_NewFiles, GraphStoreCompliance):
-    """The whole suite with key rows merged past 40 staged rows (about two entities) (ADR 0261): blocks, caps,
-    counts and removals across rows in both tables."""
-
-    @pytest.fixture(autouse=True)
-    def _few_staged_rows(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setattr(sqlite_keys, "STAGED_ROWS", 40)
-
     async def make_store(self) -> GraphStore:
         return SqliteGraphStore(self.new_file())
 
