@@ -158,6 +158,23 @@ class ChunkStoreCompliance(
         [hit] = await store.search_chunks(axis(0), tenant, k=1)
         assert hit.score == pytest.approx(1.0, abs=1e-6)
 
+    @pytest.mark.asyncio
+    async def test_mutating_given_or_returned_metadata_changes_nothing_stored(self) -> None:
+        # nested metadata: a store holding the caller's dict, or a shallow copy, shows the edits
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        given_chunk = passage(tenant, "doc", "Ada wrote notes.", entity_ids=[fixed_id(1)])
+        given_chunk.metadata = {"tags": ["draft"], "page": {"number": 3}}
+        await store.upsert_chunks([given_chunk])
+        given_chunk.metadata["tags"].append("given")  # type: ignore[union-attr]
+        given_chunk.entity_ids.append(fixed_id(2))
+        [got] = await store.get_chunks([given_chunk.id], tenant)
+        got.metadata["page"]["number"] = 4  # type: ignore[index]
+        got.metadata["tags"].append("got")  # type: ignore[union-attr]
+        [again] = await store.chunks_of_source("doc", tenant)
+        assert again.metadata == {"tags": ["draft"], "page": {"number": 3}}
+        assert again.entity_ids == [fixed_id(1)]
+
     # -- atomic writes ----------------------------------------------------
 
     @pytest.mark.asyncio
