@@ -17,6 +17,7 @@ from collections import Counter
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import JsonValue
 
 from redstring.domain.errors import DimensionMismatchError, InvalidVectorError
 from redstring.domain.tokenize import tokenize
@@ -164,13 +165,17 @@ class ChunkStoreCompliance(
         store = await self.make_store(DIMENSION)
         tenant = fresh_tenant()
         given_chunk = passage(tenant, "doc", "Ada wrote notes.", entity_ids=[fixed_id(1)])
-        given_chunk.metadata = {"tags": ["draft"], "page": {"number": 3}}
+        tags: list[JsonValue] = ["draft"]
+        given_chunk.metadata = {"tags": tags, "page": {"number": 3}}
         await store.upsert_chunks([given_chunk])
-        given_chunk.metadata["tags"].append("given")  # type: ignore[union-attr]
+        tags.append("given")
         given_chunk.entity_ids.append(fixed_id(2))
         [got] = await store.get_chunks([given_chunk.id], tenant)
-        got.metadata["page"]["number"] = 4  # type: ignore[index]
-        got.metadata["tags"].append("got")  # type: ignore[union-attr]
+        got_tags, got_page = got.metadata["tags"], got.metadata["page"]
+        assert isinstance(got_tags, list)
+        assert isinstance(got_page, dict)
+        got_tags.append("got")
+        got_page["number"] = 4
         [again] = await store.chunks_of_source("doc", tenant)
         assert again.metadata == {"tags": ["draft"], "page": {"number": 3}}
         assert again.entity_ids == [fixed_id(1)]
