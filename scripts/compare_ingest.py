@@ -178,6 +178,8 @@ def main() -> None:
         work = chunks if args.worker == "chunks" else entities
         print(json.dumps(asyncio.run(work(args.n, args.dim))))
         return
+    if args.old is None:
+        parser.error("--old (the tree to compare against) is required")
     for _ in range(args.repeat):
         for kind in args.kinds:
             for label, tree in (("old", args.old), ("new", args.new)):
