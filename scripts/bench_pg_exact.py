@@ -12,9 +12,10 @@ vector (`scan_only`: the per-row cost PostgreSQL pays whatever it computes),
 and numpy's exact top-k over the same float32 rows at one BLAS thread. Every
 PostgreSQL variant runs through the store's pool (one read-only transaction
 each, on one connection). Prints p50 / p90 ms, the ratio to the floor, the
-server backend's CPU per query (less sensitive than wall time to the shared
-machine's load; numpy's is the process's), how many searches needed the full
-re-scan, and EXPLAIN (ANALYZE, BUFFERS) of one query per variant.
+server's CPU per query (every server process, parallel workers included;
+less sensitive than wall time to the shared machine's load; numpy's is the
+process's), how many searches needed the full re-scan, and EXPLAIN (ANALYZE,
+BUFFERS) of one query per variant.
 
     nice -n 10 uv run python scripts/bench_pg_exact.py --dims 384 768 --n 100000
 
@@ -40,6 +41,7 @@ import numpy as np
 import psycopg
 from pgvector import HalfVector
 from pgvector.psycopg import register_vector
+from psycopg.conninfo import conninfo_to_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -84,6 +86,29 @@ def _statement(text: str, parameters: dict[str, Any]) -> Any:
         return await (await connection.execute(text, parameters)).fetchall()
 
     return work
+
+
+def server_pid(url: str) -> int:
+    """The postmaster's PID, from `postmaster.pid` in the socket folder the URL names."""
+    folder = conninfo_to_dict(url)["host"]
+    return int((Path(str(folder)) / "postmaster.pid").read_text().splitlines()[0])
+
+
+def server_cpu(postmaster: int) -> float:
+    """CPU seconds of every server process: the live ones, and those already reaped
+    (parallel workers exit after each query; their time adds to the postmaster's)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if stat.parent.name == str(postmaster):
+            total += sum(int(f) for f in fields[11:15])  # its own and its reaped children's
+        elif fields[1] == str(postmaster):
+            total += int(fields[11]) + int(fields[12])
+    return total / ticks
 
 
 def p(values: list[float], q: float) -> float:
@@ -192,35 +217,23 @@ async def run(url: str, dim: int, n: int, queries: int, clustered: bool) -> None
         return await execute(cursor, query, params, **kw)
 
     psycopg.AsyncCursor.execute = recording  # type: ignore[method-assign]
-    ticks = os.sysconf("SC_CLK_TCK")
+    postmaster = server_pid(url)
 
-    def backend_cpu(pid: int) -> float:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / ticks
-
-    async def store_pid() -> int:
-        async def work(connection: Any) -> int:
-            row = await (await connection.execute("SELECT pg_backend_pid()")).fetchone()
-            return int(row[0])
-
-        return await stores.database.read(work, store="bench")
-
-    pid = await store_pid()
     for q in query_rows:
         for name, statement in statements.items():
-            before_cpu = backend_cpu(pid)
+            before_cpu = server_cpu(postmaster)
             s = time.perf_counter()
             await stores.database.read(
                 _statement(statement, {"q": q, "tenant": tenant, "k": K}), store="bench"
             )
             wall[name].append(time.perf_counter() - s)
-            cpu[name] += backend_cpu(pid) - before_cpu
+            cpu[name] += server_cpu(postmaster) - before_cpu
         seen.clear()
-        before_cpu = backend_cpu(pid)
+        before_cpu = server_cpu(postmaster)
         s = time.perf_counter()
         await stores.vectors.search(q.tolist(), tenant, k=K)
         wall["after"].append(time.perf_counter() - s)
-        cpu["after"] += backend_cpu(pid) - before_cpu
+        cpu["after"] += server_cpu(postmaster) - before_cpu
         rescans += any("ceiling" in text for text in seen)
         s, c = time.perf_counter(), time.process_time()
         scores = mine @ q
@@ -229,7 +242,7 @@ async def run(url: str, dim: int, n: int, queries: int, clustered: bool) -> None
         cpu["numpy"] += time.process_time() - c
     psycopg.AsyncCursor.execute = execute  # type: ignore[method-assign]
     floor = statistics.median(wall["numpy"])
-    print("\n| variant | p50 / p90 ms | / numpy floor | backend CPU ms per query |")
+    print("\n| variant | p50 / p90 ms | / numpy floor | server CPU ms per query |")
     print("| --- | --- | --- | --- |")
     for name, values in wall.items():
         print(
