@@ -7,6 +7,7 @@
     uv run python scripts/fit_fusion.py --recorded --leave-one-out  # refit without each family
     uv run python scripts/fit_fusion.py --recorded --leave-one-out --centre 0.003  # a candidate
     uv run python scripts/fit_fusion.py --record             # re-record the CI floors' input
+    uv run python scripts/fit_fusion.py --record passages/python  # that source only
     uv run python scripts/fit_fusion.py --floors             # replay it, write the HYBRID floors
     uv run python scripts/fit_fusion.py --table              # the floors as a markdown table
     uv run python scripts/fit_fusion.py --plot docs/img      # the floors as a plot per family
@@ -44,7 +45,10 @@ if __name__ == "__main__":
     )
     parser.add_argument("--only", choices=["entities", "passages"], help="fit one side only")
     parser.add_argument(
-        "--record", action="store_true", help=f"only record the semantic answers into {RECORDED}"
+        "--record",
+        nargs="*",
+        metavar="SOURCE",
+        help=f"only record the semantic answers into {RECORDED} (of SOURCE only, if named)",
     )
     parser.add_argument(
         "--floors", action="store_true", help=f"only replay the recording into {FLOORS}"
@@ -77,8 +81,8 @@ if __name__ == "__main__":
     if args.table:
         print(floors_table(load_floors()))
         sys.exit(0)
-    if args.record:
-        record()
+    if args.record is not None:
+        record(only=args.record or None)
         sys.exit(0)
     if args.floors:
         for family, row in write_floors().items():
