@@ -151,7 +151,8 @@ def _cells(figures: dict[str, float]) -> str:
 
 
 def loo_table(rows: Sequence[LeftOut]) -> str:
-    """Markdown: per left-out group, the holdout figures and both halves' shortfalls."""
+    """Markdown: per left-out group (`family: source` for a source), the holdout figures
+    (hit@10 / MRR / nDCG@10, those the group has) and both halves' shortfalls."""
     lines = [
         "| left out | n (holdout) | better channel | HYBRID, default | HYBRID, refit without it "
         "| shortfall: default | shortfall: refit without it | same, on its fit half "
@@ -161,8 +162,9 @@ def loo_table(rows: Sequence[LeftOut]) -> str:
     for row in rows:
         held = row.figures["holdout"]
         better = max(("semantic", "lexical"), key=lambda who: sum(held[who].values()))
+        label = row.group.replace("|", ": ")
         lines.append(
-            f"| {row.group} | {row.counts['holdout']} | {better.upper()} {_cells(held[better])} "
+            f"| {label} | {row.counts['holdout']} | {better.upper()} {_cells(held[better])} "
             f"| {_cells(held['default'])} | {_cells(held['left out'])} "
             f"| {row.shortfall('holdout', 'default'):+.3f} "
             f"| {row.shortfall('holdout'):+.3f} | {row.shortfall('fit'):+.3f} "
