@@ -145,8 +145,11 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
                 rows,
             )
             after = bump_generations(connection, "vector_generations", before)
+            by_tenant: dict[str, list[int]] = {}
+            for at, row in enumerate(rows):
+                by_tenant.setdefault(row[0], []).append(at)
             for tenant, token in after.items():
-                ats = [at for at, row in enumerate(rows) if row[0] == tenant]
+                ats = by_tenant[tenant]
                 self._cache.update(
                     tenant,
                     before[tenant],
