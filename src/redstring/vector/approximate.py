@@ -20,10 +20,10 @@ class ApproximateVectorStore(InMemoryVectorStore):
     - A tenant of fewer than `exact_below` vectors is searched exactly, match
       for match as `InMemoryVectorStore` does.
     - Above it the tenant's index (faiss `IndexIVFFlat`: about sqrt(rows)
-      k-means lists trained from a seeded sample, so the same writes give the
-      same index and the same answers) scans the `probes` lists nearest the
-      query for `2k` candidates, ranked by exact cosine with the exact
-      store's tie-break and `min_score`. Recall is below 1 (ADR 0225).
+      k-means lists trained from a seeded sample, so the same writes and
+      searches, in the same order, give the same index and answers) scans
+      the `probes` lists nearest the query for `2k` candidates, ranked by
+      exact cosine with the exact store's tie-break and `min_score`. Recall is below 1 (ADR 0225).
     - A write updates the index in place (rows added to their nearest list,
       removed rows taken out); the lists are trained again on the first
       search after more than a quarter of the rows changed (ADR 0265).
