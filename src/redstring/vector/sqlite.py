@@ -288,7 +288,4 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
             normalized.append(normalized_type)
             blobs.append(blob)
         raw = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), self._dimension)
-        part = TenantRows(self._dimension)
-        if ids:
-            part.put(ids, types, normalized, unit_rows(raw))
-        return part
+        return TenantRows.of(ids, types, normalized, unit_rows(raw) if ids else raw)
