@@ -16,7 +16,8 @@ share of empty answers (for `no_match`, the share of non-empty ones).
 grid (ADR 0061, names corpus) and the passage check; `--plot DIR` writes the
 quality-per-shape plot of each corpus. Graded passage sets (`--passages`,
 default all: `elements`, lay questions against technical element
-descriptions) report hit@10, MRR and nDCG@10 per family. The harness is the `quality` package
+descriptions; `python`, lay questions against the Python reference)
+report hit@10, MRR and nDCG@10 per family. The harness is the `quality` package
 beside this script. See docs/benchmarks.md.
 """
 

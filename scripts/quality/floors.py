@@ -5,7 +5,7 @@ store with blocking and trigram keys; chunk store with BM25), answers the
 semantic channel from `recorded.RECORDED`, and runs `Retriever` /
 `ChunkRetriever` with their default fusions in every mode over the holdout
 half. It returns `{set/family: {mode: {metric: value}}}` (entities and the
-element passages: hit@10 and MRR; Lee: nDCG@10). `write_floors()` records
+graded passage sets: hit@10 and MRR; Lee: nDCG@10). `write_floors()` records
 that report as `FLOORS`, which `tests/quality/test_fusion_floors.py` holds
 HYBRID to:
 

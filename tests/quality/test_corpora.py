@@ -1,17 +1,22 @@
-"""The committed corpora keep their format, and the world corpus regenerates byte for byte."""
+"""The committed corpora keep their format and regenerate byte for byte."""
 
 from __future__ import annotations
 
 import json
+import platform
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from quality import python_topics
 from quality.common import split_of
 from quality.element_passages import build as build_elements
 from quality.harness import ENTITY_CORPORA, load_entity_corpus
 from quality.passage_sets import PASSAGE_SETS
+from quality.python_passages import build as build_python
+from quality.python_passages import shipped
+from quality.python_topics import extract
 from quality.world_corpus import build as build_world
 
 
@@ -65,3 +70,46 @@ def test_the_element_passages_regenerate_byte_for_byte(tmp_path: Path) -> None:
     build_elements(tmp_path)
     expected = PASSAGE_SETS["elements"].read_bytes()
     assert (tmp_path / "element_passages.json").read_bytes() == expected
+
+
+def test_the_python_passages_regenerate_byte_for_byte(tmp_path: Path) -> None:
+    build_python(tmp_path)
+    assert (tmp_path / "python_passages.json").read_bytes() == PASSAGE_SETS["python"].read_bytes()
+
+
+def test_the_shipped_python_passages_are_this_pythons_pydoc_topics_if_it_is_theirs() -> None:
+    version, documents = shipped()
+    if platform.python_version() != version:
+        pytest.skip(f"the passages come from Python {version}, this is {platform.python_version()}")
+    assert extract() == documents
+
+
+TABLE = (
+    "Tables\n======\n\n+-----+-------+\n| a   | b     |\n|=====|=======|\n"
+    "| one | three |\n+-----+-------+\n"
+)
+TOPICS = {
+    "b-topic": (
+        "Strings\n*******\n\nText is a sequence.\n\n"
+        "str.upper()\n\n   Return a copy of the string in capitals, a long enough body here.\n\n"
+        "str.lower()\n\n   Too short.\n\n" + TABLE
+    ),
+    "a-topic": TABLE,
+}
+
+
+def test_python_topics_split_into_sections_and_entries_once_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(python_topics, "MIN_CHARS", 12)
+    documents = extract(TOPICS)
+    assert [(d["id"], d["topic"]) for d in documents] == [
+        ("python:tables", "a-topic"),  # the same section again under b-topic is kept once
+        ("python:strings", "b-topic"),
+        ("python:str.upper", "b-topic"),
+    ]
+    assert documents[0]["text"] == "Tables. a b one three"
+    assert documents[1]["text"] == "Strings. Text is a sequence."
+    assert documents[2]["text"] == (
+        "str.upper(). Return a copy of the string in capitals, a long enough body here."
+    )
