@@ -108,6 +108,8 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
         self, entities: Sequence[Entity], relationships: Sequence[Relationship] = ()
     ) -> None:
         require_writable_graph(entities, relationships)
+        # An id written twice in one batch is filed once, as its last version.
+        latest = list({(e.tenant_id, e.id): e for e in entities}.values())
         entity_rows = [
             (
                 e.tenant_id,
@@ -116,9 +118,9 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
                 jsonb_text(e.model_dump_json()),
                 KEY_VERSION,
             )
-            for e in entities
+            for e in latest
         ]
-        key_rows = [(e.tenant_id, key, e.id) for e in entities for key in blocking_keys_for(e)]
+        key_rows = [(e.tenant_id, key, e.id) for e in latest for key in blocking_keys_for(e)]
         relationship_rows = [
             (r.tenant_id, r.id, r.source_id, r.target_id, jsonb_text(r.model_dump_json()))
             for r in relationships

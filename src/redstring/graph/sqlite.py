@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
+from typing import Any
 from uuid import UUID
 
 from redstring.domain.blocking import KEY_VERSION, MAX_BLOCK_MEMBERS, blocking_keys_for
@@ -14,97 +15,76 @@ from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
 from redstring.domain.validation import require_tenant_id, require_writable_graph
+from redstring.graph.sqlite_keys import (
+    Filing,
+    capped_blocks,
+    counted_blocks,
+    forget_tenant,
+    rebuild,
+    refile,
+    unfile,
+)
+from redstring.graph.sqlite_schema import SCHEMA, UUID_BYTES_FUNCTION, uuid_bytes
 from redstring.storage.describe import DescribedStore
-from redstring.storage.schema import Schema
 from redstring.storage.shared_transactions import SharedTransactions
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders, rows_in
 
-SCHEMA = Schema(
-    component="graph",
-    migrations=[
-        [
-            "CREATE TABLE graph_entities ("
-            " tenant_id TEXT NOT NULL, id TEXT NOT NULL, normalized_type TEXT NOT NULL,"
-            " body TEXT NOT NULL, PRIMARY KEY (tenant_id, id))",
-            "CREATE INDEX graph_entities_by_type ON graph_entities"
-            " (tenant_id, normalized_type, id)",
-            "CREATE TABLE graph_blocking_keys ("
-            " tenant_id TEXT NOT NULL, key TEXT NOT NULL, entity_id TEXT NOT NULL,"
-            " PRIMARY KEY (tenant_id, key, entity_id),"
-            " FOREIGN KEY (tenant_id, entity_id) REFERENCES graph_entities (tenant_id, id)"
-            " ON DELETE CASCADE) WITHOUT ROWID",
-            "CREATE INDEX graph_blocking_keys_by_entity ON graph_blocking_keys"
-            " (tenant_id, entity_id)",
-            "CREATE TABLE graph_relationships ("
-            " tenant_id TEXT NOT NULL, id TEXT NOT NULL, source_id TEXT NOT NULL,"
-            " target_id TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (tenant_id, id),"
-            " FOREIGN KEY (tenant_id, source_id) REFERENCES graph_entities (tenant_id, id)"
-            " ON DELETE CASCADE,"
-            " FOREIGN KEY (tenant_id, target_id) REFERENCES graph_entities (tenant_id, id)"
-            " ON DELETE CASCADE)",
-            "CREATE INDEX graph_relationships_by_source ON graph_relationships"
-            " (tenant_id, source_id)",
-            "CREATE INDEX graph_relationships_by_target ON graph_relationships"
-            " (tenant_id, target_id)",
-        ],
-        # Blocking key scheme versions (ADR 0070): rows written before this
-        # migration were filed under version 1, the whole-name keys of ADR 0003.
-        [
-            "ALTER TABLE graph_entities ADD COLUMN key_version INTEGER NOT NULL DEFAULT 1",
-        ],
-    ],
-)
-
-#: Keys per statement: each is one capped subquery of a compound SELECT.
-_KEYS_PER_STATEMENT = 100
+__all__ = ["SCHEMA", "SqliteGraphStore"]
 
 
 class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
     """A `GraphStore` in a SQLite file shared with other stores.
 
-    Every key starts with `tenant_id`. Entities and relationships are stored
-    as their JSON, so what is read back equals what was written. Blocking keys
-    live in an indexed table, so `find_by_blocking_keys` is an index range
-    lookup. Each `upsert` or delete is one transaction. Raises
+    Every key starts with the tenant (its id, or in the key table its number
+    in this file). Entities and relationships are stored as their JSON, so
+    what is read back equals what was written. Blocking keys live in a narrow
+    indexed table (`sqlite_keys`, ADR 0260), so `find_by_blocking_keys` is an
+    index range lookup. Each `upsert` or delete is one transaction. Raises
     `SchemaVersionError`s on opening and `StoreError`s when the file fails.
     """
 
     def __init__(self, database: SqliteDatabase, *, migrate: bool = False) -> None:
         self._db = database
         self._name = f"SqliteGraphStore({database.path})"
+        database.define_function(UUID_BYTES_FUNCTION, uuid_bytes, arity=1)
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
 
     async def upsert(
         self, entities: Sequence[Entity], relationships: Sequence[Relationship] = ()
     ) -> None:
         require_writable_graph(entities, relationships)
-        entity_rows = [
-            (
-                str(e.tenant_id),
-                str(e.id),
-                normalize_name(e.entity_type),
-                e.model_dump_json(),
-                sorted(blocking_keys_for(e)),
+        latest = {(str(e.tenant_id), str(e.id)): e for e in entities}  # the last one wins
+        filings: list[Filing] = []
+        entity_rows: list[tuple[str, str, str, str, int, str]] = []
+        for (tenant, entity_id), entity in sorted(latest.items()):
+            filing = Filing(tenant, entity_id, _keys_of(entity))
+            filings.append(filing)
+            entity_rows.append(
+                (
+                    tenant,
+                    entity_id,
+                    normalize_name(entity.entity_type),
+                    entity.model_dump_json(),
+                    KEY_VERSION,
+                    filing.listed(),
+                )
             )
-            for e in entities
-        ]
         relationship_rows = [
             (str(r.tenant_id), str(r.id), str(r.source_id), str(r.target_id), r.model_dump_json())
             for r in relationships
         ]
-        batch = {(row[0], row[1]) for row in entity_rows}
 
         def work(connection: sqlite3.Connection) -> None:
-            _require_ends(connection, relationships, batch)
-            for tenant, entity_id, normalized_type, body, keys in entity_rows:
-                connection.execute(
-                    "INSERT INTO graph_entities (tenant_id, id, normalized_type, body, key_version)"
-                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO UPDATE SET"
-                    " normalized_type = excluded.normalized_type, body = excluded.body,"
-                    " key_version = excluded.key_version",
-                    (tenant, entity_id, normalized_type, body, KEY_VERSION),
-                )
-                _file(connection, tenant, entity_id, keys)
+            _require_ends(connection, relationships, set(latest))
+            refile(connection, filings)
+            connection.executemany(
+                "INSERT INTO graph_entities"
+                " (tenant_id, id, normalized_type, body, key_version, keys)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO UPDATE SET"
+                " normalized_type = excluded.normalized_type, body = excluded.body,"
+                " key_version = excluded.key_version, keys = excluded.keys",
+                entity_rows,
+            )
             connection.executemany(
                 "INSERT INTO graph_relationships (tenant_id, id, source_id, target_id, body)"
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO UPDATE SET"
@@ -244,8 +224,8 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
         require_tenant_id(tenant_id)
         rows = await self._capped_blocks(keys, tenant_id, limit, with_bodies=False)
         result: dict[str, list[EntityId]] = {key: [] for key in keys}
-        for key, entity_id in rows:
-            result[key].append(EntityId(UUID(entity_id)))
+        for key, entity in rows:
+            result[key].append(EntityId(UUID(bytes=bytes(entity))))
         return result
 
     async def count_blocking_keys(
@@ -255,62 +235,20 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
         wanted = list(dict.fromkeys(keys))
-        tenant = str(tenant_id)
         # Per key, a count over an index range cut at `limit`: never a whole block.
-        one = (
-            "SELECT ?, count(*) FROM (SELECT 1 FROM graph_blocking_keys"
-            " WHERE tenant_id = ? AND key = ? LIMIT ?)"
-        )
-
-        def work(connection: sqlite3.Connection) -> dict[str, int]:
-            counts: dict[str, int] = {}
-            for start in range(0, len(wanted), _KEYS_PER_STATEMENT):
-                part = wanted[start : start + _KEYS_PER_STATEMENT]
-                parameters = [value for key in part for value in (key, tenant, key, limit)]
-                statement = " UNION ALL ".join([one] * len(part))
-                rows = connection.execute(statement, parameters)
-                counts.update((row[0], int(row[1])) for row in rows)
-            return counts
-
-        counts = await self._read(work)
+        counts = await self._read(lambda c: counted_blocks(c, str(tenant_id), wanted, limit))
         return {key: counts[key] for key in keys}
 
     async def _capped_blocks(
         self, keys: Sequence[str], tenant_id: TenantId, limit: int, *, with_bodies: bool
-    ) -> list[tuple[str, str]]:
-        """(key, body or id) rows: per key its first `limit` entity ids, by key then id.
-
-        One statement per `_KEYS_PER_STATEMENT` keys: a compound SELECT of one
-        `ORDER BY entity_id LIMIT` index range per key, so a large block is cut
-        in the index, never read whole.
-        """
+    ) -> list[tuple[str, Any]]:
+        """(key, body or id bytes) rows: per key its first `limit` entity ids, by key then id."""
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
         wanted = list(dict.fromkeys(keys))
-        tenant = str(tenant_id)
-        one = (
-            "SELECT * FROM (SELECT key, entity_id FROM graph_blocking_keys"
-            " WHERE tenant_id = ? AND key = ? ORDER BY entity_id LIMIT ?)"
+        return await self._read(
+            lambda c: capped_blocks(c, str(tenant_id), wanted, limit, with_bodies=with_bodies)
         )
-
-        def work(connection: sqlite3.Connection) -> list[tuple[str, str]]:
-            rows: list[tuple[str, str]] = []
-            for start in range(0, len(wanted), _KEYS_PER_STATEMENT):
-                part = wanted[start : start + _KEYS_PER_STATEMENT]
-                blocks = " UNION ALL ".join([one] * len(part))
-                parameters = [value for key in part for value in (tenant, key, limit)]
-                if with_bodies:
-                    statement = (
-                        f"SELECT b.key, e.body FROM ({blocks}) b JOIN graph_entities e"
-                        " ON e.tenant_id = ? AND e.id = b.entity_id ORDER BY b.key, b.entity_id"
-                    )
-                    parameters.append(tenant)
-                else:
-                    statement = f"SELECT key, entity_id FROM ({blocks}) ORDER BY key, entity_id"
-                rows.extend((row[0], row[1]) for row in connection.execute(statement, parameters))
-            return rows
-
-        return await self._read(work)
 
     async def blocking_key_version(self, tenant_id: TenantId) -> int | None:
         require_tenant_id(tenant_id)
@@ -332,12 +270,15 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
             rows = connection.execute(
                 "SELECT id, body FROM graph_entities WHERE tenant_id = ?", (tenant,)
             ).fetchall()
-            for entity_id, body in rows:
-                keys = sorted(blocking_keys_for(Entity.model_validate_json(body)))
-                _file(connection, tenant, entity_id, keys)
-            connection.execute(
-                "UPDATE graph_entities SET key_version = ? WHERE tenant_id = ?",
-                (KEY_VERSION, tenant),
+            filings = [
+                Filing(tenant, entity_id, _keys_of(Entity.model_validate_json(body)))
+                for entity_id, body in rows
+            ]
+            rebuild(connection, tenant, filings)
+            connection.executemany(
+                "UPDATE graph_entities SET keys = ?, key_version = ?"
+                " WHERE tenant_id = ? AND id = ?",
+                [(f.listed(), KEY_VERSION, tenant, f.entity_id) for f in filings],
             )
             return len(rows)
 
@@ -345,7 +286,8 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
 
     async def delete_entities(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
         require_tenant_id(tenant_id)
-        await self._delete("graph_entities", [str(i) for i in entity_ids], tenant_id)
+        ids = [str(i) for i in dict.fromkeys(entity_ids)]
+        await self._delete("graph_entities", ids, tenant_id, unfiled=True)
 
     async def delete_relationships(
         self, relationship_ids: Sequence[RelationshipId], tenant_id: TenantId
@@ -357,13 +299,18 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
         require_tenant_id(tenant_id)
 
         def work(connection: sqlite3.Connection) -> None:
-            for table in ("graph_relationships", "graph_blocking_keys", "graph_entities"):
+            forget_tenant(connection, str(tenant_id))
+            for table in ("graph_relationships", "graph_entities"):
                 connection.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (str(tenant_id),))
 
         await self._db.write(work, store=self._name)
 
-    async def _delete(self, table: str, ids: list[str], tenant_id: TenantId) -> None:
+    async def _delete(
+        self, table: str, ids: list[str], tenant_id: TenantId, *, unfiled: bool = False
+    ) -> None:
         def work(connection: sqlite3.Connection) -> None:
+            if unfiled:  # the key rows go first: they are found through the entity rows
+                unfile(connection, str(tenant_id), ids)
             for part in chunked(ids):
                 connection.execute(
                     f"DELETE FROM {table} WHERE tenant_id = ?"
@@ -387,16 +334,8 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
         return await self._db.read(work, store=self._name)
 
 
-def _file(connection: sqlite3.Connection, tenant: str, entity_id: str, keys: list[str]) -> None:
-    """Replace the blocking keys one entity is filed under."""
-    connection.execute(
-        "DELETE FROM graph_blocking_keys WHERE tenant_id = ? AND entity_id = ?",
-        (tenant, entity_id),
-    )
-    connection.executemany(
-        "INSERT INTO graph_blocking_keys (tenant_id, key, entity_id) VALUES (?, ?, ?)",
-        [(tenant, key, entity_id) for key in keys],
-    )
+def _keys_of(entity: Entity) -> tuple[str, ...]:
+    return tuple(sorted(blocking_keys_for(entity)))
 
 
 def _require_ends(

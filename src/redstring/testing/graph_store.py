@@ -28,6 +28,7 @@ from redstring.ports.graph_store import GraphStore
 from redstring.testing._graph_entities import edge, person
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
 from redstring.testing.concurrency import GraphStoreConcurrency
+from redstring.testing.graph_filing import GraphKeyFilingCompliance
 from redstring.testing.graph_ngrams import TrigramIndexCompliance
 from redstring.testing.json_numbers import GraphJsonNumberCompliance
 from redstring.testing.tenant_keys import GraphTenantKeyCompliance
@@ -35,6 +36,7 @@ from redstring.testing.tenant_summary import GraphSummaryCompliance
 
 
 class GraphStoreCompliance(
+    GraphKeyFilingCompliance,
     GraphJsonNumberCompliance,
     TrigramIndexCompliance,
     GraphTenantKeyCompliance,

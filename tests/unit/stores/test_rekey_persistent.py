@@ -10,7 +10,12 @@ import pytest
 import redstring.graph.postgres as postgres_graph
 from redstring import Entity, RetrievalMode, Retriever, TenantId, new_tenant_id
 from redstring.composition.postgres_stores import open_postgres
-from redstring.domain.blocking import KEY_VERSION, prefix_key_for_name, soundex_key_for_name
+from redstring.domain.blocking import (
+    KEY_VERSION,
+    blocking_keys_for,
+    prefix_key_for_name,
+    soundex_key_for_name,
+)
 from redstring.graph.sqlite import SCHEMA, SqliteGraphStore
 from redstring.ports.graph_store import GraphStore
 from redstring.storage.schema import Schema
@@ -56,6 +61,10 @@ async def test_a_version_one_sqlite_file_migrates_and_rekeys(tmp_path: Path) -> 
     report = await rekey_graph(store, tenant)
     assert (report.version_before, report.version_after, report.rekeyed) == (1, KEY_VERSION, 1)
     assert await lexical(store, "Lovelace", tenant) == ["Ada Lovelace"]
+    await store.delete_entities([ada.id], tenant)  # the keys the rebuild filed go with her
+    assert await store.count_blocking_keys(sorted(blocking_keys_for(ada)), tenant) == dict.fromkeys(
+        sorted(blocking_keys_for(ada)), 0
+    )
     database.close()
 
 

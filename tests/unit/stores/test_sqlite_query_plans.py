@@ -36,7 +36,12 @@ def _problems(plan: list[str], *, whole_tenant: bool) -> list[str]:
         s for s in plan if (s.startswith("SCAN") and s.split()[1] not in subqueries) or "ANY(" in s
     ]
     if not whole_tenant:  # a lookup must narrow below the tenant's whole range
-        bad += [s for s in plan if s.endswith("(tenant_id=?)")]
+        # (graph_tenants holds one row per tenant: its lookup is the tenant's number)
+        bad += [
+            s
+            for s in plan
+            if s.endswith(("(tenant_id=?)", "(tenant=?)")) and "graph_tenants" not in s
+        ]
     return bad
 
 

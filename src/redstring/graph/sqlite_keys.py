@@ -1,0 +1,194 @@
+"""The SQLite graph store's blocking-key table (ADR 0260): filing, unfiling, capped reads.
+
+A row is `(tenant number, key, entity)`: the tenant's number in
+`graph_tenants` (per file) and the entity id's 16 bytes, which sort as the id's
+text, so a block is one range of the primary key (the table's only index) in
+id order and a cap is a `LIMIT` on it. Each entity row lists the keys it is
+filed under (`keys`, JSON): re-filing an entity writes only the keys that
+changed, and removal deletes its rows by primary key.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import repeat
+from uuid import UUID
+
+from redstring.storage.sqlite import rows_in
+
+#: A tenant's number, as a scalar subquery of its id (bound as the one parameter).
+TENANT_NUMBER = "(SELECT number FROM graph_tenants WHERE tenant_id = ?)"
+#: The canonical text of the id in column `entity` (`h` holds `lower(hex(entity))`).
+_ID_TEXT = (
+    "substr(b.h, 1, 8) || '-' || substr(b.h, 9, 4) || '-' || substr(b.h, 13, 4)"
+    " || '-' || substr(b.h, 17, 4) || '-' || substr(b.h, 21)"
+)
+#: Keys per read statement: each is one capped subquery of a compound SELECT.
+KEYS_PER_STATEMENT = 100
+
+_DELETE = "DELETE FROM graph_keys WHERE tenant = ? AND key = ? AND entity = ?"
+_INSERT = "INSERT INTO graph_keys (tenant, key, entity) VALUES (?, ?, ?)"
+
+KeyRow = tuple[int, str, bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class Filing:
+    """The keys one entity is to be filed under (sorted, no repeats)."""
+
+    tenant: str
+    entity_id: str
+    keys: tuple[str, ...]
+
+    def listed(self) -> str:
+        """The entity row's `keys` column (JSON)."""
+        return json.dumps(self.keys, separators=(",", ":"))
+
+
+def tenant_number(connection: sqlite3.Connection, tenant: str) -> int | None:
+    """The tenant's number in this file, `None` when it has none."""
+    row = connection.execute(
+        "SELECT number FROM graph_tenants WHERE tenant_id = ?", (tenant,)
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def numbered(connection: sqlite3.Connection, tenant: str) -> int:
+    """The tenant's number in this file, given one first if it has none."""
+    number = tenant_number(connection, tenant)
+    if number is not None:
+        return number
+    row = connection.execute(
+        "INSERT INTO graph_tenants (tenant_id) VALUES (?) RETURNING number", (tenant,)
+    ).fetchone()
+    return int(row[0])
+
+
+def refile(connection: sqlite3.Connection, filings: Sequence[Filing]) -> None:
+    """File each entity under its keys, removing the keys its stored row lists and it lost.
+
+    Call before the entity rows are written: it reads the keys they list now.
+    One filing per (tenant, id).
+    """
+    added: list[KeyRow] = []
+    removed: list[KeyRow] = []
+    for tenant, group in _by_tenant(filings).items():
+        number = numbered(connection, tenant)
+        held = _held_keys(connection, tenant, [f.entity_id for f in group])
+        for filing in group:
+            entity = UUID(filing.entity_id).bytes
+            before = held.get(filing.entity_id)
+            if before is None:
+                added.extend(zip(repeat(number), filing.keys, repeat(entity)))
+                continue
+            old, new = set(before), set(filing.keys)
+            added.extend(zip(repeat(number), new - old, repeat(entity)))
+            removed.extend(zip(repeat(number), old - new, repeat(entity)))
+    connection.executemany(_DELETE, sorted(removed))
+    connection.executemany(_INSERT, sorted(added))  # in key order: pages filled in turn
+
+
+def rebuild(connection: sqlite3.Connection, tenant: str, filings: Sequence[Filing]) -> None:
+    """Replace every key row of the tenant with these filings' (its whole index)."""
+    number = numbered(connection, tenant)
+    connection.execute("DELETE FROM graph_keys WHERE tenant = ?", (number,))
+    rows = [(number, key, UUID(f.entity_id).bytes) for f in filings for key in f.keys]
+    connection.executemany(_INSERT, sorted(rows))
+
+
+def unfile(connection: sqlite3.Connection, tenant: str, entity_ids: Sequence[str]) -> None:
+    """Remove every key row of these entities (call before their rows are deleted)."""
+    number = tenant_number(connection, tenant)
+    if number is None:
+        return
+    held = _held_keys(connection, tenant, entity_ids)
+    connection.executemany(
+        _DELETE,
+        sorted(
+            (number, key, UUID(entity_id).bytes) for entity_id, keys in held.items() for key in keys
+        ),
+    )
+
+
+def forget_tenant(connection: sqlite3.Connection, tenant: str) -> None:
+    """Remove the tenant's key rows and its number."""
+    number = tenant_number(connection, tenant)
+    if number is not None:
+        connection.execute("DELETE FROM graph_keys WHERE tenant = ?", (number,))
+        connection.execute("DELETE FROM graph_tenants WHERE number = ?", (number,))
+
+
+def capped_blocks(
+    connection: sqlite3.Connection,
+    tenant: str,
+    keys: Sequence[str],
+    limit: int,
+    *,
+    with_bodies: bool,
+) -> list[tuple[str, bytes | str]]:
+    """(key, entity bytes or body) rows: per key its first `limit` members by id, by key then id.
+
+    One statement per `KEYS_PER_STATEMENT` keys: a compound SELECT of one
+    `ORDER BY entity LIMIT` index range per key, so a large block is cut in
+    the index, never read whole.
+    """
+    one = (
+        "SELECT * FROM (SELECT key, entity FROM graph_keys"
+        f" WHERE tenant = {TENANT_NUMBER} AND key = ? ORDER BY entity LIMIT ?)"
+    )
+    rows: list[tuple[str, bytes | str]] = []
+    for start in range(0, len(keys), KEYS_PER_STATEMENT):
+        part = keys[start : start + KEYS_PER_STATEMENT]
+        blocks = " UNION ALL ".join([one] * len(part))
+        parameters: list[object] = [value for key in part for value in (tenant, key, limit)]
+        if with_bodies:
+            statement = (
+                "SELECT b.key, e.body FROM (SELECT key, entity, lower(hex(entity)) AS h"
+                f" FROM ({blocks})) b JOIN graph_entities e"
+                f" ON e.tenant_id = ? AND e.id = {_ID_TEXT} ORDER BY b.key, b.entity"
+            )
+            parameters.append(tenant)
+        else:
+            statement = f"SELECT key, entity FROM ({blocks}) ORDER BY key, entity"
+        rows.extend((row[0], row[1]) for row in connection.execute(statement, parameters))
+    return rows
+
+
+def counted_blocks(
+    connection: sqlite3.Connection, tenant: str, keys: Sequence[str], limit: int
+) -> dict[str, int]:
+    """Per key, how many members its block holds, counted no further than `limit`."""
+    one = (
+        "SELECT ?, count(*) FROM (SELECT 1 FROM graph_keys"
+        f" WHERE tenant = {TENANT_NUMBER} AND key = ? LIMIT ?)"
+    )
+    counts: dict[str, int] = {}
+    for start in range(0, len(keys), KEYS_PER_STATEMENT):
+        part = keys[start : start + KEYS_PER_STATEMENT]
+        parameters = [value for key in part for value in (key, tenant, key, limit)]
+        statement = " UNION ALL ".join([one] * len(part))
+        counts.update((row[0], int(row[1])) for row in connection.execute(statement, parameters))
+    return counts
+
+
+def _held_keys(
+    connection: sqlite3.Connection, tenant: str, entity_ids: Sequence[str]
+) -> dict[str, list[str]]:
+    """The keys each of these stored entities lists; absent ids are left out."""
+    rows = rows_in(
+        connection,
+        "SELECT id, keys FROM graph_entities WHERE tenant_id = ? AND id",
+        tenant,
+        entity_ids,
+    )
+    return {str(entity_id): json.loads(str(keys)) for entity_id, keys in rows}
+
+
+def _by_tenant(filings: Sequence[Filing]) -> dict[str, list[Filing]]:
+    grouped: dict[str, list[Filing]] = {}
+    for filing in filings:
+        grouped.setdefault(filing.tenant, []).append(filing)
+    return grouped
