@@ -134,10 +134,12 @@ SURFACE: dict[str, set[str]] = {
         "undo_merge",
     },
     "redstring.providers": {
+        "EngineFiles",
         "FakeEmbeddingProvider",
         "FakeLlmProvider",
         "LocalEmbeddingProvider",
         "ModelFiles",
+        "MultilingualEmbeddingProvider",
         "OpenAICompatibleEmbeddingProvider",
         "OpenAICompatibleLlmProvider",
         "Refusal",
