@@ -5,8 +5,9 @@ moment (numpy floor, rapidfuzz, the blocking lookups). The other passes
 measure a second configuration over rows already ingested, so no variant pays
 a second ingest:
 
-- `approximate_passes`: `ApproximateVectorStore` (ADR 0225) over the same
-  rows as the exact store, its index build, recall@10 against exact numpy
+- `approximate_passes`: a store's IVF search (`ApproximateVectorStore`, ADR
+  0225, or `SqliteVectorStore(search_mode="ivf")`, ADR 0265) over the same
+  rows as its exact search, its index build, recall@10 against exact numpy
   top-10 per `probes` (with and without a type filter), and HYBRID through it
   beside HYBRID through exact search (issue 16's approximate row);
 - `hnsw_passes`: PostgreSQL with its HNSW index, per `hnsw.ef_search`;
@@ -29,7 +30,7 @@ FILTER_TYPE = "organization"
 
 
 class ExactView:
-    """An `ApproximateVectorStore` searched exactly, as the `InMemoryVectorStore` it extends."""
+    """A store with an IVF search, searched exactly (its rows scored by `ExactSearch`)."""
 
     def __init__(self, store: Any) -> None:
         self._store = store
@@ -38,9 +39,13 @@ class ExactView:
         return getattr(self._store, name)
 
     async def search(self, *args: Any, **kwargs: Any) -> Any:
-        from redstring.stores import InMemoryVectorStore  # noqa: PLC0415
+        from redstring.vector.rows import ExactSearch  # noqa: PLC0415
 
-        return await InMemoryVectorStore.search(self._store, *args, **kwargs)
+        ivf, self._store._search = self._store._search, ExactSearch()
+        try:
+            return await self._store.search(*args, **kwargs)
+        finally:
+            self._store._search = ivf
 
 
 async def measure(
@@ -161,16 +166,17 @@ async def approximate_passes(
     await approximate.search(queries[0].tolist(), tenant, k=K)  # the first search builds
     out: dict[str, Any] = {"ann_build_s": time.perf_counter() - started, "ann_sweep": []}
     out["ann_filter_share"] = len(keep) / len(ids)
-    default = approximate._probes
+    ivf = approximate._search
+    default = ivf.probes
     for probes in PROBES:
-        approximate._probes = probes  # the store's own search at each setting, over one index
+        ivf.probes = probes  # the store's own search at each setting, over one index
         for name, want, filters in (
             ("none", truth, {}),
             ("type", kept_truth, {"entity_types": [FILTER_TYPE]}),
         ):
             figures = await _search_pass(approximate, tenant, queries, want, **filters)
             out["ann_sweep"].append({"probes": probes, "filter": name, **figures})
-    approximate._probes = default
+    ivf.probes = default
     out["ann_probes"] = default
     retriever = Retriever(
         embeddings=TableEmbeddings(mine.shape[1], table), vectors=approximate, graph=graph

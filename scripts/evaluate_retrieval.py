@@ -2,6 +2,7 @@
 
     uv run python scripts/evaluate_retrieval.py                 # fake + local model
     uv run python scripts/evaluate_retrieval.py --provider fake # plumbing only
+    uv run python scripts/evaluate_retrieval.py --provider models  # MiniLM beside multilingual-e5
     uv run python scripts/evaluate_retrieval.py --corpus world  # one entity corpus (none: --corpus)
     uv run python scripts/evaluate_retrieval.py --passages      # no graded passage set
     uv run python scripts/evaluate_retrieval.py --json          # for machines
@@ -35,7 +36,9 @@ from quality.report import main
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--provider", choices=["fake", "local", "all"], default="all")
+    parser.add_argument(
+        "--provider", choices=["fake", "local", "multilingual", "all", "models"], default="all"
+    )
     parser.add_argument(
         "--corpus", choices=list(ENTITY_CORPORA), nargs="*", default=list(ENTITY_CORPORA)
     )

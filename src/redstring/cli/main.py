@@ -92,7 +92,7 @@ def _parents() -> dict[str, _Parser]:
         "--embeddings",
         choices=EMBEDDING_KINDS,
         help="embedding provider (env REDSTRING_EMBEDDINGS; default local when the `local` "
-        "extra is installed, else none)",
+        "extra is installed, else none; multilingual needs the `multilingual` extra)",
     )
     embed.add_argument("--embed-base-url", help="env REDSTRING_EMBED_BASE_URL")
     embed.add_argument("--embed-model", help="env REDSTRING_EMBED_MODEL")

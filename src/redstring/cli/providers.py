@@ -4,7 +4,7 @@ A flag wins over its environment variable; the variable wins over the
 default. This module (with `main`) is the only place redstring reads the
 environment: the library takes every setting as an argument.
 
-- `--embeddings local|openai|none`: `REDSTRING_EMBEDDINGS`;
+- `--embeddings local|multilingual|openai|none`: `REDSTRING_EMBEDDINGS`;
 - `--embed-base-url`, `--embed-model`, `--embed-dimension`:
   `REDSTRING_EMBED_BASE_URL`, `REDSTRING_EMBED_MODEL`, `REDSTRING_EMBED_DIMENSION`;
 - `--llm-base-url`, `--llm-model`: `REDSTRING_LLM_BASE_URL`, `REDSTRING_LLM_MODEL`;
@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 from redstring.client.embeddings import local_extra_installed
 from redstring.domain.errors import InvalidSettingError, MissingSettingError
 from redstring.llm.local_embedding import LocalEmbeddingProvider
+from redstring.llm.multilingual_embedding import MultilingualEmbeddingProvider
 from redstring.llm.openai_compatible import (
     STRUCTURED_OUTPUTS,
     OpenAICompatibleEmbeddingProvider,
@@ -35,8 +36,8 @@ from redstring.llm.openai_compatible import (
 )
 from redstring.ports.embedding_provider import EmbeddingProvider
 
-EmbeddingKind = Literal["local", "openai", "none"]
-EMBEDDING_KINDS: tuple[EmbeddingKind, ...] = ("local", "openai", "none")
+EmbeddingKind = Literal["local", "multilingual", "openai", "none"]
+EMBEDDING_KINDS: tuple[EmbeddingKind, ...] = ("local", "multilingual", "openai", "none")
 
 
 def _setting(
@@ -89,7 +90,9 @@ def embedding_kind(args: argparse.Namespace, env: Mapping[str, str]) -> Embeddin
         if chosen == kind:
             return kind
     raise InvalidSettingError(
-        name="REDSTRING_EMBEDDINGS", value=chosen, requirement="one of local, openai, none"
+        name="REDSTRING_EMBEDDINGS",
+        value=chosen,
+        requirement="one of local, multilingual, openai, none",
     )
 
 
@@ -107,6 +110,8 @@ def embedding_provider(
         return None
     if kind == "local":
         return LocalEmbeddingProvider()
+    if kind == "multilingual":
+        return MultilingualEmbeddingProvider()
     what = "--embeddings openai"
     base_url = _required(
         args, "embed_base_url", env, what=what, variable="REDSTRING_EMBED_BASE_URL"

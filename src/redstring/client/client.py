@@ -93,8 +93,9 @@ class AsyncRedstring:
 
     `db` is a SQLite file path (created on first use) or a `postgresql://`
     URL; `tenant` a name or UUID (default: the command line's `default`
-    tenant); `embeddings` is `"local"`, `"none"`, an `EmbeddingProvider`, or
-    `None` for the local model when its extra is installed. A new database is
+    tenant); `embeddings` is `"local"`, `"multilingual"` (ADR 0275), `"none"`,
+    an `EmbeddingProvider`, or `None` for the local model when its extra is
+    installed. A new database is
     made at the provider's dimension. `migrate=True` upgrades a database
     written by an older redstring in place. `create=False` is for a client
     that only reads: the database must exist (`DatabaseNotFoundError`) and a

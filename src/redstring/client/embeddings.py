@@ -1,7 +1,8 @@
-"""The embedding provider a client is opened with: `"local"`, `"none"`, a provider, or the default.
+"""The embedding provider a client is opened with: `"local"`, `"multilingual"`, `"none"`, or one.
 
-The default (`None`) is the local model when the `local` extra is installed,
-and no provider otherwise: the same rule as the command line's
+`"multilingual"` is the multilingual-e5-small model of the `multilingual`
+extra (ADR 0275). The default (`None`) is the local model when the `local`
+extra is installed, and no provider otherwise: the same rule as the command line's
 `--embeddings`. The provider's dimension is the one a new database is made
 with; a database with no provider is made at `UNEMBEDDED_DIMENSION`.
 """
@@ -13,6 +14,7 @@ from typing import Literal
 
 from redstring.domain.errors import InvalidArgumentError, MissingExtraError
 from redstring.llm.local_embedding import LocalEmbeddingProvider, packaged_files
+from redstring.llm.multilingual_embedding import MultilingualEmbeddingProvider
 from redstring.ports.embedding_provider import EmbeddingProvider
 
 #: The vector dimension a database is created with when nothing is embedded:
@@ -20,7 +22,7 @@ from redstring.ports.embedding_provider import EmbeddingProvider
 UNEMBEDDED_DIMENSION = 384
 
 #: What `embeddings=` accepts besides a provider object.
-EmbeddingChoice = Literal["local", "none"] | EmbeddingProvider | None
+EmbeddingChoice = Literal["local", "multilingual", "none"] | EmbeddingProvider | None
 
 
 def local_extra_installed() -> bool:
@@ -37,7 +39,7 @@ def local_extra_installed() -> bool:
 def resolve_embeddings(choice: EmbeddingChoice) -> EmbeddingProvider | None:
     """The provider `choice` names; `None` for `"none"`.
 
-    Raises `MissingExtraError` for `"local"` without the extra, and
+    Raises `MissingExtraError` for `"local"` or `"multilingual"` without its extra, and
     `InvalidArgumentError` for any other string.
     """
     if choice is None:
@@ -47,9 +49,12 @@ def resolve_embeddings(choice: EmbeddingChoice) -> EmbeddingProvider | None:
             return None
         if choice == "local":
             return LocalEmbeddingProvider()
+        if choice == "multilingual":
+            return MultilingualEmbeddingProvider()
         raise InvalidArgumentError(
             name="embeddings",
             value=choice,
-            requirement='"local", "none", an EmbeddingProvider, or None for the default',
+            requirement='"local", "multilingual", "none", an EmbeddingProvider, '
+            "or None for the default",
         )
     return choice

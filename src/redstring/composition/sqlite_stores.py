@@ -27,7 +27,8 @@ from redstring.events.sqlite import SqliteEventLog
 from redstring.graph.sqlite import SqliteGraphStore
 from redstring.storage.sqlite import SqliteDatabase
 from redstring.storage.tenant_cache import DEFAULT_CACHE_BYTES, CacheBudget
-from redstring.vector.sqlite import SqliteVectorStore
+from redstring.vector.ivf_settings import EXACT_BELOW, PROBES
+from redstring.vector.sqlite import SqliteSearchMode, SqliteVectorStore, row_search
 
 
 @dataclass(repr=False)
@@ -67,6 +68,9 @@ def open_sqlite(
     busy_timeout: float = 5.0,
     cache_bytes: int = DEFAULT_CACHE_BYTES,
     read_only: bool = False,
+    search_mode: SqliteSearchMode = "exact",
+    exact_below: int = EXACT_BELOW,
+    probes: int = PROBES,
 ) -> SqliteStores:
     """Open (creating if absent) the database file at `path` and the stores over it.
 
@@ -79,7 +83,11 @@ def open_sqlite(
     `ReadOnlyDatabaseError`, as does a read-only file lacking a table or
     setting. Reads wait up to `busy_timeout` seconds for a lock. The vector
     and chunk stores keep recently searched tenants' matrices in memory within
-    `cache_bytes` together (default 256 MiB; 0 caches nothing; ADR 0135). An older
+    `cache_bytes` together (default 256 MiB; 0 caches nothing; ADR 0135).
+    `search_mode="ivf"` (the `ann` extra) searches a tenant of at least
+    `exact_below` entity vectors through a faiss IVF index scanning `probes`
+    lists, held beside its cached rows, so `cache_bytes` must hold about
+    twice the tenant's rows (`SqliteVectorStore`, ADR 0265). An older
     schema raises `SchemaMigrationRequiredError` unless `migrate=True`; a
     newer one raises `SchemaTooNewError`; a file that cannot be opened at all
     raises `DatabaseOpenError`, another application's SQLite file
@@ -97,6 +105,7 @@ def open_sqlite(
         if dimension is None:
             raise DimensionRequiredError(store=name, path=str(path))
     budget = CacheBudget(cache_bytes)  # checked before the file is touched
+    row_search(search_mode, exact_below, probes)  # refused, or the extra missing, first too
     database = SqliteDatabase(path, busy_timeout=busy_timeout, read_only=read_only)
     try:
         foreign = database.foreign_tables(store=database.name)
@@ -108,7 +117,13 @@ def open_sqlite(
                 raise DimensionRequiredError(store=database.name, path=str(path))
         graph = SqliteGraphStore(database, migrate=migrate)
         vectors = SqliteVectorStore(
-            database, dimension=dimension, migrate=migrate, cache_bytes=budget
+            database,
+            dimension=dimension,
+            migrate=migrate,
+            cache_bytes=budget,
+            search_mode=search_mode,
+            exact_below=exact_below,
+            probes=probes,
         )
         chunks = SqliteChunkStore(
             database, dimension=dimension, migrate=migrate, cache_bytes=budget

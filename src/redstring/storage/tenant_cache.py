@@ -26,13 +26,17 @@ def generation_table(table: str) -> str:
     return f"CREATE TABLE {table} ( tenant_id TEXT PRIMARY KEY, token TEXT NOT NULL)"
 
 
-def bump_generations(connection: sqlite3.Connection, table: str, tenants: Iterable[str]) -> None:
-    """Give each tenant a fresh token in `table`; call inside the write transaction."""
+def bump_generations(
+    connection: sqlite3.Connection, table: str, tenants: Iterable[str]
+) -> dict[str, str]:
+    """Give each tenant a fresh token in `table` (returned by tenant); call inside the write."""
+    tokens = {tenant: uuid.uuid4().hex for tenant in sorted(set(tenants))}
     connection.executemany(
         f"INSERT INTO {table} (tenant_id, token) VALUES (?, ?)"
         " ON CONFLICT (tenant_id) DO UPDATE SET token = excluded.token",
-        [(tenant, uuid.uuid4().hex) for tenant in sorted(set(tenants))],
+        list(tokens.items()),
     )
+    return tokens
 
 
 def current_generation(connection: sqlite3.Connection, table: str, tenant: str) -> str | None:
@@ -78,6 +82,10 @@ class CacheBudget:
         with self._lock:
             if key in self._order:
                 self._order.move_to_end(key)
+
+    def _release(self, key: tuple[int, str]) -> None:
+        with self._lock:
+            self.used -= self._order.pop(key, 0)
 
     def _admit(self, key: tuple[int, str], size: int) -> bool:
         """Make room for `size` bytes under `key`; `False` when they exceed the budget."""
@@ -131,6 +139,35 @@ class TenantCache[V]:
         if self._budget._admit((self._number, tenant), self._sizeof(value)):
             self._entries[tenant] = _Entry(token, value)
         return value
+
+    def update(
+        self, tenant: str, before: str | None, after: str, change: Callable[[V], None]
+    ) -> None:
+        """Apply `change` to the value cached under token `before`, and tag it `after`.
+
+        Call inside the write that moved the tenant's token from `before` to
+        `after` (ADR 0265): a value cached under any other token is dropped
+        instead, so the next `get` loads it again. Should the write roll
+        back, `after` never becomes current and the value is never served.
+        """
+        entry = self._entries.pop(tenant, None)
+        if entry is None:
+            return
+        key = (self._number, tenant)
+        if entry.token != before:
+            self._budget._release(key)
+            return
+        change(entry.value)
+        if self._budget._admit(key, self._sizeof(entry.value)):
+            self._entries[tenant] = _Entry(after, entry.value)
+
+    def remeasure(self, tenant: str) -> None:
+        """Count the cached value's bytes again after it grew in place (dropped if now too big)."""
+        entry = self._entries.get(tenant)
+        if entry is not None and not self._budget._admit(
+            (self._number, tenant), self._sizeof(entry.value)
+        ):
+            del self._entries[tenant]
 
     def _drop(self, tenant: str) -> None:
         self._entries.pop(tenant, None)

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import numpy.typing as npt
 
 from redstring.domain.exact_search import (
     FloatMatrix,
     stored_vectors,
-    top_k,
     unit_rows,
     unit_vector,
     validate_search_args,
@@ -21,31 +20,23 @@ from redstring.domain.normalization import normalize_name
 from redstring.domain.validation import require_tenant_id
 from redstring.domain.vector import VectorMatch, VectorRecord
 from redstring.storage.describe import DescribedStore
-
-
-@dataclass(frozen=True)
-class _Matrix:
-    ids: list[EntityId]
-    id_strings: list[str]
-    types: list[str]
-    normalized_types: npt.NDArray[np.str_]
-    rows: FloatMatrix
+from redstring.vector.rows import ExactSearch, RowSearch, TenantRows
 
 
 @dataclass
 class _Tenant:
+    rows: TenantRows
     #: entity id -> (entity type, the vector as given, as float32)
     records: dict[EntityId, tuple[str, FloatMatrix]] = field(default_factory=dict)
-    cache: _Matrix | None = None
 
 
 class InMemoryVectorStore(DescribedStore):
     """A `VectorStore` for a single process: exact cosine per tenant.
 
     Vectors are kept as float32 arrays (as SQLite keeps them: `get` returns
-    them rounded to float32) and each tenant's rows are stacked and scaled to
-    unit length into one matrix on the first search after a write, so a
-    search is one matrix-vector product.
+    them rounded to float32), and scaled to unit length into the tenant's
+    rows as they are written (ADR 0265), so a search is one matrix-vector
+    product.
     """
 
     def __init__(self, *, dimension: int) -> None:
@@ -53,6 +44,7 @@ class InMemoryVectorStore(DescribedStore):
             raise ValueError(f"dimension must be positive, got {dimension}")
         self._dimension = dimension
         self._tenants: dict[TenantId, _Tenant] = {}
+        self._search: RowSearch = ExactSearch()
 
     @property
     def dimension(self) -> int:
@@ -64,10 +56,20 @@ class InMemoryVectorStore(DescribedStore):
             dimension=self._dimension,
             context_of=lambda i: f"vector of entity {records[i].entity_id}",
         )
-        for record, array in zip(records, arrays, strict=True):
-            part = self._tenants.setdefault(record.tenant_id, _Tenant())
-            part.records[record.entity_id] = (record.entity_type, array)
-            part.cache = None
+        by_tenant: dict[TenantId, list[int]] = {}
+        for at, record in enumerate(records):
+            by_tenant.setdefault(record.tenant_id, []).append(at)
+        for tenant_id, ats in by_tenant.items():
+            part = self._tenants.setdefault(tenant_id, _Tenant(TenantRows(self._dimension)))
+            for at in ats:
+                part.records[records[at].entity_id] = (records[at].entity_type, arrays[at])
+            types = [records[at].entity_type for at in ats]
+            part.rows.put(
+                [str(records[at].entity_id) for at in ats],
+                types,
+                [normalize_name(kind) for kind in types],
+                unit_rows(np.stack([arrays[at] for at in ats])),
+            )
 
     async def delete(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
         require_tenant_id(tenant_id)
@@ -75,8 +77,8 @@ class InMemoryVectorStore(DescribedStore):
         if part is None:
             return
         for entity_id in entity_ids:
-            if part.records.pop(entity_id, None) is not None:
-                part.cache = None
+            part.records.pop(entity_id, None)
+        part.rows.remove(str(entity_id) for entity_id in entity_ids)
 
     async def purge_tenant(self, tenant_id: TenantId) -> None:
         require_tenant_id(tenant_id)
@@ -118,34 +120,14 @@ class InMemoryVectorStore(DescribedStore):
         part = self._tenants.get(tenant_id)
         if part is None or k == 0:
             return []
-        matrix = self._matrix(part)
-        eligible = None
-        if entity_types is not None:
-            wanted = [normalize_name(t) for t in entity_types]
-            eligible = np.isin(matrix.normalized_types, wanted)
-        hits = top_k(
-            matrix.rows, query, matrix.id_strings, k=k, eligible=eligible, min_score=min_score
-        )
+        wanted = None if entity_types is None else [normalize_name(t) for t in entity_types]
+        rows = part.rows
+        hits = self._search.search(rows, query, k=k, wanted=wanted, min_score=min_score)
         return [
-            VectorMatch(entity_id=matrix.ids[row], entity_type=matrix.types[row], score=score)
-            for row, score in hits
+            VectorMatch(
+                entity_id=EntityId(uuid.UUID(rows.ids[slot])),
+                entity_type=rows.types[slot],
+                score=score,
+            )
+            for slot, score in hits
         ]
-
-    @staticmethod
-    def _matrix(part: _Tenant) -> _Matrix:
-        if part.cache is None:
-            ids = list(part.records)
-            types = [part.records[entity_id][0] for entity_id in ids]
-            rows = (
-                unit_rows(np.stack([part.records[entity_id][1] for entity_id in ids]))
-                if ids
-                else np.zeros((0, 1), dtype=np.float32)
-            )
-            part.cache = _Matrix(
-                ids=ids,
-                id_strings=[str(entity_id) for entity_id in ids],
-                types=types,
-                normalized_types=np.array([normalize_name(t) for t in types], dtype=np.str_),
-                rows=rows,
-            )
-        return part.cache

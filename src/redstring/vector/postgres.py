@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
 
 from pgvector.psycopg import register_vector_async
@@ -18,6 +18,7 @@ from redstring.storage.describe import DescribedStore
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.schema import Schema
 from redstring.storage.shared_transactions import SharedTransactions
+from redstring.vector.postgres_exact import DISTANCE, KEEP, rank_exactly
 
 #: The extension the vector store needs; create it before the pool opens.
 EXTENSIONS = ("vector",)
@@ -33,17 +34,6 @@ MAX_EF_SEARCH = 1000
 #: In HNSW mode, fewer rows than this passing the tenant and type filters are
 #: ranked exactly instead: faster than walking the graph for them (ADR 0196).
 DEFAULT_EXACT_BELOW = 5000
-
-#: Cosine distance of a row to the unit query `%(q)s`: `<#>` is the negated inner
-#: product, scaled by the row's stored inverse norm (ADR 0190).
-_DISTANCE = "(1.0 + (embedding <#> %(q)s) * inverse_norm)"
-#: Exact search: `_DISTANCE` is no indexed expression, so an HNSW index (if one
-#: exists) cannot order the rows; no materialised CTE is needed to keep it out.
-_EXACT = (
-    f"SELECT entity_id, entity_type, {_DISTANCE} AS distance"
-    " FROM {{schema}}.vector_records WHERE {where}"
-    " ORDER BY distance, entity_id LIMIT %(k)s"
-)
 
 
 async def configure_connection(connection: Connection) -> None:
@@ -69,6 +59,17 @@ def schema_for(dimension: int) -> Schema:
             [
                 "ALTER TABLE {schema}.vector_records ADD COLUMN inverse_norm double precision"
                 " GENERATED ALWAYS AS (1.0 / vector_norm(embedding)) STORED",
+            ],
+            # Exact search scans this float16 unit vector and re-scores a pool from
+            # float32 (ADR 0270). MAIN keeps it in the row (compressed or moved out
+            # only when a row could not fit a page; PLAIN would refuse such rows);
+            # the float32 vector stays EXTERNAL, moved out of the row when it is
+            # large, so the scan reads half the bytes.
+            [
+                "ALTER TABLE {schema}.vector_records ADD COLUMN unit_half"
+                f" halfvec({int(dimension)}) GENERATED ALWAYS AS"
+                f" (l2_normalize(embedding)::halfvec({int(dimension)})) STORED,"
+                " ALTER COLUMN unit_half SET STORAGE MAIN",
             ],
         ],
     )
@@ -267,13 +268,25 @@ class PgVectorStore(SharedTransactions[PostgresDatabase], DescribedStore):
             parameters["types"] = [normalize_name(t) for t in entity_types]
         passing = " AND ".join(filters)
         if min_score is not None:
-            filters.append(f"greatest(0.0, least(1.0, 1.0 - {_DISTANCE} / 2.0)) >= %(min_score)s")
+            filters.append(KEEP.format(distance=DISTANCE))
             parameters["min_score"] = min_score
         where = " AND ".join(filters)
+
+        async def exact(connection: Connection) -> list[tuple[Any, ...]]:
+            return await rank_exactly(
+                self._db,
+                connection,
+                passing=passing,
+                parameters=parameters,
+                k=k,
+                min_score=min_score,
+                dimension=self._dimension,
+            )
+
         if self._mode == "exact":
-            rows = await self._read(_EXACT.format(where=where), parameters)
+            rows = await self._db.read(exact, store=self._name)
         else:
-            rows = await self._hnsw(passing, where, parameters)
+            rows = await self._hnsw(passing, where, parameters, exact)
         hits = sorted(
             ((cosine_to_score(1.0 - float(d)), str(i), i, t) for i, t, d in rows),
             key=lambda hit: (-hit[0], hit[1]),
@@ -283,14 +296,17 @@ class PgVectorStore(SharedTransactions[PostgresDatabase], DescribedStore):
         ]
 
     async def _hnsw(
-        self, passing: str, where: str, parameters: dict[str, object]
+        self,
+        passing: str,
+        where: str,
+        parameters: dict[str, object],
+        exact: Callable[[Connection], Awaitable[list[tuple[Any, ...]]]],
     ) -> list[tuple[Any, ...]]:
-        """HNSW search, or exact when fewer than `exact_below` rows pass `passing`."""
+        """HNSW search, or `exact` when fewer than `exact_below` rows pass `passing`."""
         count = self._db.sql(
             f"SELECT count(*) FROM (SELECT 1 FROM {{schema}}.vector_records WHERE {passing}"
             " LIMIT %(cap)s) AS passing"
         )
-        exact = self._db.sql(_EXACT.format(where=where))
         statement = self._db.sql(
             "SELECT entity_id, entity_type, embedding <=> %(q)s AS distance"
             f" FROM {{schema}}.vector_records WHERE {where}"
@@ -305,16 +321,14 @@ class PgVectorStore(SharedTransactions[PostgresDatabase], DescribedStore):
         )
 
         async def work(connection: Connection) -> list[tuple[Any, ...]]:
-            chosen = statement
             if self._exact_below:
                 counted = await connection.execute(count, {**parameters, "cap": self._exact_below})
                 found = await counted.fetchone()
                 if found is not None and found[0] < self._exact_below:
-                    chosen = exact
-            if chosen is statement:
-                for setting in settings:
-                    await connection.execute(setting)
-            cursor = await connection.execute(chosen, parameters)
+                    return await exact(connection)
+            for setting in settings:
+                await connection.execute(setting)
+            cursor = await connection.execute(statement, parameters)
             return [tuple(row) for row in await cursor.fetchall()]
 
         return await self._db.read(work, store=self._name)

@@ -1,19 +1,17 @@
-"""A vector store in a SQLite file: float32 blobs, searched exactly with numpy."""
+"""A vector store in a SQLite file: float32 blobs, searched with numpy or an IVF index."""
 
 from __future__ import annotations
 
 import sqlite3
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
-import numpy.typing as npt
 
+from redstring.domain.errors import InvalidArgumentError, MissingExtraError
 from redstring.domain.exact_search import (
-    FloatMatrix,
     stored_vectors,
-    top_k,
     unit_rows,
     unit_vector,
     validate_search_args,
@@ -34,8 +32,9 @@ from redstring.storage.tenant_cache import (
     bump_generations,
     current_generation,
     generation_table,
-    held_bytes,
 )
+from redstring.vector.ivf_settings import EXACT_BELOW, PROBES, check_ivf_settings
+from redstring.vector.rows import ExactSearch, RowSearch, TenantRows
 
 SCHEMA = Schema(
     component="vector",
@@ -53,24 +52,44 @@ SCHEMA = Schema(
 )
 
 
-@dataclass(frozen=True)
-class _Matrix:
-    ids: list[str]
-    types: list[str]
-    normalized_types: npt.NDArray[np.str_]
-    rows: FloatMatrix
+#: How a `SqliteVectorStore` searches a tenant: every row, or through an IVF index.
+type SqliteSearchMode = Literal["exact", "ivf"]
+
+
+def row_search(mode: object, exact_below: int, probes: int) -> RowSearch:
+    """The search `mode` names; `"ivf"` loads faiss (the `ann` extra)."""
+    if mode == "exact":
+        check_ivf_settings(exact_below, probes)
+        return ExactSearch()
+    if mode != "ivf":
+        raise InvalidArgumentError(name="search_mode", value=mode, requirement="'exact' or 'ivf'")
+    try:
+        from redstring.vector.ivf import IvfSearch  # noqa: PLC0415 (the optional extra)
+    except ModuleNotFoundError as error:
+        raise MissingExtraError(extra="ann", missing=str(error.name)) from error
+    return IvfSearch(exact_below=exact_below, probes=probes)
 
 
 class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
-    """A `VectorStore` in a SQLite file: exact cosine per tenant, scores on 0..1.
+    """A `VectorStore` in a SQLite file: cosine per tenant, scores on 0..1.
 
     Vectors are stored as float32 blobs keyed by (tenant, entity). A search
-    loads the tenant's unit-row matrix and ranks it with numpy; recently
-    searched tenants' matrices stay in memory, within `cache_bytes` (a number,
-    or a `CacheBudget` shared with the chunk store; 0 caches nothing), until a
-    write to the tenant (from any process) changes its generation token. The
-    file's dimension is recorded on first open; opening it with another
-    raises `DimensionMismatchError`.
+    loads the tenant's unit rows and ranks them with numpy; recently
+    searched tenants' rows stay in memory, within `cache_bytes` (a number,
+    or a `CacheBudget` shared with the chunk store; 0 caches nothing). A
+    write through this store updates the cached rows in place; a write from
+    another process (a changed generation token) makes the next search load
+    them again. The file's dimension is recorded on first open; opening it
+    with another raises `DimensionMismatchError`.
+
+    `search_mode="exact"` (the default) scores every row. `"ivf"` (the `ann`
+    extra) searches a tenant of at least `exact_below` rows (or the rows its
+    type filter keeps) through a faiss IVF index scanning `probes` lists,
+    as `ApproximateVectorStore` does (ADR 0225, 0265): held in memory beside
+    the cached rows and counted in `cache_bytes` (about twice the rows'
+    bytes, so a large tenant needs a budget that holds both), built on the
+    first search, kept up to date by this store's writes, trained again
+    after a quarter of its rows changed.
     """
 
     def __init__(
@@ -80,17 +99,19 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
         dimension: int,
         migrate: bool = False,
         cache_bytes: int | CacheBudget = DEFAULT_CACHE_BYTES,
+        search_mode: SqliteSearchMode = "exact",
+        exact_below: int = EXACT_BELOW,
+        probes: int = PROBES,
     ) -> None:
         if dimension <= 0:
             raise ValueError(f"dimension must be positive, got {dimension}")
+        self._search = row_search(search_mode, exact_below, probes)
         self._db = database
         self._name = f"SqliteVectorStore({database.path})"
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
         database.ensure_dimension("vector", dimension, store=self._name, holds="vectors")
         self._dimension = dimension
-        self._cache = TenantCache[_Matrix](
-            budget_of(cache_bytes), lambda m: held_bytes(m.ids, m.types, m.normalized_types, m.rows)
-        )
+        self._cache = TenantCache[TenantRows](budget_of(cache_bytes), lambda rows: rows.nbytes)
 
     @property
     def dimension(self) -> int:
@@ -114,6 +135,7 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
         ]
 
         def work(connection: sqlite3.Connection) -> None:
+            before = self._tokens(connection, {row[0] for row in rows})
             connection.executemany(
                 "INSERT INTO vector_records"
                 " (tenant_id, entity_id, entity_type, normalized_type, vector)"
@@ -122,7 +144,23 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
                 " normalized_type = excluded.normalized_type, vector = excluded.vector",
                 rows,
             )
-            bump_generations(connection, "vector_generations", {row[0] for row in rows})
+            after = bump_generations(connection, "vector_generations", before)
+            by_tenant: dict[str, list[int]] = {}
+            for at, row in enumerate(rows):
+                by_tenant.setdefault(row[0], []).append(at)
+            for tenant, token in after.items():
+                ats = by_tenant[tenant]
+                self._cache.update(
+                    tenant,
+                    before[tenant],
+                    token,
+                    lambda part, ats=ats: part.put(  # type: ignore[misc]
+                        [rows[at][1] for at in ats],
+                        [rows[at][2] for at in ats],
+                        [rows[at][3] for at in ats],
+                        unit_rows(np.stack([arrays[at] for at in ats])),
+                    ),
+                )
 
         await self._db.write(work, store=self._name)
 
@@ -131,13 +169,16 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
         ids = [str(i) for i in entity_ids]
 
         def work(connection: sqlite3.Connection) -> None:
+            tenant = str(tenant_id)
+            before = self._tokens(connection, {tenant})
             for part in chunked(ids):
                 connection.execute(
                     "DELETE FROM vector_records WHERE tenant_id = ?"
                     f" AND entity_id IN ({placeholders(len(part))})",
-                    (str(tenant_id), *part),
+                    (tenant, *part),
                 )
-            bump_generations(connection, "vector_generations", {str(tenant_id)})
+            after = bump_generations(connection, "vector_generations", before)
+            self._cache.update(tenant, before[tenant], after[tenant], lambda rows: rows.remove(ids))
 
         await self._db.write(work, store=self._name)
 
@@ -204,28 +245,35 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
         wanted = None if entity_types is None else [normalize_name(t) for t in entity_types]
 
         def work(connection: sqlite3.Connection) -> list[VectorMatch]:
-            matrix = self._matrix(connection, str(tenant_id))
-            eligible = None if wanted is None else np.isin(matrix.normalized_types, wanted)
-            hits = top_k(
-                matrix.rows, query, matrix.ids, k=k, eligible=eligible, min_score=min_score
-            )
+            tenant = str(tenant_id)
+            part = self._rows(connection, tenant)
+            hits = self._search.search(part, query, k=k, wanted=wanted, min_score=min_score)
+            self._cache.remeasure(tenant)  # an index built by the search counts too
             return [
                 VectorMatch(
-                    entity_id=EntityId(uuid.UUID(matrix.ids[row])),
-                    entity_type=matrix.types[row],
+                    entity_id=EntityId(uuid.UUID(part.ids[slot])),
+                    entity_type=part.types[slot],
                     score=score,
                 )
-                for row, score in hits
+                for slot, score in hits
             ]
 
         return await self._db.read(work, store=self._name)
 
-    def _matrix(self, connection: sqlite3.Connection, tenant: str) -> _Matrix:
-        """The tenant's matrix, from the cache while its generation token is current."""
+    @staticmethod
+    def _tokens(connection: sqlite3.Connection, tenants: set[str]) -> dict[str, str | None]:
+        """Each tenant's generation token before a write, read inside the write."""
+        return {
+            tenant: current_generation(connection, "vector_generations", tenant)
+            for tenant in sorted(tenants)
+        }
+
+    def _rows(self, connection: sqlite3.Connection, tenant: str) -> TenantRows:
+        """The tenant's rows, from the cache while its generation token is current."""
         token = current_generation(connection, "vector_generations", tenant)
         return self._cache.get(tenant, token, lambda: self._load(connection, tenant))
 
-    def _load(self, connection: sqlite3.Connection, tenant: str) -> _Matrix:
+    def _load(self, connection: sqlite3.Connection, tenant: str) -> TenantRows:
         ids: list[str] = []
         types: list[str] = []
         normalized: list[str] = []
@@ -240,9 +288,4 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
             normalized.append(normalized_type)
             blobs.append(blob)
         raw = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), self._dimension)
-        return _Matrix(
-            ids=ids,
-            types=types,
-            normalized_types=np.array(normalized, dtype=np.str_),
-            rows=unit_rows(raw) if ids else raw,
-        )
+        return TenantRows.of(ids, types, normalized, unit_rows(raw) if ids else raw)

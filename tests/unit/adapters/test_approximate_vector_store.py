@@ -16,7 +16,7 @@ from redstring.ports import VectorStore
 from redstring.stores import ApproximateVectorStore, InMemoryVectorStore
 from redstring.testing._support import fixed_id, fresh_tenant
 from redstring.testing.vector_store import VectorStoreCompliance
-from redstring.vector.approximate import lists_for
+from redstring.vector.ivf import lists_for
 
 DIM = 32
 ROWS = 3000

@@ -80,6 +80,7 @@ def test_the_metadata_states_version_licence_and_where_to_find_the_project(built
     assert {"knowledge-graph", "hybrid-search"} <= set(metadata["Keywords"].split(","))
     assert set(metadata.get_all("Provides-Extra") or []) == {
         "local",
+        "multilingual",
         "openai",
         "postgres",
         "mcp",

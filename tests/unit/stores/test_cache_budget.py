@@ -110,3 +110,32 @@ async def test_stores_over_budget_stay_correct_per_tenant_and_within_it(tmp_path
         assert hit.score == pytest.approx(1.0)
     finally:
         await stores.close()
+
+
+def test_an_update_patches_only_the_value_of_its_token_and_counts_its_new_size() -> None:
+    budget = CacheBudget(10)
+    cache = TenantCache[list[int]](budget, len)
+    held = cache.get("a", "one", lambda: [1, 2])
+    cache.update("a", "one", "two", lambda value: value.append(3))
+    assert cache.get("a", "two", lambda: pytest.fail("loaded again")) is held
+    assert (held, budget.used) == ([1, 2, 3], 3)
+    cache.update("a", "stale", "three", lambda value: pytest.fail("patched"))  # another token
+    assert (len(cache), budget.used) == (0, 0)
+    cache.update("a", None, "four", lambda value: pytest.fail("patched"))  # nothing cached
+    cache.get("b", "one", lambda: [0])
+    cache.update("b", "one", "two", lambda value: value.extend(range(20)))  # now too big
+    assert (len(cache), budget.used) == (0, 0)
+
+
+def test_remeasure_counts_a_value_grown_in_place_and_drops_it_past_the_budget() -> None:
+    budget = CacheBudget(10)
+    cache = TenantCache[list[int]](budget, len)
+    held = cache.get("a", "t", lambda: [1])
+    held.extend([2, 3])
+    cache.remeasure("a")
+    assert (len(cache), budget.used) == (1, 3)
+    held.extend(range(20))
+    cache.remeasure("a")
+    assert (len(cache), budget.used) == (0, 0)
+    cache.remeasure("nobody")
+    assert budget.used == 0

@@ -48,6 +48,16 @@ class TestSqliteVectorStoreWithoutCache(_NewFiles, VectorStoreCompliance):
         return SqliteVectorStore(self.new_file(), dimension=dimension, cache_bytes=0)
 
 
+class TestSqliteVectorStoreThroughTheIndex(_NewFiles, VectorStoreCompliance):
+    """With `search_mode="ivf"` and the switch at 0 every search goes through the index,
+    kept up to date in place by the suite's writes (ADR 0265), and still passes."""
+
+    async def make_store(self, dimension: int) -> VectorStore:
+        return SqliteVectorStore(
+            self.new_file(), dimension=dimension, search_mode="ivf", exact_below=0
+        )
+
+
 class TestSqliteChunkStore(_NewFiles, ChunkStoreCompliance):
     async def make_store(self, dimension: int) -> ChunkStore:
         return SqliteChunkStore(self.new_file(), dimension=dimension)

@@ -11,11 +11,16 @@ import pytest
 from redstring import Entity, new_tenant_id
 from redstring.chunks.postgres import PostgresChunkStore
 from redstring.chunks.sqlite import SqliteChunkStore
-from redstring.errors import DimensionMismatchError, StoreOperationError, StoreUnavailableError
+from redstring.errors import (
+    DimensionMismatchError,
+    InvalidArgumentError,
+    StoreOperationError,
+    StoreUnavailableError,
+)
 from redstring.ports import VectorRecord
 from redstring.storage.sqlite import SqliteDatabase
 from redstring.storage.tenant_cache import CacheBudget
-from redstring.stores import open_postgres, open_sqlite
+from redstring.stores import ApproximateVectorStore, open_postgres, open_sqlite
 from redstring.vector.postgres import PgVectorStore
 from redstring.vector.sqlite import SqliteVectorStore
 
@@ -126,3 +131,20 @@ def test_every_connection_caches_up_to_cache_kib_of_pages(tmp_path: Path, read_o
         assert size == -CACHE_KIB == -65536
     finally:
         database.close()
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [("search_mode", "hnsw"), ("exact_below", -1), ("probes", 0), ("probes", True)],
+)
+def test_open_sqlite_refuses_a_bad_search_setting_before_touching_the_file(
+    tmp_path: Path, setting: str, value: object
+) -> None:
+    with pytest.raises(InvalidArgumentError) as refused:
+        open_sqlite(tmp_path / "a.db", dimension=4, **{setting: value})  # type: ignore[arg-type]
+    assert refused.value.name == setting
+    assert not (tmp_path / "a.db").exists()
+
+
+def test_the_approximate_store_reports_its_switch() -> None:
+    assert ApproximateVectorStore(dimension=4, exact_below=7).exact_below == 7
