@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.hang_guard import HANG_GUARD_SECONDS
 from tests.unit.test_public_api import SURFACE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,7 +42,7 @@ def run(path: Path, tmpdir: Path | None = None) -> str:
         capture_output=True,
         text=True,
         check=False,
-        timeout=120,
+        timeout=HANG_GUARD_SECONDS,
         env=env,
     )
     assert done.returncode == 0, done.stderr

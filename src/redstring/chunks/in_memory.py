@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
@@ -11,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from redstring.chunks.in_memory_postings import Postings
+from redstring.chunks.in_memory_rows import Row
 from redstring.domain.bm25 import CorpusStats, LexicalCandidates
 from redstring.domain.chunk import (
     ChunkId,
@@ -32,21 +32,6 @@ from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import tokenize
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 from redstring.storage.describe import DescribedStore
-
-
-@dataclass(slots=True)
-class _Row:
-    """A stored chunk: `chunk` holds no embedding; `unit` is its only copy (ADR 0185).
-
-    `id` is `chunk.id`, derived once. `terms` are its distinct terms, set when
-    it is filed, interned (rows share one string per term).
-    """
-
-    chunk: StoredChunk
-    id: ChunkId
-    length: int
-    unit: FloatMatrix | None
-    terms: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -77,7 +62,7 @@ class _Lexical:
 
 @dataclass
 class _Tenant:
-    rows: dict[ChunkId, _Row] = field(default_factory=dict)
+    rows: dict[ChunkId, Row] = field(default_factory=dict)
     #: Each live chunk's slot: a number given on insert, never reused until renumbered,
     #: so every posting lists its slots in ascending order (ADR 0188).
     slot_of: dict[ChunkId, int] = field(default_factory=dict)
@@ -114,13 +99,23 @@ class InMemoryChunkStore(DescribedStore):
 
     async def upsert_chunks(self, chunks: Sequence[StoredChunk]) -> None:
         require_writable_chunks(chunks)
-        rows = self._rows(chunks)
-        for row, counts in rows:
-            part = self._tenants.setdefault(row.chunk.tenant_id, _Tenant())
-            _remove(part, row.id)
-            _insert(part, row, counts)
-        for tenant_id in {row.chunk.tenant_id for row, _ in rows}:
-            _compact(self._tenants[tenant_id])
+        latest: dict[tuple[TenantId, ChunkId], tuple[StoredChunk, FloatMatrix | None]] = {}
+        for chunk, unit in zip(chunks, self._units(chunks), strict=True):
+            key = (chunk.tenant_id, chunk.id)
+            latest.pop(key, None)  # a later copy of a chunk is filed after the chunks before it
+            latest[key] = (chunk, unit)
+        by_tenant: dict[TenantId, tuple[list[Row], list[Counter[str]]]] = {}
+        for (tenant_id, chunk_id), (chunk, unit) in latest.items():
+            counts = Counter(tokenize(chunk.text))
+            rows, terms = by_tenant.setdefault(tenant_id, ([], []))
+            rows.append(Row.of(chunk, chunk_id, counts.total(), unit))
+            terms.append(counts)
+        for tenant_id, (rows, terms) in by_tenant.items():
+            part = self._tenants.setdefault(tenant_id, _Tenant())
+            for row in rows:
+                _remove(part, row.id)
+            _insert(part, rows, terms)
+            _compact(part)
 
     async def replace_source(
         self,
@@ -142,6 +137,8 @@ class InMemoryChunkStore(DescribedStore):
         for chunk_id in list(part.sources.get(source_id, ())):
             if chunk_id not in given:
                 _remove(part, chunk_id)
+        fresh: list[Row] = []
+        terms: list[Counter[str]] = []
         for (chunk_id, chunk), unit in zip(given.items(), units, strict=True):
             keep = chunk_id in kept
             row = part.rows.get(chunk_id)
@@ -149,10 +146,11 @@ class InMemoryChunkStore(DescribedStore):
                 _place(part, row, chunk, unit, keep=keep)
                 continue
             counts = Counter(tokenize(chunk.text))
-            fresh = _Row(_copy(chunk, embedding=None), chunk_id, counts.total(), unit)
+            fresh.append(Row.of(chunk, chunk_id, counts.total(), unit))
             if keep:  # nothing stored to keep: written without a vector or its model
-                fresh.chunk.embedding_model = None
-            _insert(part, fresh, counts)
+                fresh[-1].embedding_model = None
+            terms.append(counts)
+        _insert(part, fresh, terms)
         _compact(part)
 
     async def delete_source(self, source_id: str, tenant_id: TenantId) -> None:
@@ -179,7 +177,7 @@ class InMemoryChunkStore(DescribedStore):
             return []
         wanted = sorted({str(chunk_id) for chunk_id in chunk_ids})
         found = (part.rows.get(ChunkId(chunk_id)) for chunk_id in wanted)
-        return [_out(row) for row in found if row is not None]
+        return [row.chunk() for row in found if row is not None]
 
     async def chunks_of_source(self, source_id: str, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)
@@ -187,15 +185,15 @@ class InMemoryChunkStore(DescribedStore):
         if part is None:
             return []
         rows = [part.rows[chunk_id] for chunk_id in part.sources.get(source_id, ())]
-        return [_out(r) for r in sorted(rows, key=lambda r: (r.chunk.index, r.id))]
+        return [r.chunk() for r in sorted(rows, key=lambda r: (r.index, r.id))]
 
     async def source_manifest(self, source_id: str, tenant_id: TenantId) -> list[ChunkManifest]:
         require_tenant_id(tenant_id)
         part = self._tenants.get(tenant_id)
         rows = [] if part is None else [part.rows[i] for i in part.sources.get(source_id, ())]
         return [
-            ChunkManifest.of(r.chunk, embedded=r.unit is not None)
-            for r in sorted(rows, key=lambda r: (r.chunk.index, r.chunk.id))
+            ChunkManifest.of(r.chunk(embedded=False), embedded=r.unit is not None)
+            for r in sorted(rows, key=lambda r: (r.index, r.id))
         ]
 
     async def list_chunks(self, tenant_id: TenantId) -> list[StoredChunk]:
@@ -203,8 +201,8 @@ class InMemoryChunkStore(DescribedStore):
         part = self._tenants.get(tenant_id)
         if part is None:
             return []
-        rows = sorted(part.rows.values(), key=lambda r: (r.chunk.source_id, r.chunk.index, r.id))
-        return [_out(row) for row in rows]
+        rows = sorted(part.rows.values(), key=lambda r: (r.source_id, r.index, r.id))
+        return [row.chunk() for row in rows]
 
     async def list_tenants(self) -> list[TenantId]:
         held = (t for t, part in self._tenants.items() if any(part.sources.values()))
@@ -222,8 +220,8 @@ class InMemoryChunkStore(DescribedStore):
         if part is None:
             return []
         rows = [part.rows[chunk_id] for chunk_id in part.entities.get(entity_id, ())]
-        rows.sort(key=lambda r: (r.chunk.source_id, r.chunk.index, r.id))
-        return [_out(row) for row in rows]
+        rows.sort(key=lambda r: (r.source_id, r.index, r.id))
+        return [row.chunk() for row in rows]
 
     # -- searching ---------------------------------------------------------
 
@@ -289,7 +287,7 @@ class InMemoryChunkStore(DescribedStore):
             eligible = np.isin(matrix.sources, np.array(list(source_ids), dtype=np.str_))
         hits = top_k(matrix.rows, query, matrix.id_strings, k=k, eligible=eligible, min_score=None)
         return [
-            ChunkMatch(chunk=_out(part.rows[matrix.ids[row]]), score=score) for row, score in hits
+            ChunkMatch(chunk=part.rows[matrix.ids[row]].chunk(), score=score) for row, score in hits
         ]
 
     def _units(self, chunks: Sequence[StoredChunk]) -> list[FloatMatrix | None]:
@@ -306,67 +304,42 @@ class InMemoryChunkStore(DescribedStore):
         unit_of = dict(zip(embedded, units, strict=True))
         return [unit_of.get(i) for i in range(len(chunks))]
 
-    def _rows(self, chunks: Sequence[StoredChunk]) -> list[tuple[_Row, dict[str, int]]]:
-        """A stored row for each chunk and its terms' counts; touches no state."""
-        rows: list[tuple[_Row, dict[str, int]]] = []
-        for chunk, unit in zip(chunks, self._units(chunks), strict=True):
-            counts = Counter(tokenize(chunk.text))
-            row = _Row(
-                chunk=_copy(chunk, embedding=None),
-                id=chunk.id,
-                length=counts.total(),
-                unit=unit,
-            )
-            rows.append((row, counts))
-        return rows
 
-
-def _copy(chunk: StoredChunk, *, embedding: list[float] | None) -> StoredChunk:
-    """An independent copy carrying `embedding`: the mutable fields are copied."""
-    return chunk.model_copy(
-        update={
-            "entity_ids": list(chunk.entity_ids),
-            "metadata": copy.deepcopy(chunk.metadata) if chunk.metadata else {},
-            "embedding": embedding,
-        }
-    )
-
-
-def _out(row: _Row) -> StoredChunk:
-    """The chunk a reader gets: a fresh copy, its embedding listed from the unit row."""
-    return _copy(row.chunk, embedding=None if row.unit is None else row.unit.tolist())
-
-
-def _insert(part: _Tenant, row: _Row, counts: dict[str, int]) -> None:
-    chunk_id = row.id
-    part.rows[chunk_id] = row
-    slot = part.slot_of[chunk_id] = part.next_slot
-    part.next_slot += 1
-    row.terms = part.postings.add(slot, counts)
-    part.total_length += row.length
-    part.sources.setdefault(row.chunk.source_id, set()).add(chunk_id)
-    for entity_id in row.chunk.entity_ids:
-        part.entities.setdefault(entity_id, set()).add(chunk_id)
+def _insert(part: _Tenant, rows: Sequence[Row], counts: Sequence[Counter[str]]) -> None:
+    """File `rows` (ids not stored) at the next slots, `counts` their terms' counts."""
+    first = part.next_slot
+    for slot, row in enumerate(rows, first):
+        chunk_id = row.id
+        part.rows[chunk_id] = row
+        part.slot_of[chunk_id] = slot
+        part.total_length += row.length
+        part.sources.setdefault(row.source_id, set()).add(chunk_id)
+        for entity_id in row.entity_ids:
+            part.entities.setdefault(entity_id, set()).add(chunk_id)
+    part.next_slot += len(rows)
+    for row, terms in zip(rows, part.postings.add(first, counts), strict=True):
+        row.terms = terms
     part.cache = None
     part.lexical = None
 
 
 def _place(
-    part: _Tenant, row: _Row, chunk: StoredChunk, unit: FloatMatrix | None, *, keep: bool
+    part: _Tenant, row: Row, chunk: StoredChunk, unit: FloatMatrix | None, *, keep: bool
 ) -> None:
     """Write `chunk` over its stored `row` (same id, so same text): slot and postings stay.
 
     With `keep` the row keeps its vector and the model it names.
     """
-    if keep:
-        chunk = chunk.model_copy(update={"embedding_model": row.chunk.embedding_model})
-        unit = row.unit
-    if chunk.entity_ids != row.chunk.entity_ids:
-        for entity_id in row.chunk.entity_ids:
+    model = row.embedding_model
+    if list(chunk.entity_ids) != list(row.entity_ids):
+        for entity_id in row.entity_ids:
             _discard(part.entities, entity_id, row.id)
         for entity_id in chunk.entity_ids:
             part.entities.setdefault(entity_id, set()).add(row.id)
-    row.chunk = _copy(chunk, embedding=None)
+    row.take(chunk)
+    if keep:
+        row.embedding_model = model
+        unit = row.unit
     if unit is not row.unit and not (
         unit is not None and row.unit is not None and np.array_equal(unit, row.unit)
     ):
@@ -381,8 +354,8 @@ def _remove(part: _Tenant, chunk_id: ChunkId) -> None:
     del part.slot_of[chunk_id]  # its postings are skipped from now on, dropped by _compact
     part.postings.drop(row.terms)
     part.total_length -= row.length
-    _discard(part.sources, row.chunk.source_id, chunk_id)
-    for entity_id in row.chunk.entity_ids:
+    _discard(part.sources, row.source_id, chunk_id)
+    for entity_id in row.entity_ids:
         _discard(part.entities, entity_id, chunk_id)
     part.cache = None
     part.lexical = None
@@ -403,7 +376,7 @@ def _matrix(part: _Tenant) -> _Matrix:
         part.cache = _Matrix(
             ids=[chunk_id for chunk_id, _ in embedded],
             id_strings=[str(chunk_id) for chunk_id, _ in embedded],
-            sources=np.array([row.chunk.source_id for _, row in embedded], dtype=np.str_),
+            sources=np.array([row.source_id for _, row in embedded], dtype=np.str_),
             rows=np.stack(units) if units else np.zeros((0, 1), dtype=np.float32),
         )
     return part.cache
@@ -418,7 +391,7 @@ def _lexical(part: _Tenant) -> _Lexical:
         sources = np.full(size, "", dtype=object)
         for chunk_id, slot in part.slot_of.items():
             row = part.rows[chunk_id]
-            ids[slot], lengths[slot], sources[slot] = chunk_id, row.length, row.chunk.source_id
+            ids[slot], lengths[slot], sources[slot] = chunk_id, row.length, row.source_id
             live[slot] = True
         part.lexical = _Lexical(
             ids=ids, live=live, lengths=lengths, sources=sources.astype(np.str_)
@@ -438,7 +411,10 @@ def _compact(part: _Tenant) -> None:
     order = sorted(part.slot_of.values())
     new_slot[order] = np.arange(len(order), dtype=np.int64)
     part.slot_of = {chunk_id: int(new_slot[slot]) for chunk_id, slot in part.slot_of.items()}
-    part.postings.renumber(new_slot)
+    renamed = part.postings.renumber(new_slot)
+    if renamed is not None:
+        for row in part.rows.values():
+            row.terms = renamed[row.terms]
     part.next_slot = len(order)
     part.lexical = None
 

@@ -17,6 +17,7 @@ from collections import Counter
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import JsonValue
 
 from redstring.domain.errors import DimensionMismatchError, InvalidVectorError
 from redstring.domain.tokenize import tokenize
@@ -157,6 +158,27 @@ class ChunkStoreCompliance(
         assert again.embedding == pytest.approx(axis(0))
         [hit] = await store.search_chunks(axis(0), tenant, k=1)
         assert hit.score == pytest.approx(1.0, abs=1e-6)
+
+    @pytest.mark.asyncio
+    async def test_mutating_given_or_returned_metadata_changes_nothing_stored(self) -> None:
+        # nested metadata: a store holding the caller's dict, or a shallow copy, shows the edits
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        given_chunk = passage(tenant, "doc", "Ada wrote notes.", entity_ids=[fixed_id(1)])
+        tags: list[JsonValue] = ["draft"]
+        given_chunk.metadata = {"tags": tags, "page": {"number": 3}}
+        await store.upsert_chunks([given_chunk])
+        tags.append("given")
+        given_chunk.entity_ids.append(fixed_id(2))
+        [got] = await store.get_chunks([given_chunk.id], tenant)
+        got_tags, got_page = got.metadata["tags"], got.metadata["page"]
+        assert isinstance(got_tags, list)
+        assert isinstance(got_page, dict)
+        got_tags.append("got")
+        got_page["number"] = 4
+        [again] = await store.chunks_of_source("doc", tenant)
+        assert again.metadata == {"tags": ["draft"], "page": {"number": 3}}
+        assert again.entity_ids == [fixed_id(1)]
 
     # -- atomic writes ----------------------------------------------------
 

@@ -107,3 +107,16 @@ class GraphKeyFilingCompliance(ABC):
             await store.upsert([zelda])
         await store.delete_entities([fixed_id(1)], tenant)
         assert await store.count_blocking_keys([old, new], tenant) == {old: 0, new: 0}
+
+    @pytest.mark.asyncio
+    async def test_removing_from_a_tenant_that_holds_nothing_changes_nothing(self) -> None:
+        store = await self.make_store()
+        tenant, empty = fresh_tenant(), fresh_tenant()
+        ada = person(tenant, "Ada Lovelace", fixed_id(1))
+        await store.upsert([ada])
+        await store.delete_entities([fixed_id(1)], empty)
+        await store.purge_tenant(empty)
+        key = prefix_key_for_name("Ada Lovelace")
+        assert await store.find_ids_by_blocking_keys([key], tenant) == {key: [fixed_id(1)]}
+        assert await store.find_ids_by_blocking_keys([key], empty) == {key: []}
+        assert await store.get_entities([fixed_id(1)], tenant) == [ada]

@@ -285,3 +285,25 @@ async def test_rewrites_with_no_read_between_them_do_not_pile_up_dead_postings()
     assert grown < 200_000, f"{grown:,} bytes held after 3,000 rewrites"
     found = await store.lexical_candidates(["word3"], tenant)
     assert sorted(found.chunk_ids) == sorted([keep.id, chunk(3000).id])
+
+
+@pytest.mark.asyncio
+async def test_a_chunk_taken_out_after_renumbering_forgets_its_own_terms() -> None:
+    # Renumbering forgets terms no live chunk holds and numbers the rest again
+    # (ADR 0290); a row kept across it must drop its terms under their new numbers.
+    tenant = TenantId(uuid.UUID(int=24))
+    store = InMemoryChunkStore(dimension=3)
+
+    def chunk(source: str, text: str) -> StoredChunk:
+        return StoredChunk(tenant_id=tenant, source_id=source, text=text, index=0, start=0, end=1)
+
+    await store.upsert_chunks([chunk("gone", "engine")])  # numbered before "mill"
+    await store.upsert_chunks([chunk("kept", "mill")])
+    await store.delete_source("gone", tenant)
+    for n in range(80):  # past the renumbering threshold: "engine" is forgotten
+        await store.replace_source("churn", tenant, [chunk("churn", f"tide{n}")])
+    await store.upsert_chunks([chunk("late", "comet")])
+    await store.delete_source("kept", tenant)
+    found = await store.lexical_candidates(["mill", "comet", "engine"], tenant)
+    assert found.stats.document_frequencies == {"mill": 0, "comet": 1, "engine": 0}
+    assert [str(i) for i in found.chunk_ids] == [str(chunk("late", "comet").id)]

@@ -8,6 +8,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.hang_guard import HANG_GUARD_SECONDS
+
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "examples" / "sample_docs"
 
@@ -38,7 +40,7 @@ def redstring(*argv: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -
         env=env if env is not None else clean_env(),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_GUARD_SECONDS,
         check=False,
     )
     return Ran(done.returncode, done.stdout, done.stderr)

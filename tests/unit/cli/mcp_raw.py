@@ -16,10 +16,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from tests.hang_guard import HANG_GUARD_SECONDS
 from tests.unit.cli.mcp_client import ROOT
 
 #: A guard against a hang only: an answer normally comes in milliseconds.
-HANG_GUARD_SECONDS = 300
 
 
 class RawServer:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
+from tests.hang_guard import HANG_GUARD_SECONDS
 from tests.unit.adapters.openai_protocol_server import serve
 from tests.unit.cli.console import ROOT, SAMPLES, assert_one_error_line, clean_env, redstring
 from tests.unit.cli.mcp_client import session
@@ -26,7 +27,11 @@ EXAMPLE = ROOT / "examples" / "mcp_client.py"
 def test_the_console_script_is_installed_and_answers_help() -> None:
     script = Path(sys.executable).parent / "redstring"
     done = subprocess.run(
-        [str(script), "--help"], capture_output=True, text=True, timeout=60, check=False
+        [str(script), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_SECONDS,
+        check=False,
     )
     assert done.returncode == 0
     for command in ("index", "build", "search", "passages", "stats", "mcp"):

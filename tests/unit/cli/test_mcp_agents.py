@@ -29,6 +29,7 @@ from pydantic_ai.models.test import TestModel
 
 from redstring import Redstring
 from redstring.client.embeddings import local_extra_installed
+from tests.hang_guard import HANG_GUARD_SECONDS
 from tests.unit.cli.mcp_client import ROOT
 from tests.unit.cli.world import ADA
 
@@ -37,8 +38,6 @@ TOOLS = {"describe_tenant", "search_entities", "get_entity", "search_passages", 
 #: The tools whose every schema-valid call must succeed: no argument names a stored thing.
 SEARCHES = ["describe_tenant", "search_entities", "search_passages"]
 SEEDS = range(5)
-#: Seconds the handshake may take: long enough for a loaded machine, short of a hang.
-START_TIMEOUT = 120.0
 PROBE = Path(__file__).with_name("langchain_probe.py")
 #: The client's environment, pinned: the adapters and the 1.x SDK they import.
 LANGCHAIN = ["--with", "langchain-mcp-adapters==0.3.2", "--with", "mcp>=1.24,<2"]
@@ -52,7 +51,7 @@ def _toolset(*, errors: str = "retry") -> MCPToolset[Any]:
     return MCPToolset(
         transport,
         tool_error_behavior=errors,  # type: ignore[arg-type]
-        init_timeout=START_TIMEOUT,
+        init_timeout=HANG_GUARD_SECONDS,
     )
 
 

@@ -17,6 +17,7 @@ from redstring.composition.postgres_stores import open_postgres
 from redstring.composition.sqlite_stores import open_sqlite
 from redstring.domain.events import DocumentExtracted
 from redstring.domain.ids import TenantId
+from tests.hang_guard import HANG_GUARD_SECONDS
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[2]
@@ -44,7 +45,7 @@ async def test_a_process_killed_between_append_and_fold_is_caught_up_by_the_next
         [sys.executable, str(HERE / "append_then_die.py"), str(path), str(tenant)],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=120,
+        timeout=HANG_GUARD_SECONDS,
         check=False,
     )
     assert child.returncode == -signal.SIGKILL

@@ -17,6 +17,7 @@ from redstring.composition.sqlite_stores import open_sqlite
 from redstring.domain.blocking import prefix_key_for_name
 from redstring.errors import DimensionMismatchError, DimensionRequiredError, StoreUnavailableError
 from redstring.ports import DocumentChunked, VectorRecord
+from tests.hang_guard import HANG_GUARD_SECONDS
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[2]
@@ -36,7 +37,7 @@ def _child(script: str, *args: str) -> subprocess.Popen[str]:
 async def test_a_file_written_by_another_process_reads_back(tmp_path: Path) -> None:
     path, tenant = tmp_path / "kept.db", new_tenant_id()
     child = _child("persist_writer.py", str(path), str(tenant))
-    assert child.wait(timeout=60) == 0
+    assert child.wait(timeout=HANG_GUARD_SECONDS) == 0
     stores = open_sqlite(path)  # the dimension comes from the file
     assert stores.vectors.dimension == 4
     names = [e.name for e in await stores.graph.list_entities(tenant)]
