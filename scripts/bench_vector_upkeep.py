@@ -132,7 +132,7 @@ async def run(args: argparse.Namespace) -> None:
 
     noise = rng.standard_normal((args.queries, args.dim)).astype(np.float32)
     picked = matrix[rng.integers(args.n, size=args.queries)] + 0.3 * noise / np.sqrt(args.dim)
-    queries = picked / np.linalg.norm(picked, axis=1, keepdims=True)
+    queries = (picked / np.linalg.norm(picked, axis=1, keepdims=True)).astype(np.float32)
     organisations = np.array([KINDS[i % len(KINDS)] == "organization" for i in range(args.n)])
     want = [truth(matrix, None, q) for q in queries]
     want_kept = [truth(matrix, organisations, q) for q in queries]
