@@ -61,3 +61,32 @@ def write_lines_json(path: Path, obj: dict[str, Any]) -> None:
     text = "\n".join(parts) + "\n"
     json.loads(text)  # sanity
     path.write_text(text, encoding="utf-8")
+
+
+def add_graded_query(
+    queries: list[dict[str, Any]],
+    prefix: str,
+    shape: str,
+    text: str,
+    grades: dict[str, int],
+    source: str,
+) -> None:
+    """Append a graded query to `queries`: its id numbers it within its shape.
+
+    `target` is the best-graded id (ties by the larger id), `None` when nothing
+    is graded (a no-match query); the split follows the id's hash.
+    """
+    qid = f"{prefix}-{shape}-{sum(q['shape'] == shape for q in queries):04d}"
+    best = max(grades, key=lambda k: (grades[k], k)) if grades else None
+    queries.append(
+        {
+            "id": qid,
+            "shape": shape,
+            "split": split_of(qid),
+            "query": text,
+            "target": best,
+            "targets": sorted(grades),
+            "grades": dict(sorted(grades.items())),
+            "source": source,
+        }
+    )

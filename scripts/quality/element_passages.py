@@ -26,7 +26,7 @@ from typing import Any
 
 import mendeleev
 
-from .common import SEED, split_of, write_lines_json
+from .common import SEED, add_graded_query, write_lines_json
 from .element_queries import LAY_QUESTIONS, OFF_TOPIC_QUESTIONS
 
 
@@ -68,20 +68,7 @@ def build(out_dir: Path) -> dict[str, Any]:
     queries: list[dict[str, Any]] = []
 
     def add(shape: str, text: str, grades: dict[str, int], source: str) -> None:
-        qid = f"elements-{shape}-{sum(q['shape'] == shape for q in queries):04d}"
-        best = max(grades, key=lambda k: (grades[k], k)) if grades else None
-        queries.append(
-            {
-                "id": qid,
-                "shape": shape,
-                "split": split_of(qid),
-                "query": text,
-                "target": best,
-                "targets": sorted(grades),
-                "grades": dict(sorted(grades.items())),
-                "source": source,
-            }
-        )
+        add_graded_query(queries, "elements", shape, text, grades, source)
 
     for text, symbol, others in LAY_QUESTIONS:
         grades = {key[s]: 1 for s in others if s in key}

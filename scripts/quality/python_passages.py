@@ -20,7 +20,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from .common import DATA_DIR, SEED, split_of, write_lines_json
+from .common import DATA_DIR, SEED, add_graded_query, write_lines_json
 from .python_queries import LAY_QUESTIONS, OFF_TOPIC_QUESTIONS
 from .python_topics import LICENCE, extract
 
@@ -46,20 +46,7 @@ def build(
     queries: list[dict[str, Any]] = []
 
     def add(shape: str, text: str, grades: dict[str, int], origin: str) -> None:
-        qid = f"python-{shape}-{sum(q['shape'] == shape for q in queries):04d}"
-        best = max(grades, key=lambda k: (grades[k], k)) if grades else None
-        queries.append(
-            {
-                "id": qid,
-                "shape": shape,
-                "split": split_of(qid),
-                "query": text,
-                "target": best,
-                "targets": sorted(grades),
-                "grades": dict(sorted(grades.items())),
-                "source": origin,
-            }
-        )
+        add_graded_query(queries, "python", shape, text, grades, origin)
 
     for text, written_for, others in LAY_QUESTIONS:
         grades = {f"python:{o}": 1 for o in others}
