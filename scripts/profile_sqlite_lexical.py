@@ -68,10 +68,9 @@ async def build(path: Path, n: int) -> None:
     partial.rename(path)
 
 
-async def run(args: argparse.Namespace) -> None:
-    from bench_retrieval import make_names  # noqa: PLC0415
-
+async def run(args: argparse.Namespace) -> dict[str, Any]:
     import redstring  # noqa: PLC0415
+    from bench_retrieval import make_names  # noqa: PLC0415
     from redstring import RetrievalMode, Retriever, TenantId  # noqa: PLC0415
     from redstring.stores import open_sqlite  # noqa: PLC0415
 
@@ -86,10 +85,7 @@ async def run(args: argparse.Namespace) -> None:
         await fill(graph, args.n)
         close = None
     else:
-        path = Path(args.file or Path(tempfile.gettempdir()) / f"sqlite-lexical-{args.n}.db")
-        if not path.exists():
-            await build(path, args.n)
-        stores = open_sqlite(path, read_only=True)
+        stores = open_sqlite(args.file, read_only=True)
         graph, close = stores.graph, stores.close
     retriever = Retriever.lexical_only(graph=graph)
     tenant = TenantId(uuid.UUID(int=1))
@@ -99,11 +95,10 @@ async def run(args: argparse.Namespace) -> None:
 
     for _, text, _ in mix:  # warm-up: pages cached, statements prepared
         await ask(text)
+    answers = {}
     if args.dump:
-        answers = {}
         for _, text, _ in mix:
             answers[text] = json.loads((await ask(text)).model_dump_json())
-        Path(args.dump).write_text(json.dumps(answers, indent=0, sort_keys=True))
     if args.time:
         took: dict[str, list[float]] = {}
         cpu_started = time.process_time()
@@ -128,6 +123,7 @@ async def run(args: argparse.Namespace) -> None:
         stats.print_stats(30)
     if close is not None:
         await close()
+    return answers
 
 
 def main() -> None:
@@ -143,11 +139,18 @@ def main() -> None:
     parser.add_argument("--sort", default="cumulative", help="the profile's sort key")
     parser.add_argument("--time", action="store_true", help="time every query of the mix")
     parser.add_argument("--rounds", type=int, default=1, help="timed passes over the mix")
-    parser.add_argument("--dump", help="write each query's whole answer (ids, order, scores, confidences) here")
+    parser.add_argument(
+        "--dump", help="write each query's whole answer (ids, order, scores, confidences) here"
+    )
     args = parser.parse_args()
     if args.src:
         sys.path.insert(0, str(Path(args.src).resolve()))
-    asyncio.run(run(args))
+    args.file = Path(args.file or Path(tempfile.gettempdir()) / f"sqlite-lexical-{args.n}.db")
+    if not args.memory and not args.file.exists():
+        asyncio.run(build(args.file, args.n))
+    answers = asyncio.run(run(args))
+    if args.dump:
+        Path(args.dump).write_text(json.dumps(answers, indent=0, sort_keys=True))
 
 
 if __name__ == "__main__":

@@ -138,8 +138,7 @@ def capped_ids(
         return {key: [] for key in keys}
     return {
         key: [
-            entity_id_from_bytes(raw)
-            for (raw,) in connection.execute(_BLOCK, (number, key, limit))
+            entity_id_from_bytes(raw) for (raw,) in connection.execute(_BLOCK, (number, key, limit))
         ]
         for key in keys
     }

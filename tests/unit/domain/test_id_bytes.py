@@ -17,7 +17,8 @@ from redstring.domain.ids import entity_id_from_bytes
 def test_an_id_from_bytes_is_the_uuid_of_those_bytes(raw: bytes) -> None:
     made, reference = entity_id_from_bytes(raw), UUID(bytes=raw)
     assert type(made) is UUID
-    assert made == reference and hash(made) == hash(reference)
+    assert made == reference
+    assert hash(made) == hash(reference)
     assert (made.int, made.bytes, str(made), repr(made)) == (
         reference.int,
         reference.bytes,
