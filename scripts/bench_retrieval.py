@@ -759,7 +759,7 @@ def plot(results: list[dict], chunks: list[dict], path: Path) -> None:
     fig, axes = plt.subplots(
         1, len(modes) + 1, figsize=(5.5 * (len(modes) + 1), 4.5), squeeze=False
     )
-    colours = dict(zip(STORES, ("C0", "C1", "C2", "C3", "C4", "C5"), strict=True))
+    colours = {store: f"C{i}" for i, store in enumerate(STORES)}
     for ax, mode in zip(axes[0], modes, strict=False):
         for store, colour in colours.items():
             for dim, style in ((384, "-o"), (768, "none")):
