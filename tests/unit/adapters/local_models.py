@@ -1,29 +1,16 @@
 """Helpers shared by the tests of the in-process model providers (local and multilingual).
 
-`refuse_network` makes every outbound connection an `AssertionError`, so a provider
-that tried to download anything fails its test; `tampered_copy` copies a model file
-with one bit flipped, for the digest checks; `cosine` compares two vectors.
+`tampered_copy` copies a model file with one bit flipped, for the digest checks;
+`cosine` compares two vectors. The network refusal both use is the `no_network`
+fixture (conftest.py).
 """
 
 from __future__ import annotations
 
 import shutil
-import socket
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-import pytest
-
-
-def refuse_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Turn every `socket.connect` and `socket.create_connection` into an AssertionError."""
-
-    def refuse(*args: Any, **kwargs: Any) -> None:
-        raise AssertionError(f"network access attempted: {args!r}")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
 
 
 def tampered_copy(source: Path, directory: Path) -> Path:

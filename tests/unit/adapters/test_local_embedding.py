@@ -30,12 +30,9 @@ from redstring.llm.local_embedding import (
 )
 from redstring.ports import EmbeddingProvider
 from redstring.testing.embedding_provider import EmbeddingProviderCompliance
-from tests.unit.adapters.local_models import cosine, refuse_network, tampered_copy
+from tests.unit.adapters.local_models import cosine, tampered_copy
 
-
-@pytest.fixture(autouse=True)
-def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    refuse_network(monkeypatch)
+pytestmark = pytest.mark.usefixtures("no_network")
 
 
 def test_the_network_is_refused() -> None:
