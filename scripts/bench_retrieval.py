@@ -221,6 +221,131 @@ def clustered_rows(rows: int, dim: int, rng: np.random.Generator) -> np.ndarray:
     return matrix
 
 
+def entity_corpus(
+    n: int, dim: int, clustered: bool
+) -> tuple[Any, list[Any], np.ndarray, np.random.Generator]:
+    """(searched tenant, entities, rows, generator): N entities of the searched tenant first.
+
+    Three other tenants follow with N/10 each (10k past 100k); the rows are unit
+    vectors, random or clustered, and the generator is left where the rows end.
+    """
+    from redstring import Entity, TenantId  # noqa: PLC0415
+
+    rng = np.random.default_rng(n + dim)
+    tenant = TenantId(uuid.UUID(int=1))
+    others = [TenantId(uuid.UUID(int=2 + i)) for i in range(OTHER_TENANTS)]
+    other_n = max(1, n // 10) if n <= 100_000 else OTHER_TENANT_N_PAST_100K
+    counts = [(tenant, n)] + [(other, other_n) for other in others]
+    total = sum(c for _, c in counts)
+    pairs = make_names(total, seed=7)
+    entities: list[Entity] = []
+    offset = 0
+    for owner, count in counts:
+        entities.extend(
+            Entity(tenant_id=owner, entity_type=kind, name=name)
+            for kind, name in pairs[offset : offset + count]
+        )
+        offset += count
+    matrix = (clustered_rows if clustered else unit_rows)(total, dim, rng)
+    return tenant, entities, matrix, rng
+
+
+async def ingest_entities(
+    graph: Any, vectors: Any, entities: list[Any], matrix: np.ndarray, n: int
+) -> dict[str, float]:
+    """Upsert `entities` and their rows into `graph` and `vectors`, timing only the upserts.
+
+    Batches of `BATCH` (`BATCH_PAST_100K` past 100k). Returns the wall milliseconds
+    of each store (`graph_ms`, `vector_ms`), the CPU-seconds of both (`cpu_s`) and of
+    the graph alone (`graph_cpu_s`), and the wall seconds and CPU-seconds once the
+    first `n` (the searched tenant) are in (`tenant_s`, `tenant_cpu_s`).
+    """
+    from redstring.ports import VectorRecord  # noqa: PLC0415
+
+    total = len(entities)
+    graph_ms = vector_ms = cpu_s = graph_cpu_s = 0.0
+    marks: dict[str, float] = {}
+    step = BATCH if n <= 100_000 else BATCH_PAST_100K
+    for start in range(0, total, step):
+        batch = entities[start : start + step]
+        records = [
+            VectorRecord(
+                tenant_id=e.tenant_id,
+                entity_id=e.id,
+                entity_type=e.entity_type,
+                vector=matrix[start + i].tolist(),
+            )
+            for i, e in enumerate(batch)
+        ]
+        cpu_started = time.process_time()  # CPU-seconds beside wall time: the machine is shared
+        graph_ms += await time_async(lambda batch=batch: graph.upsert(batch))
+        graph_cpu_s += time.process_time() - cpu_started
+        vector_ms += await time_async(lambda records=records: vectors.upsert(records))
+        cpu_s += time.process_time() - cpu_started
+        del records
+        if (start + step) // 100_000 > start // 100_000:  # progress, read if the worker is stopped
+            print(f"ingested {start + step:,} of {total:,} entities", file=sys.stderr, flush=True)
+        if start + step >= n and "tenant_s" not in marks:
+            marks["tenant_s"] = (graph_ms + vector_ms) / 1000  # the searched tenant's N
+            marks["tenant_cpu_s"] = cpu_s
+    return {
+        "graph_ms": graph_ms,
+        "vector_ms": vector_ms,
+        "cpu_s": cpu_s,
+        "graph_cpu_s": graph_cpu_s,
+        **marks,
+    }
+
+
+def chunk_corpus(n: int, dim: int) -> tuple[Any, list[str], np.ndarray, np.random.Generator]:
+    """(tenant, texts, rows, generator): N passages of two to four Lee sentences after a name.
+
+    The rows are random unit vectors; the generator is left where the rows end.
+    """
+    from redstring import TenantId  # noqa: PLC0415
+
+    rng = np.random.default_rng(n + dim + 1)
+    tenant = TenantId(uuid.UUID(int=1))
+    sentences = lee_sentences()
+    people = [name for kind, name in make_names(2000, seed=3) if kind == "person"]
+    texts: list[str] = []
+    for i in range(n):
+        picked = [sentences[j] for j in rng.integers(len(sentences), size=int(rng.integers(2, 5)))]
+        texts.append(f"{people[i % len(people)]}: " + " ".join(picked))
+    return tenant, texts, unit_rows(n, dim, rng), rng
+
+
+def stored_chunk(tenant: Any, i: int, text: str, vector: np.ndarray) -> Any:
+    """The `i`-th passage: document i // 10, position i % 10."""
+    from redstring import StoredChunk  # noqa: PLC0415
+
+    return StoredChunk(
+        tenant_id=tenant,
+        source_id=f"doc-{i // 10}",
+        text=text,
+        index=i % 10,
+        start=0,
+        end=len(text),
+        embedding=vector.tolist(),
+    )
+
+
+async def ingest_chunks(
+    store: Any, tenant: Any, texts: list[str], matrix: np.ndarray
+) -> tuple[float, float]:
+    """Upsert the passages in batches of `BATCH`: (wall ms, CPU-seconds) of the upserts alone."""
+    wall_ms = cpu_s = 0.0
+    for start in range(0, len(texts), BATCH):
+        batch = [
+            stored_chunk(tenant, i, texts[i], matrix[i])
+            for i in range(start, min(len(texts), start + BATCH))
+        ]
+        cpu_started = time.process_time()
+        wall_ms += await time_async(lambda batch=batch: store.upsert_chunks(batch))
+        cpu_s += time.process_time() - cpu_started
+    return wall_ms, cpu_s
+
+
 class TableEmbeddings:
     """An embedding provider answering from a table of precomputed query vectors."""
 
@@ -306,25 +431,8 @@ async def open_stores(store: str, dim: int, url: str | None, tag: str) -> tuple[
 async def entity_worker(
     store: str, n: int, dim: int, queries: int, url: str | None
 ) -> list[dict[str, Any]]:
-    from redstring import Entity, TenantId  # noqa: PLC0415
-    from redstring.ports import VectorRecord  # noqa: PLC0415
-
-    rng = np.random.default_rng(n + dim)
-    tenant = TenantId(uuid.UUID(int=1))
-    others = [TenantId(uuid.UUID(int=2 + i)) for i in range(OTHER_TENANTS)]
-    other_n = max(1, n // 10) if n <= 100_000 else OTHER_TENANT_N_PAST_100K
-    counts = [(tenant, n)] + [(other, other_n) for other in others]
-    total = sum(c for _, c in counts)
-    pairs = make_names(total, seed=7)
-    entities: list[Entity] = []
-    offset = 0
-    for owner, count in counts:
-        entities.extend(
-            Entity(tenant_id=owner, entity_type=kind, name=name)
-            for kind, name in pairs[offset : offset + count]
-        )
-        offset += count
-    matrix = (clustered_rows if store in IVF_STORES else unit_rows)(total, dim, rng)
+    tenant, entities, matrix, rng = entity_corpus(n, dim, clustered=store in IVF_STORES)
+    total = len(entities)
     mine = matrix[:n]
     names = [e.name for e in entities[:n]]
     mix = make_queries(names, queries, seed=11)
@@ -337,30 +445,8 @@ async def entity_worker(
     tag = f"{store.replace('-', '_')}_{n}_{dim}_{uuid.uuid4().hex[:6]}"
     graph, vectors, close = await open_stores(store, dim, url, tag)
     before_ingest = rss_mb()
-    graph_ms = vector_ms = cpu_s = 0.0
-    marks: dict[str, float] = {}
-    step = BATCH if n <= 100_000 else BATCH_PAST_100K
-    for start in range(0, total, step):
-        batch = entities[start : start + step]
-        records = [
-            VectorRecord(
-                tenant_id=e.tenant_id,
-                entity_id=e.id,
-                entity_type=e.entity_type,
-                vector=matrix[start + i].tolist(),
-            )
-            for i, e in enumerate(batch)
-        ]
-        cpu_started = time.process_time()  # CPU-seconds beside wall time: the machine is shared
-        graph_ms += await time_async(lambda batch=batch: graph.upsert(batch))
-        vector_ms += await time_async(lambda records=records: vectors.upsert(records))
-        cpu_s += time.process_time() - cpu_started
-        del records
-        if (start + step) // 100_000 > start // 100_000:  # progress, read if the worker is stopped
-            print(f"ingested {start + step:,} of {total:,} entities", file=sys.stderr, flush=True)
-        if start + step >= n and "tenant_s" not in marks:
-            marks["tenant_s"] = (graph_ms + vector_ms) / 1000  # the searched tenant's N
-            marks["tenant_cpu_s"] = cpu_s
+    marks = await ingest_entities(graph, vectors, entities, matrix, n)
+    graph_ms, vector_ms, cpu_s = marks["graph_ms"], marks["vector_ms"], marks["cpu_s"]
     result: dict[str, Any] = {
         "kind": "entities",
         "store": store,
@@ -472,21 +558,13 @@ async def chunk_worker(store: str, n: int, dim: int, queries: int) -> dict:
     import bm25s  # noqa: PLC0415
     from threadpoolctl import ThreadpoolController  # noqa: PLC0415
 
-    from redstring import ChunkRetriever, RetrievalMode, StoredChunk, TenantId  # noqa: PLC0415
+    from redstring import ChunkRetriever, RetrievalMode  # noqa: PLC0415
     from redstring.domain.tokenize import tokenize  # noqa: PLC0415
     from redstring.stores import InMemoryChunkStore  # noqa: PLC0415
 
     assert store == "memory"
-    rng = np.random.default_rng(n + dim + 1)
-    tenant = TenantId(uuid.UUID(int=1))
-    sentences = lee_sentences()
-    people = [name for kind, name in make_names(2000, seed=3) if kind == "person"]
-    texts: list[str] = []
-    for i in range(n):
-        picked = [sentences[j] for j in rng.integers(len(sentences), size=int(rng.integers(2, 5)))]
-        texts.append(f"{people[i % len(people)]}: " + " ".join(picked))
-    matrix = unit_rows(n, dim, rng)
-    vocabulary = sorted({t for s in sentences for t in tokenize(s)})
+    tenant, texts, matrix, rng = chunk_corpus(n, dim)
+    vocabulary = sorted({t for s in lee_sentences() for t in tokenize(s)})
     mix: list[str] = []
     for _ in range(queries):
         words = rng.choice(vocabulary, size=int(rng.integers(1, 4)), replace=False)
@@ -499,23 +577,7 @@ async def chunk_worker(store: str, n: int, dim: int, queries: int) -> dict:
 
     chunks_store = InMemoryChunkStore(dimension=dim)
     before = rss_mb()
-    ingest_ms = ingest_cpu_s = 0.0
-    for start in range(0, n, BATCH):
-        batch = [
-            StoredChunk(
-                tenant_id=tenant,
-                source_id=f"doc-{i // 10}",
-                text=texts[i],
-                index=i % 10,
-                start=0,
-                end=len(texts[i]),
-                embedding=matrix[i].tolist(),
-            )
-            for i in range(start, min(n, start + BATCH))
-        ]
-        cpu_started = time.process_time()
-        ingest_ms += await time_async(lambda batch=batch: chunks_store.upsert_chunks(batch))
-        ingest_cpu_s += time.process_time() - cpu_started
+    ingest_ms, ingest_cpu_s = await ingest_chunks(chunks_store, tenant, texts, matrix)
     retriever = ChunkRetriever(embeddings=TableEmbeddings(dim, table), chunks=chunks_store)
     modes = {
         "semantic": RetrievalMode.SEMANTIC,
