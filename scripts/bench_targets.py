@@ -38,6 +38,14 @@ def _cpu(r: dict, field: str) -> str:
     return f" (CPU {r[field]:.1f} s)" if field in r else ""
 
 
+def _touch(r: dict) -> str:
+    """The same run's first touch of the ingest's growth; "-" for a run saved before it."""
+    if "first_touch" not in r:
+        return "-"
+    t = r["first_touch"]
+    return f"first touch of {t['mb']:,.0f} MB fresh: {t['wall_s']:.1f} s (CPU {t['cpu_s']:.1f} s)"
+
+
 def _missing(what: str, target: str, why: str) -> Row:
     return (what, f"not run: {why}", "-", target, "-")
 
@@ -89,7 +97,7 @@ def entity_rows(entities: list[dict], why: dict[str, str]) -> list[Row]:
                 f"{memory['ingest_tenant_s']:.1f} s{_cpu(memory, 'ingest_tenant_cpu_s')},"
                 f" {memory['peak_rss_mb']:,.0f} MB peak"
                 f" ({memory['ingest_growth_mb']:,.0f} MB grown)",
-                "-",
+                _touch(memory),
                 "< 10 s, < 1 GB grown",
                 _yes(ok),
             )
@@ -133,7 +141,7 @@ def chunk_rows(chunks: list[dict], why: str) -> list[Row]:
             "ingest 100k chunks in memory" + _at(r),
             f"{r['ingest_s']:.1f} s{_cpu(r, 'ingest_cpu_s')}, {r['peak_rss_mb']:,.0f} MB peak"
             f" ({r['ingest_growth_mb']:,.0f} MB grown)",
-            "-",
+            _touch(r),
             "< 10 s, < 1 GB grown",
             _yes(r["ingest_s"] < 10 and r["ingest_growth_mb"] < 1024),
         ),
