@@ -37,12 +37,17 @@ invocation runs every one of them:
   runs beside the other rows from the start (`--no-beside` to run it in turn)
   because its ingest alone outlasts the rest; past 100k the three other
   tenants hold 10k entities each;
-- `d768` (`--wide`, default 100k) at 768 dimensions: memory, SQLite, and
-  PostgreSQL with the vector in TOAST (its default at 768) then with
-  `SET STORAGE PLAIN` after rewriting the rows;
+- `d768` (`--wide`, default 100k) at 768 dimensions: memory, SQLite and
+  PostgreSQL exact search (ADR 0270's float16 pool);
 - `indexing` runs scripts/bench_indexing.py.
 
 `--stop-at HH:MM` (UTC) stops a worker still running then; its row says so.
+
+A PostgreSQL worker runs `VACUUM (ANALYZE)` on its schema's tables after the
+bulk load and before any search (the state autovacuum brings an insert-only
+table to once the inserts pass its threshold; ADR 0305); its row states the
+VACUUM's time, and how many of the vector table's pages autovacuum had not
+yet marked all-visible by then.
 
     nice -n 10 uv run python scripts/bench_retrieval.py --json run.json  # every row
     nice -n 10 uv run python scripts/bench_retrieval.py --rows chunks indexing \
@@ -90,9 +95,8 @@ BATCH = 1000
 BATCH_PAST_100K = 25_000
 #: The stores a result can name (plot colours in this order): "approx" is
 #: `ApproximateVectorStore` (ADR 0225), "sqlite-approx" `SqliteVectorStore`'s
-#: IVF search (ADR 0265), "pg-exact-plain" PostgreSQL with the vector column
-#: stored in the row rather than in TOAST (B194).
-STORES = ("memory", "sqlite", "pg-exact", "pg-hnsw", "approx", "pg-exact-plain", "sqlite-approx")
+#: IVF search (ADR 0265).
+STORES = ("memory", "sqlite", "pg-exact", "pg-hnsw", "approx", "sqlite-approx")
 #: Worker stores whose rows are clustered (an approximate index's realistic case)
 #: and whose second pass searches the same store through its IVF index.
 IVF_STORES = ("approx", "sqlite-approx")
@@ -459,6 +463,11 @@ async def entity_worker(
         "ingest_cpu_s": cpu_s,
         "ingest_tenant_cpu_s": marks["tenant_cpu_s"],
     }
+    if store.startswith("pg"):
+        from bench_passes import vacuum_after_load  # noqa: PLC0415
+
+        assert url is not None
+        result.update(vacuum_after_load(url, f"bench_{tag}"))
     return await entity_passes(
         store, result, (graph, vectors, close), url, tag, tenant, mix, table, mine, entities[:n]
     )
@@ -469,7 +478,6 @@ EXACT_LABEL = {
     "approx": "memory",
     "sqlite-approx": "sqlite",
     "pg": "pg-exact",
-    "pg-plain": "pg-exact",
 }
 
 
@@ -491,7 +499,6 @@ async def entity_passes(
         approximate_passes,
         hnsw_passes,
         measure,
-        plain_storage_passes,
     )
     from redstring import Retriever  # noqa: PLC0415
 
@@ -536,12 +543,6 @@ async def entity_passes(
         )
         close = None  # hnsw_passes closed the exact store and its own
         results.append({**base, "store": "pg-hnsw", **second})
-    elif store == "pg-plain":
-        assert url is not None
-        second = await plain_storage_passes(
-            url, schema, retriever, graph, tenant, mix, table, mine, names, rapidfuzz_queries=fuzz
-        )
-        results.append({**base, "store": "pg-exact-plain", **second})
     if close is not None:
         await close()
     return results
@@ -720,8 +721,12 @@ def entity_table(results: list[dict]) -> str:
             extra = f" (HNSW build {r['hnsw_build_s']:.0f} s)"
         if "ann_build_s" in r:
             extra = f" (IVF build {r['ann_build_s']:.0f} s, probes {r['ann_probes']})"
-        if "toast_after_mb" in r:
-            extra = f" (STORAGE PLAIN, rewrite {r['rewrite_s']:.0f} s)"
+        if "vacuum_s" in r:
+            extra += (
+                f" (VACUUM (ANALYZE) after the load, {r['vacuum_s']:.0f} s; vector pages not"
+                f" all-visible {r['pages_not_all_visible']:,} -> "
+                f"{r['pages_not_all_visible_after']:,} of {r['pages']:,})"
+            )
         if r.get("vectors") == "clustered":
             extra += ", clustered rows"
         lines.append(
@@ -847,11 +852,11 @@ ROWS: dict[str, list[tuple[str, str, str, int]]] = {
         ("entities", "approx", "million", 384),
         ("entities", "sqlite-approx", "million", 384),
     ],
-    # PostgreSQL: exact with the vectors in TOAST, then with SET STORAGE PLAIN
+    # PostgreSQL: exact search only (no HNSW build at 768)
     "d768": [
         ("entities", "memory", "wide", 768),
         ("entities", "sqlite", "wide", 768),
-        ("entities", "pg-plain", "wide", 768),
+        ("entities", "pg-exact", "wide", 768),
     ],
 }
 #: Memory the 1M row needs free before it is started (its worker peaked near 10x the

@@ -78,12 +78,8 @@ def _context(r: dict) -> str:
         notes.append("clustered rows")
     if r.get("beside"):
         notes.append("ran beside the other rows")
-    if "toast_after_mb" in r:
-        notes.append(
-            f"table {r['heap_before_mb']:,.0f} -> {r['heap_after_mb']:,.0f} MB, TOAST"
-            f" {r['toast_before_mb']:,.0f} -> {r['toast_after_mb']:,.0f} MB, rewrite"
-            f" {r['rewrite_s']:.0f} s"
-        )
+    if "vacuum_s" in r:
+        notes.append(f"VACUUM (ANALYZE) after the load, {r['vacuum_s']:.0f} s")
     return f" ({', '.join(notes)})" if notes else ""
 
 
@@ -164,7 +160,7 @@ def postgres_rows(entities: list[dict], why: dict[str, str]) -> list[Row]:
         ratio = lat["semantic"]["p50"] / lat["numpy_1thread"]["p50"]
         rows.append(
             (
-                "PostgreSQL exact search (SEMANTIC) at 100k x 384" + _at(exact),
+                "PostgreSQL exact search (SEMANTIC) at 100k x 384" + _at(exact) + _context(exact),
                 f"{lat['semantic']['p50']:.2f} ms",
                 f"numpy floor {lat['numpy_1thread']['p50']:.2f} ms",
                 "<= 3x the floor",
@@ -296,10 +292,9 @@ def issue_rows(
     for store, label in (
         ("memory", "memory"),
         ("sqlite", "SQLite"),
-        ("pg-exact", "PostgreSQL, vectors in TOAST (default)"),
-        ("pg-exact-plain", "PostgreSQL, SET STORAGE PLAIN"),
+        ("pg-exact", "PostgreSQL (float16 pool, ADR 0270)"),
     ):
-        reason = why.get(f"d768:{'pg-plain' if store.startswith('pg') else store}", "")
+        reason = why.get(f"d768:{store}", "")
         rows.append(
             _hybrid_row(
                 f"100k x 768, {label}, exact", largest(store, 768), reason or why.get("d768", "")
