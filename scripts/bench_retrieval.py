@@ -37,12 +37,17 @@ invocation runs every one of them:
   runs beside the other rows from the start (`--no-beside` to run it in turn)
   because its ingest alone outlasts the rest; past 100k the three other
   tenants hold 10k entities each;
-- `d768` (`--wide`, default 100k) at 768 dimensions: memory, SQLite, and
-  PostgreSQL with the vector in TOAST (its default at 768) then with
-  `SET STORAGE PLAIN` after rewriting the rows;
+- `d768` (`--wide`, default 100k) at 768 dimensions: memory, SQLite and
+  PostgreSQL exact search (ADR 0270's float16 pool);
 - `indexing` runs scripts/bench_indexing.py.
 
 `--stop-at HH:MM` (UTC) stops a worker still running then; its row says so.
+
+A PostgreSQL worker runs `VACUUM (ANALYZE)` on its schema's tables after the
+bulk load and before any search (the state autovacuum brings an insert-only
+table to once the inserts pass its threshold; ADR 0305); its row states the
+VACUUM's time, and how many of the vector table's pages autovacuum had not
+yet marked all-visible by then.
 
     nice -n 10 uv run python scripts/bench_retrieval.py --json run.json  # every row
     nice -n 10 uv run python scripts/bench_retrieval.py --rows chunks indexing \
@@ -90,9 +95,8 @@ BATCH = 1000
 BATCH_PAST_100K = 25_000
 #: The stores a result can name (plot colours in this order): "approx" is
 #: `ApproximateVectorStore` (ADR 0225), "sqlite-approx" `SqliteVectorStore`'s
-#: IVF search (ADR 0265), "pg-exact-plain" PostgreSQL with the vector column
-#: stored in the row rather than in TOAST (B194).
-STORES = ("memory", "sqlite", "pg-exact", "pg-hnsw", "approx", "pg-exact-plain", "sqlite-approx")
+#: IVF search (ADR 0265).
+STORES = ("memory", "sqlite", "pg-exact", "pg-hnsw", "approx", "sqlite-approx")
 #: Worker stores whose rows are clustered (an approximate index's realistic case)
 #: and whose second pass searches the same store through its IVF index.
 IVF_STORES = ("approx", "sqlite-approx")
@@ -217,6 +221,131 @@ def clustered_rows(rows: int, dim: int, rng: np.random.Generator) -> np.ndarray:
     return matrix
 
 
+def entity_corpus(
+    n: int, dim: int, clustered: bool
+) -> tuple[Any, list[Any], np.ndarray, np.random.Generator]:
+    """(searched tenant, entities, rows, generator): N entities of the searched tenant first.
+
+    Three other tenants follow with N/10 each (10k past 100k); the rows are unit
+    vectors, random or clustered, and the generator is left where the rows end.
+    """
+    from redstring import Entity, TenantId  # noqa: PLC0415
+
+    rng = np.random.default_rng(n + dim)
+    tenant = TenantId(uuid.UUID(int=1))
+    others = [TenantId(uuid.UUID(int=2 + i)) for i in range(OTHER_TENANTS)]
+    other_n = max(1, n // 10) if n <= 100_000 else OTHER_TENANT_N_PAST_100K
+    counts = [(tenant, n)] + [(other, other_n) for other in others]
+    total = sum(c for _, c in counts)
+    pairs = make_names(total, seed=7)
+    entities: list[Entity] = []
+    offset = 0
+    for owner, count in counts:
+        entities.extend(
+            Entity(tenant_id=owner, entity_type=kind, name=name)
+            for kind, name in pairs[offset : offset + count]
+        )
+        offset += count
+    matrix = (clustered_rows if clustered else unit_rows)(total, dim, rng)
+    return tenant, entities, matrix, rng
+
+
+async def ingest_entities(
+    graph: Any, vectors: Any, entities: list[Any], matrix: np.ndarray, n: int
+) -> dict[str, float]:
+    """Upsert `entities` and their rows into `graph` and `vectors`, timing only the upserts.
+
+    Batches of `BATCH` (`BATCH_PAST_100K` past 100k). Returns the wall milliseconds
+    of each store (`graph_ms`, `vector_ms`), the CPU-seconds of both (`cpu_s`) and of
+    the graph alone (`graph_cpu_s`), and the wall seconds and CPU-seconds once the
+    first `n` (the searched tenant) are in (`tenant_s`, `tenant_cpu_s`).
+    """
+    from redstring.ports import VectorRecord  # noqa: PLC0415
+
+    total = len(entities)
+    graph_ms = vector_ms = cpu_s = graph_cpu_s = 0.0
+    marks: dict[str, float] = {}
+    step = BATCH if n <= 100_000 else BATCH_PAST_100K
+    for start in range(0, total, step):
+        batch = entities[start : start + step]
+        records = [
+            VectorRecord(
+                tenant_id=e.tenant_id,
+                entity_id=e.id,
+                entity_type=e.entity_type,
+                vector=matrix[start + i].tolist(),
+            )
+            for i, e in enumerate(batch)
+        ]
+        cpu_started = time.process_time()  # CPU-seconds beside wall time: the machine is shared
+        graph_ms += await time_async(lambda batch=batch: graph.upsert(batch))
+        graph_cpu_s += time.process_time() - cpu_started
+        vector_ms += await time_async(lambda records=records: vectors.upsert(records))
+        cpu_s += time.process_time() - cpu_started
+        del records
+        if (start + step) // 100_000 > start // 100_000:  # progress, read if the worker is stopped
+            print(f"ingested {start + step:,} of {total:,} entities", file=sys.stderr, flush=True)
+        if start + step >= n and "tenant_s" not in marks:
+            marks["tenant_s"] = (graph_ms + vector_ms) / 1000  # the searched tenant's N
+            marks["tenant_cpu_s"] = cpu_s
+    return {
+        "graph_ms": graph_ms,
+        "vector_ms": vector_ms,
+        "cpu_s": cpu_s,
+        "graph_cpu_s": graph_cpu_s,
+        **marks,
+    }
+
+
+def chunk_corpus(n: int, dim: int) -> tuple[Any, list[str], np.ndarray, np.random.Generator]:
+    """(tenant, texts, rows, generator): N passages of two to four Lee sentences after a name.
+
+    The rows are random unit vectors; the generator is left where the rows end.
+    """
+    from redstring import TenantId  # noqa: PLC0415
+
+    rng = np.random.default_rng(n + dim + 1)
+    tenant = TenantId(uuid.UUID(int=1))
+    sentences = lee_sentences()
+    people = [name for kind, name in make_names(2000, seed=3) if kind == "person"]
+    texts: list[str] = []
+    for i in range(n):
+        picked = [sentences[j] for j in rng.integers(len(sentences), size=int(rng.integers(2, 5)))]
+        texts.append(f"{people[i % len(people)]}: " + " ".join(picked))
+    return tenant, texts, unit_rows(n, dim, rng), rng
+
+
+def stored_chunk(tenant: Any, i: int, text: str, vector: np.ndarray) -> Any:
+    """The `i`-th passage: document i // 10, position i % 10."""
+    from redstring import StoredChunk  # noqa: PLC0415
+
+    return StoredChunk(
+        tenant_id=tenant,
+        source_id=f"doc-{i // 10}",
+        text=text,
+        index=i % 10,
+        start=0,
+        end=len(text),
+        embedding=vector.tolist(),
+    )
+
+
+async def ingest_chunks(
+    store: Any, tenant: Any, texts: list[str], matrix: np.ndarray
+) -> tuple[float, float]:
+    """Upsert the passages in batches of `BATCH`: (wall ms, CPU-seconds) of the upserts alone."""
+    wall_ms = cpu_s = 0.0
+    for start in range(0, len(texts), BATCH):
+        batch = [
+            stored_chunk(tenant, i, texts[i], matrix[i])
+            for i in range(start, min(len(texts), start + BATCH))
+        ]
+        cpu_started = time.process_time()
+        wall_ms += await time_async(lambda batch=batch: store.upsert_chunks(batch))
+        cpu_s += time.process_time() - cpu_started
+    return wall_ms, cpu_s
+
+
 class TableEmbeddings:
     """An embedding provider answering from a table of precomputed query vectors."""
 
@@ -302,25 +431,8 @@ async def open_stores(store: str, dim: int, url: str | None, tag: str) -> tuple[
 async def entity_worker(
     store: str, n: int, dim: int, queries: int, url: str | None
 ) -> list[dict[str, Any]]:
-    from redstring import Entity, TenantId  # noqa: PLC0415
-    from redstring.ports import VectorRecord  # noqa: PLC0415
-
-    rng = np.random.default_rng(n + dim)
-    tenant = TenantId(uuid.UUID(int=1))
-    others = [TenantId(uuid.UUID(int=2 + i)) for i in range(OTHER_TENANTS)]
-    other_n = max(1, n // 10) if n <= 100_000 else OTHER_TENANT_N_PAST_100K
-    counts = [(tenant, n)] + [(other, other_n) for other in others]
-    total = sum(c for _, c in counts)
-    pairs = make_names(total, seed=7)
-    entities: list[Entity] = []
-    offset = 0
-    for owner, count in counts:
-        entities.extend(
-            Entity(tenant_id=owner, entity_type=kind, name=name)
-            for kind, name in pairs[offset : offset + count]
-        )
-        offset += count
-    matrix = (clustered_rows if store in IVF_STORES else unit_rows)(total, dim, rng)
+    tenant, entities, matrix, rng = entity_corpus(n, dim, clustered=store in IVF_STORES)
+    total = len(entities)
     mine = matrix[:n]
     names = [e.name for e in entities[:n]]
     mix = make_queries(names, queries, seed=11)
@@ -333,30 +445,8 @@ async def entity_worker(
     tag = f"{store.replace('-', '_')}_{n}_{dim}_{uuid.uuid4().hex[:6]}"
     graph, vectors, close = await open_stores(store, dim, url, tag)
     before_ingest = rss_mb()
-    graph_ms = vector_ms = cpu_s = 0.0
-    marks: dict[str, float] = {}
-    step = BATCH if n <= 100_000 else BATCH_PAST_100K
-    for start in range(0, total, step):
-        batch = entities[start : start + step]
-        records = [
-            VectorRecord(
-                tenant_id=e.tenant_id,
-                entity_id=e.id,
-                entity_type=e.entity_type,
-                vector=matrix[start + i].tolist(),
-            )
-            for i, e in enumerate(batch)
-        ]
-        cpu_started = time.process_time()  # CPU-seconds beside wall time: the machine is shared
-        graph_ms += await time_async(lambda batch=batch: graph.upsert(batch))
-        vector_ms += await time_async(lambda records=records: vectors.upsert(records))
-        cpu_s += time.process_time() - cpu_started
-        del records
-        if (start + step) // 100_000 > start // 100_000:  # progress, read if the worker is stopped
-            print(f"ingested {start + step:,} of {total:,} entities", file=sys.stderr, flush=True)
-        if start + step >= n and "tenant_s" not in marks:
-            marks["tenant_s"] = (graph_ms + vector_ms) / 1000  # the searched tenant's N
-            marks["tenant_cpu_s"] = cpu_s
+    marks = await ingest_entities(graph, vectors, entities, matrix, n)
+    graph_ms, vector_ms, cpu_s = marks["graph_ms"], marks["vector_ms"], marks["cpu_s"]
     result: dict[str, Any] = {
         "kind": "entities",
         "store": store,
@@ -373,6 +463,11 @@ async def entity_worker(
         "ingest_cpu_s": cpu_s,
         "ingest_tenant_cpu_s": marks["tenant_cpu_s"],
     }
+    if store.startswith("pg"):
+        from bench_passes import vacuum_after_load  # noqa: PLC0415
+
+        assert url is not None
+        result.update(vacuum_after_load(url, f"bench_{tag}"))
     return await entity_passes(
         store, result, (graph, vectors, close), url, tag, tenant, mix, table, mine, entities[:n]
     )
@@ -383,7 +478,6 @@ EXACT_LABEL = {
     "approx": "memory",
     "sqlite-approx": "sqlite",
     "pg": "pg-exact",
-    "pg-plain": "pg-exact",
 }
 
 
@@ -405,7 +499,6 @@ async def entity_passes(
         approximate_passes,
         hnsw_passes,
         measure,
-        plain_storage_passes,
     )
     from redstring import Retriever  # noqa: PLC0415
 
@@ -420,6 +513,10 @@ async def entity_passes(
     first = await measure(retriever, graph, tenant, mix, table, mine, names, rapidfuzz_queries=fuzz)
     result["peak_rss_mb"] = peak_mb()
     result["ingest_growth_mb"] = peak_mb() - result.pop("rss_before_ingest_mb")
+    if store == "memory" and n <= 100_000:  # the rows with a wall-clock ingest target
+        from bench_memory import first_touch  # noqa: PLC0415
+
+        result["first_touch"] = first_touch(result["ingest_growth_mb"])
     results = [{**result, "store": EXACT_LABEL.get(store, store), **first}]
     base = {k: v for k, v in result.items() if k not in first}
     schema = f"bench_{tag}"
@@ -446,12 +543,6 @@ async def entity_passes(
         )
         close = None  # hnsw_passes closed the exact store and its own
         results.append({**base, "store": "pg-hnsw", **second})
-    elif store == "pg-plain":
-        assert url is not None
-        second = await plain_storage_passes(
-            url, schema, retriever, graph, tenant, mix, table, mine, names, rapidfuzz_queries=fuzz
-        )
-        results.append({**base, "store": "pg-exact-plain", **second})
     if close is not None:
         await close()
     return results
@@ -471,21 +562,13 @@ async def chunk_worker(store: str, n: int, dim: int, queries: int) -> dict:
     import bm25s  # noqa: PLC0415
     from threadpoolctl import ThreadpoolController  # noqa: PLC0415
 
-    from redstring import ChunkRetriever, RetrievalMode, StoredChunk, TenantId  # noqa: PLC0415
+    from redstring import ChunkRetriever, RetrievalMode  # noqa: PLC0415
     from redstring.domain.tokenize import tokenize  # noqa: PLC0415
     from redstring.stores import InMemoryChunkStore  # noqa: PLC0415
 
     assert store == "memory"
-    rng = np.random.default_rng(n + dim + 1)
-    tenant = TenantId(uuid.UUID(int=1))
-    sentences = lee_sentences()
-    people = [name for kind, name in make_names(2000, seed=3) if kind == "person"]
-    texts: list[str] = []
-    for i in range(n):
-        picked = [sentences[j] for j in rng.integers(len(sentences), size=int(rng.integers(2, 5)))]
-        texts.append(f"{people[i % len(people)]}: " + " ".join(picked))
-    matrix = unit_rows(n, dim, rng)
-    vocabulary = sorted({t for s in sentences for t in tokenize(s)})
+    tenant, texts, matrix, rng = chunk_corpus(n, dim)
+    vocabulary = sorted({t for s in lee_sentences() for t in tokenize(s)})
     mix: list[str] = []
     for _ in range(queries):
         words = rng.choice(vocabulary, size=int(rng.integers(1, 4)), replace=False)
@@ -498,23 +581,7 @@ async def chunk_worker(store: str, n: int, dim: int, queries: int) -> dict:
 
     chunks_store = InMemoryChunkStore(dimension=dim)
     before = rss_mb()
-    ingest_ms = ingest_cpu_s = 0.0
-    for start in range(0, n, BATCH):
-        batch = [
-            StoredChunk(
-                tenant_id=tenant,
-                source_id=f"doc-{i // 10}",
-                text=texts[i],
-                index=i % 10,
-                start=0,
-                end=len(texts[i]),
-                embedding=matrix[i].tolist(),
-            )
-            for i in range(start, min(n, start + BATCH))
-        ]
-        cpu_started = time.process_time()
-        ingest_ms += await time_async(lambda batch=batch: chunks_store.upsert_chunks(batch))
-        ingest_cpu_s += time.process_time() - cpu_started
+    ingest_ms, ingest_cpu_s = await ingest_chunks(chunks_store, tenant, texts, matrix)
     retriever = ChunkRetriever(embeddings=TableEmbeddings(dim, table), chunks=chunks_store)
     modes = {
         "semantic": RetrievalMode.SEMANTIC,
@@ -534,6 +601,9 @@ async def chunk_worker(store: str, n: int, dim: int, queries: int) -> dict:
         "peak_rss_mb": peak_mb(),
         "ingest_growth_mb": peak_mb() - before,
     }
+    from bench_memory import first_touch  # noqa: PLC0415
+
+    result["first_touch"] = first_touch(result["ingest_growth_mb"])
     started = time.perf_counter()
     index = bm25s.BM25(method="lucene", k1=1.2, b=0.75)
     index.index([tokenize(t) for t in texts], show_progress=False)
@@ -651,8 +721,12 @@ def entity_table(results: list[dict]) -> str:
             extra = f" (HNSW build {r['hnsw_build_s']:.0f} s)"
         if "ann_build_s" in r:
             extra = f" (IVF build {r['ann_build_s']:.0f} s, probes {r['ann_probes']})"
-        if "toast_after_mb" in r:
-            extra = f" (STORAGE PLAIN, rewrite {r['rewrite_s']:.0f} s)"
+        if "vacuum_s" in r:
+            extra += (
+                f" (VACUUM (ANALYZE) after the load, {r['vacuum_s']:.0f} s; vector pages not"
+                f" all-visible {r['pages_not_all_visible']:,} -> "
+                f"{r['pages_not_all_visible_after']:,} of {r['pages']:,})"
+            )
         if r.get("vectors") == "clustered":
             extra += ", clustered rows"
         lines.append(
@@ -697,7 +771,7 @@ def plot(results: list[dict], chunks: list[dict], path: Path) -> None:
     fig, axes = plt.subplots(
         1, len(modes) + 1, figsize=(5.5 * (len(modes) + 1), 4.5), squeeze=False
     )
-    colours = dict(zip(STORES, ("C0", "C1", "C2", "C3", "C4", "C5"), strict=True))
+    colours = {store: f"C{i}" for i, store in enumerate(STORES)}
     for ax, mode in zip(axes[0], modes, strict=False):
         for store, colour in colours.items():
             for dim, style in ((384, "-o"), (768, "none")):
@@ -778,11 +852,11 @@ ROWS: dict[str, list[tuple[str, str, str, int]]] = {
         ("entities", "approx", "million", 384),
         ("entities", "sqlite-approx", "million", 384),
     ],
-    # PostgreSQL: exact with the vectors in TOAST, then with SET STORAGE PLAIN
+    # PostgreSQL: exact search only (no HNSW build at 768)
     "d768": [
         ("entities", "memory", "wide", 768),
         ("entities", "sqlite", "wide", 768),
-        ("entities", "pg-plain", "wide", 768),
+        ("entities", "pg-exact", "wide", 768),
     ],
 }
 #: Memory the 1M row needs free before it is started (its worker peaked near 10x the

@@ -30,15 +30,16 @@ from redstring.llm.local_embedding import (
 )
 from redstring.ports import EmbeddingProvider
 from redstring.testing.embedding_provider import EmbeddingProviderCompliance
+from tests.unit.adapters.local_models import cosine, tampered_copy
+
+pytestmark = pytest.mark.usefixtures("no_network")
 
 
-@pytest.fixture(autouse=True)
-def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args: Any, **kwargs: Any) -> None:
-        raise AssertionError(f"network access attempted: {args!r}")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
+def test_the_network_is_refused() -> None:
+    with pytest.raises(AssertionError, match="network access attempted"):
+        socket.create_connection(("127.0.0.1", 9))
+    with socket.socket() as sock, pytest.raises(AssertionError, match="network access attempted"):
+        sock.connect(("127.0.0.1", 9))
 
 
 _SHARED: dict[str, LocalEmbeddingProvider] = {}
@@ -49,10 +50,6 @@ def shared() -> LocalEmbeddingProvider:
     if "provider" not in _SHARED:
         _SHARED["provider"] = LocalEmbeddingProvider(batch_size=3)
     return _SHARED["provider"]
-
-
-def cosine(a: list[float], b: list[float]) -> float:
-    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
 class TestLocalEmbeddingCompliance(EmbeddingProviderCompliance):
@@ -210,15 +207,6 @@ def test_the_pinned_digest_is_the_one_the_package_publishes() -> None:
     [record] = [f for f in distribution.files or [] if f.as_posix() == local_embedding.MODEL_FILE]
     assert record.hash is not None
     assert base64.urlsafe_b64decode(record.hash.value + "==").hex() == MODEL_SHA256
-
-
-def tampered_copy(source: Path, directory: Path) -> Path:
-    copy = directory / source.name
-    shutil.copyfile(source, copy)
-    data = bytearray(copy.read_bytes())
-    data[len(data) // 2] ^= 0x01
-    copy.write_bytes(bytes(data))
-    return copy
 
 
 @pytest.mark.asyncio

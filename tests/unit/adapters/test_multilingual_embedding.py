@@ -7,7 +7,6 @@ import importlib.metadata
 import shutil
 import socket
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -22,15 +21,16 @@ from redstring.llm.multilingual_embedding import (
 )
 from redstring.ports import EmbeddingProvider
 from redstring.testing.embedding_provider import EmbeddingProviderCompliance
+from tests.unit.adapters.local_models import cosine, tampered_copy
+
+pytestmark = pytest.mark.usefixtures("no_network")
 
 
-@pytest.fixture(autouse=True)
-def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args: Any, **kwargs: Any) -> None:
-        raise AssertionError(f"network access attempted: {args!r}")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
+def test_the_network_is_refused() -> None:
+    with pytest.raises(AssertionError, match="network access attempted"):
+        socket.create_connection(("127.0.0.1", 9))
+    with socket.socket() as sock, pytest.raises(AssertionError, match="network access attempted"):
+        sock.connect(("127.0.0.1", 9))
 
 
 _SHARED: dict[str, MultilingualEmbeddingProvider] = {}
@@ -41,10 +41,6 @@ def shared() -> MultilingualEmbeddingProvider:
     if "provider" not in _SHARED:
         _SHARED["provider"] = MultilingualEmbeddingProvider()
     return _SHARED["provider"]
-
-
-def cosine(a: list[float], b: list[float]) -> float:
-    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
 class TestMultilingualEmbeddingCompliance(EmbeddingProviderCompliance):
@@ -129,15 +125,6 @@ def test_the_pinned_digest_is_the_one_the_package_records() -> None:
     ]
     assert record.hash is not None
     assert base64.urlsafe_b64decode(record.hash.value + "==").hex() == MODEL_SHA256
-
-
-def tampered_copy(source: Path, directory: Path) -> Path:
-    copy = directory / source.name
-    shutil.copyfile(source, copy)
-    data = bytearray(copy.read_bytes())
-    data[len(data) // 2] ^= 0x01
-    copy.write_bytes(bytes(data))
-    return copy
 
 
 @pytest.mark.asyncio
