@@ -87,6 +87,8 @@ class Filing:
     def take_numbers(self, numbers: Keys) -> dict[str, list[EntityId]]:
         """`take` of the keys numbered `numbers` (distinct), as `add` gave them."""
         numbers, starts = self._asked(numbers)
+        if not len(numbers):
+            return {}
         self._taken_upto[numbers] = len(self._segments)
         found: dict[int, list[EntityId]] = {}
         for _, segment, here, lows, highs in self._spans(numbers, starts):
@@ -99,6 +101,8 @@ class Filing:
     def count(self, keys: Iterable[str]) -> dict[str, int]:
         """How many ids wait under each of `keys` that has any."""
         numbers, starts = self._asked(self._known(keys))
+        if not len(numbers):
+            return {}
         counted: dict[int, int] = {}
         for _, _, here, lows, highs in self._spans(numbers, starts):
             for number, low, high in zip(here, lows, highs, strict=True):
@@ -107,9 +111,12 @@ class Filing:
         return {text[number]: waiting for number, waiting in counted.items()}
 
     def _known(self, keys: Iterable[str]) -> Keys:
-        number = self._number
-        known = [number[key] for key in dict.fromkeys(keys) if key in number]
-        return np.array(known, dtype=np.int32)
+        """The numbers of the distinct `keys` with ids waiting (read key by key: a read asks
+        for tens of keys, mostly settled, where numpy's fixed cost per call would dominate)."""
+        number, upto, written = self._number, self._taken_upto, len(self._segments)
+        known = (number.get(key) for key in dict.fromkeys(keys))
+        waiting = [at for at in known if at is not None and upto[at] < written]
+        return np.array(waiting, dtype=np.int32)
 
     def _asked(self, numbers: Keys) -> tuple[Keys, npt.NDArray[np.int64]]:
         """The keys of `numbers` with ids waiting, and the first segment each may wait in."""
