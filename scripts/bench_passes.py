@@ -10,9 +10,10 @@ a second ingest:
   rows as its exact search, its index build, recall@10 against exact numpy
   top-10 per `probes` (with and without a type filter), and HYBRID through it
   beside HYBRID through exact search (issue 16's approximate row);
-- `hnsw_passes`: PostgreSQL with its HNSW index, per `hnsw.ef_search`;
-- `plain_storage_passes`: PostgreSQL with the vector column kept in the row
-  (`SET STORAGE PLAIN`, the rows rewritten) instead of TOAST (B194).
+- `hnsw_passes`: PostgreSQL with its HNSW index, per `hnsw.ef_search`.
+
+`vacuum_after_load` brings a PostgreSQL worker's tables to the state
+autovacuum leaves an insert-only table in before any pass runs (ADR 0305).
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ async def measure(
     from rapidfuzz import process, utils  # noqa: PLC0415
     from threadpoolctl import ThreadpoolController  # noqa: PLC0415
 
-    from bench_retrieval import K, numpy_top_k, summary, time_async, time_sync  # noqa: PLC0415
+    from bench_measure import K, numpy_top_k, summary, time_async, time_sync  # noqa: PLC0415
     from redstring import RetrievalMode  # noqa: PLC0415
     from redstring.domain.blocking import query_blocking_keys  # noqa: PLC0415
     from redstring.domain.query import NormalizedQuery  # noqa: PLC0415
@@ -128,7 +129,7 @@ async def _search_pass(
     vectors: Any, tenant: Any, queries: list[np.ndarray], truth: list[set[Any]], **filters: Any
 ) -> dict[str, float]:
     """p50 / p90 of `vectors.search` and its recall@10 against `truth`."""
-    from bench_retrieval import K, summary  # noqa: PLC0415
+    from bench_measure import K, summary  # noqa: PLC0415
 
     times, recalls = [], []
     for q, want in zip(queries, truth, strict=True):
@@ -152,7 +153,8 @@ async def approximate_passes(
     rapidfuzz_queries: int,
 ) -> dict[str, Any]:
     """The approximate store over the exact store's rows: build, recall per `probes`, HYBRID."""
-    from bench_retrieval import K, TableEmbeddings, numpy_top_k  # noqa: PLC0415
+    from bench_corpus import TableEmbeddings  # noqa: PLC0415
+    from bench_measure import K, numpy_top_k  # noqa: PLC0415
     from redstring import RetrievalMode, Retriever  # noqa: PLC0415
 
     ids = [e.id for e in entities]
@@ -214,7 +216,8 @@ async def hnsw_passes(
     rapidfuzz_queries: int,
 ) -> dict[str, Any]:
     """PostgreSQL's HNSW index over the ingested rows: build, HYBRID, recall per ef_search."""
-    from bench_retrieval import K, TableEmbeddings, numpy_top_k  # noqa: PLC0415
+    from bench_corpus import TableEmbeddings  # noqa: PLC0415
+    from bench_measure import K, numpy_top_k  # noqa: PLC0415
     from redstring import Retriever  # noqa: PLC0415
     from redstring.stores import open_postgres  # noqa: PLC0415
     from redstring.vector.postgres import PgVectorStore  # noqa: PLC0415
@@ -253,42 +256,65 @@ async def hnsw_passes(
     return out
 
 
-async def plain_storage_passes(
-    url: str,
-    schema: str,
-    retriever: Any,
-    graph: Any,
-    tenant: Any,
-    mix: Sequence[tuple[str, str, int]],
-    table: dict[str, list[float]],
-    mine: np.ndarray,
-    names: list[str],
-    *,
-    rapidfuzz_queries: int,
-) -> dict[str, Any]:
-    """The vector column moved out of TOAST into the row (`SET STORAGE PLAIN`), measured again."""
+def not_all_visible(connection: Any, table: str) -> tuple[int, int]:
+    """(pages of `table` not all-visible, pages), from its visibility map (`pg_visibility`)."""
+    found = connection.execute(
+        "SELECT count(*) FILTER (WHERE NOT all_visible), count(*)"
+        " FROM pg_visibility_map(%s::regclass)",
+        (table,),
+    ).fetchone()
+    return (int(found[0]), int(found[1])) if found else (0, 0)
+
+
+def vacuum_analyze(connection: Any, table: str, *, tries: int = 30) -> int:
+    """`VACUUM (ANALYZE)` `table` until every page is all-visible, or `tries` runs; pages left.
+
+    A transaction that began before the load ended (autovacuum's ANALYZE of
+    another table, say) keeps VACUUM from marking the load's rows visible to
+    all, so VACUUM runs again a second later while any page is left.
+    """
+    left = -1
+    for attempt in range(tries):
+        if attempt:
+            time.sleep(1)
+        connection.execute(f"VACUUM (ANALYZE) {table}")
+        left, _ = not_all_visible(connection, table)
+        if not left:
+            break
+    return left
+
+
+def vacuum_after_load(url: str, schema: str) -> dict[str, Any]:
+    """`VACUUM (ANALYZE)` every table of `schema` once the bulk load is done (ADR 0305).
+
+    Autovacuum does the same to an insert-only table once the rows inserted
+    since its last run pass its threshold (1,000 plus a fifth of the table's
+    unfrozen part); this does it now rather than at an unknown moment during
+    the timed passes. Returns the VACUUM's seconds, and the vector table's
+    pages autovacuum had not yet marked all-visible by the end of the load and
+    after this VACUUM (0 unless a transaction older than the load held it back).
+    """
     import psycopg  # noqa: PLC0415
 
-    table_name = f"{schema}.vector_records"
-    sizes = (
-        f"SELECT pg_relation_size('{table_name}'),"
-        f" pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = '{table_name}'::regclass"
-    )
-    out: dict[str, Any] = {}
+    vectors = f'"{schema}".vector_records'
     with psycopg.connect(url, autocommit=True) as connection:
-        heap, toast = connection.execute(sizes).fetchone() or (0, 0)
-        out["toast_before_mb"], out["heap_before_mb"] = toast / 2**20, heap / 2**20
-        started = time.perf_counter()
-        connection.execute(f"ALTER TABLE {table_name} ALTER COLUMN embedding SET STORAGE PLAIN")
-        # A fresh value per row (through text, exact for float4), so each row is written inline.
-        connection.execute(f"UPDATE {table_name} SET embedding = embedding::text::vector")
-        connection.execute(f"VACUUM FULL ANALYZE {table_name}")
-        out["rewrite_s"] = time.perf_counter() - started
-        heap, toast = connection.execute(sizes).fetchone() or (0, 0)
-        out["toast_after_mb"], out["heap_after_mb"] = toast / 2**20, heap / 2**20
-    out.update(
-        await measure(
-            retriever, graph, tenant, mix, table, mine, names, rapidfuzz_queries=rapidfuzz_queries
+        connection.execute("CREATE EXTENSION IF NOT EXISTS pg_visibility")
+        before, pages = not_all_visible(connection, vectors)
+        tables = ", ".join(
+            f'"{schema}"."{name}"'
+            for (name,) in connection.execute(
+                "SELECT tablename FROM pg_tables WHERE schemaname = %s ORDER BY tablename",
+                (schema,),
+            ).fetchall()
         )
-    )
-    return out
+        started = time.perf_counter()
+        connection.execute(f"VACUUM (ANALYZE) {tables}")
+        after, _ = not_all_visible(connection, vectors)
+        if after:
+            after = vacuum_analyze(connection, vectors)
+        return {
+            "vacuum_s": time.perf_counter() - started,
+            "pages_not_all_visible": before,
+            "pages_not_all_visible_after": after,
+            "pages": pages,
+        }

@@ -19,6 +19,20 @@ BUFFERS) of one query per variant.
 
     nice -n 10 uv run python scripts/bench_pg_exact.py --dims 384 768 --n 100000
 
+Two more variants of `PgVectorStore.search` (ADR 0305): `after_unvacuumed`
+searches a server-side copy of the store's table, loaded with autovacuum off
+for it and given `ANALYZE` but no `VACUUM` (the state right after a bulk
+load, pages not yet all-visible), through a second store over that schema;
+`after_serial` runs the store's statements on the vacuumed table with
+`SET LOCAL max_parallel_workers_per_gather = 0` (no parallel workers).
+`pool_seq` times the pool's statement alone (the float16 ranking, no
+re-score) on the store's table, and `pool_index_only` the same over a
+vacuumed copy whose only index is a covering one, `(tenant_id) INCLUDE
+(entity_id, unit_half)`, with sequential and bitmap scans turned off, so it
+reads the tenant's index entries only (an index-only scan). Every table but
+`after_unvacuumed` is given `VACUUM (ANALYZE)` after its load. `--variants`
+picks a subset (the ADR 0190 layouts cost the most at 768).
+
 `--clustered` draws clustered rows (many near neighbours: the float16 bound
 is met less often). PostgreSQL is an embedded server started here.
 """
@@ -45,18 +59,36 @@ from psycopg.conninfo import conninfo_to_dict
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
 from tests.postgres_server import running_server  # noqa: E402
 
+from bench_passes import not_all_visible, vacuum_analyze  # noqa: E402
 from redstring import TenantId  # noqa: E402
 from redstring.domain.half_precision import pool_size  # noqa: E402
 from redstring.ports import VectorRecord  # noqa: E402
 from redstring.storage.postgres import PostgresDatabase  # noqa: E402
 from redstring.stores import open_postgres  # noqa: E402
 from redstring.vector.postgres import schema_for  # noqa: E402
-from redstring.vector.postgres_exact import _POOL, DISTANCE  # noqa: E402
+from redstring.vector.postgres_exact import _POOL, DISTANCE, rank_exactly  # noqa: E402
 
 K = 10
+#: Every variant, in the order each query runs them.
+VARIANTS = (
+    "before",
+    "before_main",
+    "scan_only",
+    "pool_seq",
+    "pool_index_only",
+    "after",
+    "after_unvacuumed",
+    "after_serial",
+)
+#: The pool's statement alone: the tenant's best rows by float16 distance, no re-score.
+POOL_ONLY = (
+    "SELECT entity_id, 1.0 + (unit_half <#> %(half)s) AS approximate FROM {table}"
+    " WHERE tenant_id = %(tenant)s ORDER BY approximate LIMIT %(pool)s"
+)
 #: A scan of the tenant's rows reading one float column: the per-row cost without a vector.
 SCAN_ONLY = "SELECT max(inverse_norm) FROM {table} WHERE tenant_id = %(tenant)s AND %(k)s > 0"
 COLUMNS = "tenant_id, entity_id, entity_type, normalized_type, embedding"
@@ -79,10 +111,12 @@ def rows(n: int, dim: int, *, clustered: bool, rng: np.random.Generator) -> np.n
     return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
 
 
-def _statement(text: str, parameters: dict[str, Any]) -> Any:
-    """A read of `text` through the store's own pool and transaction, as the store ran it."""
+def _statement(text: str, parameters: dict[str, Any], settings: tuple[str, ...] = ()) -> Any:
+    """A read of `text` (after `settings`) through the store's own pool and transaction."""
 
     async def work(connection: Any) -> list[Any]:
+        for setting in settings:
+            await connection.execute(setting)
         return await (await connection.execute(text, parameters)).fetchall()
 
     return work
@@ -115,7 +149,43 @@ def p(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) * 1000
 
 
-async def run(url: str, dim: int, n: int, queries: int, clustered: bool) -> None:
+#: The settings each variant that runs the store's statements by hand sets first.
+SETTINGS = {
+    "after_serial": ("SET LOCAL max_parallel_workers_per_gather = 0",),
+    "pool_index_only": ("SET LOCAL enable_seqscan = off", "SET LOCAL enable_bitmapscan = off"),
+}
+
+
+#: The lines of an `EXPLAIN (ANALYZE, BUFFERS)` printed: the scans, buffers, workers, time.
+PLAN_WORDS = ("Scan", "Heap Fetches", "Buffers", "Workers", "Execution")
+#: The variants that run the store's search (or its statements), counted for full re-scans.
+SEARCHES = ("after", "after_unvacuumed", "after_serial")
+
+
+def _ranked(
+    database: PostgresDatabase, settings: tuple[str, ...], parameters: dict[str, Any], dim: int
+) -> Any:
+    """The store's exact statements after `settings`, in one read transaction."""
+
+    async def work(connection: Any) -> list[Any]:
+        for setting in settings:
+            await connection.execute(setting)
+        return await rank_exactly(
+            database,
+            connection,
+            passing="tenant_id = %(tenant)s",
+            parameters=parameters,
+            k=K,
+            min_score=None,
+            dimension=dim,
+        )
+
+    return work
+
+
+async def run(
+    url: str, dim: int, n: int, queries: int, clustered: bool, variants: list[str]
+) -> None:
     rng = np.random.default_rng(dim)
     tenant = TenantId(uuid.UUID(int=1))
     owners = [tenant] * n + [
@@ -147,66 +217,111 @@ async def run(url: str, dim: int, n: int, queries: int, clustered: bool) -> None
         f"\n## {dim} dimensions, {n:,} rows (+{OTHER_TENANTS} x {n // 10:,}),"
         f" {'clustered' if clustered else 'random'}; upsert {time.perf_counter() - started:.0f} s"
     )
-    before = PostgresDatabase
     tables = {"after": f'"{schema}".vector_records'}
+    copies: list[tuple[str, str | None, int]] = []
+    if "before" in variants:
+        copies.append(("before", None, 2))
+    if {"before_main", "scan_only"} & set(variants):
+        copies.append(("before_main", "MAIN", 2))
+    for name in ("after_unvacuumed", "pool_index_only"):
+        if name in variants:
+            copies.append((name, None, 3))
     with psycopg.connect(url, autocommit=True) as connection:
-        for name, storage in (("before", None), ("before_main", "MAIN")):
+        connection.execute("CREATE EXTENSION IF NOT EXISTS pg_visibility")
+        for name, storage, version in copies:
             other = f"{schema}_{name}"
-            database = await before.connect(url, schema=other)
-            version_two = type(schema_for(dim))(
-                component="vector", migrations=schema_for(dim).migrations[:2]
+            database = await PostgresDatabase.connect(url, schema=other)
+            schema_at = type(schema_for(dim))(
+                component="vector", migrations=schema_for(dim).migrations[:version]
             )
-            await database.ensure_schema(version_two, migrate=False, store="bench")
+            await database.ensure_schema(schema_at, migrate=False, store="bench")
             await database.close()
             table = f'"{other}".vector_records'
             if storage:
                 connection.execute(
                     f"ALTER TABLE {table} ALTER COLUMN embedding SET STORAGE {storage}"
                 )
+            if name == "after_unvacuumed":  # no autovacuum may reach it during the run
+                connection.execute(f"ALTER TABLE {table} SET (autovacuum_enabled = false)")
             connection.execute(
                 f"INSERT INTO {table} ({COLUMNS}) SELECT {COLUMNS} FROM {tables['after']}"
             )
+            if name == "pool_index_only":  # the covering index is its only index
+                connection.execute(f'DROP INDEX "{other}".vector_records_by_type')
+                connection.execute(f"ALTER TABLE {table} DROP CONSTRAINT vector_records_pkey")
+                connection.execute(
+                    f"CREATE INDEX ON {table} (tenant_id) INCLUDE (entity_id, unit_half)"
+                )
             tables[name] = table
-        for table in tables.values():
-            connection.execute(f"VACUUM ANALYZE {table}")
+        for name, table in tables.items():
+            if name == "after_unvacuumed":
+                # ANALYZE alone sets no page all-visible: the state right after a bulk load.
+                connection.execute(f"ANALYZE {table}")
+            else:
+                vacuum_analyze(connection, table)
             heap, toast = connection.execute(
                 "SELECT pg_relation_size(oid), pg_relation_size(reltoastrelid) FROM pg_class"
                 " WHERE oid = %s::regclass",
                 (table,),
             ).fetchone() or (0, 0)
-            print(f"- {table}: heap {heap / 2**20:.0f} MB, TOAST {toast / 2**20:.0f} MB")
+            left, pages = not_all_visible(connection, table)
+            print(
+                f"- {name} {table}: heap {heap / 2**20:.0f} MB, TOAST {toast / 2**20:.0f} MB,"
+                f" all-visible pages {pages - left:,} of {pages:,}"
+            )
+        print(
+            "- jit: "
+            + str(
+                connection.execute("SELECT current_setting('jit'), pg_jit_available()").fetchone()
+            )
+            + "; max_parallel_workers_per_gather "
+            + str(connection.execute("SHOW max_parallel_workers_per_gather").fetchone())
+        )
     reader = psycopg.connect(url, autocommit=True)
     register_vector(reader)
-    statements = {name: BEFORE.format(table=tables[name]) for name in ("before", "before_main")}
-    # What the scan alone costs: every row of the tenant read, no vector touched.
-    statements["scan_only"] = SCAN_ONLY.format(table=tables["before_main"])
-    first = {"q": query_rows[0], "tenant": tenant, "k": K}
+    statements = {
+        name: BEFORE.format(table=tables[name])
+        for name in ("before", "before_main")
+        if name in variants
+    }
+    if "scan_only" in variants:
+        # What the scan alone costs: every row of the tenant read, no vector touched.
+        statements["scan_only"] = SCAN_ONLY.format(table=tables["before_main"])
+    for name, table in (("pool_seq", "after"), ("pool_index_only", "pool_index_only")):
+        if name in variants:
+            statements[name] = POOL_ONLY.format(table=tables[table])
+    first = {"q": query_rows[0], "tenant": tenant, "k": K, "half": HalfVector(query_rows[0])}
+    first["pool"] = pool_size(K)
     for name, statement in statements.items():
-        plan = reader.execute("EXPLAIN (ANALYZE, BUFFERS) " + statement, first).fetchall()
+        with reader.transaction():
+            for setting in SETTINGS.get(name, ()):
+                reader.execute(setting)
+            plan = reader.execute("EXPLAIN (ANALYZE, BUFFERS) " + statement, first).fetchall()
         print(
             f"\n`{name}`: "
-            + " | ".join(
-                r[0].strip()
-                for r in plan
-                if "Buffers" in r[0] or "Execution" in r[0] or "Workers" in r[0]
-            )[:600]
+            + " | ".join(r[0].strip() for r in plan if any(word in r[0] for word in PLAN_WORDS))[
+                :900
+            ]
         )
-    pool = _POOL.format(distance=DISTANCE, keep="true", passing="tenant_id = %(tenant)s").format(
-        schema=tables["after"].split(".")[0]
-    )
-    plan = reader.execute(
-        "EXPLAIN (ANALYZE, BUFFERS) " + pool,
-        {**first, "half": HalfVector(query_rows[0]), "pool": pool_size(K)},
-    ).fetchall()
-    print(
-        "\n`after` (the pool statement): "
-        + " | ".join(
-            r[0].strip()
-            for r in plan
-            if "Buffers" in r[0] or "Execution" in r[0] or "Workers" in r[0]
-        )[:600]
-    )
-    wall: dict[str, list[float]] = {name: [] for name in [*statements, "after", "numpy"]}
+    searched = [name for name in ("after", "after_unvacuumed") if name in tables]
+    for name in searched:  # also sets the hint bits of a table no scan has read yet
+        pool = _POOL.format(
+            distance=DISTANCE, keep="true", passing="tenant_id = %(tenant)s"
+        ).format(schema=tables[name].split(".")[0])
+        plan = reader.execute("EXPLAIN (ANALYZE, BUFFERS) " + pool, first).fetchall()
+        print(
+            f"\n`{name}` (the pool statement): "
+            + " | ".join(r[0].strip() for r in plan if any(word in r[0] for word in PLAN_WORDS))[
+                :900
+            ]
+        )
+    opened = {"after": stores, "after_serial": stores}
+    if "after_unvacuumed" in variants:
+        opened["after_unvacuumed"] = await open_postgres(
+            url, dimension=dim, schema=f"{schema}_after_unvacuumed", min_size=1, max_size=1
+        )
+    timed = [*statements, *(v for v in SEARCHES if v in variants)]
+    wall: dict[str, list[float]] = {name: [] for name in [*timed, "numpy"]}
     cpu: dict[str, float] = dict.fromkeys(wall, 0.0)
     rescans = 0
     seen: list[str] = []
@@ -223,18 +338,27 @@ async def run(url: str, dim: int, n: int, queries: int, clustered: bool) -> None
         for name, statement in statements.items():
             before_cpu = server_cpu(postmaster)
             s = time.perf_counter()
-            await stores.database.read(
-                _statement(statement, {"q": q, "tenant": tenant, "k": K}), store="bench"
-            )
+            bound = {"q": q, "tenant": tenant, "k": K, "half": HalfVector(q), "pool": pool_size(K)}
+            work = _statement(statement, bound, SETTINGS.get(name, ()))
+            await stores.database.read(work, store="bench")
             wall[name].append(time.perf_counter() - s)
             cpu[name] += server_cpu(postmaster) - before_cpu
-        seen.clear()
-        before_cpu = server_cpu(postmaster)
-        s = time.perf_counter()
-        await stores.vectors.search(q.tolist(), tenant, k=K)
-        wall["after"].append(time.perf_counter() - s)
-        cpu["after"] += server_cpu(postmaster) - before_cpu
-        rescans += any("ceiling" in text for text in seen)
+        for name in SEARCHES:
+            if name not in wall:
+                continue
+            store = opened[name]
+            parameters = {"q": np.asarray(q, dtype=np.float32), "tenant": tenant, "k": K}
+            seen.clear()
+            before_cpu = server_cpu(postmaster)
+            s = time.perf_counter()
+            if name in SETTINGS:
+                ranked = _ranked(store.database, SETTINGS[name], parameters, dim)
+                await store.database.read(ranked, store="bench")
+            else:
+                await store.vectors.search(q.tolist(), tenant, k=K)
+            wall[name].append(time.perf_counter() - s)
+            cpu[name] += server_cpu(postmaster) - before_cpu
+            rescans += any("ceiling" in text for text in seen)
         s, c = time.perf_counter(), time.process_time()
         scores = mine @ q
         np.argpartition(-scores, K)[:K]
@@ -249,8 +373,11 @@ async def run(url: str, dim: int, n: int, queries: int, clustered: bool) -> None
             f"| {name} | {p(values, 50):.2f} / {p(values, 90):.2f}"
             f" | {statistics.median(values) / floor:.2f}x | {cpu[name] / len(values) * 1000:.1f} |"
         )
-    print(f"\nfull re-scans: {rescans} of {queries} searches; load average {os.getloadavg()}")
+    searches = queries * len(set(SEARCHES) & set(wall))
+    print(f"\nfull re-scans: {rescans} of {searches} searches; load average {os.getloadavg()}")
     reader.close()
+    if "after_unvacuumed" in opened:
+        await opened["after_unvacuumed"].close()
     await stores.close()
 
 
@@ -261,11 +388,12 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--clustered", action="store_true")
     parser.add_argument("--shared-buffers", default="3GB")
+    parser.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS))
     args = parser.parse_args()
     print(f"load average at start {os.getloadavg()}")
     with running_server(shared_buffers=args.shared_buffers) as url:
         for dim in args.dims:
-            asyncio.run(run(url, dim, args.n, args.queries, args.clustered))
+            asyncio.run(run(url, dim, args.n, args.queries, args.clustered, args.variants))
 
 
 if __name__ == "__main__":

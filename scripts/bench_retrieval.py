@@ -37,12 +37,17 @@ invocation runs every one of them:
   runs beside the other rows from the start (`--no-beside` to run it in turn)
   because its ingest alone outlasts the rest; past 100k the three other
   tenants hold 10k entities each;
-- `d768` (`--wide`, default 100k) at 768 dimensions: memory, SQLite, and
-  PostgreSQL with the vector in TOAST (its default at 768) then with
-  `SET STORAGE PLAIN` after rewriting the rows;
+- `d768` (`--wide`, default 100k) at 768 dimensions: memory, SQLite and
+  PostgreSQL exact search (ADR 0270's float16 pool);
 - `indexing` runs scripts/bench_indexing.py.
 
 `--stop-at HH:MM` (UTC) stops a worker still running then; its row says so.
+
+A PostgreSQL worker runs `VACUUM (ANALYZE)` on its schema's tables after the
+bulk load and before any search (the state autovacuum brings an insert-only
+table to once the inserts pass its threshold; ADR 0305); its row states the
+VACUUM's time, and how many of the vector table's pages autovacuum had not
+yet marked all-visible by then.
 
     nice -n 10 uv run python scripts/bench_retrieval.py --json run.json  # every row
     nice -n 10 uv run python scripts/bench_retrieval.py --rows chunks indexing \
@@ -53,6 +58,11 @@ Prints markdown tables and issue 16's table (row, figure, baseline, target,
 met?), writes the raw figures as JSON (`--json`) and the plot to
 docs/img/bench_latency.png (`--plot`). PostgreSQL comes from an embedded
 server started and stopped here.
+
+This module runs the workers and the report; the corpus and its ingest loops
+are scripts/bench_corpus.py, the workers scripts/bench_workers.py (their
+passes scripts/bench_passes.py), the timers scripts/bench_measure.py, and the
+tables and plot scripts/bench_report.py.
 """
 
 from __future__ import annotations
@@ -63,14 +73,11 @@ import contextlib
 import json
 import os
 import platform
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-import uuid
-from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -79,498 +86,23 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
+# compare_ingest.py reads the corpus, its ingest loops and two measures here as `bench.*`
+# (kept while another change to it is in flight; it can import them from their homes after).
+from bench_corpus import (  # noqa: E402, F401
+    chunk_corpus,
+    entity_corpus,
+    ingest_chunks,
+    ingest_entities,
+    stored_chunk,
+)
+from bench_measure import rss_mb, time_async  # noqa: E402, F401
+from bench_report import chunk_table, entity_table, report  # noqa: E402 (found on that path)
+from bench_workers import chunk_worker, entity_worker  # noqa: E402
 
-K = 10
-OTHER_TENANTS = 3
-BATCH = 1000
-#: Entities per upsert past 100k. At 1M the SQLite key table's B-tree takes a
-#: batch's ~28 keys an entity at random pages: with batches of 1,000 the first
-#: 350k entities wrote 121 GB (about 350 MB a batch, WAL and checkpoint) and the
-#: worker waited on the disk; a bulk load of that size writes in larger batches.
-BATCH_PAST_100K = 25_000
-#: The stores a result can name (plot colours in this order): "approx" is
-#: `ApproximateVectorStore` (ADR 0225), "sqlite-approx" `SqliteVectorStore`'s
-#: IVF search (ADR 0265), "pg-exact-plain" PostgreSQL with the vector column
-#: stored in the row rather than in TOAST (B194).
-STORES = ("memory", "sqlite", "pg-exact", "pg-hnsw", "approx", "pg-exact-plain", "sqlite-approx")
-#: Worker stores whose rows are clustered (an approximate index's realistic case)
-#: and whose second pass searches the same store through its IVF index.
-IVF_STORES = ("approx", "sqlite-approx")
-#: The SQLite stores' matrix cache: room for a 1M x 384 tenant (1.5 GB), which the
-#: default 256 MiB cannot hold (every search would read the rows again); a
-#: deployment of that size sets `cache_bytes` the same way.
-SQLITE_CACHE_BYTES = 4 * 2**30
-#: rapidfuzz's extract over a million names takes about a second a query: past
-#: 100k it is timed over the first queries only.
-RAPIDFUZZ_QUERIES_PAST_100K = 20
-#: Past 100k the three other tenants hold this many entities each rather than N/10,
-#: so a 1M worker fits the machine's memory beside another (the searched tenant's
-#: size is what the rows measure; the others only check the tenant filter).
-OTHER_TENANT_N_PAST_100K = 10_000
-#: Centres of the clustered rows (ADR 0191's `scripts/bench_ann.py` recipe).
-CLUSTERS = 100
 #: The embedded server's buffers: room for the largest table run here (100k x 768
 #: plus the other tenants' rows is about 500 MB), so exact search reads no page
 #: from the OS cache (B190).
 SHARED_BUFFERS = "1GB"
-#: `hnsw.ef_search` values the pg-hnsw row sweeps (B192); 100 is the default (ADR 0196).
-EF_SEARCH = (40, 100, 160, 320)
-ORG_SUFFIXES = ("Ltd", "Limited", "Group", "Holdings", "Inc", "Corporation", "Partners", "Co")
-
-
-# -- corpus ------------------------------------------------------------------------------------
-
-
-def name_parts() -> tuple[list[str], list[str], list[str]]:
-    """First names, surnames and organisation words from the quality corpus, sorted."""
-    data = json.loads((ROOT / "tests/data/quality/entity_corpus.json").read_text())
-    firsts: set[str] = set()
-    lasts: set[str] = set()
-    words: set[str] = set()
-    for entity in data["entities"]:
-        tokens = entity["name"].replace(",", " ").split()
-        if entity["entity_type"] == "person" and len(tokens) >= 2:
-            firsts.add(tokens[0])
-            lasts.add(tokens[-1])
-        elif entity["entity_type"] == "organization":
-            words.update(t for t in tokens[1:] if t.isalpha() and t not in ORG_SUFFIXES)
-    return sorted(firsts), sorted(lasts), sorted(words)
-
-
-def make_names(count: int, seed: int) -> list[tuple[str, str]]:
-    """`count` distinct (type, name) pairs: 80% people, 20% organisations, deterministic."""
-    firsts, lasts, words = name_parts()
-    rng = np.random.default_rng(seed)
-    seen: set[tuple[str, str]] = set()
-    out: list[tuple[str, str]] = []
-    initials = [""] + [f" {c}." for c in "ABCDEFGHJKLMNPRSTW"]
-    while len(out) < count:
-        if rng.random() < 0.8:
-            first = firsts[rng.integers(len(firsts))]
-            middle = initials[rng.integers(len(initials))] if rng.random() < 0.5 else ""
-            pair = ("person", f"{first}{middle} {lasts[rng.integers(len(lasts))]}")
-        else:
-            head = lasts[rng.integers(len(lasts))]
-            pair = (
-                "organization",
-                f"{head} {words[rng.integers(len(words))]} {ORG_SUFFIXES[rng.integers(8)]}",
-            )
-        if pair not in seen:
-            seen.add(pair)
-            out.append(pair)
-    return out
-
-
-def typo(name: str, rng: np.random.Generator) -> str:
-    """One edit (swap, deletion or substitution) inside a word of `name`."""
-    chars = list(name)
-    spots = [i for i in range(1, len(chars) - 1) if chars[i].isalpha() and chars[i + 1].isalpha()]
-    i = spots[rng.integers(len(spots))]
-    kind = rng.integers(3)
-    if kind == 0:
-        chars[i], chars[i + 1] = chars[i + 1], chars[i]
-    elif kind == 1:
-        del chars[i]
-    else:
-        chars[i] = "aeiourstn"[rng.integers(9)]
-    return "".join(chars)
-
-
-def make_queries(names: Sequence[str], count: int, seed: int) -> list[tuple[str, str, int]]:
-    """(shape, query, target row): 40% exact, 30% typo, 30% surname only."""
-    rng = np.random.default_rng(seed)
-    queries = []
-    for _ in range(count):
-        row = int(rng.integers(len(names)))
-        name = names[row]
-        draw = rng.random()
-        if draw < 0.4:
-            queries.append(("exact", name, row))
-        elif draw < 0.7:
-            queries.append(("typo", typo(name, rng), row))
-        else:
-            tokens = name.split()
-            surname = tokens[-1] if len(tokens) < 3 or "." in tokens[1] else tokens[0]
-            queries.append(("surname", surname, row))
-    return queries
-
-
-def unit_rows(rows: int, dim: int, rng: np.random.Generator) -> np.ndarray:
-    matrix = rng.standard_normal((rows, dim)).astype(np.float32)
-    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
-    return matrix
-
-
-def clustered_rows(rows: int, dim: int, rng: np.random.Generator) -> np.ndarray:
-    """Unit rows around 100 random centres, noise of a centre's norm (ADR 0191's clustered rows).
-
-    For the approximate row: an index over random rows is its worst case, and
-    embeddings of text cluster. Exact search costs the same on either.
-    """
-    centres = unit_rows(CLUSTERS, dim, rng)
-    matrix = np.empty((rows, dim), dtype=np.float32)
-    for start in range(0, rows, 100_000):
-        stop = min(rows, start + 100_000)
-        matrix[start:stop] = centres[rng.integers(CLUSTERS, size=stop - start)]
-        matrix[start:stop] += unit_rows(stop - start, dim, rng)
-    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
-    return matrix
-
-
-class TableEmbeddings:
-    """An embedding provider answering from a table of precomputed query vectors."""
-
-    def __init__(self, dimension: int, table: dict[str, list[float]]) -> None:
-        self.dimension = dimension
-        self._table = table
-
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return [self._table[text] for text in texts]
-
-    async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
-        return [self._table[text] for text in texts]
-
-
-# -- timing helpers ----------------------------------------------------------------------------
-
-
-def rss_mb() -> float:
-    with open("/proc/self/statm") as handle:
-        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-
-def peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-async def time_async(call: Callable[[], Awaitable[object]]) -> float:
-    started = time.perf_counter()
-    await call()
-    return (time.perf_counter() - started) * 1000.0
-
-
-def time_sync(call: Callable[[], object]) -> float:
-    started = time.perf_counter()
-    call()
-    return (time.perf_counter() - started) * 1000.0
-
-
-def numpy_top_k(matrix: np.ndarray, query: np.ndarray, k: int) -> np.ndarray:
-    scores = matrix @ query
-    best = np.argpartition(-scores, k)[:k]
-    return best[np.argsort(-scores[best])]
-
-
-def summary(values: list[float]) -> dict[str, float]:
-    return {
-        "p50": float(np.percentile(values, 50)),
-        "p90": float(np.percentile(values, 90)),
-        "n": len(values),
-    }
-
-
-# -- workers -----------------------------------------------------------------------------------
-
-
-async def open_stores(store: str, dim: int, url: str | None, tag: str) -> tuple[Any, Any, Any]:
-    """(graph, vectors, closer) for one store kind, empty."""
-    from redstring.stores import InMemoryGraphStore, InMemoryVectorStore, open_postgres, open_sqlite  # noqa: PLC0415
-
-    if store == "memory":
-        return InMemoryGraphStore(), InMemoryVectorStore(dimension=dim), None
-    if store == "approx":
-        from redstring.stores import ApproximateVectorStore  # noqa: PLC0415
-
-        return InMemoryGraphStore(), ApproximateVectorStore(dimension=dim), None
-    if store in ("sqlite", "sqlite-approx"):
-        folder = Path(tempfile.mkdtemp(prefix="redstring-bench-"))
-        mode = "ivf" if store == "sqlite-approx" else "exact"
-        stores = open_sqlite(
-            folder / "bench.db", dimension=dim, cache_bytes=SQLITE_CACHE_BYTES, search_mode=mode
-        )
-
-        async def close_sqlite() -> None:
-            await stores.close()
-            shutil.rmtree(folder, ignore_errors=True)
-
-        return stores.graph, stores.vectors, close_sqlite
-    assert url is not None
-    pg = await open_postgres(url, dimension=dim, schema=f"bench_{tag}", max_size=4)
-    return pg.graph, pg.vectors, pg.close
-
-
-async def entity_worker(
-    store: str, n: int, dim: int, queries: int, url: str | None
-) -> list[dict[str, Any]]:
-    from redstring import Entity, TenantId  # noqa: PLC0415
-    from redstring.ports import VectorRecord  # noqa: PLC0415
-
-    rng = np.random.default_rng(n + dim)
-    tenant = TenantId(uuid.UUID(int=1))
-    others = [TenantId(uuid.UUID(int=2 + i)) for i in range(OTHER_TENANTS)]
-    other_n = max(1, n // 10) if n <= 100_000 else OTHER_TENANT_N_PAST_100K
-    counts = [(tenant, n)] + [(other, other_n) for other in others]
-    total = sum(c for _, c in counts)
-    pairs = make_names(total, seed=7)
-    entities: list[Entity] = []
-    offset = 0
-    for owner, count in counts:
-        entities.extend(
-            Entity(tenant_id=owner, entity_type=kind, name=name)
-            for kind, name in pairs[offset : offset + count]
-        )
-        offset += count
-    matrix = (clustered_rows if store in IVF_STORES else unit_rows)(total, dim, rng)
-    mine = matrix[:n]
-    names = [e.name for e in entities[:n]]
-    mix = make_queries(names, queries, seed=11)
-    noise = unit_rows(len(mix), dim, rng)
-    table: dict[str, list[float]] = {}
-    for (_, text, row), extra in zip(mix, noise, strict=True):
-        vector = mine[row] + 0.5 * extra
-        table.setdefault(text, (vector / np.linalg.norm(vector)).tolist())
-
-    tag = f"{store.replace('-', '_')}_{n}_{dim}_{uuid.uuid4().hex[:6]}"
-    graph, vectors, close = await open_stores(store, dim, url, tag)
-    before_ingest = rss_mb()
-    graph_ms = vector_ms = cpu_s = 0.0
-    marks: dict[str, float] = {}
-    step = BATCH if n <= 100_000 else BATCH_PAST_100K
-    for start in range(0, total, step):
-        batch = entities[start : start + step]
-        records = [
-            VectorRecord(
-                tenant_id=e.tenant_id,
-                entity_id=e.id,
-                entity_type=e.entity_type,
-                vector=matrix[start + i].tolist(),
-            )
-            for i, e in enumerate(batch)
-        ]
-        cpu_started = time.process_time()  # CPU-seconds beside wall time: the machine is shared
-        graph_ms += await time_async(lambda batch=batch: graph.upsert(batch))
-        vector_ms += await time_async(lambda records=records: vectors.upsert(records))
-        cpu_s += time.process_time() - cpu_started
-        del records
-        if (start + step) // 100_000 > start // 100_000:  # progress, read if the worker is stopped
-            print(f"ingested {start + step:,} of {total:,} entities", file=sys.stderr, flush=True)
-        if start + step >= n and "tenant_s" not in marks:
-            marks["tenant_s"] = (graph_ms + vector_ms) / 1000  # the searched tenant's N
-            marks["tenant_cpu_s"] = cpu_s
-    result: dict[str, Any] = {
-        "kind": "entities",
-        "store": store,
-        "n": n,
-        "dim": dim,
-        "total_entities": total,
-        "ingest_s": (graph_ms + vector_ms) / 1000,
-        "ingest_graph_s": graph_ms / 1000,
-        "ingest_vectors_s": vector_ms / 1000,
-        "ingest_per_s": total / ((graph_ms + vector_ms) / 1000),
-        "ingest_tenant_s": marks["tenant_s"],
-        "rss_before_ingest_mb": before_ingest,
-        "vectors": "clustered" if store in IVF_STORES else "random",
-        "ingest_cpu_s": cpu_s,
-        "ingest_tenant_cpu_s": marks["tenant_cpu_s"],
-    }
-    return await entity_passes(
-        store, result, (graph, vectors, close), url, tag, tenant, mix, table, mine, entities[:n]
-    )
-
-
-#: What each worker's store kind reports its first (exact) pass as.
-EXACT_LABEL = {
-    "approx": "memory",
-    "sqlite-approx": "sqlite",
-    "pg": "pg-exact",
-    "pg-plain": "pg-exact",
-}
-
-
-async def entity_passes(
-    store: str,
-    result: dict[str, Any],
-    opened: tuple[Any, Any, Any],
-    url: str | None,
-    tag: str,
-    tenant: Any,
-    mix: list[tuple[str, str, int]],
-    table: dict[str, list[float]],
-    mine: np.ndarray,
-    entities: list[Any],
-) -> list[dict[str, Any]]:
-    """The exact pass of an ingested worker, then its second configuration if it has one."""
-    from bench_passes import (  # noqa: PLC0415
-        ExactView,
-        approximate_passes,
-        hnsw_passes,
-        measure,
-        plain_storage_passes,
-    )
-    from redstring import Retriever  # noqa: PLC0415
-
-    graph, vectors, close = opened
-    n, dim = result["n"], result["dim"]
-    fuzz = len(mix) if n <= 100_000 else RAPIDFUZZ_QUERIES_PAST_100K
-    exact_vectors = ExactView(vectors) if store in IVF_STORES else vectors
-    retriever = Retriever(
-        embeddings=TableEmbeddings(dim, table), vectors=exact_vectors, graph=graph
-    )
-    names = [e.name for e in entities]
-    first = await measure(retriever, graph, tenant, mix, table, mine, names, rapidfuzz_queries=fuzz)
-    result["peak_rss_mb"] = peak_mb()
-    result["ingest_growth_mb"] = peak_mb() - result.pop("rss_before_ingest_mb")
-    results = [{**result, "store": EXACT_LABEL.get(store, store), **first}]
-    base = {k: v for k, v in result.items() if k not in first}
-    schema = f"bench_{tag}"
-    if store in IVF_STORES:
-        second = await approximate_passes(
-            vectors, retriever, graph, tenant, mix, table, mine, entities, rapidfuzz_queries=fuzz
-        )
-        results.append({**base, "store": store, "vectors": "clustered", **second})
-    elif store == "pg":
-        assert url is not None
-        second = await hnsw_passes(
-            url,
-            schema,
-            dim,
-            vectors,
-            close,
-            tenant,
-            mix,
-            table,
-            mine,
-            entities,
-            EF_SEARCH,
-            rapidfuzz_queries=fuzz,
-        )
-        close = None  # hnsw_passes closed the exact store and its own
-        results.append({**base, "store": "pg-hnsw", **second})
-    elif store == "pg-plain":
-        assert url is not None
-        second = await plain_storage_passes(
-            url, schema, retriever, graph, tenant, mix, table, mine, names, rapidfuzz_queries=fuzz
-        )
-        results.append({**base, "store": "pg-exact-plain", **second})
-    if close is not None:
-        await close()
-    return results
-
-
-def lee_sentences() -> list[str]:
-    import re  # noqa: PLC0415
-
-    data = json.loads((ROOT / "tests/data/quality/passages.json").read_text())
-    sentences: list[str] = []
-    for document in data["documents"]:
-        sentences.extend(s.strip() for s in re.split(r"(?<=[.!?])\s+", document["text"]))
-    return sorted({s for s in sentences if len(s.split()) >= 4})
-
-
-async def chunk_worker(store: str, n: int, dim: int, queries: int) -> dict:
-    import bm25s  # noqa: PLC0415
-    from threadpoolctl import ThreadpoolController  # noqa: PLC0415
-
-    from redstring import ChunkRetriever, RetrievalMode, StoredChunk, TenantId  # noqa: PLC0415
-    from redstring.domain.tokenize import tokenize  # noqa: PLC0415
-    from redstring.stores import InMemoryChunkStore  # noqa: PLC0415
-
-    assert store == "memory"
-    rng = np.random.default_rng(n + dim + 1)
-    tenant = TenantId(uuid.UUID(int=1))
-    sentences = lee_sentences()
-    people = [name for kind, name in make_names(2000, seed=3) if kind == "person"]
-    texts: list[str] = []
-    for i in range(n):
-        picked = [sentences[j] for j in rng.integers(len(sentences), size=int(rng.integers(2, 5)))]
-        texts.append(f"{people[i % len(people)]}: " + " ".join(picked))
-    matrix = unit_rows(n, dim, rng)
-    vocabulary = sorted({t for s in sentences for t in tokenize(s)})
-    mix: list[str] = []
-    for _ in range(queries):
-        words = rng.choice(vocabulary, size=int(rng.integers(1, 4)), replace=False)
-        mix.append(" ".join(str(w) for w in words))
-    noise = unit_rows(queries, dim, rng)
-    table = {}
-    for text, extra in zip(mix, noise, strict=True):
-        vector = matrix[rng.integers(n)] + 0.5 * extra
-        table.setdefault(text, (vector / np.linalg.norm(vector)).tolist())
-
-    chunks_store = InMemoryChunkStore(dimension=dim)
-    before = rss_mb()
-    ingest_ms = ingest_cpu_s = 0.0
-    for start in range(0, n, BATCH):
-        batch = [
-            StoredChunk(
-                tenant_id=tenant,
-                source_id=f"doc-{i // 10}",
-                text=texts[i],
-                index=i % 10,
-                start=0,
-                end=len(texts[i]),
-                embedding=matrix[i].tolist(),
-            )
-            for i in range(start, min(n, start + BATCH))
-        ]
-        cpu_started = time.process_time()
-        ingest_ms += await time_async(lambda batch=batch: chunks_store.upsert_chunks(batch))
-        ingest_cpu_s += time.process_time() - cpu_started
-    retriever = ChunkRetriever(embeddings=TableEmbeddings(dim, table), chunks=chunks_store)
-    modes = {
-        "semantic": RetrievalMode.SEMANTIC,
-        "bm25": RetrievalMode.LEXICAL,
-        "hybrid": RetrievalMode.HYBRID,
-    }
-    for mode in modes.values():
-        await retriever.retrieve_chunks(mix[0], tenant, k=K, mode=mode)
-    result: dict[str, Any] = {
-        "kind": "chunks",
-        "store": store,
-        "n": n,
-        "dim": dim,
-        "ingest_s": ingest_ms / 1000,
-        "ingest_cpu_s": ingest_cpu_s,
-        "ingest_per_s": n / (ingest_ms / 1000),
-        "peak_rss_mb": peak_mb(),
-        "ingest_growth_mb": peak_mb() - before,
-    }
-    started = time.perf_counter()
-    index = bm25s.BM25(method="lucene", k1=1.2, b=0.75)
-    index.index([tokenize(t) for t in texts], show_progress=False)
-    result["bm25s_index_s"] = time.perf_counter() - started
-    controller = ThreadpoolController()
-    timings: dict[str, list[float]] = {
-        name: [] for name in [*modes, "bm25s", "numpy_1thread", "numpy_default"]
-    }
-    for name, mode in modes.items():  # one pass per operation, as for entities
-        for text in mix:
-            timings[name].append(
-                await time_async(
-                    lambda text=text, mode=mode: retriever.retrieve_chunks(
-                        text, tenant, k=K, mode=mode
-                    )
-                )
-            )
-    for text in mix:
-        tokens = tokenize(text)
-        timings["bm25s"].append(
-            time_sync(
-                lambda tokens=tokens: index.retrieve(
-                    [tokens], k=K, show_progress=False, n_threads=1
-                )
-            )
-        )
-    vectors_of = [np.asarray(table[text], dtype=np.float32) for text in mix]
-    with controller.limit(limits=1, user_api="blas"):
-        for q in vectors_of:
-            timings["numpy_1thread"].append(time_sync(lambda q=q: numpy_top_k(matrix, q, K)))
-    for q in vectors_of:
-        timings["numpy_default"].append(time_sync(lambda q=q: numpy_top_k(matrix, q, K)))
-    result["latency"] = {name: summary(values) for name, values in timings.items()}
-    return result
-
-
-# -- parent: run configurations, print, plot ----------------------------------------------------
 
 
 class Worker:
@@ -626,120 +158,6 @@ def stamp(when: float | None) -> str:
     return "-" if when is None else time.strftime("%H:%M UTC", time.gmtime(when))
 
 
-def fmt(cell: dict[str, float]) -> str:
-    return f"{cell['p50']:.2f} / {cell['p90']:.2f}"
-
-
-def cpu_of(result: dict, field: str) -> str:
-    """A CPU-seconds figure, or "-" for a run saved before it was measured."""
-    return f"{result[field]:.1f}" if field in result else "-"
-
-
-def entity_table(results: list[dict]) -> str:
-    lines = [
-        "| N | dim | store | SEMANTIC | LEXICAL | HYBRID | numpy floor (1 thread / default)"
-        " | rapidfuzz extract | HYBRID / (floor + LEXICAL) | LEXICAL / rapidfuzz"
-        " | ingest s, N / all tenants (entities/s; CPU s, N) | peak RSS MB (ingest growth) |",
-        "| ---: | ---: | --- | --- | --- | --- | --- | --- | ---: | ---: | --- | --- |",
-    ]
-    for r in results:
-        lat = r["latency"]
-        floor = lat["numpy_1thread"]["p50"]
-        ratio = lat["hybrid"]["p50"] / (floor + lat["lexical"]["p50"])
-        extra = ""
-        if "hnsw_build_s" in r:
-            extra = f" (HNSW build {r['hnsw_build_s']:.0f} s)"
-        if "ann_build_s" in r:
-            extra = f" (IVF build {r['ann_build_s']:.0f} s, probes {r['ann_probes']})"
-        if "toast_after_mb" in r:
-            extra = f" (STORAGE PLAIN, rewrite {r['rewrite_s']:.0f} s)"
-        if r.get("vectors") == "clustered":
-            extra += ", clustered rows"
-        lines.append(
-            f"| {r['n']:,} | {r['dim']} | {r['store']}{extra} | {fmt(lat['semantic'])}"
-            f" | {fmt(lat['lexical'])} | {fmt(lat['hybrid'])}"
-            f" | {fmt(lat['numpy_1thread'])} ({lat['numpy_default']['p50']:.2f})"
-            f" | {fmt(lat['rapidfuzz'])} ({lat['rapidfuzz']['n']} q) | {ratio:.2f}x"
-            f" | {lat['lexical']['p50'] / lat['rapidfuzz']['p50']:.3f}x"
-            f" | {r['ingest_tenant_s']:.1f} / {r['ingest_s']:.1f} ({r['ingest_per_s']:,.0f};"
-            f" CPU {cpu_of(r, 'ingest_tenant_cpu_s')})"
-            f" | {r['peak_rss_mb']:,.0f} ({r['ingest_growth_mb']:,.0f}) |"
-        )
-    return "\n".join(lines)
-
-
-def chunk_table(results: list[dict]) -> str:
-    lines = [
-        "| N chunks | dim | store | BM25 | bm25s | BM25 / bm25s | SEMANTIC | numpy floor"
-        " (1 thread) | HYBRID | ingest s (chunks/s; CPU s) | peak RSS MB (ingest growth) |",
-        "| ---: | ---: | --- | --- | --- | ---: | --- | --- | --- | --- | --- |",
-    ]
-    for r in results:
-        lat = r["latency"]
-        lines.append(
-            f"| {r['n']:,} | {r['dim']} | {r['store']} | {fmt(lat['bm25'])} | {fmt(lat['bm25s'])}"
-            f" | {lat['bm25']['p50'] / lat['bm25s']['p50']:.2f}x | {fmt(lat['semantic'])}"
-            f" | {fmt(lat['numpy_1thread'])} | {fmt(lat['hybrid'])}"
-            f" | {r['ingest_s']:.1f} ({r['ingest_per_s']:,.0f}; CPU {cpu_of(r, 'ingest_cpu_s')})"
-            f" | {r['peak_rss_mb']:,.0f} ({r['ingest_growth_mb']:,.0f}) |"
-        )
-    return "\n".join(lines)
-
-
-def plot(results: list[dict], chunks: list[dict], path: Path) -> None:
-    """Median latency against N: one panel per mode (a line per store), and the chunks."""
-    import matplotlib  # noqa: PLC0415
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
-
-    modes = ("semantic", "lexical", "hybrid")
-    fig, axes = plt.subplots(
-        1, len(modes) + 1, figsize=(5.5 * (len(modes) + 1), 4.5), squeeze=False
-    )
-    colours = dict(zip(STORES, ("C0", "C1", "C2", "C3", "C4", "C5"), strict=True))
-    for ax, mode in zip(axes[0], modes, strict=False):
-        for store, colour in colours.items():
-            for dim, style in ((384, "-o"), (768, "none")):
-                rows = sorted(
-                    (r for r in results if r["dim"] == dim and r["store"] == store),
-                    key=lambda r: r["n"],
-                )
-                if not rows:
-                    continue
-                ax.plot(
-                    [r["n"] for r in rows],
-                    [r["latency"][mode]["p50"] for r in rows],
-                    style if dim == 384 else "D",
-                    color=colour,
-                    fillstyle="full" if dim == 384 else "none",
-                    label=store if dim == 384 else f"{store}, 768 dims",
-                )
-        floor = {
-            r["n"]: r["latency"]["numpy_1thread"]["p50"]
-            for r in sorted(results, key=lambda r: r["n"])
-            if r["dim"] == 384 and r["store"] in ("memory", "approx")
-        }
-        ax.plot(list(floor), list(floor.values()), "k--", linewidth=1.5, label="numpy floor")
-        ax.set(xscale="log", yscale="log", xlabel="entities in tenant", ylabel="median ms")
-        ax.set_title(f"Retriever.retrieve {mode.upper()}, 384 dims, k={K}")
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=6)
-    ax = axes[0][-1]
-    for name in ("bm25", "bm25s", "semantic", "hybrid", "numpy_1thread"):
-        rows = sorted(chunks, key=lambda r: r["n"])
-        if rows:
-            ax.plot(
-                [r["n"] for r in rows], [r["latency"][name]["p50"] for r in rows], "-o", label=name
-            )
-    ax.set(xscale="log", yscale="log", xlabel="chunks in tenant", ylabel="median ms")
-    ax.set_title("ChunkRetriever.retrieve_chunks (in-memory)")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-
-
 def machine() -> str:
     cpu = "unknown"
     with contextlib.suppress(OSError):
@@ -778,11 +196,11 @@ ROWS: dict[str, list[tuple[str, str, str, int]]] = {
         ("entities", "approx", "million", 384),
         ("entities", "sqlite-approx", "million", 384),
     ],
-    # PostgreSQL: exact with the vectors in TOAST, then with SET STORAGE PLAIN
+    # PostgreSQL: exact search only (no HNSW build at 768)
     "d768": [
         ("entities", "memory", "wide", 768),
         ("entities", "sqlite", "wide", 768),
-        ("entities", "pg-plain", "wide", 768),
+        ("entities", "pg-exact", "wide", 768),
     ],
 }
 #: Memory the 1M row needs free before it is started (its worker peaked near 10x the
@@ -817,29 +235,6 @@ def configurations(rows: list[str], sizes: dict[str, list[int]]) -> list[tuple[s
                 if (kind, store, size, dim) not in out:
                     out.append((kind, store, size, dim))
     return out
-
-
-def report(saved: dict[str, Any], plot_path: str) -> None:
-    from bench_indexing import rows as indexing_rows  # noqa: PLC0415
-    from bench_targets import issue_rows, table  # noqa: PLC0415
-
-    entity_results, chunk_results = saved["entities"], saved["chunks"]
-    print("\n## Entities (median / p90 ms)\n")
-    print(entity_table(entity_results))
-    print("\n## Chunks (median / p90 ms)\n")
-    print(chunk_table(chunk_results))
-    indexing = saved.get("indexing")
-    rows = issue_rows(
-        entity_results,
-        chunk_results,
-        indexing_rows(indexing) if indexing else None,
-        saved.get("why", {}),
-        saved.get("pg_hnsw_clustered"),
-    )
-    print(f"\n## Issue 16 targets (load average {saved.get('load', '?')})\n")
-    print(table(rows))
-    if entity_results or chunk_results:
-        plot(entity_results, chunk_results, Path(plot_path))
 
 
 def run_indexing(megabytes: float) -> dict | None:

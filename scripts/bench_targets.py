@@ -38,6 +38,14 @@ def _cpu(r: dict, field: str) -> str:
     return f" (CPU {r[field]:.1f} s)" if field in r else ""
 
 
+def _touch(r: dict) -> str:
+    """The same run's first touch of the ingest's growth; "-" for a run saved before it."""
+    if "first_touch" not in r:
+        return "-"
+    t = r["first_touch"]
+    return f"first touch of {t['mb']:,.0f} MB fresh: {t['wall_s']:.1f} s (CPU {t['cpu_s']:.1f} s)"
+
+
 def _missing(what: str, target: str, why: str) -> Row:
     return (what, f"not run: {why}", "-", target, "-")
 
@@ -70,12 +78,8 @@ def _context(r: dict) -> str:
         notes.append("clustered rows")
     if r.get("beside"):
         notes.append("ran beside the other rows")
-    if "toast_after_mb" in r:
-        notes.append(
-            f"table {r['heap_before_mb']:,.0f} -> {r['heap_after_mb']:,.0f} MB, TOAST"
-            f" {r['toast_before_mb']:,.0f} -> {r['toast_after_mb']:,.0f} MB, rewrite"
-            f" {r['rewrite_s']:.0f} s"
-        )
+    if "vacuum_s" in r:
+        notes.append(f"VACUUM (ANALYZE) after the load, {r['vacuum_s']:.0f} s")
     return f" ({', '.join(notes)})" if notes else ""
 
 
@@ -93,7 +97,7 @@ def entity_rows(entities: list[dict], why: dict[str, str]) -> list[Row]:
                 f"{memory['ingest_tenant_s']:.1f} s{_cpu(memory, 'ingest_tenant_cpu_s')},"
                 f" {memory['peak_rss_mb']:,.0f} MB peak"
                 f" ({memory['ingest_growth_mb']:,.0f} MB grown)",
-                "-",
+                _touch(memory),
                 "< 10 s, < 1 GB grown",
                 _yes(ok),
             )
@@ -137,7 +141,7 @@ def chunk_rows(chunks: list[dict], why: str) -> list[Row]:
             "ingest 100k chunks in memory" + _at(r),
             f"{r['ingest_s']:.1f} s{_cpu(r, 'ingest_cpu_s')}, {r['peak_rss_mb']:,.0f} MB peak"
             f" ({r['ingest_growth_mb']:,.0f} MB grown)",
-            "-",
+            _touch(r),
             "< 10 s, < 1 GB grown",
             _yes(r["ingest_s"] < 10 and r["ingest_growth_mb"] < 1024),
         ),
@@ -156,7 +160,7 @@ def postgres_rows(entities: list[dict], why: dict[str, str]) -> list[Row]:
         ratio = lat["semantic"]["p50"] / lat["numpy_1thread"]["p50"]
         rows.append(
             (
-                "PostgreSQL exact search (SEMANTIC) at 100k x 384" + _at(exact),
+                "PostgreSQL exact search (SEMANTIC) at 100k x 384" + _at(exact) + _context(exact),
                 f"{lat['semantic']['p50']:.2f} ms",
                 f"numpy floor {lat['numpy_1thread']['p50']:.2f} ms",
                 "<= 3x the floor",
@@ -288,10 +292,9 @@ def issue_rows(
     for store, label in (
         ("memory", "memory"),
         ("sqlite", "SQLite"),
-        ("pg-exact", "PostgreSQL, vectors in TOAST (default)"),
-        ("pg-exact-plain", "PostgreSQL, SET STORAGE PLAIN"),
+        ("pg-exact", "PostgreSQL (float16 pool, ADR 0270)"),
     ):
-        reason = why.get(f"d768:{'pg-plain' if store.startswith('pg') else store}", "")
+        reason = why.get(f"d768:{store}", "")
         rows.append(
             _hybrid_row(
                 f"100k x 768, {label}, exact", largest(store, 768), reason or why.get("d768", "")

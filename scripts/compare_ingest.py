@@ -1,16 +1,21 @@
 """Compare in-memory ingest of two source trees in one run, alternating their subprocesses.
 
 Each worker imports `redstring` from one tree (`PYTHONPATH=<tree>/src`) and
-ingests the corpus of `scripts/bench_retrieval.py` (this tree's builders, the
-same for both) in batches of 1,000, timing only the upsert calls:
+ingests the corpus of `scripts/bench_retrieval.py` through its ingest loops
+(this tree's script, the same for both trees), timing only the upsert calls:
 
 - `chunks`: N chunks of Lee sentences with random unit vectors into
-  `InMemoryChunkStore` (`chunk_worker`'s corpus), then the first LEXICAL read
+  `InMemoryChunkStore` (`chunk_corpus`, batches of 1,000), then the first LEXICAL read
   (it builds the read structures), the mean of 50 more, and one chunk written
   and read again (a write between reads at N);
-- `entities`: N entities plus N/10 in each of three other tenants with their
-  vectors into `InMemoryGraphStore` and `InMemoryVectorStore`
-  (`entity_worker`'s corpus), with the searched tenant's N marked.
+- `entities`: N entities plus N/10 in each of three other tenants (10k past
+  100k) with their vectors into `InMemoryGraphStore` and `InMemoryVectorStore`
+  (`entity_corpus`, `ingest_entities`: batches of 1,000, 25,000 past 100k),
+  with the searched tenant's N marked, then the first read of one name's
+  keys in the searched tenant (`count_blocking_keys` and
+  `find_ids_by_blocking_keys` of its name and trigram keys, as the lexical
+  channel reads them; it sorts the blocks read), the mean over 50 more
+  names, and one read after a one-entity write.
 
 CPU-seconds of the process beside wall time (the machine is shared), MB of
 resident memory grown, and the load average at each worker's start:
@@ -27,12 +32,8 @@ import json
 import os
 import subprocess
 import sys
-import time
-import uuid
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -41,50 +42,26 @@ import bench_retrieval as bench  # noqa: E402
 
 
 async def chunks(n: int, dim: int) -> dict[str, Any]:
-    from redstring import StoredChunk, TenantId  # noqa: PLC0415
     from redstring.stores import InMemoryChunkStore  # noqa: PLC0415
 
-    rng = np.random.default_rng(n + dim + 1)
-    tenant = TenantId(uuid.UUID(int=1))
-    sentences = bench.lee_sentences()
-    people = [name for kind, name in bench.make_names(2000, seed=3) if kind == "person"]
-    texts = []
-    for i in range(n):
-        picked = [sentences[j] for j in rng.integers(len(sentences), size=int(rng.integers(2, 5)))]
-        texts.append(f"{people[i % len(people)]}: " + " ".join(picked))
-    matrix = bench.unit_rows(n, dim, rng)
-
-    def chunk(i: int, text: str) -> StoredChunk:
-        return StoredChunk(
-            tenant_id=tenant,
-            source_id=f"doc-{i // 10}",
-            text=text,
-            index=i % 10,
-            start=0,
-            end=len(text),
-            embedding=matrix[i % n].tolist(),
-        )
-
+    tenant, texts, matrix, _ = bench.chunk_corpus(n, dim)
     store = InMemoryChunkStore(dimension=dim)
     before = bench.rss_mb()
-    wall = cpu = 0.0
-    for start in range(0, n, bench.BATCH):
-        batch = [chunk(i, texts[i]) for i in range(start, min(n, start + bench.BATCH))]
-        wall_started, cpu_started = time.perf_counter(), time.process_time()
-        await store.upsert_chunks(batch)
-        wall += time.perf_counter() - wall_started
-        cpu += time.process_time() - cpu_started
+    wall_ms, cpu = await bench.ingest_chunks(store, tenant, texts, matrix)
     grown = bench.rss_mb() - before
     words = ["the", "government", "said", "fire", "australia", "police"]
-    first = await timed(lambda: store.lexical_candidates(words[:3], tenant))
+    first = await bench.time_async(lambda: store.lexical_candidates(words[:3], tenant))
     reads = [
-        await timed(lambda i=i: store.lexical_candidates(words[i % 4 : i % 4 + 2], tenant))
+        await bench.time_async(
+            lambda i=i: store.lexical_candidates(words[i % 4 : i % 4 + 2], tenant)
+        )
         for i in range(50)
     ]
-    await store.upsert_chunks([chunk(n, "a passage written between two reads of the fire")])
-    after_write = await timed(lambda: store.lexical_candidates(words[2:5], tenant))
+    written = "a passage written between two reads of the fire"
+    await store.upsert_chunks([bench.stored_chunk(tenant, n, written, matrix[0])])
+    after_write = await bench.time_async(lambda: store.lexical_candidates(words[2:5], tenant))
     return {
-        "ingest_s": wall,
+        "ingest_s": wall_ms / 1000,
         "ingest_cpu_s": cpu,
         "grown_mb": grown,
         "first_read_ms": first,
@@ -94,58 +71,41 @@ async def chunks(n: int, dim: int) -> dict[str, Any]:
 
 
 async def entities(n: int, dim: int) -> dict[str, Any]:
-    from redstring import Entity, TenantId  # noqa: PLC0415
-    from redstring.ports import VectorRecord  # noqa: PLC0415
+    from redstring import Entity  # noqa: PLC0415
+    from redstring.domain.blocking import name_keys_for  # noqa: PLC0415
+    from redstring.domain.ngrams import ngram_keys_of_form  # noqa: PLC0415
+    from redstring.domain.normalization import matching_form  # noqa: PLC0415
     from redstring.stores import InMemoryGraphStore, InMemoryVectorStore  # noqa: PLC0415
 
-    rng = np.random.default_rng(n + dim)
-    tenant = TenantId(uuid.UUID(int=1))
-    others = [TenantId(uuid.UUID(int=2 + i)) for i in range(bench.OTHER_TENANTS)]
-    counts = [(tenant, n)] + [(other, max(1, n // 10)) for other in others]
-    pairs = bench.make_names(sum(c for _, c in counts), seed=7)
-    items: list[Entity] = []
-    for owner, count in counts:
-        at = len(items)
-        items.extend(
-            Entity(tenant_id=owner, entity_type=k, name=m) for k, m in pairs[at : at + count]
-        )
-    matrix = bench.unit_rows(len(items), dim, rng)
+    _, items, matrix, _ = bench.entity_corpus(n, dim, clustered=False)
     graph, vectors = InMemoryGraphStore(), InMemoryVectorStore(dimension=dim)
     before = bench.rss_mb()
-    wall = cpu = graph_cpu = 0.0
-    marks: dict[str, float] = {}
-    for start in range(0, len(items), bench.BATCH):
-        batch = items[start : start + bench.BATCH]
-        records = [
-            VectorRecord(
-                tenant_id=e.tenant_id,
-                entity_id=e.id,
-                entity_type=e.entity_type,
-                vector=matrix[start + i].tolist(),
-            )
-            for i, e in enumerate(batch)
-        ]
-        wall_started, cpu_started = time.perf_counter(), time.process_time()
-        await graph.upsert(batch)
-        graph_cpu += time.process_time() - cpu_started
-        await vectors.upsert(records)
-        wall += time.perf_counter() - wall_started
-        cpu += time.process_time() - cpu_started
-        if start + bench.BATCH >= n and "n_s" not in marks:
-            marks = {"n_s": wall, "n_cpu_s": cpu}
+    marks = await bench.ingest_entities(graph, vectors, items, matrix, n)
+    grown = bench.rss_mb() - before
+    tenant = items[0].tenant_id
+
+    async def read(name: str) -> None:
+        keys = [*name_keys_for(name), *sorted(ngram_keys_of_form(matching_form(name)))]
+        await graph.count_blocking_keys(keys, tenant)
+        await graph.find_ids_by_blocking_keys(keys, tenant, limit=250)
+
+    names = [items[i * (n // 51)].name for i in range(51)]
+    first = await bench.time_async(lambda: read(names[0]))
+    reads = [await bench.time_async(lambda name=name: read(name)) for name in names[1:]]
+    written = Entity(tenant_id=tenant, entity_type="person", name=names[1] + " Junior")
+    await graph.upsert([written])
+    after_write = await bench.time_async(lambda: read(names[1]))
     return {
-        "ingest_s": wall,
-        "ingest_cpu_s": cpu,
-        "graph_cpu_s": graph_cpu,
-        "grown_mb": bench.rss_mb() - before,
-        **marks,
+        "ingest_s": (marks["graph_ms"] + marks["vector_ms"]) / 1000,
+        "ingest_cpu_s": marks["cpu_s"],
+        "graph_cpu_s": marks["graph_cpu_s"],
+        "grown_mb": grown,
+        "n_s": marks["tenant_s"],
+        "n_cpu_s": marks["tenant_cpu_s"],
+        "first_read_ms": first,
+        "read_ms": sum(reads) / len(reads),
+        "read_after_write_ms": after_write,
     }
-
-
-async def timed(call: Any) -> float:
-    started = time.perf_counter()
-    await call()
-    return (time.perf_counter() - started) * 1000
 
 
 def run_worker(tree: Path, kind: str, n: int, dim: int) -> dict[str, Any]:

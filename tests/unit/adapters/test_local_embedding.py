@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import importlib.metadata
 import importlib.util
 import itertools
 import shutil
-import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -30,29 +30,19 @@ from redstring.llm.local_embedding import (
 )
 from redstring.ports import EmbeddingProvider
 from redstring.testing.embedding_provider import EmbeddingProviderCompliance
+from tests.unit.adapters.local_models import assert_network_refused, cosine, tampered_copy
+
+pytestmark = pytest.mark.usefixtures("no_network")
 
 
-@pytest.fixture(autouse=True)
-def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args: Any, **kwargs: Any) -> None:
-        raise AssertionError(f"network access attempted: {args!r}")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
+def test_the_network_is_refused() -> None:
+    assert_network_refused()
 
 
-_SHARED: dict[str, LocalEmbeddingProvider] = {}
-
-
+@functools.cache
 def shared() -> LocalEmbeddingProvider:
     """One loaded model for the read-only tests (loading takes about a second)."""
-    if "provider" not in _SHARED:
-        _SHARED["provider"] = LocalEmbeddingProvider(batch_size=3)
-    return _SHARED["provider"]
-
-
-def cosine(a: list[float], b: list[float]) -> float:
-    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+    return LocalEmbeddingProvider(batch_size=3)
 
 
 class TestLocalEmbeddingCompliance(EmbeddingProviderCompliance):
@@ -210,15 +200,6 @@ def test_the_pinned_digest_is_the_one_the_package_publishes() -> None:
     [record] = [f for f in distribution.files or [] if f.as_posix() == local_embedding.MODEL_FILE]
     assert record.hash is not None
     assert base64.urlsafe_b64decode(record.hash.value + "==").hex() == MODEL_SHA256
-
-
-def tampered_copy(source: Path, directory: Path) -> Path:
-    copy = directory / source.name
-    shutil.copyfile(source, copy)
-    data = bytearray(copy.read_bytes())
-    data[len(data) // 2] ^= 0x01
-    copy.write_bytes(bytes(data))
-    return copy
 
 
 @pytest.mark.asyncio

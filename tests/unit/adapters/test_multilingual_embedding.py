@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import base64
+import functools
 import importlib.metadata
 import shutil
-import socket
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -22,29 +21,19 @@ from redstring.llm.multilingual_embedding import (
 )
 from redstring.ports import EmbeddingProvider
 from redstring.testing.embedding_provider import EmbeddingProviderCompliance
+from tests.unit.adapters.local_models import assert_network_refused, cosine, tampered_copy
+
+pytestmark = pytest.mark.usefixtures("no_network")
 
 
-@pytest.fixture(autouse=True)
-def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args: Any, **kwargs: Any) -> None:
-        raise AssertionError(f"network access attempted: {args!r}")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
+def test_the_network_is_refused() -> None:
+    assert_network_refused()
 
 
-_SHARED: dict[str, MultilingualEmbeddingProvider] = {}
-
-
+@functools.cache
 def shared() -> MultilingualEmbeddingProvider:
     """One loaded model for the read-only tests."""
-    if "provider" not in _SHARED:
-        _SHARED["provider"] = MultilingualEmbeddingProvider()
-    return _SHARED["provider"]
-
-
-def cosine(a: list[float], b: list[float]) -> float:
-    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+    return MultilingualEmbeddingProvider()
 
 
 class TestMultilingualEmbeddingCompliance(EmbeddingProviderCompliance):
@@ -129,15 +118,6 @@ def test_the_pinned_digest_is_the_one_the_package_records() -> None:
     ]
     assert record.hash is not None
     assert base64.urlsafe_b64decode(record.hash.value + "==").hex() == MODEL_SHA256
-
-
-def tampered_copy(source: Path, directory: Path) -> Path:
-    copy = directory / source.name
-    shutil.copyfile(source, copy)
-    data = bytearray(copy.read_bytes())
-    data[len(data) // 2] ^= 0x01
-    copy.write_bytes(bytes(data))
-    return copy
 
 
 @pytest.mark.asyncio
