@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 async def fill(graph: Any, n: int) -> None:
     """Upsert the bench's entities: N in tenant 1, then the three other tenants'."""
-    from bench_retrieval import OTHER_TENANT_N_PAST_100K, OTHER_TENANTS, make_names  # noqa: PLC0415
+    from bench_corpus import OTHER_TENANT_N_PAST_100K, OTHER_TENANTS, make_names  # noqa: PLC0415
     from redstring import Entity, TenantId  # noqa: PLC0415
 
     other_n = max(1, n // 10) if n <= 100_000 else OTHER_TENANT_N_PAST_100K
@@ -70,12 +70,12 @@ async def build(path: Path, n: int) -> None:
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     import redstring  # noqa: PLC0415
-    from bench_retrieval import make_names  # noqa: PLC0415
+    from bench_corpus import make_names  # noqa: PLC0415
     from redstring import RetrievalMode, Retriever, TenantId  # noqa: PLC0415
     from redstring.stores import open_sqlite  # noqa: PLC0415
 
     print(f"redstring from {Path(redstring.__file__).parent}", file=sys.stderr)
-    from bench_retrieval import make_queries  # noqa: PLC0415
+    from bench_corpus import make_queries  # noqa: PLC0415
     from redstring.stores import InMemoryGraphStore  # noqa: PLC0415
 
     names = [name for _, name in make_names(args.n, seed=7)]
