@@ -10,7 +10,8 @@ and HYBRID. Candidates come from three lookups, never a scan (ADR 0070, 0115):
   sits under. A block holding more than `LEXICAL_BLOCK_LIMIT` entities is
   too common to tell anything (its first ids are a sample by id, not by
   name): it is skipped, not cut, unless an entity-type filter asks for
-  every candidate, when it is cut at `LEXICAL_BLOCK_LIMIT` (ADR 0200);
+  every candidate, when it is cut at `LEXICAL_BLOCK_LIMIT` (ADR 0200). The
+  blocks are counted first, so a skipped block is never read (B206(c));
 - its trigram keys: counted (up to `NGRAM_DF_CAP`) to weigh them, read
   rarest first within `NGRAM_POSTINGS_BUDGET`, ranked by summed weight.
 
