@@ -56,7 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from bench_retrieval import TableEmbeddings  # noqa: E402 (after the path it is found on)
+from bench_corpus import TableEmbeddings  # noqa: E402 (after the path it is found on)
 
 EMBED_BATCH = 64  # index_documents' default batch
 BASELINE_BATCH = 32  # the provider's batch before ADR 0189

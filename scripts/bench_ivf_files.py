@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_retrieval import clustered_rows
+from bench_corpus import clustered_rows
 from redstring.vector.ivf import IvfIndex
 from redstring.vector.rows import TenantRows
 

@@ -64,7 +64,7 @@ async def measure(
     from rapidfuzz import process, utils  # noqa: PLC0415
     from threadpoolctl import ThreadpoolController  # noqa: PLC0415
 
-    from bench_retrieval import K, numpy_top_k, summary, time_async, time_sync  # noqa: PLC0415
+    from bench_measure import K, numpy_top_k, summary, time_async, time_sync  # noqa: PLC0415
     from redstring import RetrievalMode  # noqa: PLC0415
     from redstring.domain.blocking import query_blocking_keys  # noqa: PLC0415
     from redstring.domain.query import NormalizedQuery  # noqa: PLC0415
@@ -129,7 +129,7 @@ async def _search_pass(
     vectors: Any, tenant: Any, queries: list[np.ndarray], truth: list[set[Any]], **filters: Any
 ) -> dict[str, float]:
     """p50 / p90 of `vectors.search` and its recall@10 against `truth`."""
-    from bench_retrieval import K, summary  # noqa: PLC0415
+    from bench_measure import K, summary  # noqa: PLC0415
 
     times, recalls = [], []
     for q, want in zip(queries, truth, strict=True):
@@ -153,7 +153,8 @@ async def approximate_passes(
     rapidfuzz_queries: int,
 ) -> dict[str, Any]:
     """The approximate store over the exact store's rows: build, recall per `probes`, HYBRID."""
-    from bench_retrieval import K, TableEmbeddings, numpy_top_k  # noqa: PLC0415
+    from bench_corpus import TableEmbeddings  # noqa: PLC0415
+    from bench_measure import K, numpy_top_k  # noqa: PLC0415
     from redstring import RetrievalMode, Retriever  # noqa: PLC0415
 
     ids = [e.id for e in entities]
@@ -215,7 +216,8 @@ async def hnsw_passes(
     rapidfuzz_queries: int,
 ) -> dict[str, Any]:
     """PostgreSQL's HNSW index over the ingested rows: build, HYBRID, recall per ef_search."""
-    from bench_retrieval import K, TableEmbeddings, numpy_top_k  # noqa: PLC0415
+    from bench_corpus import TableEmbeddings  # noqa: PLC0415
+    from bench_measure import K, numpy_top_k  # noqa: PLC0415
     from redstring import Retriever  # noqa: PLC0415
     from redstring.stores import open_postgres  # noqa: PLC0415
     from redstring.vector.postgres import PgVectorStore  # noqa: PLC0415

@@ -43,7 +43,7 @@ OTHER_TENANTS = 3
 
 
 async def worker(kind: str, n: int, queries: int) -> dict[str, Any]:
-    from bench_retrieval import make_names, make_queries  # noqa: PLC0415
+    from bench_corpus import make_names, make_queries  # noqa: PLC0415
     from redstring import Entity, RetrievalMode, Retriever, TenantId  # noqa: PLC0415
     from redstring.graph.in_memory import InMemoryGraphStore  # noqa: PLC0415
     from redstring.graph.sqlite import SqliteGraphStore  # noqa: PLC0415

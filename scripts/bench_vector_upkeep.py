@@ -36,7 +36,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_retrieval import clustered_rows
+from bench_corpus import clustered_rows
 from redstring.domain.ids import EntityId, TenantId
 from redstring.ports import VectorRecord
 from redstring.vector.rows import ExactSearch, TenantRows

@@ -11,7 +11,11 @@ ingests the corpus of `scripts/bench_retrieval.py` through its ingest loops
 - `entities`: N entities plus N/10 in each of three other tenants (10k past
   100k) with their vectors into `InMemoryGraphStore` and `InMemoryVectorStore`
   (`entity_corpus`, `ingest_entities`: batches of 1,000, 25,000 past 100k),
-  with the searched tenant's N marked.
+  with the searched tenant's N marked, then the first read of one name's
+  keys in the searched tenant (`count_blocking_keys` and
+  `find_ids_by_blocking_keys` of its name and trigram keys, as the lexical
+  channel reads them; it sorts the blocks read), the mean over 50 more
+  names, and one read after a one-entity write.
 
 CPU-seconds of the process beside wall time (the machine is shared), MB of
 resident memory grown, and the load average at each worker's start:
@@ -67,19 +71,40 @@ async def chunks(n: int, dim: int) -> dict[str, Any]:
 
 
 async def entities(n: int, dim: int) -> dict[str, Any]:
+    from redstring import Entity  # noqa: PLC0415
+    from redstring.domain.blocking import name_keys_for  # noqa: PLC0415
+    from redstring.domain.ngrams import ngram_keys_of_form  # noqa: PLC0415
+    from redstring.domain.normalization import matching_form  # noqa: PLC0415
     from redstring.stores import InMemoryGraphStore, InMemoryVectorStore  # noqa: PLC0415
 
     _, items, matrix, _ = bench.entity_corpus(n, dim, clustered=False)
     graph, vectors = InMemoryGraphStore(), InMemoryVectorStore(dimension=dim)
     before = bench.rss_mb()
     marks = await bench.ingest_entities(graph, vectors, items, matrix, n)
+    grown = bench.rss_mb() - before
+    tenant = items[0].tenant_id
+
+    async def read(name: str) -> None:
+        keys = [*name_keys_for(name), *sorted(ngram_keys_of_form(matching_form(name)))]
+        await graph.count_blocking_keys(keys, tenant)
+        await graph.find_ids_by_blocking_keys(keys, tenant, limit=250)
+
+    names = [items[i * (n // 51)].name for i in range(51)]
+    first = await bench.time_async(lambda: read(names[0]))
+    reads = [await bench.time_async(lambda name=name: read(name)) for name in names[1:]]
+    written = Entity(tenant_id=tenant, entity_type="person", name=names[1] + " Junior")
+    await graph.upsert([written])
+    after_write = await bench.time_async(lambda: read(names[1]))
     return {
         "ingest_s": (marks["graph_ms"] + marks["vector_ms"]) / 1000,
         "ingest_cpu_s": marks["cpu_s"],
         "graph_cpu_s": marks["graph_cpu_s"],
-        "grown_mb": bench.rss_mb() - before,
+        "grown_mb": grown,
         "n_s": marks["tenant_s"],
         "n_cpu_s": marks["tenant_cpu_s"],
+        "first_read_ms": first,
+        "read_ms": sum(reads) / len(reads),
+        "read_after_write_ms": after_write,
     }
 
 

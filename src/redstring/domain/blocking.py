@@ -197,6 +197,11 @@ def name_keys_for(name: str) -> list[str]:
 def _name_keys(form: str, tokens: tuple[str, ...]) -> list[str]:
     if not form:
         return []
+    return list(dict.fromkeys(key for key in _name_key_parts(form, tokens) if key is not None))
+
+
+def _name_key_parts(form: str, tokens: tuple[str, ...]) -> list[str | None]:
+    """The name keys of a non-blank form, in order; repeats and `None` (no key) left in."""
     keyed = _keyed(tokens)
     keys: list[str | None] = [
         _exact_key(form),
@@ -208,7 +213,7 @@ def _name_keys(form: str, tokens: tuple[str, ...]) -> list[str]:
         keys.extend(_token_keys(token))
     keys.append(_initials_key(tokens))
     keys.extend(pair_keys(keyed[:MAX_PAIR_TOKENS], keyed[:MAX_PAIR_TOKENS]))
-    return list(dict.fromkeys(key for key in keys if key is not None))
+    return keys
 
 
 def pair_keys(initials: Sequence[str], tokens: Sequence[str]) -> list[str]:
@@ -230,12 +235,13 @@ def blocking_keys_for(entity: Entity) -> frozenset[str]:
     The name keys and trigram keys of its name and of each alias (so a
     merged-away name still finds the survivor), plus its type key.
     """
-    keys = {type_key(entity)}
+    keys: set[str | None] = {type_key(entity)}
     for name in [entity.name, *entity.aliases]:
         form = matching_form(name)
-        keys.update(_name_keys(form, tuple(form.split())))
-        keys.update(_ngram_keys_uncached(form))
-    return frozenset(keys)
+        if form:  # a blank form has no name keys and no trigrams
+            keys.update(_name_key_parts(form, tuple(form.split())))
+            keys.update(_ngram_keys_uncached(form))
+    return frozenset(filter(None, keys))
 
 
 def query_blocking_keys(query: NormalizedQuery) -> list[str]:

@@ -36,6 +36,10 @@ def _copy_json(value: Any) -> Any:
     return value
 
 
+#: The fields `Entity.copy_deep` copies rather than shares.
+_CONTAINERS = frozenset({"aliases", "properties", "source_document_ids"})
+
+
 def _require_text(value: str, field: str) -> str:
     if not value.strip():
         raise ValueError(f"{field} must not be blank; pass the text the source document uses")
@@ -77,15 +81,22 @@ class Entity(BaseModel):
         """A copy sharing no mutable state with this entity.
 
         Only the containers are copied (the other fields are immutable), which
-        is several times cheaper than a generic deep copy on the read path.
+        is several times cheaper than a generic deep copy on the read path. The
+        copy is what `model_copy(update=<the three containers copied>)` makes
+        (its fields set gains the containers), built without `copy.copy`'s
+        dispatch, a third of a store's write of an entity before ADR 0300.
         """
-        return self.model_copy(
-            update={
-                "aliases": list(self.aliases),
-                "properties": _copy_json(self.properties),
-                "source_document_ids": list(self.source_document_ids),
-            }
-        )
+        values = self.__dict__.copy()
+        values["aliases"] = list(self.aliases)
+        values["properties"] = _copy_json(self.properties)
+        values["source_document_ids"] = list(self.source_document_ids)
+        extra = self.__pydantic_extra__
+        copied = type(self).__new__(type(self))
+        object.__setattr__(copied, "__dict__", values)
+        object.__setattr__(copied, "__pydantic_extra__", None if extra is None else dict(extra))
+        object.__setattr__(copied, "__pydantic_fields_set__", self.model_fields_set | _CONTAINERS)
+        object.__setattr__(copied, "__pydantic_private__", None)
+        return copied
 
 
 class Relationship(BaseModel):

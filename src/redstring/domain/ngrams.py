@@ -52,10 +52,8 @@ def ngram_keys_of_form(form: str) -> frozenset[str]:
     if not form:
         return frozenset()
     padded = f" {form} "
-    return frozenset(
-        NGRAM_NAMESPACE + padded[at : at + NGRAM_LENGTH]
-        for at in range(len(padded) - NGRAM_LENGTH + 1)
-    )
+    last = len(padded) - NGRAM_LENGTH
+    return frozenset([NGRAM_NAMESPACE + padded[at : at + NGRAM_LENGTH] for at in range(last + 1)])
 
 
 def ngram_weight(df: int) -> float:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from bisect import bisect_left, insort
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter
+
+import numpy as np
 
 from redstring.domain.blocking import KEY_VERSION, MAX_BLOCK_MEMBERS, blocking_keys_for
 from redstring.domain.entity import Entity, Relationship
@@ -17,6 +18,7 @@ from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
 from redstring.domain.validation import require_tenant_id, require_writable_graph
+from redstring.graph.in_memory_filing import Filing, Keys
 from redstring.storage.describe import DescribedStore
 
 #: A key settling at least this many pending ids is re-sorted, not inserted into.
@@ -34,11 +36,12 @@ class _Tenant:
     relationships: dict[RelationshipId, Relationship] = field(default_factory=dict)
     #: key -> the ids filed under it, kept in id-string order, so a capped read is a slice.
     blocks: dict[str, list[EntityId]] = field(default_factory=dict)
-    #: key -> ids filed under it since the key was last read, in no order; a read of the key
-    #: merges them into `blocks` first (`_settled`), so a bulk load sorts each block once.
-    pending: dict[str, list[EntityId]] = field(default_factory=dict)
-    #: entity -> the keys it is filed under (interned: entities share the key strings).
-    keys_of: dict[EntityId, tuple[str, ...]] = field(default_factory=dict)
+    #: key -> ids filed under it since the key was last read, a batch at a time as arrays; a
+    #: read of the key merges them into `blocks` first (`_settle`), so a bulk load sorts each
+    #: block once (ADR 0215, 0300).
+    pending: Filing = field(default_factory=Filing)
+    #: entity -> the numbers `pending` gave the keys it is filed under.
+    keys_of: dict[EntityId, Keys] = field(default_factory=dict)
     #: entity -> the KEY_VERSION its keys were computed with.
     version_of: dict[EntityId, int] = field(default_factory=dict)
     edges_of: defaultdict[EntityId, set[RelationshipId]] = field(
@@ -150,10 +153,11 @@ class InMemoryGraphStore(DescribedStore):
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
         part = self._part(tenant_id)
+        _settle(part, part.pending.take(keys))
         copies: dict[EntityId, Entity] = {}  # one copy per entity per call
         result: dict[str, list[Entity]] = {}
         for key in keys:
-            members = _settled(part, key)[:limit]
+            members = part.blocks.get(key, [])[:limit]
             result[key] = [
                 copies[entity_id]
                 if entity_id in copies
@@ -169,7 +173,8 @@ class InMemoryGraphStore(DescribedStore):
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
         part = self._part(tenant_id)
-        return {key: _settled(part, key)[:limit] for key in keys}
+        _settle(part, part.pending.take(keys))
+        return {key: part.blocks.get(key, [])[:limit] for key in keys}
 
     async def get_names(
         self, entity_ids: Sequence[EntityId], tenant_id: TenantId
@@ -186,10 +191,8 @@ class InMemoryGraphStore(DescribedStore):
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
         part = self._part(tenant_id)
-        blocks, pending = part.blocks, part.pending
-        return {
-            key: min(len(blocks.get(key, ())) + len(pending.get(key, ())), limit) for key in keys
-        }
+        blocks, waiting = part.blocks, part.pending.count(keys)
+        return {key: min(len(blocks.get(key, ())) + waiting.get(key, 0), limit) for key in keys}
 
     async def blocking_key_version(self, tenant_id: TenantId) -> int | None:
         require_tenant_id(tenant_id)
@@ -200,20 +203,25 @@ class InMemoryGraphStore(DescribedStore):
         require_tenant_id(tenant_id)
         part = self._part(tenant_id)
         held = list(part.entities.values())
+        part.blocks, part.pending = {}, Filing()  # filed afresh: nothing to take out first
+        part.keys_of.clear()
+        part.version_of.clear()
         self._index(part, held)
         return len(held)
 
     async def delete_entities(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
         require_tenant_id(tenant_id)
         part = self._part(tenant_id)
+        gone: list[EntityId] = []
         for entity_id in entity_ids:
             if entity_id not in part.entities:
                 continue
             for relationship_id in list(part.edges_of.get(entity_id, set())):
                 self._drop_relationship(part, relationship_id)
-            self._unindex(part, entity_id)
+            gone.append(entity_id)
             _uncount(part, part.entities.pop(entity_id))
             part.edges_of.pop(entity_id, None)
+        _unindex(part, gone)
 
     async def delete_relationships(
         self, relationship_ids: Sequence[RelationshipId], tenant_id: TenantId
@@ -231,35 +239,18 @@ class InMemoryGraphStore(DescribedStore):
         part = self._tenants.get(tenant_id)
         return part if part is not None else _Tenant()
 
-    @classmethod
-    def _index(cls, part: _Tenant, entities: Sequence[Entity]) -> None:
+    @staticmethod
+    def _index(part: _Tenant, entities: Sequence[Entity]) -> None:
         """File each entity (ids distinct) under its current keys, replacing its old ones.
 
         New ids wait in `pending` until their key is next read, so a bulk load
         of many batches sorts each block once rather than once per batch.
         """
-        pending = part.pending
-        for entity in entities:
-            cls._unindex(part, entity.id)
-            keys = tuple(map(sys.intern, blocking_keys_for(entity)))
-            part.keys_of[entity.id] = keys
-            part.version_of[entity.id] = KEY_VERSION
-            for key in keys:
-                waiting = pending.get(key)
-                if waiting is None:
-                    pending[key] = [entity.id]
-                else:
-                    waiting.append(entity.id)
-
-    @staticmethod
-    def _unindex(part: _Tenant, entity_id: EntityId) -> None:
-        number = entity_id.int
-        part.version_of.pop(entity_id, None)
-        for key in part.keys_of.pop(entity_id, ()):
-            members = _settled(part, key)  # keys_of and blocks change together
-            del members[bisect_left(members, number, key=_ORDER)]
-            if not members:
-                del part.blocks[key]
+        ids = [entity.id for entity in entities]
+        _unindex(part, ids)
+        numbers = part.pending.add(ids, [blocking_keys_for(entity) for entity in entities])
+        part.keys_of.update(zip(ids, numbers, strict=True))
+        part.version_of.update(dict.fromkeys(ids, KEY_VERSION))
 
     def _put_relationship(self, relationship: Relationship) -> None:
         part = self._tenants[relationship.tenant_id]
@@ -279,25 +270,38 @@ class InMemoryGraphStore(DescribedStore):
                 edges.discard(relationship_id)
 
 
-def _settled(part: _Tenant, key: str) -> list[EntityId]:
-    """The ids filed under `key` in id order, its pending ids merged in first.
+def _settle(part: _Tenant, waiting: dict[str, list[EntityId]]) -> None:
+    """Merge each key's `waiting` ids (taken from `part.pending`) into its block, in id order."""
+    blocks = part.blocks
+    for key, ids in waiting.items():
+        block = blocks.get(key)
+        if block is None:
+            block = blocks[key] = []
+        if len(ids) < _BULK:
+            for entity_id in ids:
+                insort(block, entity_id, key=_ORDER)
+        else:
+            block.extend(ids)
+            block.sort(key=_ORDER)
 
-    The list returned is the stored block (empty and unstored for a key
-    nothing is filed under): callers slice or edit it, never keep it.
-    """
-    waiting = part.pending.pop(key, None)
-    block = part.blocks.get(key)
-    if waiting is None:
-        return [] if block is None else block
-    if block is None:
-        block = part.blocks[key] = []
-    if len(waiting) < _BULK:
-        for entity_id in waiting:
-            insort(block, entity_id, key=_ORDER)
-    else:
-        block.extend(waiting)
-        block.sort(key=_ORDER)
-    return block
+
+def _unindex(part: _Tenant, entity_ids: Iterable[EntityId]) -> None:
+    """Take each of `entity_ids` (if filed) out of every block it is filed in."""
+    keys_of = part.keys_of
+    gone = [(entity_id, keys_of.pop(entity_id)) for entity_id in entity_ids if entity_id in keys_of]
+    if not gone:
+        return
+    filed = np.unique(np.concatenate([numbers for _, numbers in gone]))
+    _settle(part, part.pending.take_numbers(filed))  # so each block holds all its ids
+    blocks = part.blocks
+    for entity_id, numbers in gone:
+        del part.version_of[entity_id]
+        number = entity_id.int
+        for key in part.pending.texts(numbers):
+            members = blocks[key]
+            del members[bisect_left(members, number, key=_ORDER)]
+            if not members:
+                del blocks[key]
 
 
 def _uncount(part: _Tenant, entity: Entity) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
-from typing import Any
 from uuid import UUID
 
 from redstring.domain.blocking import KEY_VERSION, MAX_BLOCK_MEMBERS, blocking_keys_for
@@ -17,7 +16,8 @@ from redstring.domain.summary import GraphSummary, graph_summary_of
 from redstring.domain.validation import require_tenant_id, require_writable_graph
 from redstring.graph.sqlite_keys import (
     Filing,
-    capped_blocks,
+    capped_bodies,
+    capped_ids,
     counted_blocks,
     forget_tenant,
     rebuild,
@@ -111,17 +111,18 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
         self, entity_ids: Sequence[EntityId], tenant_id: TenantId
     ) -> dict[EntityId, list[str]]:
         require_tenant_id(tenant_id)
-        wanted = [str(i) for i in dict.fromkeys(entity_ids)]
+        # Rows come back with the id's text: each maps to the id asked for, none is parsed.
+        asked = {str(i): i for i in entity_ids}
 
         def work(connection: sqlite3.Connection) -> list[tuple[object, ...]]:
             statement = (
                 "SELECT id, json_extract(body, '$.name'), json_extract(body, '$.aliases')"
                 " FROM graph_entities WHERE tenant_id = ? AND id"
             )
-            return rows_in(connection, statement, str(tenant_id), wanted)
+            return rows_in(connection, statement, str(tenant_id), list(asked))
 
         return {
-            EntityId(UUID(str(entity_id))): [str(name), *json.loads(str(aliases))]
+            asked[str(entity_id)]: [str(name), *json.loads(str(aliases))]
             for entity_id, name, aliases in await self._read(work)
         }
 
@@ -212,43 +213,35 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[Entity]]:
         require_tenant_id(tenant_id)
-        rows = await self._capped_blocks(keys, tenant_id, limit, with_bodies=True)
-        result: dict[str, list[Entity]] = {key: [] for key in keys}
-        for key, body in rows:
-            result[key].append(Entity.model_validate_json(body))
-        return result
+        bodies = await self._blocks(capped_bodies, keys, tenant_id, limit)
+        return {key: [Entity.model_validate_json(b) for b in bodies[key]] for key in keys}
 
     async def find_ids_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[EntityId]]:
         require_tenant_id(tenant_id)
-        rows = await self._capped_blocks(keys, tenant_id, limit, with_bodies=False)
-        result: dict[str, list[EntityId]] = {key: [] for key in keys}
-        for key, entity in rows:
-            result[key].append(EntityId(UUID(bytes=bytes(entity))))
-        return result
+        ids = await self._blocks(capped_ids, keys, tenant_id, limit)
+        return {key: ids[key] for key in keys}
 
     async def count_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, int]:
         require_tenant_id(tenant_id)
-        if limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
-        wanted = list(dict.fromkeys(keys))
         # Per key, a count over an index range cut at `limit`: never a whole block.
-        counts = await self._read(lambda c: counted_blocks(c, str(tenant_id), wanted, limit))
-        return {key: counts[key] for key in keys}
+        return await self._blocks(counted_blocks, keys, tenant_id, limit)
 
-    async def _capped_blocks(
-        self, keys: Sequence[str], tenant_id: TenantId, limit: int, *, with_bodies: bool
-    ) -> list[tuple[str, Any]]:
-        """(key, body or id bytes) rows: per key its first `limit` entity ids, by key then id."""
+    async def _blocks[V](
+        self,
+        read: Callable[[sqlite3.Connection, str, list[str], int], dict[str, V]],
+        keys: Sequence[str],
+        tenant_id: TenantId,
+        limit: int,
+    ) -> dict[str, V]:
+        """`read` over each distinct key of `keys`, in one read transaction."""
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
         wanted = list(dict.fromkeys(keys))
-        return await self._read(
-            lambda c: capped_blocks(c, str(tenant_id), wanted, limit, with_bodies=with_bodies)
-        )
+        return await self._read(lambda c: read(c, str(tenant_id), wanted, limit))
 
     async def blocking_key_version(self, tenant_id: TenantId) -> int | None:
         require_tenant_id(tenant_id)

@@ -1,8 +1,8 @@
 """Helpers shared by the tests of the in-process model providers (local and multilingual).
 
-`refuse_network` makes every outbound connection an `AssertionError`, so a provider
-that tried to download anything fails its test; `tampered_copy` copies a model file
-with one bit flipped, for the digest checks; `cosine` compares two vectors.
+`tampered_copy` copies a model file with one bit flipped, for the digest checks;
+`cosine` compares two vectors. Both modules mark every test with the `no_network`
+fixture (conftest.py), and each checks its mark holds with `assert_network_refused`.
 """
 
 from __future__ import annotations
@@ -10,20 +10,9 @@ from __future__ import annotations
 import shutil
 import socket
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
-
-
-def refuse_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Turn every `socket.connect` and `socket.create_connection` into an AssertionError."""
-
-    def refuse(*args: Any, **kwargs: Any) -> None:
-        raise AssertionError(f"network access attempted: {args!r}")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
 
 
 def tampered_copy(source: Path, directory: Path) -> Path:
@@ -39,3 +28,11 @@ def tampered_copy(source: Path, directory: Path) -> Path:
 def cosine(a: list[float], b: list[float]) -> float:
     """The cosine of the angle between `a` and `b`."""
     return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def assert_network_refused() -> None:
+    """Both ways out (`socket.create_connection`, `socket.connect`) raise the refusal."""
+    with pytest.raises(AssertionError, match="network access attempted"):
+        socket.create_connection(("127.0.0.1", 9))
+    with socket.socket() as sock, pytest.raises(AssertionError, match="network access attempted"):
+        sock.connect(("127.0.0.1", 9))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import importlib.metadata
 import importlib.util
 import itertools
 import shutil
-import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -30,29 +30,19 @@ from redstring.llm.local_embedding import (
 )
 from redstring.ports import EmbeddingProvider
 from redstring.testing.embedding_provider import EmbeddingProviderCompliance
-from tests.unit.adapters.local_models import cosine, refuse_network, tampered_copy
+from tests.unit.adapters.local_models import assert_network_refused, cosine, tampered_copy
 
-
-@pytest.fixture(autouse=True)
-def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    refuse_network(monkeypatch)
+pytestmark = pytest.mark.usefixtures("no_network")
 
 
 def test_the_network_is_refused() -> None:
-    with pytest.raises(AssertionError, match="network access attempted"):
-        socket.create_connection(("127.0.0.1", 9))
-    with socket.socket() as sock, pytest.raises(AssertionError, match="network access attempted"):
-        sock.connect(("127.0.0.1", 9))
+    assert_network_refused()
 
 
-_SHARED: dict[str, LocalEmbeddingProvider] = {}
-
-
+@functools.cache
 def shared() -> LocalEmbeddingProvider:
     """One loaded model for the read-only tests (loading takes about a second)."""
-    if "provider" not in _SHARED:
-        _SHARED["provider"] = LocalEmbeddingProvider(batch_size=3)
-    return _SHARED["provider"]
+    return LocalEmbeddingProvider(batch_size=3)
 
 
 class TestLocalEmbeddingCompliance(EmbeddingProviderCompliance):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import base64
+import functools
 import importlib.metadata
 import shutil
-import socket
 from pathlib import Path
 
 import numpy as np
@@ -21,29 +21,19 @@ from redstring.llm.multilingual_embedding import (
 )
 from redstring.ports import EmbeddingProvider
 from redstring.testing.embedding_provider import EmbeddingProviderCompliance
-from tests.unit.adapters.local_models import cosine, refuse_network, tampered_copy
+from tests.unit.adapters.local_models import assert_network_refused, cosine, tampered_copy
 
-
-@pytest.fixture(autouse=True)
-def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    refuse_network(monkeypatch)
+pytestmark = pytest.mark.usefixtures("no_network")
 
 
 def test_the_network_is_refused() -> None:
-    with pytest.raises(AssertionError, match="network access attempted"):
-        socket.create_connection(("127.0.0.1", 9))
-    with socket.socket() as sock, pytest.raises(AssertionError, match="network access attempted"):
-        sock.connect(("127.0.0.1", 9))
+    assert_network_refused()
 
 
-_SHARED: dict[str, MultilingualEmbeddingProvider] = {}
-
-
+@functools.cache
 def shared() -> MultilingualEmbeddingProvider:
     """One loaded model for the read-only tests."""
-    if "provider" not in _SHARED:
-        _SHARED["provider"] = MultilingualEmbeddingProvider()
-    return _SHARED["provider"]
+    return MultilingualEmbeddingProvider()
 
 
 class TestMultilingualEmbeddingCompliance(EmbeddingProviderCompliance):

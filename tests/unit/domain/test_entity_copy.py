@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import copy
+
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import JsonValue
+
 from redstring import Entity
 from tests.factories import DEFAULT_TENANT
 
@@ -43,3 +49,51 @@ def test_a_copy_without_properties_gets_its_own_empty_dict() -> None:
     copied = original.copy_deep()
     copied.properties["x"] = 1
     assert original.properties == {}
+
+
+def _as_model_copy_made_it(entity: Entity) -> Entity:
+    """`copy_deep` as it was before ADR 0300: pydantic's `model_copy` with the containers copied."""
+    return entity.model_copy(
+        update={
+            "aliases": list(entity.aliases),
+            "properties": copy.deepcopy(entity.properties),
+            "source_document_ids": list(entity.source_document_ids),
+        }
+    )
+
+
+@given(
+    st.text(min_size=1).filter(str.strip),
+    st.lists(st.text(max_size=5), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers() | st.lists(st.integers()), max_size=3),
+    st.lists(st.text(max_size=5), max_size=2),
+    st.sampled_from([None, "desc"]),
+)
+def test_a_copy_is_what_model_copy_made_field_for_field(
+    name: str,
+    aliases: list[str],
+    properties: dict[str, JsonValue],
+    documents: list[str],
+    description: str | None,
+) -> None:
+    given_fields: dict[str, object] = {"aliases": aliases} if aliases else {}
+    if properties:
+        given_fields["properties"] = properties
+    if documents:
+        given_fields["source_document_ids"] = documents
+    if description is not None:
+        given_fields["description"] = description
+    original = Entity.model_validate(
+        {"tenant_id": DEFAULT_TENANT, "entity_type": "person", "name": name, **given_fields}
+    )
+    copied, reference = original.copy_deep(), _as_model_copy_made_it(original)
+    assert type(copied) is Entity
+    assert copied.__dict__ == reference.__dict__
+    assert list(copied.__dict__) == list(reference.__dict__)
+    assert copied.model_fields_set == reference.model_fields_set
+    assert copied.__pydantic_extra__ == reference.__pydantic_extra__
+    assert copied.__pydantic_private__ == reference.__pydantic_private__
+    assert copied.model_dump(exclude_unset=True) == reference.model_dump(exclude_unset=True)
+    assert copied.model_dump_json() == original.model_dump_json()
+    for field in ("aliases", "properties", "source_document_ids"):
+        assert getattr(copied, field) is not getattr(original, field)
