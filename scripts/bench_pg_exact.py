@@ -19,12 +19,15 @@ BUFFERS) of one query per variant.
 
     nice -n 10 uv run python scripts/bench_pg_exact.py --dims 384 768 --n 100000
 
-Two more variants of `PgVectorStore.search` (ADR 0305): `after_unvacuumed`
+More variants of `PgVectorStore.search` (ADR 0305): `after_unvacuumed`
 searches a server-side copy of the store's table, loaded with autovacuum off
 for it and given `ANALYZE` but no `VACUUM` (the state right after a bulk
-load, pages not yet all-visible), through a second store over that schema;
-`after_serial` runs the store's statements on the vacuumed table with
-`SET LOCAL max_parallel_workers_per_gather = 0` (no parallel workers).
+load, pages not yet all-visible), through a second store over that schema,
+and `after_copy` a copy made the same way but vacuumed (its control: the
+same bytes, loaded alike, all-visible); the searches alternate their order
+query by query, so none always runs first. `after_serial` runs the store's
+statements on the vacuumed table with `SET LOCAL
+max_parallel_workers_per_gather = 0` (no parallel workers).
 `pool_seq` times the pool's statement alone (the float16 ranking, no
 re-score) on the store's table, and `pool_index_only` the same over a
 vacuumed copy whose only index is a covering one, `(tenant_id) INCLUDE
@@ -82,6 +85,7 @@ VARIANTS = (
     "pool_index_only",
     "after",
     "after_unvacuumed",
+    "after_copy",
     "after_serial",
 )
 #: The pool's statement alone: the tenant's best rows by float16 distance, no re-score.
@@ -159,7 +163,9 @@ SETTINGS = {
 #: The lines of an `EXPLAIN (ANALYZE, BUFFERS)` printed: the scans, buffers, workers, time.
 PLAN_WORDS = ("Scan", "Heap Fetches", "Buffers", "Workers", "Execution")
 #: The variants that run the store's search (or its statements), counted for full re-scans.
-SEARCHES = ("after", "after_unvacuumed", "after_serial")
+SEARCHES = ("after", "after_unvacuumed", "after_copy", "after_serial")
+#: The searches over a server-side copy of the store's table, each through its own store.
+COPIES = ("after_unvacuumed", "after_copy")
 
 
 def _ranked(
@@ -223,7 +229,7 @@ async def run(
         copies.append(("before", None, 2))
     if {"before_main", "scan_only"} & set(variants):
         copies.append(("before_main", "MAIN", 2))
-    for name in ("after_unvacuumed", "pool_index_only"):
+    for name in (*COPIES, "pool_index_only"):
         if name in variants:
             copies.append((name, None, 3))
     with psycopg.connect(url, autocommit=True) as connection:
@@ -241,7 +247,7 @@ async def run(
                 connection.execute(
                     f"ALTER TABLE {table} ALTER COLUMN embedding SET STORAGE {storage}"
                 )
-            if name == "after_unvacuumed":  # no autovacuum may reach it during the run
+            if name in COPIES:  # no autovacuum may reach them during the run
                 connection.execute(f"ALTER TABLE {table} SET (autovacuum_enabled = false)")
             connection.execute(
                 f"INSERT INTO {table} ({COLUMNS}) SELECT {COLUMNS} FROM {tables['after']}"
@@ -303,7 +309,7 @@ async def run(
                 :900
             ]
         )
-    searched = [name for name in ("after", "after_unvacuumed") if name in tables]
+    searched = [name for name in ("after", *COPIES) if name in tables]
     for name in searched:  # also sets the hint bits of a table no scan has read yet
         pool = _POOL.format(
             distance=DISTANCE, keep="true", passing="tenant_id = %(tenant)s"
@@ -316,10 +322,11 @@ async def run(
             ]
         )
     opened = {"after": stores, "after_serial": stores}
-    if "after_unvacuumed" in variants:
-        opened["after_unvacuumed"] = await open_postgres(
-            url, dimension=dim, schema=f"{schema}_after_unvacuumed", min_size=1, max_size=1
-        )
+    for name in COPIES:
+        if name in variants:
+            opened[name] = await open_postgres(
+                url, dimension=dim, schema=f"{schema}_{name}", min_size=1, max_size=1
+            )
     timed = [*statements, *(v for v in SEARCHES if v in variants)]
     wall: dict[str, list[float]] = {name: [] for name in [*timed, "numpy"]}
     cpu: dict[str, float] = dict.fromkeys(wall, 0.0)
@@ -334,7 +341,7 @@ async def run(
     psycopg.AsyncCursor.execute = recording  # type: ignore[method-assign]
     postmaster = server_pid(url)
 
-    for q in query_rows:
+    for i, q in enumerate(query_rows):
         for name, statement in statements.items():
             before_cpu = server_cpu(postmaster)
             s = time.perf_counter()
@@ -343,7 +350,7 @@ async def run(
             await stores.database.read(work, store="bench")
             wall[name].append(time.perf_counter() - s)
             cpu[name] += server_cpu(postmaster) - before_cpu
-        for name in SEARCHES:
+        for name in SEARCHES if i % 2 == 0 else SEARCHES[::-1]:  # none always goes first
             if name not in wall:
                 continue
             store = opened[name]
@@ -376,8 +383,9 @@ async def run(
     searches = queries * len(set(SEARCHES) & set(wall))
     print(f"\nfull re-scans: {rescans} of {searches} searches; load average {os.getloadavg()}")
     reader.close()
-    if "after_unvacuumed" in opened:
-        await opened["after_unvacuumed"].close()
+    for name in COPIES:
+        if name in opened:
+            await opened[name].close()
     await stores.close()
 
 

@@ -10,7 +10,8 @@ and HYBRID. Candidates come from three lookups, never a scan (ADR 0070, 0115):
   sits under. A block holding more than `LEXICAL_BLOCK_LIMIT` entities is
   too common to tell anything (its first ids are a sample by id, not by
   name): it is skipped, not cut, unless an entity-type filter asks for
-  every candidate, when it is cut at `LEXICAL_BLOCK_LIMIT` (ADR 0200);
+  every candidate, when it is cut at `LEXICAL_BLOCK_LIMIT` (ADR 0200). The
+  blocks are counted first, so a skipped block is never read (B206(c));
 - its trigram keys: counted (up to `NGRAM_DF_CAP`) to weigh them, read
   rarest first within `NGRAM_POSTINGS_BUDGET`, ranked by summed weight.
 
@@ -65,21 +66,26 @@ async def rank_lexically(
 ) -> list[tuple[Entity, float]]:
     """The at most `k` best (entity, score) pairs, best first; ties by ascending id string."""
     keys, grams = query_blocking_keys(query), query_ngram_keys(query)
-    # One id past the limit tells a block that fits from one that is too common.
-    read_blocks, counts = await asyncio.gather(
-        graph.find_ids_by_blocking_keys(keys, tenant_id, limit=LEXICAL_BLOCK_LIMIT + 1),
+    exact_key = query_exact_key(query)
+    wanted = None if entity_types is None else {normalize_name(t) for t in entity_types}
+    # Counted one past the limit: a block that fits, or one too common to rank by.
+    sizes, counts = await asyncio.gather(
+        graph.count_blocking_keys(keys, tenant_id, limit=LEXICAL_BLOCK_LIMIT + 1),
         graph.count_blocking_keys(grams, tenant_id, limit=NGRAM_DF_CAP),
     )
+    # A too-common block is read only when it is the exact name's or a type filter
+    # wants every candidate: its ids would be skipped unread otherwise (B206(c)).
+    named = [
+        k for k in keys if wanted is not None or k == exact_key or sizes[k] <= LEXICAL_BLOCK_LIMIT
+    ]
     weights = ngram_weights(counts)
-    read = rarest_first(counts)
-    postings = (
-        await graph.find_ids_by_blocking_keys(read, tenant_id, limit=NGRAM_DF_CAP) if read else {}
+    read_blocks, postings = await asyncio.gather(
+        graph.find_ids_by_blocking_keys(named, tenant_id, limit=LEXICAL_BLOCK_LIMIT),
+        graph.find_ids_by_blocking_keys(rarest_first(counts), tenant_id, limit=NGRAM_DF_CAP),
     )
-    exact_key = query_exact_key(query)
-    exact = read_blocks.get(exact_key, [])[:LEXICAL_BLOCK_LIMIT] if exact_key is not None else []
-    wanted = None if entity_types is None else {normalize_name(t) for t in entity_types}
+    exact = read_blocks.get(exact_key, []) if exact_key is not None else []
     if wanted is None:
-        blocks = telling_blocks(read_blocks, LEXICAL_BLOCK_LIMIT)
+        blocks = telling_blocks(read_blocks, sizes, LEXICAL_BLOCK_LIMIT)
         sources = [
             shortlist(blocks, PRESCORE_POOL_LIMIT),
             rank_by_ngrams(postings, weights, NGRAM_CANDIDATE_LIMIT),
@@ -88,9 +94,8 @@ async def rank_lexically(
         ranked = await _cut(graph, query, pool, len(exact), tenant_id)
         candidates = await graph.get_entities(ranked, tenant_id)
     else:
-        blocks = {key: ids[:LEXICAL_BLOCK_LIMIT] for key, ids in read_blocks.items()}
         sources = [
-            shortlist(blocks, sum(len(ids) for ids in blocks.values())),
+            shortlist(read_blocks, sum(len(ids) for ids in read_blocks.values())),
             rank_by_ngrams(postings, weights, sum(len(ids) for ids in postings.values())),
         ]
         ranked = interleave(exact, sources, len(exact) + sum(len(s) for s in sources))

@@ -297,14 +297,17 @@ def shortlist(blocks: Mapping[str, Sequence[EntityId]], limit: int) -> list[Enti
 
 
 def telling_blocks(
-    blocks: Mapping[str, Sequence[EntityId]], limit: int
+    blocks: Mapping[str, Sequence[EntityId]], sizes: Mapping[str, int], limit: int
 ) -> dict[str, Sequence[EntityId]]:
-    """The blocks of at most `limit` ids; a longer one is too common to rank by (ADR 0200).
+    """The blocks whose counted size (`sizes`) is at most `limit`; a larger one is too
+    common to rank by (ADR 0200).
 
     A block read capped is its lowest ids, a sample by id rather than by name:
-    counted in `shortlist`, it would rank those ids above a better match.
+    counted in `shortlist`, it would rank those ids above a better match. The
+    sizes are counted, not the lists' lengths, so a too-common block read
+    capped at `limit` (the exact name's) is still left out.
     """
-    return {key: ids for key, ids in blocks.items() if len(ids) <= limit}
+    return {key: ids for key, ids in blocks.items() if sizes[key] <= limit}
 
 
 def interleave(

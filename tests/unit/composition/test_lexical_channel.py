@@ -16,6 +16,7 @@ from redstring.domain.blocking import (
     MAX_BLOCK_MEMBERS,
     blocking_keys_for,
     query_blocking_keys,
+    query_exact_key,
 )
 from redstring.domain.ngrams import NGRAM_DF_CAP, NGRAM_POSTINGS_BUDGET
 from redstring.domain.query import NormalizedQuery
@@ -61,6 +62,11 @@ class RecordingGraph:
     async def get_entities(self, ids: Sequence[EntityId], tenant_id: TenantId) -> list[Entity]:
         return await self.inner.get_entities(ids, tenant_id)
 
+    async def get_names(
+        self, ids: Sequence[EntityId], tenant_id: TenantId
+    ) -> dict[EntityId, list[str]]:
+        return await self.inner.get_names(ids, tenant_id)
+
     async def find_ids_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int
     ) -> dict[str, list[EntityId]]:
@@ -104,7 +110,37 @@ async def test_a_query_equal_to_a_name_finds_it_first_behind_every_cap() -> None
     for limit, counts in graph.counts:
         for key, count in counts.items():
             assert count == limit or count <= 1, key  # the crowd's, or Smith's alone
-    assert saturated >= 5  # the crowd did fill blocks: the case is not vacuous
+            saturated += count == limit
+    # The crowd did fill blocks and counts (a too-common name block is counted, not
+    # read): the case is not vacuous.
+    assert saturated >= 5
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("types", [None, ["person"]])
+async def test_a_too_common_name_block_is_read_only_when_exact_or_a_type_filter_asks(
+    types: list[str] | None,
+) -> None:
+    """Its ids would be skipped unranked: it is counted, and read only as the exact name's
+    block (exact matches come first) or for a type filter (which ranks every block)."""
+    inner = InMemoryGraphStore()
+    namesakes = [make_entity("Ada Smith", id=fixed_id(n)) for n in range(1, CROWD + 1)]
+    await inner.upsert(namesakes)
+    graph = RecordingGraph(inner)
+    retriever = Retriever.lexical_only(graph=graph)  # type: ignore[arg-type]
+    result = await retriever.retrieve(
+        "Ada Smith", TENANT, k=3, entity_types=types, mode=RetrievalMode.LEXICAL
+    )
+    assert [m.entity.id for m in result.matches] == [fixed_id(n) for n in (1, 2, 3)]
+    name_keys = query_blocking_keys(NormalizedQuery.of("Ada Smith"))
+    [sizes] = [c for limit, c in graph.counts if limit == LEXICAL_BLOCK_LIMIT + 1]
+    common = {key for key in name_keys if sizes[key] > LEXICAL_BLOCK_LIMIT}
+    exact = query_exact_key(NormalizedQuery.of("Ada Smith"))
+    assert exact in common  # the case is not vacuous
+    assert len(common) >= 3
+    [read] = [blocks for limit, blocks in graph.blocks if limit == LEXICAL_BLOCK_LIMIT]
+    assert common & set(read) == (common if types else {exact})
+    assert read[exact] == [fixed_id(n) for n in range(1, LEXICAL_BLOCK_LIMIT + 1)]
 
 
 @pytest.mark.asyncio

@@ -232,6 +232,7 @@ def test_pair_keys_skip_equal_tokens_legal_forms_and_tokens_past_the_bound() -> 
 
 def test_only_blocks_within_the_limit_are_telling() -> None:
     ids = [EntityId(UUID(int=n)) for n in range(1, 5)]
-    blocks = {"w:a": ids[:3], "w:b": ids, "w:c": []}
-    assert telling_blocks(blocks, 3) == {"w:a": ids[:3], "w:c": []}
-    assert telling_blocks(blocks, 4) == blocks
+    blocks = {"w:a": ids[:3], "w:b": ids[:3], "w:c": []}
+    sizes = {"w:a": 3, "w:b": 4, "w:c": 0}  # "w:b" was read capped at 3
+    assert telling_blocks(blocks, sizes, 3) == {"w:a": ids[:3], "w:c": []}
+    assert telling_blocks(blocks, sizes, 4) == blocks
