@@ -131,7 +131,10 @@ class Postings:
         number = self._number.get(term)
         if number is None:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        spans = [(part, part.terms.searchsorted([number, number + 1])) for part in self._segments]
+        # The probe in the segments' own dtype: a Python list would be int64, and numpy
+        # would convert each whole int32 segment to search it (O(postings) per term).
+        probe = np.array([number, number + 1], dtype=np.int32)
+        spans = [(part, part.terms.searchsorted(probe)) for part in self._segments]
         slots = np.concatenate([part.slots[low:high] for part, (low, high) in spans])
         counts = np.concatenate([part.counts[low:high] for part, (low, high) in spans])
         counts = counts.astype(np.int64)
