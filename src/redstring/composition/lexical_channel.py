@@ -57,6 +57,12 @@ from redstring.ports.graph_store import BlockingIndex, GraphReader, GraphStore
 #: Was LEXICAL_CANDIDATE_LIMIT + NGRAM_CANDIDATE_LIMIT (100) before the pre-score chose them;
 #: 60 pre-scored hold as much of a full scan's answer at 100k as 70 do (ADR 0201).
 CANDIDATE_LIMIT = 60
+#: The most entities holding the query's rarest word that are all scored, whatever
+#: the pre-score reads of them: a word this rare is strong evidence (ADR 0310).
+RARE_WORD_LIMIT = 20
+#: The most of the trigram source's best (ranked by rarity-weighted shared trigrams) kept
+#: whole before the pre-score, which reads no rarity, cuts the rest of the pool (ADR 0310).
+NGRAM_KEPT = 10
 
 
 async def rank_lexically(
@@ -80,35 +86,39 @@ async def rank_lexically(
     named = [
         k for k in keys if wanted is not None or k == exact_key or sizes[k] <= LEXICAL_BLOCK_LIMIT
     ]
-    held_key = rarest_word(words, counts)
+    rarest = rarest_word(words, counts)
     weights = ngram_weights(counts)
     gram_counts = {key: counts[key] for key in grams}
-    gram_weights = ngram_weights(gram_counts)
     read_blocks, postings = await asyncio.gather(
         graph.find_ids_by_blocking_keys(
-            named if held_key is None else [*named, held_key], tenant_id, limit=LEXICAL_BLOCK_LIMIT
+            named if rarest is None else [*named, rarest], tenant_id, limit=LEXICAL_BLOCK_LIMIT
         ),
         graph.find_ids_by_blocking_keys(rarest_first(gram_counts), tenant_id, limit=NGRAM_DF_CAP),
     )
-    # Every entity holding all the query's words is under its rarest word's key (ADR 0310).
-    under = read_blocks.pop(held_key, []) if held_key is not None else []
-    names = await _names_of_holders(graph, query, under, tenant_id)
+    # Every entity holding all the query's words is under its rarest word's key, and
+    # when that word is rare, every entity under it is worth scoring (ADR 0310).
+    under = read_blocks.pop(rarest, []) if rarest is not None else []
+    every_word = all(counts[key] for key in words)
+    names = await _names_of_holders(graph, query, under, tenant_id) if every_word else {}
     exact = read_blocks.get(exact_key, []) if exact_key is not None else []
-    lead = list(dict.fromkeys([*exact, *names]))
+    rare = under if len(under) <= RARE_WORD_LIMIT else []
+    gram_weights = ngram_weights(gram_counts)
     if wanted is None:
         blocks = telling_blocks(read_blocks, sizes, LEXICAL_BLOCK_LIMIT)
-        sources = [
-            shortlist(blocks, PRESCORE_POOL_LIMIT),
-            rank_by_ngrams(postings, gram_weights, NGRAM_CANDIDATE_LIMIT),
-        ]
+        by_ngrams = rank_by_ngrams(postings, gram_weights, NGRAM_CANDIDATE_LIMIT)
+        sources = [shortlist(blocks, PRESCORE_POOL_LIMIT), by_ngrams]
+        # Kept whole: the exact names, the holders of a rare word, the rarest trigram sharers.
+        kept = list(dict.fromkeys([*exact, *rare, *by_ngrams[:NGRAM_KEPT]]))
+        lead = list(dict.fromkeys([*kept, *names]))
         pool = interleave(lead, sources, len(lead) + PRESCORE_POOL_LIMIT + NGRAM_CANDIDATE_LIMIT)
-        ranked = await _cut(graph, query, pool, len(exact), tenant_id, names)
+        ranked = await _cut(graph, query, pool, len(kept), tenant_id, names)
         candidates = await graph.get_entities(ranked, tenant_id)
     else:
         sources = [
             shortlist(read_blocks, sum(len(ids) for ids in read_blocks.values())),
             rank_by_ngrams(postings, gram_weights, sum(len(ids) for ids in postings.values())),
         ]
+        lead = list(dict.fromkeys([*exact, *rare, *names]))
         ranked = interleave(lead, sources, len(lead) + sum(len(s) for s in sources))
         candidates = await _of_types(graph, ranked, wanted, tenant_id)
     # Every candidate shares a key, hence a trigram, with the query: each one gets a rank.
@@ -118,13 +128,12 @@ async def rank_lexically(
 
 
 def rarest_word(words: Sequence[str], counts: Mapping[str, int]) -> str | None:
-    """The `k:` key of `words` held by the fewest entities; `None` when one is held by none.
+    """The `k:` key of `words` held by the fewest entities but one at least; `None` when none is.
 
-    A word no name holds means no name holds every word; ties go to the key string.
+    Ties go to the key string.
     """
-    if not words or min(counts[key] for key in words) == 0:
-        return None
-    return min(words, key=lambda key: (counts[key], key))
+    held = [key for key in words if counts[key] > 0]
+    return min(held, key=lambda key: (counts[key], key)) if held else None
 
 
 async def _names_of_holders(
@@ -154,7 +163,7 @@ async def _cut(
     tenant_id: TenantId,
     known: dict[EntityId, list[str]],
 ) -> list[EntityId]:
-    """The first `CANDIDATE_LIMIT` of `pool`'s `exact` leading ids then the pre-score's best.
+    """The first `CANDIDATE_LIMIT` of `pool`'s `exact` leading ids (kept whole) then the pre-score's best.
 
     A pool within `CANDIDATE_LIMIT` is kept whole (a cut would drop nothing);
     a larger one costs one read of the names not `known` (ADR 0201).

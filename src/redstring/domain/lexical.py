@@ -35,17 +35,13 @@ from collections.abc import Mapping
 
 from rapidfuzz.distance import JaroWinkler
 
-from redstring.domain.blocking import WORD_NAMESPACE, initials_of_tokens
+from redstring.domain.blocking import initials_of_tokens
 from redstring.domain.entity import Entity
 from redstring.domain.legal_forms import KEYLESS_TOKENS
-from redstring.domain.ngrams import (
-    NGRAM_DF_CAP,
-    ngram_keys_of_form,
-    ngram_similarity,
-    ngram_weight,
-)
+from redstring.domain.ngrams import ngram_keys_of_form, ngram_similarity
 from redstring.domain.normalization import matching_form
 from redstring.domain.query import NormalizedQuery
+from redstring.domain.rarity import word_weights
 from redstring.domain.similarity import string_similarity
 
 #: What a match on a string property value is worth relative to one on a name.
@@ -65,9 +61,10 @@ NGRAM_MIX = 0.2
 BELOW_EXACT = 0.999
 #: The least a name holding every query word whole scores; any other scores below (ADR 0310).
 HOLDS_EVERY_WORD = 0.9
-#: The weight of a query token with no key (a legal form, a function word, one letter):
-#: that of a token held by `NGRAM_DF_CAP` names or more.
-COMMON_WORD_WEIGHT = ngram_weight(NGRAM_DF_CAP)
+#: The Jaro-Winkler two unrelated tokens reach by chance; a token's closeness is rescaled
+#: from it to 1.0 onto 0..1, so an unrelated rare word earns nothing (ADR 0310).
+NEAR_FLOOR = 0.5
+
 
 
 def lexical_score(
@@ -88,20 +85,6 @@ def lexical_score(
         if isinstance(value, str):
             best = max(best, PROPERTY_WEIGHT * string_similarity(query.text, value))
     return best
-
-
-def word_weights(
-    query: NormalizedQuery, weights: Mapping[str, float] | None
-) -> tuple[float, ...] | None:
-    """Each query token's rarity weight, in token order; `None` when `weights` is.
-
-    A keyed token weighs as its `k:` key's count says (a token no name holds
-    weighs most); a token without a key (a legal form, a function word, a
-    single letter) weighs as the commonest, `COMMON_WORD_WEIGHT`.
-    """
-    if weights is None:
-        return None
-    return tuple(weights.get(WORD_NAMESPACE + token, COMMON_WORD_WEIGHT) for token in query.tokens)
 
 
 def name_similarity(
@@ -151,7 +134,8 @@ def token_similarity(
     Each query token takes its best match among the name tokens: 1.0 when
     equal; `INITIAL_SIMILARITY` when it is one letter and a name token's
     initial; else their Jaro-Winkler (times `length_balance` when
-    `balanced`). The alignment is the mean of these weighted by
+    `balanced`) rescaled from `NEAR_FLOOR` (0.0 at or below) to 1.0, so two
+    unrelated words earn nothing. The alignment is the mean of these weighted by
     `rarity` (one weight per query token; `None` weighs each alike), so a
     match on a word most names hold counts for little. The share of the
     name's characters in tokens no query token covers (best match below
@@ -169,15 +153,16 @@ def token_similarity(
         initial = len(q) == 1
         for at, n in enumerate(name_tokens):
             if q == n:
-                score = 1.0
+                close = alike = 1.0
             elif initial:
-                score = INITIAL_SIMILARITY if n.startswith(q) else 0.0
+                close = alike = INITIAL_SIMILARITY if n.startswith(q) else 0.0
             else:
-                score = jaro_winkler(q, n)
+                alike = jaro_winkler(q, n)
                 if balanced:
-                    score *= length_balance(len(q), len(n))
-            best_for_name[at] = max(best_for_name[at], score)
-            best = max(best, score)
+                    alike *= length_balance(len(q), len(n))
+                close = (alike - NEAR_FLOOR) / (1.0 - NEAR_FLOOR)
+            best_for_name[at] = max(best_for_name[at], alike)
+            best = max(best, close)
         aligned += best * weight
     total = sum(weights)
     share = _uncovered(name_tokens, best_for_name)

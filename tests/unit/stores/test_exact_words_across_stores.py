@@ -106,10 +106,18 @@ def corpora(draw: st.DrawFn) -> tuple[list[tuple[str, list[str]]], list[int], st
     first = words[0].lower()
     crowd = draw(st.sampled_from([0, 40, LEXICAL_BLOCK_LIMIT + 30]))
     rows: list[tuple[str, list[str]]] = []
-    for _ in range(crowd):  # look-alikes: the first word's prefix, a longer word, or one word only
-        shape = draw(st.integers(0, 2))
-        alike = [first[:-1] + pick(VOWELS), first + pick(VOWELS), first][shape]
-        other = words[-1] if len(words) > 1 and shape != 2 else syllable_word(pick, 2)
+    for _ in range(crowd):
+        # Look-alikes: the first word with its last letter changed, or lengthened, or
+        # lengthened beside its last two letters (every trigram of the word, not the word),
+        # or the first word alone.
+        shape = draw(st.integers(0, 3))
+        alike = [
+            first[:-1] + pick(VOWELS),
+            first + pick(VOWELS),
+            f"{first}{pick(VOWELS)} {first[-2:]}",
+            first,
+        ][shape]
+        other = words[-1] if len(words) > 1 and shape != 3 else syllable_word(pick, 2)
         rows.append((f"{alike.capitalize()} {other}", []))
     for _ in range(draw(st.integers(0, 30))):
         rows.append((f"{syllable_word(pick, 2)} {syllable_word(pick, 3)}", []))
