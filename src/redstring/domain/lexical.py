@@ -61,6 +61,8 @@ NGRAM_MIX = 0.2
 BELOW_EXACT = 0.999
 #: The least a name holding every query word whole scores; any other scores below (ADR 0310).
 HOLDS_EVERY_WORD = 0.9
+#: Any other name's score is kept as it is up to here, and squeezed above it (ADR 0310).
+SQUEEZE_FROM = 0.8
 #: The Jaro-Winkler two unrelated tokens reach by chance; a token's closeness is rescaled
 #: from it to 1.0 onto 0..1, so an unrelated rare word earns nothing (ADR 0310).
 NEAR_FLOOR = 0.5
@@ -119,7 +121,16 @@ def name_similarity(
         acronym_similarity(query, tokens),
     )
     trigrams = ngram_similarity(query.ngrams, ngram_keys_of_form(b), weights)
-    return HOLDS_EVERY_WORD * min(BELOW_EXACT, (1.0 - NGRAM_MIX) * readings + NGRAM_MIX * trigrams)
+    raw = min(BELOW_EXACT, (1.0 - NGRAM_MIX) * readings + NGRAM_MIX * trigrams)
+    return below_every_word(raw)
+
+
+def below_every_word(raw: float) -> float:
+    """`raw` (0..1) kept below `HOLDS_EVERY_WORD`: unchanged up to `SQUEEZE_FROM`, the rest
+    squeezed linearly onto `SQUEEZE_FROM`..`HOLDS_EVERY_WORD`, so the order stays."""
+    if raw <= SQUEEZE_FROM:
+        return raw
+    return SQUEEZE_FROM + (raw - SQUEEZE_FROM) * (HOLDS_EVERY_WORD - SQUEEZE_FROM) / (1.0 - SQUEEZE_FROM)
 
 
 def token_similarity(
