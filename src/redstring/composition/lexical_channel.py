@@ -73,7 +73,11 @@ async def rank_lexically(
     entity_types: Sequence[str] | None,
 ) -> list[tuple[Entity, float]]:
     """The at most `k` best (entity, score) pairs, best first; ties by ascending id string."""
-    keys, grams, words = query_blocking_keys(query), query_ngram_keys(query), query_token_keys(query)
+    keys, grams, words = (
+        query_blocking_keys(query),
+        query_ngram_keys(query),
+        query_token_keys(query),
+    )
     exact_key = query_exact_key(query)
     wanted = None if entity_types is None else {normalize_name(t) for t in entity_types}
     # Counted one past the limit: a block that fits, or one too common to rank by.
@@ -111,7 +115,7 @@ async def rank_lexically(
         kept = list(dict.fromkeys([*exact, *rare, *by_ngrams[:NGRAM_KEPT]]))
         lead = list(dict.fromkeys([*kept, *names]))
         pool = interleave(lead, sources, len(lead) + PRESCORE_POOL_LIMIT + NGRAM_CANDIDATE_LIMIT)
-        ranked = await _cut(graph, query, pool, len(kept), tenant_id, names)
+        ranked = await _cut(graph, query, pool, len(kept), tenant_id, known=names)
         candidates = await graph.get_entities(ranked, tenant_id)
     else:
         sources = [
@@ -146,7 +150,7 @@ async def _names_of_holders(
     if not under:
         return {}
     if len(query.words) == 1 and query_token_keys(query) == [WORD_NAMESPACE + min(query.words)]:
-        return dict.fromkeys(under, [])
+        return {entity_id: [] for entity_id in under}
     names = await graph.get_names(under, tenant_id)
     return {
         entity_id: names[entity_id]
@@ -161,9 +165,10 @@ async def _cut(
     pool: list[EntityId],
     exact: int,
     tenant_id: TenantId,
+    *,
     known: dict[EntityId, list[str]],
 ) -> list[EntityId]:
-    """The first `CANDIDATE_LIMIT` of `pool`'s `exact` leading ids (kept whole) then the pre-score's best.
+    """The first `CANDIDATE_LIMIT` of `pool`'s `exact` leading ids, then the pre-score's best.
 
     A pool within `CANDIDATE_LIMIT` is kept whole (a cut would drop nothing);
     a larger one costs one read of the names not `known` (ADR 0201).

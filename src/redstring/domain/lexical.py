@@ -68,7 +68,6 @@ SQUEEZE_FROM = 0.8
 NEAR_FLOOR = 0.5
 
 
-
 def lexical_score(
     query: NormalizedQuery, entity: Entity, weights: Mapping[str, float] | None = None
 ) -> float:
@@ -130,7 +129,9 @@ def below_every_word(raw: float) -> float:
     squeezed linearly onto `SQUEEZE_FROM`..`HOLDS_EVERY_WORD`, so the order stays."""
     if raw <= SQUEEZE_FROM:
         return raw
-    return SQUEEZE_FROM + (raw - SQUEEZE_FROM) * (HOLDS_EVERY_WORD - SQUEEZE_FROM) / (1.0 - SQUEEZE_FROM)
+    return SQUEEZE_FROM + (raw - SQUEEZE_FROM) * (HOLDS_EVERY_WORD - SQUEEZE_FROM) / (
+        1.0 - SQUEEZE_FROM
+    )
 
 
 def token_similarity(
@@ -140,7 +141,7 @@ def token_similarity(
     *,
     balanced: bool = False,
 ) -> float:
-    """The share of the query's weighted tokens the name matches, discounted for what it leaves out; 0..1.
+    """The share of the query's weighted tokens a name matches, less what it leaves out; 0..1.
 
     Each query token takes its best match among the name tokens: 1.0 when
     equal; `INITIAL_SIMILARITY` when it is one letter and a name token's

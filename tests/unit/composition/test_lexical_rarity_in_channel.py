@@ -1,4 +1,4 @@
-"""The lexical channel weighs query words by the tenant's own counts, kept on every write (ADR 0310)."""
+"""The lexical channel weighs query words by the tenant's counts, kept on every write (ADR 0310)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ async def test_a_rare_word_outweighs_shared_boilerplate() -> None:
     )
     [(first, best), (second, _), *rest] = await ranked(graph, "Abnormality of the pancreas", 10)
     assert (first, second) == ("Cyst of the pancreas", "Pancreas divisum")
-    assert rest and all(name.startswith("Abnormality of the") for name, _ in rest)
+    assert rest
+    assert all(name.startswith("Abnormality of the") for name, _ in rest)
     assert max(score for _, score in rest) < best - 0.15  # boilerplate is weak evidence
 
 
@@ -43,7 +44,9 @@ async def test_a_rare_word_outweighs_shared_boilerplate() -> None:
 async def test_a_words_weight_follows_writes_without_a_rebuild() -> None:
     """Once "pancreas" is common and "abnormality" rare, the other name wins."""
     graph = InMemoryGraphStore()
-    await graph.upsert([make_entity("Abnormality of the spleen"), make_entity("Cyst of the pancreas")])
+    await graph.upsert(
+        [make_entity("Abnormality of the spleen"), make_entity("Cyst of the pancreas")]
+    )
     common = [make_entity(f"Pancreas {s}") for s in STRUCTURES]
     await graph.upsert(common)
     assert (await ranked(graph, "Abnormality of the pancreatic"))[0][0] == (

@@ -1,4 +1,4 @@
-"""The entity lexical score weighs each query word by its rarity among the tenant's names (ADR 0310).
+"""The entity lexical score weighs each query word by its rarity among the names (ADR 0310).
 
 A match on a word half the names carry counts for almost nothing, a match on
 a word two names carry for a lot; the score stays on 0..1 and reads as the
@@ -13,7 +13,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from redstring.domain.blocking import WORD_NAMESPACE
-from redstring.domain.rarity import COMMON_WORD_WEIGHT, word_weights
 from redstring.domain.lexical import (
     BELOW_EXACT,
     HOLDS_EVERY_WORD,
@@ -24,6 +23,7 @@ from redstring.domain.lexical import (
 from redstring.domain.ngrams import NGRAM_DF_CAP, ngram_weights
 from redstring.domain.normalization import matching_form
 from redstring.domain.query import NormalizedQuery
+from redstring.domain.rarity import COMMON_WORD_WEIGHT, word_weights
 from tests.factories import make_entity
 
 

@@ -38,7 +38,7 @@ def test_the_closest_names_come_first_and_the_cut_keeps_limit() -> None:
 
 
 def test_a_name_holding_every_query_word_comes_before_closer_readings() -> None:
-    """"Meister" reads closer to "Meir" than "Golda Meir" does; only the latter holds it."""
+    """ "Meister" reads closer to "Meir" than "Golda Meir" does; only the latter holds it."""
     names = {
         numbered(1): ["Meister Eckhart"],
         numbered(2): ["Limeira"],
