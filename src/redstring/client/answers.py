@@ -9,19 +9,37 @@ channel's own score on 0..1, `None` when that channel did not rank the item;
 from __future__ import annotations
 
 import io
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, overload
 
-from pydantic import BaseModel, JsonValue
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 from redstring.domain.errors import PandasMissingError
 from redstring.domain.retrieval import RetrievalMode
 
 
-class _Rows(BaseModel):
-    """An answer that is a list of rows: printed as a short table, converted to dicts or a frame."""
+class _Rows[Row: BaseModel](BaseModel):
+    """An answer that is a list of rows: printed as a short table, converted to dicts or a frame.
 
-    def _rows(self) -> list[BaseModel]:
+    It iterates, indexes and `len()`s as its rows (a search answer: its hits,
+    best first); an answer without rows is falsy.
+    """
+
+    def _rows(self) -> list[Row]:
         raise NotImplementedError
+
+    def __iter__(self) -> Iterator[Row]:  # type: ignore[override]  # rows, not pydantic's fields
+        return iter(self._rows())
+
+    def __len__(self) -> int:
+        return len(self._rows())
+
+    @overload
+    def __getitem__(self, position: int) -> Row: ...
+    @overload
+    def __getitem__(self, position: slice) -> list[Row]: ...
+    def __getitem__(self, position: int | slice) -> Row | list[Row]:
+        return self._rows()[position]
 
     def to_dicts(self) -> list[dict[str, Any]]:
         """The rows as plain dicts (JSON-ready), in order."""
@@ -53,20 +71,32 @@ class _Rows(BaseModel):
 class EntityHit(BaseModel):
     """One ranked entity."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     rank: int
+    """Its place in the answer, 1 for the best."""
     id: str
+    """The entity's id: pass it to `entity()` for its neighbours."""
     name: str
+    """The entity's canonical name."""
     type: str
+    """The entity's type, as extracted (e.g. `person`)."""
     description: str
+    """What the graph says about it, possibly empty."""
     aliases: list[str]
+    """Other names it is known by."""
     score: float
+    """The fused rank score: orders this answer, not comparable across answers."""
     semantic: float | None
+    """The semantic channel's score, 0..1; `None` when that channel did not rank it."""
     lexical: float | None
-    #: How likely the entity is related to the query at all, 0..1 (`ScoredEntity.confidence`).
+    """The lexical channel's score, 0..1; `None` when that channel did not rank it."""
     confidence: float | None = None
+    """How likely the entity is related to the query at all, 0..1 (what
+    `min_confidence` compares)."""
 
 
-class EntitySearchAnswer(_Rows):
+class EntitySearchAnswer(_Rows[EntityHit]):
     """The entities of one tenant best matching a query, best first.
 
     Prints as a table; `to_dicts()` / `to_pandas()` give one row per match.
@@ -79,8 +109,8 @@ class EntitySearchAnswer(_Rows):
     #: Why `matches` is empty, when it is (ADR 0163); `None` otherwise.
     hint: str | None = None
 
-    def _rows(self) -> list[BaseModel]:
-        return list(self.matches)
+    def _rows(self) -> list[EntityHit]:
+        return self.matches
 
     def _print(self, out: io.StringIO) -> None:
         from redstring.client.render import print_entities  # noqa: PLC0415 (render imports this)
@@ -91,22 +121,38 @@ class EntitySearchAnswer(_Rows):
 class PassageHit(BaseModel):
     """One ranked passage (chunk) and where it comes from."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     rank: int
+    """Its place in the answer, 1 for the best."""
     chunk_id: str
+    """The passage's id: pass it to `passage()` for the whole stored passage."""
     source_id: str
+    """The id of the document it comes from (a file's path relative to the indexed folder's
+    parent)."""
     index: int
+    """Its position among its document's passages, from 0."""
     start: int
+    """Where it starts in its document's text, in characters."""
     end: int
+    """Where it ends in its document's text, in characters (exclusive)."""
     text: str
+    """The passage's text."""
     score: float
+    """The fused rank score: orders this answer, not comparable across answers."""
     semantic: float | None
+    """The semantic channel's score, 0..1; `None` when that channel did not rank it."""
     lexical: float | None
+    """The lexical channel's score, 0..1 (`bm25` mapped); `None` when that channel did not
+    rank it."""
     bm25: float | None
-    #: How likely the passage is related to the query at all, 0..1 (`ScoredChunk.confidence`).
+    """The raw BM25 score (>= 0, unbounded); `None` when the lexical channel did not rank it."""
     confidence: float | None = None
+    """How likely the passage is related to the query at all, 0..1 (what
+    `min_confidence` compares)."""
 
 
-class PassageSearchAnswer(_Rows):
+class PassageSearchAnswer(_Rows[PassageHit]):
     """The passages of one tenant best matching a query, best first.
 
     Prints each passage shortened; `to_dicts()` / `to_pandas()` give one row per match.
@@ -119,8 +165,8 @@ class PassageSearchAnswer(_Rows):
     #: Why `matches` is empty, when it is (ADR 0163); `None` otherwise.
     hint: str | None = None
 
-    def _rows(self) -> list[BaseModel]:
-        return list(self.matches)
+    def _rows(self) -> list[PassageHit]:
+        return self.matches
 
     def _print(self, out: io.StringIO) -> None:
         from redstring.client.render import print_passages  # noqa: PLC0415 (render imports this)
@@ -157,7 +203,7 @@ class Neighbour(BaseModel):
     type: str
 
 
-class EntityAnswer(_Rows):
+class EntityAnswer(_Rows[Neighbour]):
     """One entity with its neighbours, ordered by relationship id.
 
     `to_dicts()` / `to_pandas()` give one row per neighbour.
@@ -167,8 +213,8 @@ class EntityAnswer(_Rows):
     entity: EntityDetail
     neighbours: list[Neighbour]
 
-    def _rows(self) -> list[BaseModel]:
-        return list(self.neighbours)
+    def _rows(self) -> list[Neighbour]:
+        return self.neighbours
 
     def _print(self, out: io.StringIO) -> None:
         entity = self.entity
@@ -193,7 +239,7 @@ class TenantStats(BaseModel):
     chunks: int | None
 
 
-class StatsAnswer(_Rows):
+class StatsAnswer(_Rows[TenantStats]):
     """Every tenant holding entities or passages (and the tenant asked about), by tenant id.
 
     `to_dicts()` / `to_pandas()` give one row per tenant.
@@ -202,8 +248,8 @@ class StatsAnswer(_Rows):
     backend: str
     tenants: list[TenantStats]
 
-    def _rows(self) -> list[BaseModel]:
-        return list(self.tenants)
+    def _rows(self) -> list[TenantStats]:
+        return self.tenants
 
     def _print(self, out: io.StringIO) -> None:
         from redstring.client.render import print_stats  # noqa: PLC0415 (render imports this)

@@ -51,7 +51,7 @@ from redstring.domain.errors import (
 )
 from redstring.domain.events import MergeUndone
 from redstring.domain.ids import TenantId
-from redstring.domain.retrieval import require_k, require_query
+from redstring.domain.retrieval import ModeName, require_k, require_query
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
 from redstring.llm.openai_compatible import OpenAICompatibleLlmProvider
@@ -302,7 +302,7 @@ class AsyncRedstring:
         query: str,
         *,
         k: int = 10,
-        mode: str | None = None,
+        mode: ModeName | None = None,
         types: Sequence[str] | None = None,
         min_confidence: float | None = None,
     ) -> EntitySearchAnswer:
@@ -338,7 +338,7 @@ class AsyncRedstring:
         query: str,
         *,
         k: int = 5,
-        mode: str | None = None,
+        mode: ModeName | None = None,
         sources: Sequence[str] | None = None,
         min_confidence: float | None = None,
     ) -> PassageSearchAnswer:

@@ -35,6 +35,7 @@ from redstring.domain.chunk import StoredChunk
 from redstring.domain.errors import ClientClosedError
 from redstring.domain.events import MergeUndone
 from redstring.domain.ids import TenantId
+from redstring.domain.retrieval import ModeName
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
 from redstring.ports.embedding_provider import EmbeddingProvider
@@ -168,7 +169,7 @@ class Redstring:
         query: str,
         *,
         k: int = 10,
-        mode: str | None = None,
+        mode: ModeName | None = None,
         types: Sequence[str] | None = None,
         min_confidence: float | None = None,
     ) -> EntitySearchAnswer:
@@ -182,7 +183,7 @@ class Redstring:
         query: str,
         *,
         k: int = 5,
-        mode: str | None = None,
+        mode: ModeName | None = None,
         sources: Sequence[str] | None = None,
         min_confidence: float | None = None,
     ) -> PassageSearchAnswer:
