@@ -10,6 +10,11 @@ from redstring.composition.build_graph import GraphBuildReport
 from redstring.composition.index_documents import IndexReport
 
 
+def count(number: int, noun: str, plural: str | None = None) -> str:
+    """`1 passage`, `2 passages`: `number` and `noun`, plural unless it is one."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
+
+
 def _score(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
@@ -28,7 +33,8 @@ def _table(rows: list[list[str]], out: TextIO) -> None:
 
 def print_entities(answer: EntitySearchAnswer, out: TextIO) -> None:
     """One row per entity: rank, fused score, each channel's score, type, name, id."""
-    out.write(f"{len(answer.matches)} entities for {answer.query!r} ({answer.mode.value})\n")
+    found = count(len(answer.matches), "entity", "entities")
+    out.write(f"{found} for {answer.query!r} ({answer.mode.value})\n")
     if not answer.matches:
         _hint(answer.hint, out)
         return
@@ -50,7 +56,8 @@ def print_entities(answer: EntitySearchAnswer, out: TextIO) -> None:
 
 def print_passages(answer: PassageSearchAnswer, out: TextIO, *, width: int = 96) -> None:
     """Each passage: rank, scores and source on one line, then its text, shortened and indented."""
-    out.write(f"{len(answer.matches)} passages for {answer.query!r} ({answer.mode.value})\n")
+    found = count(len(answer.matches), "passage")
+    out.write(f"{found} for {answer.query!r} ({answer.mode.value})\n")
     if not answer.matches:
         _hint(answer.hint, out)
     for hit in answer.matches:
@@ -65,32 +72,42 @@ def print_passages(answer: PassageSearchAnswer, out: TextIO, *, width: int = 96)
 
 def print_stats(answer: StatsAnswer, out: TextIO) -> None:
     """Per tenant: entities (by type), relationships, vectors, chunks."""
-    out.write(f"{answer.backend} database, {len(answer.tenants)} tenant(s)\n")
+    out.write(f"{answer.backend} database, {count(len(answer.tenants), 'tenant')}\n")
     for tenant in answer.tenants:
         chunks = "not kept by this backend" if tenant.chunks is None else str(tenant.chunks)
         out.write(f"tenant {tenant.tenant_id}\n")
         out.write(f"  entities       {tenant.entities}\n")
-        for entity_type, count in tenant.entities_by_type.items():
-            out.write(f"    {entity_type:<12} {count}\n")
+        for entity_type, number in tenant.entities_by_type.items():
+            out.write(f"    {entity_type:<12} {number}\n")
         out.write(f"  relationships  {tenant.relationships}\n")
         out.write(f"  vectors        {tenant.vectors}\n")
         out.write(f"  chunks         {chunks}\n")
 
 
 def print_index_report(report: IndexReport, out: TextIO) -> None:
-    """The summary of one `redstring index`."""
-    skipped = f", {len(report.skipped)} file(s) skipped" if report.skipped else ""
+    """The summary of one `redstring index`, naming the first few documents removed."""
+    skipped = f", {count(len(report.skipped), 'file')} skipped" if report.skipped else ""
+    removed = ""
+    if report.removed:
+        named = ", ".join(report.removed[:_NAMED_REMOVALS])
+        more = ", ..." if len(report.removed) > _NAMED_REMOVALS else ""
+        removed = f", {count(len(report.removed), 'document')} removed ({named}{more})"
     out.write(
-        f"indexed {report.documents} document(s): {report.chunks_written} chunk(s) written, "
-        f"{report.unchanged} document(s) unchanged, {report.embedded} chunk(s) embedded"
-        f"{skipped}\n"
+        f"indexed {count(report.documents, 'document')}: "
+        f"{count(report.chunks_written, 'chunk')} written, "
+        f"{count(report.unchanged, 'document')} unchanged, "
+        f"{count(report.embedded, 'chunk')} embedded{skipped}{removed}\n"
     )
+
+
+#: How many removed documents an index report names before "...".
+_NAMED_REMOVALS = 5
 
 
 def print_build_report(report: GraphBuildReport, out: TextIO) -> None:
     """The summary of one `redstring build`: counts, domain, merges, answer format, failures."""
     confidence = "" if report.domain_confidence is None else f" {report.domain_confidence:.2f}"
-    out.write(f"built tenant {report.tenant_id} from {report.documents} document(s)\n")
+    out.write(f"built tenant {report.tenant_id} from {count(report.documents, 'document')}\n")
     out.write(
         f"  domain         {report.domain} (chosen by {report.domain_chosen_by}{confidence})\n"
     )

@@ -123,7 +123,7 @@ def test_results_and_clients_print_without_embeddings(tmp_path: Path) -> None:
         answer = rs.passages("first program")
         assert repr(rs).startswith(f"<Redstring {str(tmp_path / 'x.db')!r} tenant=")
     printed = str(answer)
-    assert printed.splitlines()[0] == "1 passages for 'first program' (hybrid)"
+    assert printed.splitlines()[0] == "1 passage for 'first program' (hybrid)"
     assert repr(answer) == printed
     assert len(printed) < 400
     chunk = StoredChunk(
