@@ -56,12 +56,19 @@ class Redstring:
         *,
         tenant: str | UUID | None = None,
         embeddings: EmbeddingChoice = None,
+        threads: int | None = None,
         migrate: bool = False,
         create: bool = True,
         opener: StoreOpener | None = None,
     ) -> None:
         self._client = AsyncRedstring(
-            db, tenant=tenant, embeddings=embeddings, migrate=migrate, create=create, opener=opener
+            db,
+            tenant=tenant,
+            embeddings=embeddings,
+            threads=threads,
+            migrate=migrate,
+            create=create,
+            opener=opener,
         )
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
@@ -129,12 +136,23 @@ class Redstring:
         *,
         root: str | os.PathLike[str] | None = None,
         encoding: str = "utf-8",
+        keep_missing: bool = False,
         progress: IndexProgressCallback | None = None,
     ) -> IndexReport:
         """See `AsyncRedstring.index`."""
         return self._run(
-            self._client.index(documents, root=root, encoding=encoding, progress=progress)
+            self._client.index(
+                documents,
+                root=root,
+                encoding=encoding,
+                keep_missing=keep_missing,
+                progress=progress,
+            )
         )
+
+    def remove(self, document_id: str) -> int:
+        """See `AsyncRedstring.remove`."""
+        return self._run(self._client.remove(document_id))
 
     def build(
         self,
