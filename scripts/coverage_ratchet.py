@@ -4,7 +4,7 @@ Fails (exit 1) when the suite fails, when it collected no tests, or when total
 coverage falls below the baseline. `--update` writes the measured figure as the
 new baseline (do that in the commit that explains why it moved).
 
-    uv run python scripts/coverage_ratchet.py [--update] [pytest args...]
+    uv run python -m scripts.coverage_ratchet [--update] [pytest args...]
 """
 
 from __future__ import annotations
