@@ -41,6 +41,7 @@ from redstring.domain.errors.client import (
     MissingSettingError,
     NoDocumentsError,
     PandasMissingError,
+    ReentrantCallError,
 )
 from redstring.domain.errors.models import (
     CompletionError,
@@ -113,6 +114,7 @@ __all__ = [
     "NoDocumentsError",
     "PandasMissingError",
     "ReadOnlyDatabaseError",
+    "ReentrantCallError",
     "RedstringError",
     "RefusedCompletionError",
     "SchemaMigrationRequiredError",
