@@ -229,7 +229,12 @@ class EntityAnswer(_Rows[Neighbour]):
 
 
 class TenantStats(BaseModel):
-    """The size of one tenant. `chunks` is `None` where the backend keeps no chunks."""
+    """The size of one tenant.
+
+    `vectors` counts the entities' vectors, `embedded_chunks` the chunks
+    holding a vector of their own; `chunks` and `embedded_chunks` are `None`
+    where the backend keeps no chunks.
+    """
 
     tenant_id: str
     entities: int
@@ -237,6 +242,7 @@ class TenantStats(BaseModel):
     relationships: int
     vectors: int
     chunks: int | None
+    embedded_chunks: int | None = None
 
 
 class StatsAnswer(_Rows[TenantStats]):

@@ -5,9 +5,15 @@ from __future__ import annotations
 import textwrap
 from typing import TextIO
 
-from redstring.client.answers import EntitySearchAnswer, PassageSearchAnswer, StatsAnswer
+from redstring.client.answers import (
+    EntitySearchAnswer,
+    PassageSearchAnswer,
+    StatsAnswer,
+    TenantStats,
+)
 from redstring.composition.build_graph import GraphBuildReport
 from redstring.composition.index_documents import IndexReport
+from redstring.domain.snippet import best_window
 
 
 def count(number: int, noun: str, plural: str | None = None) -> str:
@@ -55,7 +61,8 @@ def print_entities(answer: EntitySearchAnswer, out: TextIO) -> None:
 
 
 def print_passages(answer: PassageSearchAnswer, out: TextIO, *, width: int = 96) -> None:
-    """Each passage: rank, scores and source on one line, then its text, shortened and indented."""
+    """Each passage: rank, scores and source on one line, then the window of its text that
+    matched the query best, matched words marked (`best_window`), indented."""
     found = count(len(answer.matches), "passage")
     out.write(f"{found} for {answer.query!r} ({answer.mode.value})\n")
     if not answer.matches:
@@ -63,10 +70,11 @@ def print_passages(answer: PassageSearchAnswer, out: TextIO, *, width: int = 96)
     for hit in answer.matches:
         bm25 = "-" if hit.bm25 is None else f"{hit.bm25:.4f}"
         out.write(
-            f"{hit.rank}. fused {hit.score:.4f}  semantic {_score(hit.semantic)}  "
-            f"lexical {_score(hit.lexical)} (bm25 {bm25})  {hit.source_id} #{hit.index}\n"
+            f"{hit.rank}. confidence {_score(hit.confidence)}  fused {hit.score:.4f}  "
+            f"semantic {_score(hit.semantic)}  lexical {_score(hit.lexical)} (bm25 {bm25})  "
+            f"{hit.source_id} #{hit.index}\n"
         )
-        excerpt = textwrap.shorten(" ".join(hit.text.split()), width=width * 2, placeholder=" ...")
+        excerpt = best_window(hit.text, answer.query, width * 2)
         out.write(textwrap.indent(textwrap.fill(excerpt, width=width), "   ") + "\n")
 
 
@@ -80,8 +88,15 @@ def print_stats(answer: StatsAnswer, out: TextIO) -> None:
         for entity_type, number in tenant.entities_by_type.items():
             out.write(f"    {entity_type:<12} {number}\n")
         out.write(f"  relationships  {tenant.relationships}\n")
-        out.write(f"  vectors        {tenant.vectors}\n")
+        out.write(f"  vectors        {_vectors(tenant)}\n")
         out.write(f"  chunks         {chunks}\n")
+
+
+def _vectors(tenant: TenantStats) -> str:
+    if tenant.embedded_chunks is None:
+        return str(tenant.vectors)
+    total = tenant.vectors + tenant.embedded_chunks
+    return f"{total} ({tenant.vectors} of entities, {tenant.embedded_chunks} of chunks)"
 
 
 def print_index_report(report: IndexReport, out: TextIO) -> None:

@@ -9,7 +9,7 @@ run across documents), so an interrupted run keeps every document it
 finished and a re-run embeds only the rest (ADR 0162). A document still
 waiting on later batches has the passages a batch finished stored at once
 when nothing else of its source is stored, so a stopped large file keeps
-them too (ADR 0315).
+them too (ADR 0325).
 """
 
 from __future__ import annotations

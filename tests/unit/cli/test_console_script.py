@@ -118,7 +118,7 @@ def test_build_then_search_stats_and_the_mcp_server_on_one_sqlite_file(
             REDSTRING_EMBED_MODEL="scripted-embed",
             REDSTRING_EMBED_DIMENSION=str(DIMENSION),
         )
-        built = redstring("build", "examples/sample_docs", "--db", db, "--json", env=env)
+        built = redstring("build", "src/redstring/sample_docs", "--db", db, "--json", env=env)
         found = redstring("search", "Ada Lovelace", "--db", db, "-k", "3", "--json", env=env)
         typed = redstring(
             "search", "Remington", "--db", db, "--type", "organization", "--json", env=env
@@ -280,8 +280,8 @@ def test_stats_and_lexical_search_read_a_sqlite_file_per_tenant(tmp_path: Path) 
 def test_the_readme_walkthrough_indexes_and_searches_passages_on_sqlite(tmp_path: Path) -> None:
     # The README's commands, with the default (local) embeddings.
     db = str(tmp_path / "demo.db")
-    first = redstring("index", "examples/sample_docs", "--db", db)
-    again = redstring("index", "examples/sample_docs", "--db", db, "--quiet")
+    first = redstring("index", "src/redstring/sample_docs", "--db", db)
+    again = redstring("index", "src/redstring/sample_docs", "--db", db, "--quiet")
     found = redstring("passages", "the first computer program", "--db", db, "-k", "2", "--json")
     shown = redstring("passages", "the first compiler", "--db", db, "-k", "1")
     counted = redstring("stats", "--db", db, "--json")
