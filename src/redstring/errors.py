@@ -31,6 +31,7 @@ Catch `RedstringError` for all of them, or a family base for one family:
     │   ├── ChunkStoreUnavailableError: a backend without a persistent chunk store
     │   ├── EventLogUnavailableError: undo or rebuild over stores without an event log
     │   ├── ClientClosedError (RuntimeError): a client used after `close()`
+    │   ├── ReentrantCallError (RuntimeError): a blocking client called from its own callback
     │   └── PandasMissingError (ImportError): `to_pandas()` without pandas
     └── StoreError: a store or its database
         ├── StoreUnavailableError

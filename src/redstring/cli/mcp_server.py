@@ -72,7 +72,7 @@ DEFAULT_K = 5
 
 #: Each search tool's `min_confidence` unless given (ADR 0212): the largest of 0.1, ..., 0.5
 #: whose HYBRID answers empty at most 5% of the fit half's graded queries
-#: (`scripts/mcp_min_confidence.py`). Entities separate worse than passages (ADR 0170).
+#: (`python -m scripts.mcp_min_confidence`). Entities separate worse than passages (ADR 0170).
 ENTITY_MIN_CONFIDENCE = 0.2
 PASSAGE_MIN_CONFIDENCE = 0.5
 

@@ -101,7 +101,12 @@ def print_build_report(report: GraphBuildReport, out: TextIO) -> None:
         f"  relationships  {report.relationships_written} "
         f"({report.relationships_dropped} dropped: an end was not extracted)\n"
     )
-    out.write(f"  chunks         {report.chunks_written}\n")
+    reused = (
+        f" ({report.chunks_reused} answers reused from earlier runs)"
+        if report.chunks_reused
+        else ""
+    )
+    out.write(f"  chunks         {report.chunks_written}{reused}\n")
     out.write(f"  merges         {len(report.merges)}\n")
     for merge in report.merges:
         out.write(

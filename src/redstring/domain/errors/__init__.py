@@ -41,6 +41,7 @@ from redstring.domain.errors.client import (
     MissingSettingError,
     NoDocumentsError,
     PandasMissingError,
+    ReentrantCallError,
 )
 from redstring.domain.errors.models import (
     CompletionError,
@@ -114,6 +115,7 @@ __all__ = [
     "PandasMissingError",
     "ReadOnlyDatabaseError",
     "RedstringError",
+    "ReentrantCallError",
     "RefusedCompletionError",
     "SchemaMigrationRequiredError",
     "SchemaTooNewError",

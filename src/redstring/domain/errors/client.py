@@ -94,3 +94,20 @@ class ChunkStoreUnavailableError(RedstringError):
             "and `redstring search` for entities, or a redstring version with a "
             f"{backend} chunk store."
         )
+
+
+class ReentrantCallError(RedstringError, RuntimeError):
+    """A blocking `Redstring` was called from its own loop thread (a callback of a running call).
+
+    The running call holds that thread, so the inner call could never be
+    served; it is refused instead of waiting forever.
+    """
+
+    def __init__(self, *, method: str) -> None:
+        self.method = method
+        super().__init__(
+            f"{method}() was called from inside a callback (e.g. `progress`) of a running "
+            "call of the same blocking Redstring client, which would wait forever. Keep "
+            "callbacks to recording their arguments and call the client after the running "
+            "call returns, or use AsyncRedstring and await the call."
+        )
