@@ -25,6 +25,7 @@ from redstring.cli.providers import (
     llm_provider,
     max_failed_share,
 )
+from redstring.cli.wording import LLM_FLAGS, in_flags
 from redstring.client import render
 from redstring.client.client import AsyncRedstring
 from redstring.client.documents import read_documents
@@ -157,11 +158,20 @@ async def _build(args: argparse.Namespace, context: Context) -> None:
             )
         except BuildFailedError as failed:
             if isinstance(failed.report, GraphBuildReport):  # printed, then the error line
-                _emit(failed.report, args, context, render.print_build_report)
+                _emit(_in_flags(failed.report), args, context, render.print_build_report)
             raise
         finally:
             bar.finish()
-    _emit(report, args, context, render.print_build_report)
+    _emit(_in_flags(report), args, context, render.print_build_report)
+
+
+def _in_flags(report: GraphBuildReport) -> GraphBuildReport:
+    """`report` with the failures' causes naming the flags, not the library's arguments."""
+    failures = [
+        failure.model_copy(update={"cause": in_flags(failure.cause, LLM_FLAGS)})
+        for failure in report.failures
+    ]
+    return report.model_copy(update={"failures": failures})
 
 
 async def _search(args: argparse.Namespace, context: Context) -> None:
