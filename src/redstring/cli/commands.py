@@ -40,6 +40,14 @@ from redstring.extraction.extractor import ExtractionProgress
 from redstring.ports.embedding_provider import EmbeddingProvider
 
 
+#: What `build` says before it asks the model to choose the domain schema.
+DOMAIN_QUESTION = (
+    "redstring: asking the model which domain schema fits these documents first; "
+    "--domain general (or another schema) skips the question, about a minute less "
+    "on a model running on a CPU\n"
+)
+
+
 @dataclass(frozen=True)
 class Context:
     """What a command may touch besides its arguments.
@@ -134,15 +142,19 @@ async def _build(args: argparse.Namespace, context: Context) -> None:
     provider = llm_provider(args, context.env)
     share = max_failed_share(args, context.env)
     domain: DomainSpec = AUTO if args.domain == "auto" else args.domain
-    started: dict[str, int] = {}
+    finished: set[str] = set()
     bar = ProgressBar(context.err, "building", unit="doc", enabled=not args.quiet)
+    if not args.quiet:
+        if args.domain == "auto":
+            context.err.write(DOMAIN_QUESTION)
+        bar.update(0, len(documents), "checking the model server")
 
     def progress(step: ExtractionProgress) -> None:
-        number = started.setdefault(step.document_id, len(started) + 1)
-        finished = number if step.chunks_done >= step.chunks_total else number - 1
+        if step.chunks_done >= step.chunks_total:
+            finished.add(step.document_id)
         failed = f", {step.chunks_failed} failed" if step.chunks_failed else ""
         bar.update(
-            finished,
+            len(finished),
             len(documents),
             f"{step.document_id}: chunk {step.chunks_done}/{step.chunks_total}{failed}",
         )
