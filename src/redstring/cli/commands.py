@@ -25,7 +25,7 @@ from redstring.cli.providers import (
     llm_provider,
     max_failed_share,
 )
-from redstring.client import render
+from redstring.client import answers, render
 from redstring.client.client import AsyncRedstring
 from redstring.client.documents import read_documents
 from redstring.client.store_set import StoreOpener
@@ -174,7 +174,7 @@ async def _search(args: argparse.Namespace, context: Context) -> None:
             types=args.types,
             min_confidence=args.min_confidence,
         )
-    _emit(answer, args, context, render.print_entities)
+    _emit(answer, args, context, answers.print_entities)
 
 
 async def _passages(args: argparse.Namespace, context: Context) -> None:
@@ -187,7 +187,7 @@ async def _passages(args: argparse.Namespace, context: Context) -> None:
             sources=args.sources,
             min_confidence=args.min_confidence,
         )
-    _emit(answer, args, context, render.print_passages)
+    _emit(answer, args, context, answers.print_passages)
 
 
 async def _stats(args: argparse.Namespace, context: Context) -> None:
@@ -195,7 +195,7 @@ async def _stats(args: argparse.Namespace, context: Context) -> None:
     client = _client(args, context, None, read_only=True)
     async with _closing(client):
         answer = await client.stats()
-    _emit(answer, args, context, render.print_stats)
+    _emit(answer, args, context, answers.print_stats)
 
 
 async def _rekey(args: argparse.Namespace, context: Context) -> None:
