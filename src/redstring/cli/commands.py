@@ -26,7 +26,7 @@ from redstring.cli.providers import (
     max_failed_share,
 )
 from redstring.cli.wording import LLM_FLAGS, in_flags
-from redstring.client import render
+from redstring.client import answers, render
 from redstring.client.client import AsyncRedstring
 from redstring.client.documents import read_documents
 from redstring.client.store_set import StoreOpener
@@ -38,7 +38,6 @@ from redstring.domain.errors import BuildFailedError, MissingExtraError
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ExtractionProgress
 from redstring.ports.embedding_provider import EmbeddingProvider
-
 
 #: What `build` says before it asks the model to choose the domain schema.
 DOMAIN_QUESTION = (
@@ -196,7 +195,7 @@ async def _search(args: argparse.Namespace, context: Context) -> None:
             types=args.types,
             min_confidence=args.min_confidence,
         )
-    _emit(answer, args, context, render.print_entities)
+    _emit(answer, args, context, answers.print_entities)
 
 
 async def _passages(args: argparse.Namespace, context: Context) -> None:
@@ -209,7 +208,7 @@ async def _passages(args: argparse.Namespace, context: Context) -> None:
             sources=args.sources,
             min_confidence=args.min_confidence,
         )
-    _emit(answer, args, context, render.print_passages)
+    _emit(answer, args, context, answers.print_passages)
 
 
 async def _stats(args: argparse.Namespace, context: Context) -> None:
@@ -217,7 +216,7 @@ async def _stats(args: argparse.Namespace, context: Context) -> None:
     client = _client(args, context, None, read_only=True)
     async with _closing(client):
         answer = await client.stats()
-    _emit(answer, args, context, render.print_stats)
+    _emit(answer, args, context, answers.print_stats)
 
 
 async def _rekey(args: argparse.Namespace, context: Context) -> None:

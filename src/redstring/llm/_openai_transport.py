@@ -106,6 +106,8 @@ class OpenAITransport:
         self.limit = AdaptiveLimit(max_concurrency, window=timeout)
         self._rng = random.Random(seed)
         self._client: AsyncOpenAI | None = None
+        #: How the transport waits between attempts (a test replaces it to read the delays).
+        self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
 
     def _get_client(self) -> AsyncOpenAI:
         if self._client is None:
@@ -208,7 +210,7 @@ class OpenAITransport:
             )
             if retry_after is not None:
                 delay = max(delay, min(retry_after, self._max_backoff))
-            await asyncio.sleep(delay)
+            await self.sleep(delay)
 
 
 def _cause(error: BaseException) -> str:
