@@ -24,10 +24,7 @@ TOLERANCE = 0.05  # percentage points of rounding noise between runs
 def main(argv: list[str]) -> int:
     update = "--update" in argv
     if not DATA.exists():
-        print(
-            "coverage ratchet: no coverage data; run the suite first with "
-            "`uv run pytest --cov`"
-        )
+        print("coverage ratchet: no coverage data; run the suite first with `uv run pytest --cov`")
         return 1
     report = subprocess.run(
         [sys.executable, "-m", "coverage", "report", "--format=total", "--precision=2"],

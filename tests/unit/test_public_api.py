@@ -147,6 +147,7 @@ SURFACE: dict[str, set[str]] = {
     "redstring.ports": {
         "BlockingIndex",
         "BlockingIndexMaintenance",
+        "AnswerMemory",
         "CheckedLlmProvider",
         "ChunkPurge",
         "ChunkReader",
@@ -174,6 +175,7 @@ SURFACE: dict[str, set[str]] = {
         "LlmProvider",
         "MergeUndone",
         "SemanticChunkSource",
+        "ServedLlmProvider",
         "SharedTransaction",
         "VectorMatch",
         "VectorPurge",
