@@ -121,7 +121,7 @@ def test_passages_print_source_scores_and_text(harness: Harness) -> None:
     assert "semantic -" in lines[1]
     assert "notes.md #0" in lines[1]
     assert "bm25 " in lines[1]
-    assert lines[2].strip() == "Ada Lovelace wrote the first program in 1843."
+    assert lines[2].strip() == "Ada Lovelace wrote the **first** **program** in 1843."
 
 
 def test_stats_lists_every_tenant_with_entities_by_type(harness: Harness) -> None:
