@@ -6,6 +6,7 @@ from typing import TextIO
 
 from redstring.composition.build_graph import GraphBuildReport
 from redstring.composition.index_documents import IndexReport
+from redstring.extraction.extractor import ChunkFailure
 
 
 def print_index_report(report: IndexReport, out: TextIO) -> None:
@@ -48,8 +49,22 @@ def print_build_report(report: GraphBuildReport, out: TextIO) -> None:
         out.write(f"  answer format  {report.answer_format}\n")
     causes = ", ".join(f"{count} {cause}" for cause, count in report.failure_causes.items())
     out.write(f"  failed chunks  {len(report.failures)}{f' ({causes})' if causes else ''}\n")
-    for failure in report.failures:
+    for (error_type, cause), places in _grouped(report.failures).items():
+        shown = ", ".join(places[:FAILED_PLACES_SHOWN])
+        more = len(places) - FAILED_PLACES_SHOWN
         out.write(
-            f"    {failure.document_id} #{failure.chunk_index}: {failure.error_type}: "
-            f"{failure.cause}\n"
+            f"    {error_type} in {shown}{f' and {more} more' if more > 0 else ''}: {cause}\n"
         )
+
+
+#: How many chunks sharing one cause the build report names.
+FAILED_PLACES_SHOWN = 5
+
+
+def _grouped(failures: list[ChunkFailure]) -> dict[tuple[str, str], list[str]]:
+    """The failed chunks (`doc #index`) of each cause, in report order: a cause is said once."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for failure in failures:
+        place = f"{failure.document_id} #{failure.chunk_index}"
+        groups.setdefault((failure.error_type, failure.cause), []).append(place)
+    return groups

@@ -139,8 +139,8 @@ class FormatNegotiation:
         tried = ", ".join(self.refused)
         if len(self.candidates) == 1:
             hint = (
-                f"The server refused the {tried} answer format. Pass structured_output='auto' "
-                "(--structured-output auto) to let redstring find one it accepts."
+                f"The server refused the {tried} answer format. Pass `structured_output='auto'` "
+                "to let redstring find one it accepts."
             )
         else:
             hint = f"The server refused every answer format tried ({tried}); check its log."

@@ -144,7 +144,7 @@ def test_the_build_report_lists_merges_failures_and_a_domain_failure() -> None:
     assert "  answer format  json_object\n" in text
     assert (
         "  failed chunks  1 (1 MalformedCompletionError)\n"
-        "    b.md #1: MalformedCompletionError: not JSON\n"
+        "    MalformedCompletionError in b.md #1: not JSON\n"
     ) in text
 
 

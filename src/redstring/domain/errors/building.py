@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from redstring.domain.errors.arguments import InvalidArgumentError, NotFoundError
 from redstring.domain.errors.base import RedstringError
+
+#: The characters of each cause's example a `BuildFailedError` message quotes.
+EXAMPLE_CHARACTERS = 300
 
 
 class BuildError(RedstringError):
@@ -48,12 +53,14 @@ class BuildFailedError(BuildError):
         self.examples = examples
         self.report = report
         grouped = "; ".join(
-            f"{count} x {cause}: {examples[cause][:300]}" for cause, count in causes.items()
+            f"{count} x {cause}: "
+            + textwrap.shorten(examples[cause], width=EXAMPLE_CHARACTERS, placeholder=" ...")
+            for cause, count in causes.items()
         )
         super().__init__(
             f"{failed} of {chunks} chunks failed, more than the {max_failed_share:.0%} "
             f"allowed ({grouped}). What was extracted is written. Fix the cause, or accept "
-            "partial results with max_failed_share=1.0 (--max-failed-share 1)."
+            "partial results with `max_failed_share=1`."
         )
 
 

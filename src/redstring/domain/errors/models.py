@@ -62,8 +62,8 @@ class ModelServerTimeoutError(ModelServerError):
         self.attempts = attempts
         super().__init__(
             f"model server {base_url} (model {model!r}) did not answer within {timeout} s "
-            f"on {attempts} attempt(s). Raise `timeout`, lower `batch_size` or "
-            "`max_concurrency`, or check the server's load.",
+            f"on {attempts} attempt(s). Raise `timeout`, lower `max_concurrency`, or check "
+            "the server's load.",
             base_url=base_url,
             model=model,
         )
@@ -137,7 +137,7 @@ class TruncatedCompletionError(CompletionError):
         super().__init__(
             f"model {model!r} was still writing when cut off at the length limit "
             f"(max_tokens {bounds}): the answer runs away or is longer than allowed. "
-            "Raise max_tokens, use smaller chunks, or use a model that stops.",
+            "Raise `max_tokens`, use smaller chunks, or use a model that stops.",
             model=model,
         )
 
