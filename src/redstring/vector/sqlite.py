@@ -131,7 +131,12 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
         probes: int = PROBES,
     ) -> None:
         if dimension <= 0:
-            raise ValueError(f"dimension must be positive, got {dimension}")
+            raise InvalidArgumentError(
+                name="dimension",
+                value=dimension,
+                requirement="a positive whole number",
+                message=f"dimension must be positive, got {dimension}",
+            )
         self._search, self._saved = row_search(search_mode, exact_below, probes)
         self._db = database
         self._name = f"SqliteVectorStore({database.path})"
