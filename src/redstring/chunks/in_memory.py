@@ -20,6 +20,7 @@ from redstring.domain.chunk import (
     require_chunks_of_source,
 )
 from redstring.domain.chunk_retrieval import ChunkMatch
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.exact_search import (
     FloatMatrix,
     top_k,
@@ -87,7 +88,12 @@ class InMemoryChunkStore(DescribedStore):
 
     def __init__(self, *, dimension: int) -> None:
         if dimension <= 0:
-            raise ValueError(f"dimension must be positive, got {dimension}")
+            raise InvalidArgumentError(
+                name="dimension",
+                value=dimension,
+                requirement="a positive whole number",
+                message=f"dimension must be positive, got {dimension}",
+            )
         self._dimension = dimension
         self._tenants: dict[TenantId, _Tenant] = {}
 

@@ -17,6 +17,7 @@ from redstring.domain.chunk import (
     require_chunks_of_source,
 )
 from redstring.domain.chunk_retrieval import ChunkMatch
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.exact_search import unit_vector, validate_search_args
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
@@ -41,7 +42,12 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
 
     def __init__(self, database: PostgresDatabase, *, dimension: int) -> None:
         if dimension <= 0:
-            raise ValueError(f"dimension must be positive, got {dimension}")
+            raise InvalidArgumentError(
+                name="dimension",
+                value=dimension,
+                requirement="a positive whole number",
+                message=f"dimension must be positive, got {dimension}",
+            )
         self._db = database
         self._dimension = dimension
         self._name = f"PostgresChunkStore(schema={database.schema})"

@@ -23,7 +23,11 @@ from pydantic import BaseModel, Field
 from redstring.domain.chunk import ChunkId, ChunkManifest, StoredChunk
 from redstring.domain.chunking import SlidingWindowChunker
 from redstring.domain.document import SourceDocument
-from redstring.domain.errors import DimensionMismatchError, DuplicateDocumentError
+from redstring.domain.errors import (
+    DimensionMismatchError,
+    DuplicateDocumentError,
+    InvalidArgumentError,
+)
 from redstring.domain.ids import TenantId
 from redstring.domain.validation import require_documents, require_tenant_id
 from redstring.ports.chunk_store import ChunkStore
@@ -118,14 +122,19 @@ async def index_documents(
     across documents. Sources are written in document
     order, each with one `replace_source`; documents not given are untouched.
 
-    Raises before anything is embedded or written: `ValueError` for
+    Raises before anything is embedded or written: `InvalidArgumentError` for
     `batch_size < 1`, `InvalidArgumentError` naming a tenant id that is not a
     UUID or a document field that is not encodable text or finite JSON,
     `DuplicateDocumentError` for two documents with one id,
     `DimensionMismatchError` when the provider and the store disagree.
     """
     if batch_size < 1:
-        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        raise InvalidArgumentError(
+            name="batch_size",
+            value=batch_size,
+            requirement="at least 1",
+            message=f"batch_size must be at least 1, got {batch_size}",
+        )
     require_tenant_id(tenant_id)
     require_documents(documents)
     _require_distinct_ids(documents)

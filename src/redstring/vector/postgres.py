@@ -107,7 +107,12 @@ class PgVectorStore(SharedTransactions[PostgresDatabase], DescribedStore):
         exact_below: int = DEFAULT_EXACT_BELOW,
     ) -> None:
         if dimension <= 0:
-            raise ValueError(f"dimension must be positive, got {dimension}")
+            raise InvalidArgumentError(
+                name="dimension",
+                value=dimension,
+                requirement="a positive whole number",
+                message=f"dimension must be positive, got {dimension}",
+            )
         if search_mode not in ("exact", "hnsw"):
             raise InvalidArgumentError(
                 name="search_mode", value=search_mode, requirement="'exact' or 'hnsw'"
