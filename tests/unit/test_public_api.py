@@ -64,6 +64,7 @@ SURFACE: dict[str, set[str]] = {
         "entity_id_for",
         "relationship_id_for",
         "chunk_id_for",
+        "sample_docs",
         "RedstringError",
     },
     "redstring.answers": {
@@ -147,6 +148,7 @@ SURFACE: dict[str, set[str]] = {
     "redstring.ports": {
         "BlockingIndex",
         "BlockingIndexMaintenance",
+        "AnswerMemory",
         "CheckedLlmProvider",
         "ChunkPurge",
         "ChunkReader",
@@ -174,6 +176,7 @@ SURFACE: dict[str, set[str]] = {
         "LlmProvider",
         "MergeUndone",
         "SemanticChunkSource",
+        "ServedLlmProvider",
         "SharedTransaction",
         "VectorMatch",
         "VectorPurge",

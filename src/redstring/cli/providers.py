@@ -106,12 +106,18 @@ def embedding_provider(
     integer, and `MissingExtraError` when `local` is asked for without the extra.
     """
     kind = embedding_kind(args, env)
+    raw_threads = _setting(args, "threads", env, "REDSTRING_THREADS")
+    threads = None if raw_threads is None else positive_int(raw_threads, name="--threads")
     if kind == "none":
         return None
     if kind == "local":
-        return LocalEmbeddingProvider()
+        return LocalEmbeddingProvider(threads=threads)
     if kind == "multilingual":
-        return MultilingualEmbeddingProvider()
+        return (
+            MultilingualEmbeddingProvider()
+            if threads is None
+            else MultilingualEmbeddingProvider(threads=threads)
+        )
     what = "--embeddings openai"
     base_url = _required(
         args, "embed_base_url", env, what=what, variable="REDSTRING_EMBED_BASE_URL"
@@ -148,6 +154,11 @@ def llm_endpoint(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[str,
             name="--llm-base-url", value=base_url, requirement="an http:// or https:// URL"
         )
     return base_url, model
+
+
+def llm_model_name(args: argparse.Namespace, env: Mapping[str, str]) -> str | None:
+    """The language model's name `--llm-model` or its variable gives; `None` when unset."""
+    return _setting(args, "llm_model", env, "REDSTRING_LLM_MODEL")
 
 
 def llm_provider(args: argparse.Namespace, env: Mapping[str, str]) -> OpenAICompatibleLlmProvider:

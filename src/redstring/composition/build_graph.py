@@ -24,6 +24,12 @@ from redstring.composition.build_policy import (
 )
 from redstring.composition.chunk_merges import chunks_after_merge
 from redstring.composition.reextraction import resolve_survivors, retirement
+from redstring.composition.remembered_answers import (
+    RememberedAnswers,
+    keep_format,
+    recall_format,
+    remembering,
+)
 from redstring.composition.transactions import one_transaction
 from redstring.consolidation.consolidator import DEFAULT_MERGE_THRESHOLD, consolidate
 from redstring.domain.chunking import SlidingWindowChunker
@@ -33,6 +39,7 @@ from redstring.domain.errors import (
     DimensionMismatchError,
     DuplicateDocumentError,
     IncompleteVectorSetupError,
+    InvalidArgumentError,
 )
 from redstring.domain.events import (
     DocumentChunked,
@@ -91,6 +98,8 @@ class GraphBuildReport(BaseModel):
     `relationships_retired` the relationships removed with them or no longer
     stated by any document (B155). `answer_format` is how the model server
     was asked for JSON (`None` when the provider does not say).
+    `chunks_reused` counts the chunks answered from the answers an earlier
+    run kept, without asking the model.
     `first_sequence`/`last_sequence` bound the events this build appended
     (`None` when it appended none).
     """
@@ -106,6 +115,7 @@ class GraphBuildReport(BaseModel):
     entities_retired: int = 0
     relationships_retired: int = 0
     chunks_written: int
+    chunks_reused: int = 0
     merges: list[MergeSummary]
     failures: list[ChunkFailure]
     failure_causes: dict[str, int] = Field(default_factory=dict)
@@ -149,7 +159,7 @@ async def build_graph(
     chunk store with vectors) disagree, `IncompleteVectorSetupError` when only one is given,
     `InvalidArgumentError` naming a tenant id that is not a UUID or a document
     field that is not encodable text or finite JSON,
-    `DuplicateDocumentError` for a repeated document id, `ValueError` for a
+    `DuplicateDocumentError` for a repeated document id, `InvalidArgumentError` for a
     bad threshold or concurrency, and `UnknownDomainError` for an unknown
     domain name. Then it checks the model server (`preflight`), raising
     `ModelServerError` and its kin before any chunk. With `strict=True` a
@@ -158,6 +168,13 @@ async def build_graph(
     of the chunks failed it raises `BuildFailedError` carrying the report,
     after writing what was extracted; `max_failed_share=1.0` accepts any
     partial result.
+
+    With a named model (`ServedLlmProvider`) and a log that keeps answers
+    (`AnswerMemory`), every answer is kept as it arrives, under a key naming
+    the model, the prompts (chunk text included) and the schema; a question
+    asked before, the domain question too, is answered from there without
+    asking the model, and the server is asked first in the answer format it
+    took before.
     """
     docs = list(documents)
     require_tenant_id(tenant_id)
@@ -165,7 +182,6 @@ async def build_graph(
     _check_inputs(docs, embeddings, vectors, merge_threshold)
     check_passage_store(embeddings, chunks)
     check_failed_share(max_failed_share)
-    extractor = Extractor(provider, chunker=chunker, concurrency=concurrency)
     projections: list[Projection] = [GraphProjection(graph)]
     if vectors is not None:
         projections.append(VectorProjection(vectors))
@@ -173,10 +189,16 @@ async def build_graph(
         projections.append(ChunkProjection(chunks))
     sink = EventSink(log if log is not None else InMemoryEventLog(), projections)
     stores = (sink.log, graph, vectors, chunks)
+    served = remembering(provider, sink.log, tenant_id)
+    answers = None if served is None else RememberedAnswers(*served, tenant_id)
+    extractor = Extractor(answers or provider, chunker=chunker, concurrency=concurrency)
     await catch_up(sink.log, tenant_id, projections)  # a fold a crash cut short (ADR 0132)
 
     await preflight(provider)
-    decision = await decide_domain(domain, provider, docs, strict=strict)
+    if served is not None:
+        await recall_format(*served, tenant_id)
+    asked = provider if served is None else RememberedAnswers(*served, tenant_id)
+    decision = await decide_domain(domain, asked, docs, strict=strict)
     tally = _Tally()
     extractions = [
         asyncio.ensure_future(
@@ -197,6 +219,8 @@ async def build_graph(
         for pending in extractions:
             pending.cancel()
         await asyncio.gather(*extractions, return_exceptions=True)
+    if served is not None:
+        await keep_format(*served, tenant_id)
 
     async def emit_merge(merge: EntitiesMerged) -> None:
         events: list[Event] = [merge]
@@ -223,6 +247,7 @@ async def build_graph(
         entities_retired=tally.retired,
         relationships_retired=tally.relationships_retired,
         chunks_written=tally.chunks,
+        chunks_reused=0 if answers is None else answers.reused,
         merges=[_summary(merge) for merge in merges],
         failures=tally.failures,
         failure_causes=failure_causes(tally.failures),
@@ -328,7 +353,12 @@ def _check_inputs(
             context="build_graph: the embedding provider against the vector store",
         )
     if not 0.0 <= merge_threshold <= 1.0:
-        raise ValueError(f"merge_threshold must be on 0..1, got {merge_threshold}")
+        raise InvalidArgumentError(
+            name="merge_threshold",
+            value=merge_threshold,
+            requirement="on 0..1",
+            message=f"merge_threshold must be on 0..1, got {merge_threshold}",
+        )
     seen: set[str] = set()
     for document in docs:
         if document.id in seen:

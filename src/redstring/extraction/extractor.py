@@ -21,6 +21,7 @@ from redstring.domain.document import SourceDocument
 from redstring.domain.entity import Entity, Relationship
 from redstring.domain.errors import (
     ChunkExtractionError,
+    InvalidArgumentError,
     MalformedCompletionError,
     RedstringError,
 )
@@ -44,7 +45,8 @@ class ChunkFailure(BaseModel):
 
 
 class ExtractionProgress(BaseModel):
-    """Progress through one document's chunks, reported after each chunk finishes."""
+    """Progress through one document's chunks: reported as it starts (0 done) and after
+    each chunk finishes."""
 
     document_id: str
     chunks_done: int
@@ -100,7 +102,12 @@ class Extractor:
         concurrency: int = 4,
     ) -> None:
         if concurrency < 1:
-            raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+            raise InvalidArgumentError(
+                name="concurrency",
+                value=concurrency,
+                requirement="at least 1",
+                message=f"concurrency must be at least 1, got {concurrency}",
+            )
         self._provider = provider
         self._chunker = chunker or SlidingWindowChunker()
         self._semaphore = asyncio.Semaphore(concurrency)
@@ -163,6 +170,12 @@ class Extractor:
             result.tally = tally
             return result
 
+        if progress is not None:  # shown before the first (slowest) answer
+            progress(
+                ExtractionProgress(
+                    document_id=document.id, chunks_done=0, chunks_total=len(spans), chunks_failed=0
+                )
+            )
         results = await _gather_in_order([one(i, span) for i, span in enumerate(spans)])
         entities, relationships, dropped = _combine(results, document.id, tenant_id)
         tally = TypeTally()

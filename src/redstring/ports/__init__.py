@@ -14,7 +14,8 @@ exchange beyond the root's types:
   `CorpusStats`, `LexicalCandidates` of `LexicalCandidate`s;
 - events: `EventLog` of `Event`s (`DocumentExtracted`, `DocumentChunked`,
   `EntitiesEmbedded`, `EntitiesMerged`, `EntitiesRetired`, `MergeUndone`);
-- models: `EmbeddingProvider`, `LlmProvider`, `CheckedLlmProvider`;
+- models: `EmbeddingProvider`, `LlmProvider`, `CheckedLlmProvider`, `ServedLlmProvider`;
+  `AnswerMemory` keeps their answers for a rerun;
 - `SharedTransaction`: adapters on one database committing one task's writes together.
 """
 
@@ -33,6 +34,7 @@ from redstring.domain.events import (
 )
 from redstring.domain.summary import ChunkSummary, GraphSummary
 from redstring.domain.vector import VectorMatch, VectorRecord
+from redstring.ports.answer_memory import AnswerMemory
 from redstring.ports.chunk_store import (
     ChunkPurge,
     ChunkReader,
@@ -51,11 +53,12 @@ from redstring.ports.graph_store import (
     GraphStore,
     GraphWriter,
 )
-from redstring.ports.llm_provider import CheckedLlmProvider, LlmProvider
+from redstring.ports.llm_provider import CheckedLlmProvider, LlmProvider, ServedLlmProvider
 from redstring.ports.transactions import SharedTransaction
 from redstring.ports.vector_store import VectorPurge, VectorSearcher, VectorStore, VectorWriter
 
 __all__ = [
+    "AnswerMemory",
     "BlockingIndex",
     "BlockingIndexMaintenance",
     "CheckedLlmProvider",
@@ -85,6 +88,7 @@ __all__ = [
     "LlmProvider",
     "MergeUndone",
     "SemanticChunkSource",
+    "ServedLlmProvider",
     "SharedTransaction",
     "VectorMatch",
     "VectorPurge",
