@@ -21,6 +21,7 @@ from redstring.domain.document import SourceDocument
 from redstring.domain.entity import Entity, Relationship
 from redstring.domain.errors import (
     ChunkExtractionError,
+    InvalidArgumentError,
     MalformedCompletionError,
     RedstringError,
 )
@@ -106,9 +107,19 @@ class Extractor:
         pair_questions: int = 0,
     ) -> None:
         if concurrency < 1:
-            raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+            raise InvalidArgumentError(
+                name="concurrency",
+                value=concurrency,
+                requirement="at least 1",
+                message=f"concurrency must be at least 1, got {concurrency}",
+            )
         if pair_questions < 0:
-            raise ValueError(f"pair_questions must be at least 0, got {pair_questions}")
+            raise InvalidArgumentError(
+                name="pair_questions",
+                value=pair_questions,
+                requirement="at least 0",
+                message=f"pair_questions must be at least 0, got {pair_questions}",
+            )
         self._pair_questions = pair_questions
         self._provider = provider
         self._chunker = chunker or SlidingWindowChunker()
