@@ -103,7 +103,7 @@ class ConfidenceCalibration:
 #: Entities (`Retriever`): semantic score and lexical similarity.
 ENTITY_CONFIDENCE = ConfidenceCalibration(
     semantic=ChannelCalibration(midpoint=0.739, slope=14.2),
-    lexical=ChannelCalibration(midpoint=0.685, slope=9.1),
+    lexical=ChannelCalibration(midpoint=0.547, slope=8.4),
 )
 #: Passages (`ChunkRetriever`): semantic score and `bm25_coverage`.
 PASSAGE_CONFIDENCE = ConfidenceCalibration(
