@@ -295,14 +295,27 @@ class AsyncRedstring:
                 base_url=base_url, model=model, api_key=api_key
             ) as provider:
                 return await self._build(
-                    docs, provider, domain, max_failed_share, progress, pair_questions
+                    docs,
+                    provider,
+                    domain=domain,
+                    max_failed_share=max_failed_share,
+                    progress=progress,
+                    pair_questions=pair_questions,
                 )
-        return await self._build(docs, model, domain, max_failed_share, progress, pair_questions)
+        return await self._build(
+            docs,
+            model,
+            domain=domain,
+            max_failed_share=max_failed_share,
+            progress=progress,
+            pair_questions=pair_questions,
+        )
 
     async def _build(
         self,
         documents: list[SourceDocument],
         provider: LlmProvider,
+        *,
         domain: DomainSpec,
         max_failed_share: float,
         progress: ProgressCallback | None,
