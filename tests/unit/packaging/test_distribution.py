@@ -56,6 +56,11 @@ def test_the_readme_puts_the_user_first_and_keeps_the_contributor_commands() -> 
         assert f"```bash\n{command}\n```" in contributor
 
 
+def test_the_readme_user_part_names_no_decision_record_or_backlog_id() -> None:
+    found = re.findall(r"\bADRs? \d+|\bB\d{2,3}\b|\bBACKLOG\b|\bissue \d+", user_part())
+    assert found == []
+
+
 def test_both_archives_describe_the_package_with_the_readme_user_part(built: Built) -> None:
     for raw in (wheel_metadata(built), sdist_metadata(built)):
         metadata = Parser().parsestr(raw)
