@@ -39,7 +39,7 @@ from redstring.domain.confidence import (
 from redstring.domain.errors import DimensionMismatchError
 from redstring.domain.fusion import DEFAULT_PASSAGE_FUSION, FusionStrategy
 from redstring.domain.ids import TenantId
-from redstring.domain.retrieval import RetrievalMode, resolve_mode
+from redstring.domain.retrieval import RetrievalMode, require_served, resolve_mode
 from redstring.domain.search_request import SearchRequest
 from redstring.domain.tokenize import tokenize
 from redstring.ports.chunk_store import ChunkStore, LexicalChunkSource, SemanticChunkSource
@@ -181,13 +181,11 @@ class ChunkRetriever:
         for a semantic or hybrid request to a lexical-only retriever; nothing
         else is checked again.
         """
-        if request.mode is not RetrievalMode.LEXICAL and self._semantic is None:
-            resolve_mode(
-                request.mode,
-                default=self._default,
-                semantic_available=False,
-                primary_constructor=_PRIMARY,
-            )
+        require_served(
+            request.mode,
+            semantic_available=self._semantic is not None,
+            primary_constructor=_PRIMARY,
+        )
         query, tenant_id, k, resolved = request.text, request.tenant_id, request.k, request.mode
         source_ids, threshold = request.filter_list(), request.min_confidence
         if k == 0:

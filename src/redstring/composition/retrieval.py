@@ -56,6 +56,7 @@ from redstring.domain.retrieval import (
     RetrievalMode,
     RetrievalResult,
     ScoredEntity,
+    require_served,
     resolve_mode,
 )
 from redstring.domain.search_request import SearchRequest
@@ -225,13 +226,11 @@ class Retriever:
         Raises `ModeNeedsEmbeddingsError` for a semantic or hybrid request to a
         lexical-only retriever; nothing else is checked again.
         """
-        if request.mode is not RetrievalMode.LEXICAL and self._semantic is None:
-            resolve_mode(
-                request.mode,
-                default=self._default_mode,
-                semantic_available=False,
-                primary_constructor=PRIMARY_CONSTRUCTOR,
-            )
+        require_served(
+            request.mode,
+            semantic_available=self._semantic is not None,
+            primary_constructor=PRIMARY_CONSTRUCTOR,
+        )
         query, tenant_id, k = request.text, request.tenant_id, request.k
         entity_types, threshold = request.filter_list(), request.min_confidence
         if k == 0:
