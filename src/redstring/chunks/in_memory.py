@@ -218,7 +218,10 @@ class InMemoryChunkStore(DescribedStore):
         require_tenant_id(tenant_id)
         part = self._tenants.get(tenant_id)
         sources = {} if part is None else part.sources
-        return chunk_summary_of((source, len(ids)) for source, ids in sources.items() if ids)
+        embedded = 0 if part is None else sum(row.unit is not None for row in part.rows.values())
+        return chunk_summary_of(
+            ((source, len(ids)) for source, ids in sources.items() if ids), embedded=embedded
+        )
 
     async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)

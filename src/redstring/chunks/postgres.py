@@ -194,13 +194,16 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
     async def chunk_summary(self, tenant_id: TenantId) -> ChunkSummary:
         require_tenant_id(tenant_id)
         statement = self._db.sql(
-            "SELECT source_id, COUNT(*) FROM {schema}.chunk_rows"
+            "SELECT source_id, COUNT(*), COUNT(embedding) FROM {schema}.chunk_rows"
             " WHERE tenant_id = %s GROUP BY source_id"
         )
 
         async def work(connection: Connection) -> ChunkSummary:
             cursor = await connection.execute(statement, (tenant_id,))
-            return chunk_summary_of((str(s), int(n)) for s, n in await cursor.fetchall())
+            rows = await cursor.fetchall()
+            return chunk_summary_of(
+                ((str(s), int(n)) for s, n, _ in rows), embedded=sum(int(e) for _, _, e in rows)
+            )
 
         return await self._db.read(work, store=self._name)
 

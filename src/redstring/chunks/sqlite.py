@@ -275,7 +275,16 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
                 " GROUP BY source_id",
                 (str(tenant_id),),
             ).fetchall()
-            return chunk_summary_of((source, int(n)) for source, n in rows)
+            number = tenant_number(connection, str(tenant_id))
+            embedded = (
+                0
+                if number is None
+                else connection.execute(
+                    "SELECT COUNT(*) FROM chunk_vectors WHERE key >= ? AND key < ?",
+                    (number << CHUNK_BITS, (number + 1) << CHUNK_BITS),
+                ).fetchone()[0]
+            )
+            return chunk_summary_of(((source, int(n)) for source, n in rows), embedded=embedded)
 
         return await self._db.read(work, store=self._name)
 

@@ -204,6 +204,7 @@ async def stats(stores: StoreSet, tenant_id: TenantId) -> StatsAnswer:
                 relationships=graph.relationships,
                 vectors=await stores.vectors.count(tenant),
                 chunks=None if chunks is None else chunks.chunks,
+                embedded_chunks=None if chunks is None else chunks.embedded,
             )
         )
     return StatsAnswer(backend=stores.backend, tenants=rows)

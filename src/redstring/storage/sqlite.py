@@ -157,6 +157,12 @@ class SqliteDatabase:
         self._connection.execute("PRAGMA synchronous=NORMAL")
 
     @property
+    def total_changes(self) -> int:
+        """The rows this connection has inserted, changed or deleted since it opened."""
+        with self._lock:
+            return self._connection.total_changes
+
+    @property
     def connection(self) -> sqlite3.Connection:
         """The raw connection, for tests and diagnostics only."""
         return self._connection
