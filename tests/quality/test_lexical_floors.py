@@ -2,7 +2,7 @@
 
 Measured on tests/data/quality/entity_corpus.json (both halves, 1,441
 queries) with `Retriever.lexical_only` over `InMemoryGraphStore`, with the
-rarity-weighted score and the exact-word guarantee of ADR 0310 (on the
+rarity-weighted score and the exact-word guarantee of ADR 0350 (on the
 exact-name and trigram candidates of ADR 0115 and the per-token keys of ADR
 0070); the floors sit about 0.02 below these figures so only a real
 regression crosses them:
@@ -26,7 +26,7 @@ A query that matches nothing almost always gets *something* back (a shared
 first name is a real partial match), so the no_match guard is on confidence
 instead: the share whose best lexical score reaches 0.9 (measured 0.000:
 only an identical form scores 1.0 and only a name holding every query word
-0.9 or more, ADR 0310; 0.087 under ADR 0070).
+0.9 or more, ADR 0350; 0.087 under ADR 0070).
 
 Re-measure with `uv run python -m scripts.evaluate_retrieval --provider fake`
 (the lexical columns do not depend on the provider; the report splits them

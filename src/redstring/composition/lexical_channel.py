@@ -1,8 +1,9 @@
 """The lexical channel: a normalised query in, the best-scored entities of one tenant out.
 
 Composes a graph store's `GraphReader` and `BlockingIndex` with the domain's
-keys, trigram weights and `lexical_score`; `Retriever` calls it for LEXICAL
-and HYBRID. Candidates come from three lookups, never a scan (ADR 0070, 0115):
+keys, rarity weights and `lexical_score`; `Retriever` calls it for LEXICAL
+and HYBRID. Candidates come from four lookups, never a scan (ADR 0070, 0115,
+0350):
 
 - the query's exact-name key: every entity named (or aliased) exactly as the
   query, first, so no cap can lose it;
@@ -13,13 +14,20 @@ and HYBRID. Candidates come from three lookups, never a scan (ADR 0070, 0115):
   every candidate, when it is cut at `LEXICAL_BLOCK_LIMIT` (ADR 0200). The
   blocks are counted first, so a skipped block is never read (B206(c));
 - its trigram keys: counted (up to `NGRAM_DF_CAP`) to weigh them, read
-  rarest first within `NGRAM_POSTINGS_BUDGET`, ranked by summed weight.
+  rarest first within `NGRAM_POSTINGS_BUDGET`, ranked by summed weight;
+- its whole-word keys (`k:`): counted with the trigrams, so each word weighs
+  by its rarity, and the rarest held word's block read: the entities holding
+  every query word are among its members (ADR 0350).
 
-The two ranked sources are interleaved after the exact matches into a pool
-(at most `PRESCORE_POOL_LIMIT` from the name keys); a pool larger than
+The two ranked sources are interleaved after the exact matches, the holders
+of a rare word (at most `RARE_WORD_LIMIT`), the best `NGRAM_KEPT` trigram
+candidates and the holders of every word into a pool (at most
+`PRESCORE_POOL_LIMIT` from the name keys); a pool larger than
 `CANDIDATE_LIMIT` is cut by `prescore_cut` over the pool's names, read with
-`get_names` (ADR 0201). The entity-type filter applies before any cut, and
-every candidate kept is scored with the same trigram weights.
+`get_names` (ADR 0201), which keeps the leading exact, rare-word and trigram
+ids and puts the holders of every word before the rest. The entity-type
+filter applies before any cut, and every candidate kept is scored with the
+same weights.
 """
 
 from __future__ import annotations
@@ -58,10 +66,10 @@ from redstring.ports.graph_store import BlockingIndex, GraphReader, GraphStore
 #: 60 pre-scored hold as much of a full scan's answer at 100k as 70 do (ADR 0201).
 CANDIDATE_LIMIT = 60
 #: The most entities holding the query's rarest word that are all scored, whatever
-#: the pre-score reads of them: a word this rare is strong evidence (ADR 0310).
+#: the pre-score reads of them: a word this rare is strong evidence (ADR 0350).
 RARE_WORD_LIMIT = 20
 #: The most of the trigram source's best (ranked by rarity-weighted shared trigrams) kept
-#: whole before the pre-score, which reads no rarity, cuts the rest of the pool (ADR 0310).
+#: whole before the pre-score, which reads no rarity, cuts the rest of the pool (ADR 0350).
 NGRAM_KEPT = 10
 
 
@@ -100,7 +108,7 @@ async def rank_lexically(
         graph.find_ids_by_blocking_keys(rarest_first(gram_counts), tenant_id, limit=NGRAM_DF_CAP),
     )
     # Every entity holding all the query's words is under its rarest word's key, and
-    # when that word is rare, every entity under it is worth scoring (ADR 0310).
+    # when that word is rare, every entity under it is worth scoring (ADR 0350).
     under = read_blocks.pop(rarest, []) if rarest is not None else []
     every_word = all(counts[key] for key in words)
     names = await _names_of_holders(graph, query, under, tenant_id) if every_word else {}

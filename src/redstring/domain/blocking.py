@@ -1,6 +1,6 @@
 """Blocking keys: the index that makes candidate generation a lookup, not a scan.
 
-Key scheme version `KEY_VERSION` (ADR 0070, 0115, 0200 and 0310, amending 0003). Names are
+Key scheme version `KEY_VERSION` (ADR 0070, 0115, 0200 and 0350, amending 0003). Names are
 keyed in their `matching_form` (accents folded, punctuation made space). An
 entity is filed under short keys, namespaced by kind, for its name and each
 alias:
@@ -10,7 +10,7 @@ alias:
 - `p:` the first `PREFIX_LENGTH` characters of the whole name;
 - `s:` the soundex of the whole name's ASCII letters (absent when none);
 - `k:` each keyed token whole: its block's size is the token's document
-  frequency among the tenant's names (ADR 0310);
+  frequency among the tenant's names (ADR 0350);
 - `w:` the first `TOKEN_PREFIX_LENGTH` characters of each keyed token;
 - `x:` the soundex of each keyed token's ASCII letters (absent when none);
 - `i:` the initials of the keyed tokens, when there are at least two;
@@ -277,7 +277,7 @@ def query_token_keys(query: NormalizedQuery) -> list[str]:
     """The `k:` keys of the query's keyed tokens, each once, in query order.
 
     A block's size is how many of the tenant's entities hold that token whole
-    in a name or alias: the count its rarity is weighed by (ADR 0310).
+    in a name or alias: the count its rarity is weighed by (ADR 0350).
     """
     return list(dict.fromkeys(WORD_NAMESPACE + token for token in _keyed(query.tokens)))
 

@@ -1,32 +1,39 @@
-"""Scoring an entity against a free-text query by string similarity.
+"""Scoring an entity against a free-text query: the share of the query's evidence a name holds.
 
-This is a field-weighted string similarity, not a term-weighted corpus ranker:
-over entity names, corpus statistics such as document frequency mean little
-(ADR 0011). The score is the maximum over fields, never a sum, so many
-mediocre fields cannot outrank an exact name and the result stays on 0..1.
+A field-weighted string similarity whose evidence is weighed by rarity (ADR
+0350, amending 0011): each query token weighs `ln(1 + 1000 / df)`, `df` the
+number of the tenant's entities holding it whole in a name or alias
+(`domain/rarity.py`), so a match on a word half the names carry counts for
+almost nothing and one on a word two names carry for a lot, as in SoftTFIDF
+(Cohen, Ravikumar and Fienberg 2003). The score is the maximum over fields,
+never a sum, so it stays on 0..1. A name field scores in three bands:
 
-A name field scores the best of three readings (ADR 0070), blended with a
-character trigram reading (ADR 0115):
+- 1.0: the matching forms are identical (ADR 0115);
+- `HOLDS_EVERY_WORD` up to `BELOW_EXACT`: the name holds every query word
+  whole (`NormalizedQuery.held_by`), higher as the query covers more of the
+  name's characters; so an exact word is never outranked by a look-alike;
+- below `HOLDS_EVERY_WORD`: any other name, by its share of the query's
+  evidence, kept as it is up to `SQUEEZE_FROM` and squeezed above it.
 
-- whole string: Jaro-Winkler of the two `matching_form`s;
+That share blends two readings, `NGRAM_MIX` of trigrams and the rest of the
+better of:
+
 - token-aware (`token_similarity`): each query token aligned to its best name
-  token, discounted for the name's characters the query leaves uncovered, so
+  token (equal 1.0, an initial `INITIAL_SIMILARITY`, else Jaro-Winkler
+  rescaled from `NEAR_FLOOR`), averaged with the rarity weights and
+  discounted for the name's characters the query leaves uncovered, so
   "Lovelace, Ada" and "A. Lovelace" find "Ada Lovelace";
 - acronym (`acronym_similarity`): an all-capitals short query against the
   name's initials, so "UCI Corp" finds "United Capital Intl Corp";
 - trigrams (`ngram_similarity`): the share of rare trigrams the two forms
   hold in common, weighted by the tenant's trigram counts, so a name sharing
-  most characters but no whole token still scores. It counts for
-  `NGRAM_MIX` of the name score, the best of the other three for the rest.
+  most characters but no whole token still scores.
 
-A short query (a code: `NormalizedQuery.short`, "GBP") has its whole-string
-and token Jaro-Winkler readings length-balanced, multiplied by shorter /
-longer length, so a two- or three-letter prefix of a long name ("GBP" ->
-"Gbarpolu", 0.70 unbalanced) no longer reads as a near match (ADR 0205).
-
-Only an identical matching form scores 1.0; any other reading is held at
-`BELOW_EXACT` at most, so a query equal to a name or alias ranks that entity
-first (ADR 0115). The query arrives normalised once (`NormalizedQuery`).
+A short query (a code: `NormalizedQuery.short`, "GBP") has its token
+Jaro-Winkler readings length-balanced, multiplied by shorter / longer
+length, so a two- or three-letter prefix of a long name ("GBP" ->
+"Gbarpolu") does not read as a near match (ADR 0205). The query arrives
+normalised once (`NormalizedQuery`).
 """
 
 from __future__ import annotations
@@ -59,12 +66,12 @@ INITIAL_SIMILARITY = 0.9
 NGRAM_MIX = 0.2
 #: The most a name whose matching form differs from the query's can score.
 BELOW_EXACT = 0.999
-#: The least a name holding every query word whole scores; any other scores below (ADR 0310).
+#: The least a name holding every query word whole scores; any other scores below (ADR 0350).
 HOLDS_EVERY_WORD = 0.9
-#: Any other name's score is kept as it is up to here, and squeezed above it (ADR 0310).
+#: Any other name's score is kept as it is up to here, and squeezed above it (ADR 0350).
 SQUEEZE_FROM = 0.8
 #: The Jaro-Winkler two unrelated tokens reach by chance; a token's closeness is rescaled
-#: from it to 1.0 onto 0..1, so an unrelated rare word earns nothing (ADR 0310).
+#: from it to 1.0 onto 0..1, so an unrelated rare word earns nothing (ADR 0350).
 NEAR_FLOOR = 0.5
 
 

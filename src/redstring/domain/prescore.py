@@ -8,7 +8,7 @@ similarity of the query's matching form to each name's, and of the two forms
 with their tokens sorted (so "Smith, John" reads like "John Smith"); an
 entity takes the best over its name and aliases. An entity with a name
 holding every query word whole (`NormalizedQuery.held_by`) comes before
-every other whatever its reading (ADR 0310). Ties go to the ascending id
+every other whatever its reading (ADR 0350). Ties go to the ascending id
 string, so the cut is deterministic. It only chooses which candidates the
 full score sees; it never ranks an answer.
 """

@@ -1,4 +1,4 @@
-"""How much evidence each query word carries: its rarity among the tenant's names (ADR 0310).
+"""How much evidence each query word carries: its rarity among the tenant's names (ADR 0350).
 
 A word held whole by `df` of the tenant's entities (the size of its `k:`
 block, counted up to `NGRAM_DF_CAP`) weighs `ngram_weight(df)`, as a trigram

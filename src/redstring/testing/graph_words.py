@@ -1,7 +1,7 @@
 """The contract of a graph store's whole-word keys: each word's count is its exact rarity.
 
 The lexical channel weighs a query word by how many of the tenant's entities
-hold it whole in a name or alias: the size of its `k:` block (ADR 0310). That
+hold it whole in a name or alias: the size of its `k:` block (ADR 0350). That
 count must stay exact under every write (upserts, alias changes, renames,
 merges, deletes) with no rebuild, and never count another tenant's entities,
 even under the same ids. Mixed into `GraphStoreCompliance`, so every graph

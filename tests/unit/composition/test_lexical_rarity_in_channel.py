@@ -1,4 +1,4 @@
-"""The lexical channel weighs query words by the tenant's counts, kept on every write (ADR 0310)."""
+"""The lexical channel weighs query words by the tenant's counts, kept on every write (ADR 0350)."""
 
 from __future__ import annotations
 

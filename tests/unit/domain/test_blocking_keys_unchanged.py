@@ -6,7 +6,7 @@ afresh, the type normalised per entity. The library's functions must give
 the same keys, in the same order where they return a list, for any text.
 The reference carries key scheme 4's joined and pair keys (ADR 0200) the
 plain way: every ordered pair of the first four keyed tokens; and scheme 5's
-whole-token keys (ADR 0310), which a query counts apart from its name keys.
+whole-token keys (ADR 0350), which a query counts apart from its name keys.
 """
 
 from __future__ import annotations

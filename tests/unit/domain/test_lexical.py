@@ -179,7 +179,7 @@ def test_a_short_code_does_not_read_a_prefix_of_a_long_name_as_a_near_match() ->
 def test_a_query_longer_than_a_code_keeps_its_prefix_readings() -> None:
     assert not q("Inds").short
 
-    def near(alike: float) -> float:  # closeness rescaled from NEAR_FLOOR (ADR 0310)
+    def near(alike: float) -> float:  # closeness rescaled from NEAR_FLOOR (ADR 0350)
         return max(0.0, (alike - NEAR_FLOOR) / (1 - NEAR_FLOOR))
 
     assert token_similarity(("inds",), ("industries",)) == pytest.approx(

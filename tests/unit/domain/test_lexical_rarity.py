@@ -1,4 +1,4 @@
-"""The entity lexical score weighs each query word by its rarity among the names (ADR 0310).
+"""The entity lexical score weighs each query word by its rarity among the names (ADR 0350).
 
 A match on a word half the names carry counts for almost nothing, a match on
 a word two names carry for a lot; the score stays on 0..1 and reads as the

@@ -1,4 +1,4 @@
-"""Exact words are never lost, in every store (ADR 0310).
+"""Exact words are never lost, in every store (ADR 0350).
 
 An entity whose name or alias holds every query word whole is a candidate of
 the lexical channel and ranks above every entity that only looks alike,
