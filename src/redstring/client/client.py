@@ -52,7 +52,8 @@ from redstring.domain.errors import (
 )
 from redstring.domain.events import MergeUndone
 from redstring.domain.ids import TenantId
-from redstring.domain.retrieval import ModeName, require_k, require_query
+from redstring.domain.retrieval import ModeName
+from redstring.domain.search_request import SearchRequest
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
 from redstring.llm.openai_compatible import OpenAICompatibleLlmProvider
@@ -82,12 +83,6 @@ def _tenant(tenant: str | UUID | None) -> TenantId:
 
 
 _log = logging.getLogger("redstring")
-
-
-def _require_search(query: str, k: int) -> None:
-    """The query guards, checked before the database is opened."""
-    require_query(query)
-    require_k(k)
 
 
 class AsyncRedstring:
@@ -338,20 +333,11 @@ class AsyncRedstring:
         `min_confidence` (0..1, `None`: no threshold) answers empty when no
         candidate's `confidence` reaches it: "nothing here matches".
         """
-        _require_search(query, k)
         resolved = queries.resolve_mode(mode, self._embeddings, fix=EMBEDDINGS_ARGUMENT)
+        request = SearchRequest.of(query, self._tenant, k=k, mode=resolved, only=types,
+                                   only_name="types", min_confidence=min_confidence)  # fmt: skip
         stores = await self._open("search")
-        answer = await queries.search_entities(
-            stores,
-            self._embeddings,
-            self._tenant,
-            query,
-            k=k,
-            mode=resolved.value,
-            entity_types=types,
-            min_confidence=min_confidence,
-            fix=EMBEDDINGS_ARGUMENT,
-        )
+        answer = await queries.search_entities(stores, self._embeddings, request)
         if answer.matches or k == 0:
             return answer
         why = empty_hint(stores, self._tenant, passages=False, mode=resolved,
@@ -372,20 +358,11 @@ class AsyncRedstring:
         `mode` and `min_confidence` as for `search`; `sources` keeps only
         passages of those document ids.
         """
-        _require_search(query, k)
         resolved = queries.resolve_mode(mode, self._embeddings, fix=EMBEDDINGS_ARGUMENT)
+        request = SearchRequest.of(query, self._tenant, k=k, mode=resolved, only=sources,
+                                   only_name="sources", min_confidence=min_confidence)  # fmt: skip
         stores = await self._open("passages")
-        answer = await queries.search_passages(
-            stores,
-            self._embeddings,
-            self._tenant,
-            query,
-            k=k,
-            mode=resolved.value,
-            source_ids=sources,
-            min_confidence=min_confidence,
-            fix=EMBEDDINGS_ARGUMENT,
-        )
+        answer = await queries.search_passages(stores, self._embeddings, request)
         if answer.matches or k == 0:
             return answer
         why = empty_hint(stores, self._tenant, passages=True, mode=resolved,

@@ -58,6 +58,11 @@ def test_the_readme_puts_the_user_first_and_keeps_the_contributor_commands() -> 
         assert f"```bash\n{command}\n```" in contributor
 
 
+def test_the_readme_user_part_names_no_decision_record_or_backlog_id() -> None:
+    found = re.findall(r"\bADRs? \d+|\bB\d{2,3}\b|\bBACKLOG\b|\bissue \d+", user_part())
+    assert found == []
+
+
 def test_ci_runs_the_readmes_test_command_once() -> None:
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     assert ci.count(TEST_COMMAND) == 1
