@@ -256,6 +256,7 @@ class AsyncRedstring:
         root: str | os.PathLike[str] | None = None,
         encoding: str = "utf-8",
         progress: ProgressCallback | None = None,
+        pair_questions: int = 0,
     ) -> GraphBuildReport:
         """Extract entities and relationships of `documents` into the tenant's graph.
 
@@ -269,7 +270,9 @@ class AsyncRedstring:
         unknown model or a missing `openai` extra raises. When more than
         `max_failed_share` of the chunks fail, raises `BuildFailedError`
         carrying the report; pass `max_failed_share=1.0` to take partial
-        results.
+        results. `pair_questions` above 0 asks about up to that many pairs of
+        a passage's entities, one question each, when its answer states no
+        relationship (small models leave them out).
         """
         read = gather_documents(documents, encoding=encoding, root=root)
         for skipped in read.skipped:
@@ -286,16 +289,32 @@ class AsyncRedstring:
             async with OpenAICompatibleLlmProvider(
                 base_url=base_url, model=model, api_key=api_key
             ) as provider:
-                return await self._build(docs, provider, domain, max_failed_share, progress)
-        return await self._build(docs, model, domain, max_failed_share, progress)
+                return await self._build(
+                    docs,
+                    provider,
+                    domain=domain,
+                    max_failed_share=max_failed_share,
+                    progress=progress,
+                    pair_questions=pair_questions,
+                )
+        return await self._build(
+            docs,
+            model,
+            domain=domain,
+            max_failed_share=max_failed_share,
+            progress=progress,
+            pair_questions=pair_questions,
+        )
 
     async def _build(
         self,
         documents: list[SourceDocument],
         provider: LlmProvider,
+        *,
         domain: DomainSpec,
         max_failed_share: float,
         progress: ProgressCallback | None,
+        pair_questions: int,
     ) -> GraphBuildReport:
         if self._closed:
             raise ClientClosedError(method="build")
@@ -315,6 +334,7 @@ class AsyncRedstring:
             progress=progress,
             concurrency=concurrency if isinstance(concurrency, int) else 4,
             max_failed_share=max_failed_share,
+            pair_questions=pair_questions,
         )
 
     async def search(

@@ -155,6 +155,7 @@ class Redstring:
         root: str | os.PathLike[str] | None = None,
         encoding: str = "utf-8",
         progress: ProgressCallback | None = None,
+        pair_questions: int = 0,
     ) -> GraphBuildReport:
         """See `AsyncRedstring.build`."""
         return self._run(
@@ -168,6 +169,7 @@ class Redstring:
                 root=root,
                 encoding=encoding,
                 progress=progress,
+                pair_questions=pair_questions,
             )
         )
 
