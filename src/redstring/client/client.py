@@ -88,10 +88,11 @@ _log = logging.getLogger("redstring")
 class AsyncRedstring:
     """A redstring database, one tenant of it, and one embedding provider.
 
-    `db` is a SQLite file path (created on first use) or a `postgresql://`
-    URL; `tenant` a name or UUID (default: the command line's `default`
-    tenant); `embeddings` is `"local"`, `"multilingual"` (ADR 0275), `"none"`,
-    an `EmbeddingProvider`, or `None` for the local model when its extra is
+    `db` is a SQLite file path (created on first use), a `postgresql://`
+    URL, or `":memory:"` for a database that lives as long as the client;
+    `tenant` a name or UUID (default: the command line's `default` tenant);
+    `embeddings` is `"local"`, `"multilingual"`, `"none"`, an
+    `EmbeddingProvider`, or `None` for the local model when its extra is
     installed. `threads` is how many cores the local model embeds on (`None`:
     all this process may use; one thread gives the same vectors). A new database is
     made at the provider's dimension. `migrate=True` upgrades a database

@@ -3,7 +3,8 @@
 Composes `open_sqlite` and `open_postgres` behind one `StoreOpener`, so every
 command opens its database the same way whatever the backend. A value
 starting with `postgresql://` or `postgres://` is a PostgreSQL URL (needs the
-`postgres` extra); anything else is a SQLite file path.
+`postgres` extra); `:memory:` is a database held in this process and gone
+at close; anything else is a SQLite file path.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from redstring.chunks.in_memory import InMemoryChunkStore
 from redstring.client.embeddings import UNEMBEDDED_DIMENSION
 from redstring.client.store_set import StoreSet
 from redstring.composition.rebuild import lagging_tenants
@@ -23,8 +25,13 @@ from redstring.domain.errors import (
     InvalidArgumentError,
     MissingExtraError,
 )
+from redstring.events.in_memory import InMemoryEventLog
+from redstring.graph.in_memory import InMemoryGraphStore
+from redstring.vector.in_memory import InMemoryVectorStore
 
 POSTGRES_PREFIXES = ("postgresql://", "postgres://")
+#: The `db` value of a database held in memory, as SQLite spells it.
+IN_MEMORY = ":memory:"
 
 
 @asynccontextmanager
@@ -49,6 +56,16 @@ async def open_store_set(
     call created is deleted at the end when nothing was written to it, so a
     first call that fails leaves no empty database behind.
     """
+    if db == IN_MEMORY:
+        size = dimension or UNEMBEDDED_DIMENSION
+        yield StoreSet(
+            backend="memory",
+            graph=InMemoryGraphStore(),
+            vectors=InMemoryVectorStore(dimension=size),
+            chunks=InMemoryChunkStore(dimension=size),
+            events=InMemoryEventLog(),
+        )
+        return
     if db.startswith(POSTGRES_PREFIXES):
         async with _postgres(db, dimension=dimension, create=create, migrate=migrate) as stores:
             yield stores
