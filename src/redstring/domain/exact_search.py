@@ -14,7 +14,12 @@ import numpy as np
 import numpy.typing as npt
 from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
-from redstring.domain.errors import DimensionMismatchError, InvalidVectorError
+from redstring.domain.errors import (
+    DimensionMismatchError,
+    InvalidArgumentError,
+    InvalidVectorError,
+)
+from redstring.domain.validation import require_k
 
 FloatMatrix = npt.NDArray[np.float32]
 
@@ -47,12 +52,25 @@ def single_threaded_blas() -> Iterator[None]:
         yield
 
 
-def validate_search_args(k: int, min_score: float | None) -> None:
-    """Raise `ValueError` for a negative `k` or a `min_score` outside 0..1."""
-    if k < 0:
-        raise ValueError(f"k must be zero or more, got {k}")
-    if min_score is not None and not 0.0 <= min_score <= 1.0:
-        raise ValueError(f"min_score is on the 0..1 match scale, got {min_score}")
+def validate_search_args(k: object, min_score: object) -> None:
+    """Refuse a `k` that is not an int of zero or more, and a `min_score` not a number in 0..1.
+
+    Each raises `InvalidArgumentError` (a `ValueError`) naming the argument.
+    """
+    require_k(k)
+    if min_score is None:
+        return
+    if isinstance(min_score, bool) or not isinstance(min_score, int | float):
+        raise InvalidArgumentError(
+            name="min_score",
+            value=min_score,
+            requirement=f"a number from 0 to 1 or None, not {type(min_score).__name__}; "
+            "pass e.g. min_score=0.5",
+        )
+    if not 0.0 <= min_score <= 1.0:
+        raise InvalidArgumentError(
+            name="min_score", value=min_score, requirement="on the 0..1 match scale"
+        )
 
 
 def top_k(
