@@ -95,20 +95,41 @@ def top_k(
     scores = np.clip((1.0 + products) / 2.0, 0.0, 1.0)
     keep = np.ones(scores.shape[0], dtype=bool) if eligible is None else eligible.copy()
     if min_score is not None:
-        keep &= scores >= min_score
+        keep &= scores >= min_score - RESCORE_MARGIN
     rows = np.flatnonzero(keep)
     if rows.size == 0:
         return []
     candidate_scores = scores[rows]
     if rows.size > k:
         threshold = np.partition(candidate_scores, rows.size - k)[rows.size - k]
-        chosen = candidate_scores >= threshold
-        rows, candidate_scores = rows[chosen], candidate_scores[chosen]
+        chosen = candidate_scores >= threshold - RESCORE_MARGIN
+        rows = rows[chosen]
+    exact = _row_scores(matrix[rows], query)
+    if min_score is not None:
+        rows, exact = rows[exact >= min_score], exact[exact >= min_score]
     ranked = sorted(
-        zip(rows.tolist(), candidate_scores.tolist(), strict=True),
+        zip(rows.tolist(), exact.tolist(), strict=True),
         key=lambda pair: (-pair[1], ids[pair[0]]),
     )
     return ranked[:k]
+
+
+#: How far below the k-th BLAS score a row may be and still be rescored: far above the
+#: float32 rounding of a unit-vector dot product, which depends on the row's position.
+RESCORE_MARGIN = 1e-5
+
+
+def _row_scores(rows: FloatMatrix, query: FloatMatrix) -> npt.NDArray[np.float64]:
+    """Match scores of `rows`, each computed alike wherever it sits in the matrix.
+
+    BLAS rounds a row's product differently by its position in the block it
+    is computed in, so two equal rows could score apart and break their tie
+    by position; a float64 row-wise sum does not.
+    """
+    products = (rows.astype(np.float64) * query.astype(np.float64)).sum(axis=1)
+    return np.asarray(np.clip((1.0 + products) / 2.0, 0.0, 1.0), dtype=np.float32).astype(
+        np.float64
+    )
 
 
 def stored_vector(vector: Sequence[float], *, dimension: int, context: str) -> FloatMatrix:
