@@ -40,7 +40,7 @@ def main(rows: int, dim: int = 384) -> None:
     part.put(ids, types, types, matrix)
     print(f"rows put {time.perf_counter() - started:.1f} s (CPU {time.process_time() - cpu:.2f} s)")
     started = time.perf_counter()
-    index = IvfIndex(part)
+    index = IvfIndex.train(part)
     print(f"train + add {time.perf_counter() - started:.1f} s", flush=True)
     path = Path(tempfile.mkdtemp()) / "ivf.index"
     started = time.perf_counter()

@@ -2,17 +2,19 @@
 
 The root holds what the main job needs (ADR 0166):
 
-    from redstring import Redstring
+    from redstring import Redstring, sample_docs
     with Redstring("demo.db") as rs:
-        rs.index("examples/sample_docs")
+        rs.index(sample_docs())
         print(rs.passages("who wrote the first program"))
 
-- the client, blocking and async: `Redstring`, `AsyncRedstring`;
+- the client, blocking and async: `Redstring`, `AsyncRedstring`; `sample_docs()`,
+  the folder of sample documents that ships with the package;
 - the pieces it is made of, for composing your own: `index_documents`,
   `build_graph`, `Retriever` (entities), `ChunkRetriever` (passages);
 - the main types: `SourceDocument`, `StoredChunk`, `TextSpan`, `Entity`,
-  `Relationship`, `RetrievalMode`, `RetrievalResult`, `ScoredEntity`,
-  `ChunkRetrievalResult`, `ScoredChunk`, `ChunkMatch`, and the ids
+  `Relationship`, `RetrievalMode`, `SearchRequest` (one search, checked
+  once), `RetrievalResult`, `ScoredEntity`, `ChunkRetrievalResult`,
+  `ScoredChunk`, `ChunkMatch`, and the ids
   (`TenantId`, `EntityId`, `RelationshipId`, `ChunkId` with `tenant_id_for`,
   `new_tenant_id`, `entity_id_for`, `relationship_id_for`, `chunk_id_for`);
 - `RedstringError`, the root of every deliberate error; `__version__`.
@@ -38,6 +40,7 @@ from redstring import ports as ports
 from redstring import providers as providers
 from redstring import stores as stores
 from redstring.client import AsyncRedstring, Redstring
+from redstring.client.samples import sample_docs
 from redstring.composition.build_graph import build_graph
 from redstring.composition.chunk_retrieval import ChunkRetriever
 from redstring.composition.index_documents import index_documents
@@ -57,6 +60,7 @@ from redstring.domain.ids import (
     tenant_id_for,
 )
 from redstring.domain.retrieval import RetrievalMode, RetrievalResult, ScoredEntity
+from redstring.domain.search_request import SearchRequest
 
 #: The installed distribution's version (one source: pyproject.toml).
 __version__ = _installed_version("redstring")
@@ -78,6 +82,7 @@ __all__ = [
     "Retriever",
     "ScoredChunk",
     "ScoredEntity",
+    "SearchRequest",
     "SourceDocument",
     "StoredChunk",
     "TenantId",
@@ -88,5 +93,6 @@ __all__ = [
     "index_documents",
     "new_tenant_id",
     "relationship_id_for",
+    "sample_docs",
     "tenant_id_for",
 ]

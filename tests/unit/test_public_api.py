@@ -50,6 +50,7 @@ SURFACE: dict[str, set[str]] = {
         "Entity",
         "Relationship",
         "RetrievalMode",
+        "SearchRequest",
         "RetrievalResult",
         "ScoredEntity",
         "ChunkRetrievalResult",
@@ -64,6 +65,7 @@ SURFACE: dict[str, set[str]] = {
         "entity_id_for",
         "relationship_id_for",
         "chunk_id_for",
+        "sample_docs",
         "RedstringError",
     },
     "redstring.answers": {

@@ -24,6 +24,7 @@ from redstring.cli.providers import (
     embedding_provider,
     llm_provider,
     max_failed_share,
+    pair_questions,
 )
 from redstring.cli.wording import LLM_FLAGS, in_flags
 from redstring.client import answers, render
@@ -69,6 +70,7 @@ async def run(args: argparse.Namespace, context: Context) -> int:
         "search": _search,
         "passages": _passages,
         "stats": _stats,
+        "remove": _remove,
         "mcp": _mcp,
         "rekey": _rekey,
         "undo": _undo,
@@ -120,7 +122,11 @@ async def _index(args: argparse.Namespace, context: Context) -> None:
     async with _closing(client):
         try:
             report = await client.index(
-                args.paths, root=args.root, encoding=args.encoding, progress=bar.update
+                args.paths,
+                root=args.root,
+                encoding=args.encoding,
+                keep_missing=args.keep_missing,
+                progress=bar.update,
             )
         finally:
             bar.finish()
@@ -140,6 +146,7 @@ async def _build(args: argparse.Namespace, context: Context) -> None:
     documents = read.documents
     provider = llm_provider(args, context.env)
     share = max_failed_share(args, context.env)
+    pairs = pair_questions(args, context.env)
     domain: DomainSpec = AUTO if args.domain == "auto" else args.domain
     finished: set[str] = set()
     bar = ProgressBar(context.err, "building", unit="doc", enabled=not args.quiet)
@@ -166,6 +173,7 @@ async def _build(args: argparse.Namespace, context: Context) -> None:
                 domain=domain,
                 max_failed_share=DEFAULT_MAX_FAILED_SHARE if share is None else share,
                 progress=progress,
+                pair_questions=pairs,
             )
         except BuildFailedError as failed:
             if isinstance(failed.report, GraphBuildReport):  # printed, then the error line
@@ -217,6 +225,14 @@ async def _stats(args: argparse.Namespace, context: Context) -> None:
     async with _closing(client):
         answer = await client.stats()
     _emit(answer, args, context, answers.print_stats)
+
+
+async def _remove(args: argparse.Namespace, context: Context) -> None:
+    client = _client(args, context, None, read_only=False)
+    async with _closing(client):
+        for document_id in args.document_ids:
+            passages = await client.remove(document_id)
+            context.out.write(f"removed {document_id} ({answers.count(passages, 'passage')})\n")
 
 
 async def _rekey(args: argparse.Namespace, context: Context) -> None:

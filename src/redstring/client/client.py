@@ -30,6 +30,7 @@ from redstring.client.documents import Documents, gather_documents
 from redstring.client.embeddings import EmbeddingChoice, resolve_embeddings
 from redstring.client.errors import EMBEDDINGS_ARGUMENT
 from redstring.client.hints import empty_hint
+from redstring.client.removal import remove_document, remove_missing
 from redstring.client.store_set import StoreOpener, StoreSet
 from redstring.client.stores import open_store_set
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
@@ -51,10 +52,12 @@ from redstring.domain.errors import (
 )
 from redstring.domain.events import MergeUndone
 from redstring.domain.ids import TenantId
-from redstring.domain.retrieval import require_k, require_query
+from redstring.domain.retrieval import ModeName
+from redstring.domain.search_request import SearchRequest
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
 from redstring.llm.openai_compatible import OpenAICompatibleLlmProvider
+from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.llm_provider import LlmProvider
 
@@ -82,12 +85,6 @@ def _tenant(tenant: str | UUID | None) -> TenantId:
 _log = logging.getLogger("redstring")
 
 
-def _require_search(query: str, k: int) -> None:
-    """The query guards, checked before the database is opened."""
-    require_query(query)
-    require_k(k)
-
-
 class AsyncRedstring:
     """A redstring database, one tenant of it, and one embedding provider.
 
@@ -95,7 +92,8 @@ class AsyncRedstring:
     URL; `tenant` a name or UUID (default: the command line's `default`
     tenant); `embeddings` is `"local"`, `"multilingual"` (ADR 0275), `"none"`,
     an `EmbeddingProvider`, or `None` for the local model when its extra is
-    installed. A new database is
+    installed. `threads` is how many cores the local model embeds on (`None`:
+    all this process may use; one thread gives the same vectors). A new database is
     made at the provider's dimension. `migrate=True` upgrades a database
     written by an older redstring in place. `create=False` is for a client
     that only reads: the database must exist (`DatabaseNotFoundError`) and a
@@ -112,6 +110,7 @@ class AsyncRedstring:
         *,
         tenant: str | UUID | None = None,
         embeddings: EmbeddingChoice = None,
+        threads: int | None = None,
         migrate: bool = False,
         create: bool = True,
         opener: StoreOpener | None = None,
@@ -122,7 +121,7 @@ class AsyncRedstring:
             )
         self._db = os.fspath(db)
         self._tenant = _tenant(tenant)
-        self._embeddings = resolve_embeddings(embeddings)
+        self._embeddings = resolve_embeddings(embeddings, threads=threads)
         self._migrate = migrate
         self._create = create
         self._opener: StoreOpener = open_store_set if opener is None else opener
@@ -196,6 +195,7 @@ class AsyncRedstring:
         *,
         root: str | os.PathLike[str] | None = None,
         encoding: str = "utf-8",
+        keep_missing: bool = False,
         progress: IndexProgressCallback | None = None,
     ) -> IndexReport:
         """Split `documents` into passages of the tenant, embedded when there is a provider.
@@ -207,22 +207,42 @@ class AsyncRedstring:
         does not decode is skipped and listed in the report's `skipped`.
         Indexing a document again writes only what changed; each document is
         stored as soon as it is done, so an interrupted run keeps them.
+        A folder indexed again is mirrored: the documents read from files
+        under it that are no longer there are removed (listed in the report's
+        `removed`) unless `keep_missing`.
         `progress(chunks_done, chunks_total)` follows the chunks. Raises
         `DocumentPathError` / `NoDocumentsError` for paths that hold nothing
         to read.
         """
         read = gather_documents(documents, encoding=encoding, root=root)
-        stores = await self._open("index")
-        if stores.chunks is None:
-            raise ChunkStoreUnavailableError(backend=stores.backend, command="index")
+        chunks = await self._chunks("index")
         report = await index_documents(
             read.documents,
-            chunks=stores.chunks,
+            chunks=chunks,
             tenant_id=self._tenant,
             embeddings=self._embeddings,
             progress=progress,
         )
-        return report.model_copy(update={"skipped": read.skipped})
+        present = {document.id for document in read.documents}
+        present.update(file.id for file in read.skipped)
+        folders = [] if keep_missing else read.folders
+        removed = await remove_missing(chunks, self._tenant, folders, present)
+        return report.model_copy(update={"skipped": read.skipped, "removed": removed})
+
+    async def remove(self, document_id: str) -> int:
+        """Remove the document `document_id` (a passage's `source_id`) from the tenant.
+
+        Its passages go with their vectors, in one transaction; returns how
+        many there were. Raises `InvalidArgumentError` when the tenant holds
+        no such document.
+        """
+        return await remove_document(await self._chunks("remove"), self._tenant, document_id)
+
+    async def _chunks(self, method: str) -> ChunkStore:
+        stores = await self._open(method)
+        if stores.chunks is None:
+            raise ChunkStoreUnavailableError(backend=stores.backend, command=method)
+        return stores.chunks
 
     async def build(
         self,
@@ -236,6 +256,7 @@ class AsyncRedstring:
         root: str | os.PathLike[str] | None = None,
         encoding: str = "utf-8",
         progress: ProgressCallback | None = None,
+        pair_questions: int = 0,
     ) -> GraphBuildReport:
         """Extract entities and relationships of `documents` into the tenant's graph.
 
@@ -249,7 +270,9 @@ class AsyncRedstring:
         unknown model or a missing `openai` extra raises. When more than
         `max_failed_share` of the chunks fail, raises `BuildFailedError`
         carrying the report; pass `max_failed_share=1.0` to take partial
-        results.
+        results. `pair_questions` above 0 asks about up to that many pairs of
+        a passage's entities, one question each, when its answer states no
+        relationship (small models leave them out).
         """
         read = gather_documents(documents, encoding=encoding, root=root)
         for skipped in read.skipped:
@@ -266,16 +289,32 @@ class AsyncRedstring:
             async with OpenAICompatibleLlmProvider(
                 base_url=base_url, model=model, api_key=api_key
             ) as provider:
-                return await self._build(docs, provider, domain, max_failed_share, progress)
-        return await self._build(docs, model, domain, max_failed_share, progress)
+                return await self._build(
+                    docs,
+                    provider,
+                    domain=domain,
+                    max_failed_share=max_failed_share,
+                    progress=progress,
+                    pair_questions=pair_questions,
+                )
+        return await self._build(
+            docs,
+            model,
+            domain=domain,
+            max_failed_share=max_failed_share,
+            progress=progress,
+            pair_questions=pair_questions,
+        )
 
     async def _build(
         self,
         documents: list[SourceDocument],
         provider: LlmProvider,
+        *,
         domain: DomainSpec,
         max_failed_share: float,
         progress: ProgressCallback | None,
+        pair_questions: int,
     ) -> GraphBuildReport:
         if self._closed:
             raise ClientClosedError(method="build")
@@ -295,6 +334,7 @@ class AsyncRedstring:
             progress=progress,
             concurrency=concurrency if isinstance(concurrency, int) else 4,
             max_failed_share=max_failed_share,
+            pair_questions=pair_questions,
         )
 
     async def search(
@@ -302,7 +342,7 @@ class AsyncRedstring:
         query: str,
         *,
         k: int = 10,
-        mode: str | None = None,
+        mode: ModeName | None = None,
         types: Sequence[str] | None = None,
         min_confidence: float | None = None,
     ) -> EntitySearchAnswer:
@@ -313,20 +353,11 @@ class AsyncRedstring:
         `min_confidence` (0..1, `None`: no threshold) answers empty when no
         candidate's `confidence` reaches it: "nothing here matches".
         """
-        _require_search(query, k)
         resolved = queries.resolve_mode(mode, self._embeddings, fix=EMBEDDINGS_ARGUMENT)
+        request = SearchRequest.of(query, self._tenant, k=k, mode=resolved, only=types,
+                                   only_name="types", min_confidence=min_confidence)  # fmt: skip
         stores = await self._open("search")
-        answer = await queries.search_entities(
-            stores,
-            self._embeddings,
-            self._tenant,
-            query,
-            k=k,
-            mode=resolved.value,
-            entity_types=types,
-            min_confidence=min_confidence,
-            fix=EMBEDDINGS_ARGUMENT,
-        )
+        answer = await queries.search_entities(stores, self._embeddings, request)
         if answer.matches or k == 0:
             return answer
         why = empty_hint(stores, self._tenant, passages=False, mode=resolved,
@@ -338,7 +369,7 @@ class AsyncRedstring:
         query: str,
         *,
         k: int = 5,
-        mode: str | None = None,
+        mode: ModeName | None = None,
         sources: Sequence[str] | None = None,
         min_confidence: float | None = None,
     ) -> PassageSearchAnswer:
@@ -347,20 +378,11 @@ class AsyncRedstring:
         `mode` and `min_confidence` as for `search`; `sources` keeps only
         passages of those document ids.
         """
-        _require_search(query, k)
         resolved = queries.resolve_mode(mode, self._embeddings, fix=EMBEDDINGS_ARGUMENT)
+        request = SearchRequest.of(query, self._tenant, k=k, mode=resolved, only=sources,
+                                   only_name="sources", min_confidence=min_confidence)  # fmt: skip
         stores = await self._open("passages")
-        answer = await queries.search_passages(
-            stores,
-            self._embeddings,
-            self._tenant,
-            query,
-            k=k,
-            mode=resolved.value,
-            source_ids=sources,
-            min_confidence=min_confidence,
-            fix=EMBEDDINGS_ARGUMENT,
-        )
+        answer = await queries.search_passages(stores, self._embeddings, request)
         if answer.matches or k == 0:
             return answer
         why = empty_hint(stores, self._tenant, passages=True, mode=resolved,

@@ -36,6 +36,7 @@ from redstring.composition.rekey import RekeyReport
 from redstring.domain.chunk import StoredChunk
 from redstring.domain.events import MergeUndone
 from redstring.domain.ids import TenantId
+from redstring.domain.retrieval import ModeName
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
 from redstring.ports.embedding_provider import EmbeddingProvider
@@ -57,12 +58,19 @@ class Redstring:
         *,
         tenant: str | UUID | None = None,
         embeddings: EmbeddingChoice = None,
+        threads: int | None = None,
         migrate: bool = False,
         create: bool = True,
         opener: StoreOpener | None = None,
     ) -> None:
         self._client = AsyncRedstring(
-            db, tenant=tenant, embeddings=embeddings, migrate=migrate, create=create, opener=opener
+            db,
+            tenant=tenant,
+            embeddings=embeddings,
+            threads=threads,
+            migrate=migrate,
+            create=create,
+            opener=opener,
         )
         self._bridge = LoopThread("redstring-client")
         self._bridge.stop_when_collected(self, self._client.close)
@@ -117,12 +125,23 @@ class Redstring:
         *,
         root: str | os.PathLike[str] | None = None,
         encoding: str = "utf-8",
+        keep_missing: bool = False,
         progress: IndexProgressCallback | None = None,
     ) -> IndexReport:
         """See `AsyncRedstring.index`."""
         return self._run(
-            self._client.index(documents, root=root, encoding=encoding, progress=progress)
+            self._client.index(
+                documents,
+                root=root,
+                encoding=encoding,
+                keep_missing=keep_missing,
+                progress=progress,
+            )
         )
+
+    def remove(self, document_id: str) -> int:
+        """See `AsyncRedstring.remove`."""
+        return self._run(self._client.remove(document_id))
 
     def build(
         self,
@@ -136,6 +155,7 @@ class Redstring:
         root: str | os.PathLike[str] | None = None,
         encoding: str = "utf-8",
         progress: ProgressCallback | None = None,
+        pair_questions: int = 0,
     ) -> GraphBuildReport:
         """See `AsyncRedstring.build`."""
         return self._run(
@@ -149,6 +169,7 @@ class Redstring:
                 root=root,
                 encoding=encoding,
                 progress=progress,
+                pair_questions=pair_questions,
             )
         )
 
@@ -157,7 +178,7 @@ class Redstring:
         query: str,
         *,
         k: int = 10,
-        mode: str | None = None,
+        mode: ModeName | None = None,
         types: Sequence[str] | None = None,
         min_confidence: float | None = None,
     ) -> EntitySearchAnswer:
@@ -171,7 +192,7 @@ class Redstring:
         query: str,
         *,
         k: int = 5,
-        mode: str | None = None,
+        mode: ModeName | None = None,
         sources: Sequence[str] | None = None,
         min_confidence: float | None = None,
     ) -> PassageSearchAnswer:

@@ -39,6 +39,7 @@ from redstring.domain.errors import (
     DimensionMismatchError,
     DuplicateDocumentError,
     IncompleteVectorSetupError,
+    InvalidArgumentError,
 )
 from redstring.domain.events import (
     DocumentChunked,
@@ -145,6 +146,7 @@ async def build_graph(
     strict: bool = False,
     chunker: SlidingWindowChunker | None = None,
     max_failed_share: float = DEFAULT_MAX_FAILED_SHARE,
+    pair_questions: int = 0,
 ) -> GraphBuildReport:
     """Extract `documents` into `tenant_id`'s graph, consolidate, and fold every store.
 
@@ -158,7 +160,7 @@ async def build_graph(
     chunk store with vectors) disagree, `IncompleteVectorSetupError` when only one is given,
     `InvalidArgumentError` naming a tenant id that is not a UUID or a document
     field that is not encodable text or finite JSON,
-    `DuplicateDocumentError` for a repeated document id, `ValueError` for a
+    `DuplicateDocumentError` for a repeated document id, `InvalidArgumentError` for a
     bad threshold or concurrency, and `UnknownDomainError` for an unknown
     domain name. Then it checks the model server (`preflight`), raising
     `ModelServerError` and its kin before any chunk. With `strict=True` a
@@ -173,7 +175,9 @@ async def build_graph(
     the model, the prompts (chunk text included) and the schema; a question
     asked before, the domain question too, is answered from there without
     asking the model, and the server is asked first in the answer format it
-    took before.
+    took before. `pair_questions` above 0 asks about up to that many pairs of
+    a chunk's entities, one question each, when its answer states no
+    relationship (`Extractor`).
     """
     docs = list(documents)
     require_tenant_id(tenant_id)
@@ -190,7 +194,12 @@ async def build_graph(
     stores = (sink.log, graph, vectors, chunks)
     served = remembering(provider, sink.log, tenant_id)
     answers = None if served is None else RememberedAnswers(*served, tenant_id)
-    extractor = Extractor(answers or provider, chunker=chunker, concurrency=concurrency)
+    extractor = Extractor(
+        answers or provider,
+        chunker=chunker,
+        concurrency=concurrency,
+        pair_questions=pair_questions,
+    )
     await catch_up(sink.log, tenant_id, projections)  # a fold a crash cut short (ADR 0132)
 
     await preflight(provider)
@@ -352,7 +361,12 @@ def _check_inputs(
             context="build_graph: the embedding provider against the vector store",
         )
     if not 0.0 <= merge_threshold <= 1.0:
-        raise ValueError(f"merge_threshold must be on 0..1, got {merge_threshold}")
+        raise InvalidArgumentError(
+            name="merge_threshold",
+            value=merge_threshold,
+            requirement="on 0..1",
+            message=f"merge_threshold must be on 0..1, got {merge_threshold}",
+        )
     seen: set[str] = set()
     for document in docs:
         if document.id in seen:

@@ -20,6 +20,7 @@ candidate reaches it.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -28,12 +29,14 @@ from redstring.domain.errors import InvalidArgumentError, ModeNeedsEmbeddingsErr
 from redstring.domain.validation import require_k, require_query
 
 __all__ = [
+    "ModeName",
     "RetrievalMode",
     "RetrievalResult",
     "ScoredEntity",
     "parse_mode",
     "require_k",
     "require_query",
+    "require_served",
     "resolve_mode",
 ]
 
@@ -44,6 +47,10 @@ class RetrievalMode(StrEnum):
     SEMANTIC = "semantic"
     LEXICAL = "lexical"
     HYBRID = "hybrid"
+
+
+#: What a caller may pass as a mode: the enum, or one of its values spelt out.
+ModeName = RetrievalMode | Literal["semantic", "lexical", "hybrid"]
 
 
 class ScoredEntity(BaseModel):
@@ -83,6 +90,18 @@ def resolve_mode(
     rather than silently degraded to its lexical half.
     """
     mode = default if requested is None else parse_mode(requested)
+    return require_served(
+        mode, semantic_available=semantic_available, primary_constructor=primary_constructor
+    )
+
+
+def require_served(
+    mode: RetrievalMode, *, semantic_available: bool, primary_constructor: str
+) -> RetrievalMode:
+    """`mode` if a retriever with (or without) a semantic channel can run it.
+
+    Raises `ModeNeedsEmbeddingsError` naming `primary_constructor` otherwise.
+    """
     if mode is not RetrievalMode.LEXICAL and not semantic_available:
         raise ModeNeedsEmbeddingsError(
             mode=mode.value,

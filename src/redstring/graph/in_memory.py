@@ -13,7 +13,7 @@ import numpy as np
 
 from redstring.domain.blocking import KEY_VERSION, MAX_BLOCK_MEMBERS, blocking_keys_for
 from redstring.domain.entity import Entity, Relationship
-from redstring.domain.errors import UnknownEntityError
+from redstring.domain.errors import InvalidArgumentError, UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
@@ -152,7 +152,12 @@ class InMemoryGraphStore(DescribedStore):
         require_keys(keys)
         require_tenant_id(tenant_id)
         if limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
+            raise InvalidArgumentError(
+                name="limit",
+                value=limit,
+                requirement="at least 1",
+                message=f"limit must be at least 1, got {limit}",
+            )
         part = self._part(tenant_id)
         _settle(part, part.pending.take(keys))
         copies: dict[EntityId, Entity] = {}  # one copy per entity per call
@@ -173,7 +178,12 @@ class InMemoryGraphStore(DescribedStore):
         require_keys(keys)
         require_tenant_id(tenant_id)
         if limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
+            raise InvalidArgumentError(
+                name="limit",
+                value=limit,
+                requirement="at least 1",
+                message=f"limit must be at least 1, got {limit}",
+            )
         part = self._part(tenant_id)
         _settle(part, part.pending.take(keys))
         return {key: part.blocks.get(key, [])[:limit] for key in keys}
@@ -191,7 +201,12 @@ class InMemoryGraphStore(DescribedStore):
     ) -> dict[str, int]:
         require_tenant_id(tenant_id)
         if limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
+            raise InvalidArgumentError(
+                name="limit",
+                value=limit,
+                requirement="at least 1",
+                message=f"limit must be at least 1, got {limit}",
+            )
         part = self._part(tenant_id)
         blocks, waiting = part.blocks, part.pending.count(keys)
         return {key: min(len(blocks.get(key, ())) + waiting.get(key, 0), limit) for key in keys}

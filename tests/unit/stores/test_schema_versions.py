@@ -57,6 +57,7 @@ async def test_sqlite_refuses_a_file_from_a_newer_library(tmp_path: Path, compon
         assert raw.execute("SELECT component, version FROM redstring_schema").fetchall() == [
             ("graph", 3),
             ("vector", 1),
+            ("vector_ivf", 1),
             ("chunks", 4),
             ("events", 1),
             ("projection_positions", 1),

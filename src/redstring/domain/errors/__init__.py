@@ -18,6 +18,7 @@ from redstring.domain.errors.arguments import (
     MissingCapabilityError,
     MissingExtraError,
     ModeNeedsEmbeddingsError,
+    NotFoundError,
     UnknownDomainError,
     UnknownEntityError,
 )
@@ -25,6 +26,7 @@ from redstring.domain.errors.base import (
     RedstringError,
 )
 from redstring.domain.errors.building import (
+    BuildError,
     BuildFailedError,
     ChunkExtractionError,
     DomainClassificationError,
@@ -38,6 +40,7 @@ from redstring.domain.errors.client import (
     DatabaseNotFoundError,
     DocumentPathError,
     EventLogUnavailableError,
+    InvalidUseError,
     MissingSettingError,
     NoDocumentsError,
     PandasMissingError,
@@ -47,6 +50,7 @@ from redstring.domain.errors.models import (
     CompletionError,
     EmptyCompletionError,
     MalformedCompletionError,
+    ModelError,
     ModelIntegrityError,
     ModelServerError,
     ModelServerResponseError,
@@ -59,10 +63,12 @@ from redstring.domain.errors.models import (
 )
 from redstring.domain.errors.stores import (
     CorruptSettingError,
+    DamagedStoreError,
     DatabaseOpenError,
     DimensionRequiredError,
     ForeignDatabaseError,
     ForeignSchemaError,
+    IncompatibleStoreError,
     InconsistentCorpusError,
     ReadOnlyDatabaseError,
     SchemaMigrationRequiredError,
@@ -74,6 +80,7 @@ from redstring.domain.errors.stores import (
 )
 
 __all__ = [
+    "BuildError",
     "BuildFailedError",
     "ChunkExtractionError",
     "ChunkSourceMismatchError",
@@ -81,6 +88,7 @@ __all__ = [
     "ClientClosedError",
     "CompletionError",
     "CorruptSettingError",
+    "DamagedStoreError",
     "DatabaseNotFoundError",
     "DatabaseOpenError",
     "DimensionMismatchError",
@@ -92,10 +100,12 @@ __all__ = [
     "EventLogUnavailableError",
     "ForeignDatabaseError",
     "ForeignSchemaError",
+    "IncompatibleStoreError",
     "IncompleteVectorSetupError",
     "InconsistentCorpusError",
     "InvalidArgumentError",
     "InvalidSettingError",
+    "InvalidUseError",
     "InvalidVectorError",
     "MalformedCompletionError",
     "MergeAlreadyUndoneError",
@@ -105,6 +115,7 @@ __all__ = [
     "MissingExtraError",
     "MissingSettingError",
     "ModeNeedsEmbeddingsError",
+    "ModelError",
     "ModelIntegrityError",
     "ModelServerError",
     "ModelServerResponseError",
@@ -112,6 +123,7 @@ __all__ = [
     "ModelServerTimeoutError",
     "ModelServerUnreachableError",
     "NoDocumentsError",
+    "NotFoundError",
     "PandasMissingError",
     "ReadOnlyDatabaseError",
     "RedstringError",

@@ -7,7 +7,11 @@ from typing import Any
 from redstring.domain.errors.base import RedstringError
 
 
-class ModelServerError(RedstringError):
+class ModelError(RedstringError):
+    """A model gave no usable answer: its server failed, its answer was unusable, or its file."""
+
+
+class ModelServerError(ModelError):
     """Any failure to get a usable answer from a model server.
 
     The base of the family: `except ModelServerError` catches an error status,
@@ -90,7 +94,7 @@ class ModelServerResponseError(ModelServerError):
         )
 
 
-class CompletionError(RedstringError):
+class CompletionError(ModelError):
     """A language model's answer could not be used."""
 
     def __init__(self, message: str, *, model: str | None = None) -> None:
@@ -138,7 +142,7 @@ class TruncatedCompletionError(CompletionError):
         )
 
 
-class ModelIntegrityError(RedstringError):
+class ModelIntegrityError(ModelError):
     """A bundled model file's SHA-256 digest differs from the one pinned."""
 
     def __init__(self, *, file: str, expected: str, actual: str, package: str) -> None:
@@ -153,7 +157,7 @@ class ModelIntegrityError(RedstringError):
         )
 
 
-class ScriptExhaustedError(RedstringError, LookupError):
+class ScriptExhaustedError(ModelError):
     """A scripted fake model was asked more questions than it has answers for."""
 
     def __init__(self, *, asked: int, prompt_excerpt: str) -> None:
