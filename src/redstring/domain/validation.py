@@ -173,6 +173,23 @@ def require_documents(documents: Iterable[Any], *, name: str = "documents") -> N
         require_finite_json(f"{where}.metadata", document.metadata)
 
 
+#: The most characters of an entity's name or of one alias. A name files blocking keys
+#: in proportion to its length (character trigrams), and every lexical query of its
+#: tenant that shares one reads it: a longer text belongs in the description.
+MAX_NAME_LENGTH = 1000
+
+
+def require_name(name: str, value: str) -> None:
+    """Refuse a name (or alias) longer than `MAX_NAME_LENGTH` characters."""
+    if len(value) > MAX_NAME_LENGTH:
+        raise InvalidArgumentError(
+            name=name,
+            value=value[:40] + "...",
+            requirement=f"at most {MAX_NAME_LENGTH} characters, not {len(value)}: a name "
+            "is what the entity is called; put longer text in its description",
+        )
+
+
 def require_keys(keys: object, *, name: str = "keys") -> None:
     """Refuse `keys` unless it is a collection of str (a lone `str` reads as its characters)."""
     if isinstance(keys, str | bytes) or not isinstance(keys, Iterable):
@@ -225,8 +242,10 @@ def require_writable_graph(entities: object, relationships: object) -> None:
         require_tenant_id(entity.tenant_id, name=f"{where}.tenant_id")
         for field in ("entity_type", "name", "normalized_name", "description"):
             require_str(f"{where}.{field}", getattr(entity, field))
+        require_name(f"{where}.name", entity.name)
         for position, alias in enumerate(entity.aliases):
             require_str(f"{where}.aliases[{position}]", alias)
+            require_name(f"{where}.aliases[{position}]", alias)
         for position, document_id in enumerate(entity.source_document_ids):
             require_str(f"{where}.source_document_ids[{position}]", document_id)
         require_finite_json(f"{where}.properties", entity.properties)

@@ -19,6 +19,7 @@ import pytest
 from redstring.domain.blocking import blocking_keys_for, prefix_key_for_name, token_keys_for
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EntityId
+from redstring.domain.validation import MAX_NAME_LENGTH
 from redstring.ports.graph_store import GraphStore
 from redstring.testing._graph_entities import person
 from redstring.testing._support import fixed_id, fresh_tenant
@@ -143,3 +144,22 @@ class GraphKeyFilingCompliance(ABC):
         with pytest.raises(InvalidArgumentError, match="entities"):
             await store.upsert(ada)  # type: ignore[arg-type]
         assert (await store.find_by_blocking_keys([key], tenant))[key] == [ada]
+
+    @pytest.mark.asyncio
+    async def test_a_name_or_alias_longer_than_the_limit_is_refused_before_any_key_is_filed(
+        self,
+    ) -> None:
+        store = await self.make_store()
+        tenant = fresh_tenant()
+        longest = "a" * MAX_NAME_LENGTH
+        kept = person(tenant, longest, entity_id=fixed_id(1))
+        await store.upsert([kept])
+        too_long = person(tenant, longest + "b", entity_id=fixed_id(2))
+        with pytest.raises(InvalidArgumentError, match=r"entities\[0\]\.name") as refused:
+            await store.upsert([too_long])
+        assert str(MAX_NAME_LENGTH) in str(refused.value)
+        aliased = kept.model_copy(update={"entity_id": fixed_id(3), "name": "Ada",
+                                          "aliases": ["Ada", longest + "b"]})  # fmt: skip
+        with pytest.raises(InvalidArgumentError, match=r"entities\[0\]\.aliases\[1\]"):
+            await store.upsert([aliased])
+        assert await store.list_entities(tenant) == [kept]
