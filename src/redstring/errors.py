@@ -41,6 +41,7 @@ Catch `RedstringError` for all of them, or a family base for one family:
         ├── ForeignDatabaseError: another application's SQLite file
         ├── ForeignSchemaError: another application's PostgreSQL schema
         ├── CorruptSettingError: a stored setting redstring never writes
+        ├── AnalysisMismatchError (ValueError): another language than the index was built in
         └── SchemaVersionError
             ├── SchemaTooNewError
             └── SchemaMigrationRequiredError

@@ -145,6 +145,7 @@ SURFACE: dict[str, set[str]] = {
         "Refusal",
     },
     "redstring.ports": {
+        "Analyzer",
         "BlockingIndex",
         "BlockingIndexMaintenance",
         "CheckedLlmProvider",

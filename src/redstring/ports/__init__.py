@@ -11,7 +11,8 @@ exchange beyond the root's types:
   `VectorRecord`, `VectorMatch`;
 - chunks: `ChunkStore` = `ChunkWriter` + `ChunkReader` + `LexicalChunkSource`
   + `SemanticChunkSource` + `ChunkPurge`; `ChunkManifest`, `ChunkSummary`,
-  `CorpusStats`, `LexicalCandidates` of `LexicalCandidate`s;
+  `CorpusStats`, `LexicalCandidates` of `LexicalCandidate`s, and the
+  `Analyzer` a chunk store turns text into terms with (a query too);
 - events: `EventLog` of `Event`s (`DocumentExtracted`, `DocumentChunked`,
   `EntitiesEmbedded`, `EntitiesMerged`, `EntitiesRetired`, `MergeUndone`);
 - models: `EmbeddingProvider`, `LlmProvider`, `CheckedLlmProvider`;
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates
 from redstring.domain.chunk import ChunkManifest
+from redstring.domain.tokenize import Analyzer
 from redstring.domain.events import (
     DocumentChunked,
     DocumentExtracted,
@@ -65,6 +67,7 @@ __all__ = [
     "ChunkStore",
     "ChunkSummary",
     "ChunkWriter",
+    "Analyzer",
     "CorpusStats",
     "DocumentChunked",
     "DocumentExtracted",

@@ -57,6 +57,7 @@ from redstring.domain.errors.models import (
     TruncatedCompletionError,
 )
 from redstring.domain.errors.stores import (
+    AnalysisMismatchError,
     CorruptSettingError,
     DatabaseOpenError,
     DimensionRequiredError,
@@ -73,6 +74,7 @@ from redstring.domain.errors.stores import (
 )
 
 __all__ = [
+    "AnalysisMismatchError",
     "BuildFailedError",
     "ChunkExtractionError",
     "ChunkSourceMismatchError",
