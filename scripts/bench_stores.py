@@ -54,7 +54,7 @@ from tests.postgres_server import running_server  # noqa: E402
 from redstring import Entity, StoredChunk, TenantId  # noqa: E402
 from redstring.domain.blocking import query_blocking_keys  # noqa: E402
 from redstring.domain.query import NormalizedQuery  # noqa: E402
-from redstring.domain.tokenize import tokenize  # noqa: E402
+from redstring.domain.tokenize import Analyzer  # noqa: E402
 from redstring.ports import ChunkStore, GraphStore, VectorRecord, VectorStore  # noqa: E402
 from redstring.stores import (  # noqa: E402
     InMemoryChunkStore,
@@ -309,7 +309,7 @@ def make_chunk_corpus(size: int, queries: int, seed: int) -> ChunkCorpus:
     seen: set[str] = set()
     while len(words) < VOCABULARY:
         word = "".join(rng.choice(SYLLABLES, size=int(rng.integers(2, 4))))
-        if word not in seen and tokenize(word) == [word]:
+        if word not in seen and Analyzer().terms(word) == [word]:
             seen.add(word)
             words.append(word)
     # Query terms: one frequent (rank < 100), one middling (< 2,000), one rare.
