@@ -13,7 +13,7 @@ so load drifts hit all of them alike:
   passage's word list (PyStemmer's own small cache only), what the remembered
   stems save.
 
-Run: `uv run python scripts/bench_analysis.py --n 100000 --passes 5`.
+Run: `uv run python -m scripts.bench_analysis --n 100000 --passes 5`.
 """
 
 from __future__ import annotations
@@ -24,20 +24,10 @@ import time
 from collections.abc import Callable
 
 import Stemmer
-from bench_corpus import chunk_corpus
 
 from redstring.domain.tokenize import ENGLISH_STOPWORDS, Analyzer, words
-
-#: The stopwords of the tokenizer before text analysis was a setting.
-BEFORE_STOPWORDS = frozenset(
-    "a an and are as at be but by for from had has have he her his i if in into is it its of on "
-    "or s she so t than that the their them then there these they this to was we were which will "
-    "with".split()
-)
-
-
-def before(text: str) -> list[str]:
-    return [word for word in words(text) if word not in BEFORE_STOPWORDS]
+from scripts.bench_corpus import chunk_corpus
+from tests.unit.stores.legacy_chunk_files import legacy_terms
 
 
 def uncached() -> Callable[[str], list[str]]:
@@ -57,7 +47,7 @@ def main() -> None:
     _, texts, _, _ = chunk_corpus(args.n, 8)
     english = Analyzer("english")
     variants: dict[str, Callable[[str], list[str]]] = {
-        "before": before,
+        "before": legacy_terms,
         "none": Analyzer("none").terms,
         "english": english.terms,
         "english-uncached": uncached(),

@@ -4,7 +4,7 @@ For usearch, hnswlib and faiss (HNSW in each, cosine on unit float32 rows)
 it measures, over the same N unit vectors (`--rows random`, HNSW's worst
 case, or `--rows clustered`: 100 centres plus noise, closer to embeddings of
 real text) and the same queries (a stored row plus noise, as
-`scripts/bench_retrieval.py` makes them):
+`scripts.bench_retrieval` makes them):
 
 - the build time (2 threads, the machine's cores);
 - recall@10 against exact numpy top-k, and the p50 / p90 per query (one
@@ -16,7 +16,7 @@ real text) and the same queries (a stored row plus noise, as
 - the numpy floor of the same run (exact top-k, one thread) beside them.
 
     uv run --with usearch==2.26.* --with hnswlib==0.8.* --with faiss-cpu==1.15.* \\
-        python scripts/bench_ann.py --n 100000 --dim 384
+        python -m scripts.bench_ann --n 100000 --dim 384
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The retrieval benchmark's corpus, and the loops that ingest it (scripts/bench_retrieval.py).
+"""The retrieval benchmark's corpus, and the loops that ingest it (scripts.bench_retrieval).
 
 Entity names combined deterministically from the first names, surnames and
 organisation words of tests/data/quality/entity_corpus.json, queries over them
@@ -14,14 +14,12 @@ import sys
 import time
 import uuid
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from bench_measure import time_async
-
-ROOT = Path(__file__).resolve().parent.parent
+from scripts import ROOT
+from scripts.bench_measure import time_async
 
 OTHER_TENANTS = 3
 BATCH = 1000
@@ -34,7 +32,7 @@ BATCH_PAST_100K = 25_000
 #: so a 1M worker fits the machine's memory beside another (the searched tenant's
 #: size is what the rows measure; the others only check the tenant filter).
 OTHER_TENANT_N_PAST_100K = 10_000
-#: Centres of the clustered rows (ADR 0191's `scripts/bench_ann.py` recipe).
+#: Centres of the clustered rows (ADR 0191's `scripts.bench_ann` recipe).
 CLUSTERS = 100
 ORG_SUFFIXES = ("Ltd", "Limited", "Group", "Holdings", "Inc", "Corporation", "Partners", "Co")
 

@@ -20,17 +20,17 @@ with a fixed seed) and measures, in one process and one run:
   lengthened, so every later passage moves): the whole `index_documents`
   call, chunking included, the changed passages' vectors computed before.
 
-    nice -n 10 uv run python scripts/bench_indexing.py            # about 2 MB
-    nice -n 10 uv run python scripts/bench_indexing.py --mb 0.2   # a minute
-    nice -n 10 uv run python scripts/bench_indexing.py --provider fake  # storing only
-    nice -n 10 uv run python scripts/bench_indexing.py --build 200  # build_graph's transactions
+    nice -n 10 uv run python -m scripts.bench_indexing            # about 2 MB
+    nice -n 10 uv run python -m scripts.bench_indexing --mb 0.2   # a minute
+    nice -n 10 uv run python -m scripts.bench_indexing --provider fake  # storing only
+    nice -n 10 uv run python -m scripts.bench_indexing --build 200  # build_graph's transactions
 
 `--provider fake` embeds with `FakeEmbeddingProvider` (384 dimensions, no
 model, no baseline): the store time and the file size are measured as with
 the model, the embedding rows are not.
 
 Prints a markdown table and, with `--json FILE`, writes the raw figures
-(scripts/bench_retrieval.py runs this as its `indexing` row).
+(scripts.bench_retrieval runs this as its `indexing` row).
 """
 
 from __future__ import annotations
@@ -43,7 +43,6 @@ import os
 import re
 import shutil
 import sqlite3
-import sys
 import tempfile
 import time
 import uuid
@@ -52,11 +51,8 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from bench_corpus import TableEmbeddings  # noqa: E402 (after the path it is found on)
+from scripts import ROOT
+from scripts.bench_corpus import TableEmbeddings
 
 EMBED_BATCH = 64  # index_documents' default batch
 BASELINE_BATCH = 32  # the provider's batch before ADR 0189

@@ -6,7 +6,7 @@ store loads a tenant) and row by row (`put`), training and filling the
 `IvfIndex` the stores build, `faiss.write_index` of it, and `faiss.read_index`
 of the file (read once first, so from the page cache).
 
-    nice -n 10 uv run python scripts/bench_ivf_files.py 1000000
+    nice -n 10 uv run python -m scripts.bench_ivf_files 1000000
 """
 
 from __future__ import annotations
@@ -20,11 +20,9 @@ from pathlib import Path
 import faiss
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_corpus import clustered_rows
 from redstring.vector.ivf import IvfIndex
 from redstring.vector.rows import TenantRows
+from scripts.bench_corpus import clustered_rows
 
 
 def main(rows: int, dim: int = 384) -> None:
@@ -42,7 +40,7 @@ def main(rows: int, dim: int = 384) -> None:
     part.put(ids, types, types, matrix)
     print(f"rows put {time.perf_counter() - started:.1f} s (CPU {time.process_time() - cpu:.2f} s)")
     started = time.perf_counter()
-    index = IvfIndex(part)
+    index = IvfIndex.train(part)
     print(f"train + add {time.perf_counter() - started:.1f} s", flush=True)
     path = Path(tempfile.mkdtemp()) / "ivf.index"
     started = time.perf_counter()

@@ -1,4 +1,4 @@
-"""The retrieval benchmark's measures: memory, timers, the numpy floor, percentile summaries."""
+"""The benchmarks' shared measures: memory, timers, the numpy floor, percentiles."""
 
 from __future__ import annotations
 
@@ -39,9 +39,9 @@ def numpy_top_k(matrix: np.ndarray, query: np.ndarray, k: int) -> np.ndarray:
     return best[np.argsort(-scores[best])]
 
 
+def percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q))
+
+
 def summary(values: list[float]) -> dict[str, float]:
-    return {
-        "p50": float(np.percentile(values, 50)),
-        "p90": float(np.percentile(values, 90)),
-        "n": len(values),
-    }
+    return {"p50": percentile(values, 50), "p90": percentile(values, 90), "n": len(values)}

@@ -1,4 +1,4 @@
-"""The timed passes of scripts/bench_retrieval.py's entity worker, and its second configurations.
+"""The timed passes of scripts.bench_retrieval's entity worker, and its second configurations.
 
 `measure` times `Retriever.retrieve` per mode beside the baselines of the same
 moment (numpy floor, rapidfuzz, the blocking lookups). The other passes
@@ -64,10 +64,10 @@ async def measure(
     from rapidfuzz import process, utils  # noqa: PLC0415
     from threadpoolctl import ThreadpoolController  # noqa: PLC0415
 
-    from bench_measure import K, numpy_top_k, summary, time_async, time_sync  # noqa: PLC0415
     from redstring import RetrievalMode  # noqa: PLC0415
     from redstring.domain.blocking import query_blocking_keys  # noqa: PLC0415
     from redstring.domain.query import NormalizedQuery  # noqa: PLC0415
+    from scripts.bench_measure import K, numpy_top_k, summary, time_async, time_sync  # noqa: PLC0415
 
     modes = {
         "semantic": RetrievalMode.SEMANTIC,
@@ -129,7 +129,7 @@ async def _search_pass(
     vectors: Any, tenant: Any, queries: list[np.ndarray], truth: list[set[Any]], **filters: Any
 ) -> dict[str, float]:
     """p50 / p90 of `vectors.search` and its recall@10 against `truth`."""
-    from bench_measure import K, summary  # noqa: PLC0415
+    from scripts.bench_measure import K, summary  # noqa: PLC0415
 
     times, recalls = [], []
     for q, want in zip(queries, truth, strict=True):
@@ -153,9 +153,9 @@ async def approximate_passes(
     rapidfuzz_queries: int,
 ) -> dict[str, Any]:
     """The approximate store over the exact store's rows: build, recall per `probes`, HYBRID."""
-    from bench_corpus import TableEmbeddings  # noqa: PLC0415
-    from bench_measure import K, numpy_top_k  # noqa: PLC0415
     from redstring import RetrievalMode, Retriever  # noqa: PLC0415
+    from scripts.bench_corpus import TableEmbeddings  # noqa: PLC0415
+    from scripts.bench_measure import K, numpy_top_k  # noqa: PLC0415
 
     ids = [e.id for e in entities]
     queries = [np.asarray(table[text], dtype=np.float32) for _, text, _ in mix]
@@ -216,11 +216,11 @@ async def hnsw_passes(
     rapidfuzz_queries: int,
 ) -> dict[str, Any]:
     """PostgreSQL's HNSW index over the ingested rows: build, HYBRID, recall per ef_search."""
-    from bench_corpus import TableEmbeddings  # noqa: PLC0415
-    from bench_measure import K, numpy_top_k  # noqa: PLC0415
     from redstring import Retriever  # noqa: PLC0415
     from redstring.stores import open_postgres  # noqa: PLC0415
     from redstring.vector.postgres import PgVectorStore  # noqa: PLC0415
+    from scripts.bench_corpus import TableEmbeddings  # noqa: PLC0415
+    from scripts.bench_measure import K, numpy_top_k  # noqa: PLC0415
 
     started = time.perf_counter()
     await vectors.create_hnsw_index()

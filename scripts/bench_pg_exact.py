@@ -17,7 +17,7 @@ less sensitive than wall time to the shared machine's load; numpy's is the
 process's), how many searches needed the full re-scan, and EXPLAIN (ANALYZE,
 BUFFERS) of one query per variant.
 
-    nice -n 10 uv run python scripts/bench_pg_exact.py --dims 384 768 --n 100000
+    nice -n 10 uv run python -m scripts.bench_pg_exact --dims 384 768 --n 100000
 
 More variants of `PgVectorStore.search` (ADR 0305): `after_unvacuumed`
 searches a server-side copy of the store's table, loaded with autovacuum off
@@ -46,7 +46,6 @@ import argparse
 import asyncio
 import os
 import statistics
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -60,20 +59,15 @@ from pgvector import HalfVector
 from pgvector.psycopg import register_vector
 from psycopg.conninfo import conninfo_to_dict
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from tests.postgres_server import running_server  # noqa: E402
-
-from bench_passes import not_all_visible, vacuum_analyze  # noqa: E402
-from redstring import TenantId  # noqa: E402
-from redstring.domain.half_precision import pool_size  # noqa: E402
-from redstring.ports import VectorRecord  # noqa: E402
-from redstring.storage.postgres import PostgresDatabase  # noqa: E402
-from redstring.stores import open_postgres  # noqa: E402
-from redstring.vector.postgres import schema_for  # noqa: E402
-from redstring.vector.postgres_exact import _POOL, DISTANCE, rank_exactly  # noqa: E402
+from redstring import TenantId
+from redstring.domain.half_precision import pool_size
+from redstring.ports import VectorRecord
+from redstring.storage.postgres import PostgresDatabase
+from redstring.stores import open_postgres
+from redstring.vector.postgres import schema_for
+from redstring.vector.postgres_exact import _POOL, DISTANCE, rank_exactly
+from scripts.bench_passes import not_all_visible, vacuum_analyze
+from tests.postgres_server import running_server
 
 K = 10
 #: Every variant, in the order each query runs them.

@@ -9,7 +9,7 @@ float32 rows after the same filters. The same run times the numpy floor
 (one BLAS thread) and the store's exact search, so the figures are ratios on
 one machine at one load.
 
-    nice -n 10 uv run python scripts/bench_pg_hnsw.py --n 100000 --efs 40 64 100 160
+    nice -n 10 uv run python -m scripts.bench_pg_hnsw --n 100000 --efs 40 64 100 160
 
 `--random` draws unclustered unit rows instead (HNSW's worst case).
 PostgreSQL comes from TEST_DATABASE_URL or an embedded server started here.
@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import json
 import os
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -32,15 +31,12 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np
 import psycopg
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from tests.postgres_server import running_server  # noqa: E402
-
-from redstring import TenantId  # noqa: E402
-from redstring.ports import VectorRecord  # noqa: E402
-from redstring.stores import open_postgres  # noqa: E402
-from redstring.vector.postgres import DEFAULT_EXACT_BELOW, PgVectorStore  # noqa: E402
+from redstring import TenantId
+from redstring.ports import VectorRecord
+from redstring.stores import open_postgres
+from redstring.vector.postgres import DEFAULT_EXACT_BELOW, PgVectorStore
+from scripts.bench_measure import percentile as pct
+from tests.postgres_server import running_server
 
 DIMENSION = 384
 K = 10
@@ -74,10 +70,6 @@ def exact_top(rows: np.ndarray, q: np.ndarray, k: int) -> np.ndarray:
     scores = rows @ q
     top = np.argpartition(-scores, k)[:k]
     return top[np.argsort(-scores[top])]
-
-
-def pct(values: list[float], q: float) -> float:
-    return float(np.percentile(values, q))
 
 
 async def timed(call: Any) -> tuple[float, Any]:
@@ -227,7 +219,7 @@ def main() -> None:
     )
     parser.add_argument("--maintenance-work-mem", default="1GB")
     parser.add_argument(
-        "--json", help="write the figures here (scripts/bench_retrieval.py reads them)"
+        "--json", help="write the figures here (scripts.bench_retrieval reads them)"
     )
     parser.add_argument(
         "--compare-build-mem", nargs="*", default=[], help="rebuild the index with these too"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bench_measure import K
+from scripts.bench_measure import K
 
 #: The stores a result can name (plot colours in this order): "approx" is
 #: `ApproximateVectorStore` (ADR 0225), "sqlite-approx" `SqliteVectorStore`'s
@@ -132,8 +132,8 @@ def plot(results: list[dict], chunks: list[dict], path: Path) -> None:
 
 
 def report(saved: dict[str, Any], plot_path: str) -> None:
-    from bench_indexing import rows as indexing_rows  # noqa: PLC0415
-    from bench_targets import issue_rows, table  # noqa: PLC0415
+    from scripts.bench_indexing import rows as indexing_rows  # noqa: PLC0415
+    from scripts.bench_targets import issue_rows, table  # noqa: PLC0415
 
     entity_results, chunk_results = saved["entities"], saved["chunks"]
     print("\n## Entities (median / p90 ms)\n")

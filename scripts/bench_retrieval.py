@@ -29,7 +29,7 @@ invocation runs every one of them:
 - `pg-exact` / `pg-hnsw`: one PostgreSQL worker ranks exactly, then builds
   the HNSW index over the same rows and sweeps `hnsw.ef_search` (recall@10
   against exact numpy top-10; random rows, HNSW's worst case);
-  `pg-hnsw-clustered` runs scripts/bench_pg_hnsw.py (clustered rows, type
+  `pg-hnsw-clustered` runs scripts.bench_pg_hnsw (clustered rows, type
   filters, the store's defaults) after it;
 - `million` (`--million`, default 1M): the exact in-memory store and
   `ApproximateVectorStore` (ADR 0225) over the same clustered rows in one
@@ -39,7 +39,7 @@ invocation runs every one of them:
   tenants hold 10k entities each;
 - `d768` (`--wide`, default 100k) at 768 dimensions: memory, SQLite and
   PostgreSQL exact search (ADR 0270's float16 pool);
-- `indexing` runs scripts/bench_indexing.py.
+- `indexing` runs scripts.bench_indexing.
 
 `--stop-at HH:MM` (UTC) stops a worker still running then; its row says so.
 
@@ -49,10 +49,10 @@ table to once the inserts pass its threshold; ADR 0305); its row states the
 VACUUM's time, and how many of the vector table's pages autovacuum had not
 yet marked all-visible by then.
 
-    nice -n 10 uv run python scripts/bench_retrieval.py --json run.json  # every row
-    nice -n 10 uv run python scripts/bench_retrieval.py --rows chunks indexing \
+    nice -n 10 uv run python -m scripts.bench_retrieval --json run.json  # every row
+    nice -n 10 uv run python -m scripts.bench_retrieval --rows chunks indexing \
         --sizes 10000 --index-mb 0.2                                  # a few minutes
-    uv run python scripts/bench_retrieval.py --from-json run.json     # reprint, replot
+    uv run python -m scripts.bench_retrieval --from-json run.json     # reprint, replot
 
 Prints markdown tables and issue 16's table (row, figure, baseline, target,
 met?), writes the raw figures as JSON (`--json`) and the plot to
@@ -60,9 +60,9 @@ docs/img/bench_latency.png (`--plot`). PostgreSQL comes from an embedded
 server started and stopped here.
 
 This module runs the workers and the report; the corpus and its ingest loops
-are scripts/bench_corpus.py, the workers scripts/bench_workers.py (their
-passes scripts/bench_passes.py), the timers scripts/bench_measure.py, and the
-tables and plot scripts/bench_report.py.
+are scripts.bench_corpus, the workers scripts.bench_workers (their
+passes scripts.bench_passes), the timers scripts.bench_measure, and the
+tables and plot scripts.bench_report.
 """
 
 from __future__ import annotations
@@ -83,21 +83,20 @@ from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
+from scripts import ROOT
+
 # compare_ingest.py reads the corpus, its ingest loops and two measures here as `bench.*`
 # (kept while another change to it is in flight; it can import them from their homes after).
-from bench_corpus import (  # noqa: E402, F401
+from scripts.bench_corpus import (  # noqa: F401
     chunk_corpus,
     entity_corpus,
     ingest_chunks,
     ingest_entities,
     stored_chunk,
 )
-from bench_measure import rss_mb, time_async  # noqa: E402, F401
-from bench_report import chunk_table, entity_table, report  # noqa: E402 (found on that path)
-from bench_workers import chunk_worker, entity_worker  # noqa: E402
+from scripts.bench_measure import rss_mb, time_async  # noqa: F401
+from scripts.bench_report import chunk_table, entity_table, report
+from scripts.bench_workers import chunk_worker, entity_worker
 
 #: The embedded server's buffers: room for the largest table run here (100k x 768
 #: plus the other tenants' rows is about 500 MB), so exact search reads no page
@@ -116,7 +115,8 @@ class Worker:
         self.started = time.perf_counter()
         self._stderr = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115  # read and closed at the end
         self._process = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--worker", *args],
+            [sys.executable, "-m", "scripts.bench_retrieval", "--worker", *args],
+            cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=self._stderr,
             text=True,
@@ -190,7 +190,7 @@ ROWS: dict[str, list[tuple[str, str, str, int]]] = {
     "indexing": [],
     "pg-exact": [("entities", "pg", "sizes", 384)],  # exact, then HNSW over the same rows
     "pg-hnsw": [("entities", "pg", "sizes", 384)],
-    "pg-hnsw-clustered": [],  # scripts/bench_pg_hnsw.py (ADR 0196's clustered rows)
+    "pg-hnsw-clustered": [],  # scripts.bench_pg_hnsw (ADR 0196's clustered rows)
     # exact, then the IVF index over the same clustered rows: in memory, then in SQLite
     "million": [
         ("entities", "approx", "million", 384),
@@ -241,7 +241,7 @@ def run_indexing(megabytes: float) -> dict | None:
     out = Path(tempfile.mkdtemp(prefix="redstring-bench-")) / "indexing.json"
     command = [
         sys.executable,
-        str(ROOT / "scripts/bench_indexing.py"),
+        str(ROOT / "scripts.bench_indexing"),
         "--mb",
         str(megabytes),
         "--json",
@@ -258,11 +258,11 @@ def run_indexing(megabytes: float) -> dict | None:
 
 
 def run_pg_hnsw_clustered(n: int, queries: int, stop_at: float | None) -> dict | str:
-    """scripts/bench_pg_hnsw.py at the store's defaults (ef_search 100, exact_below 5,000)."""
+    """scripts.bench_pg_hnsw at the store's defaults (ef_search 100, exact_below 5,000)."""
     out = Path(tempfile.mkdtemp(prefix="redstring-bench-")) / "pg_hnsw.json"
     command = [
         sys.executable,
-        str(ROOT / "scripts/bench_pg_hnsw.py"),
+        str(ROOT / "scripts.bench_pg_hnsw"),
         *("--n", str(n), "--queries", str(queries), "--efs", "100"),
         *("--exact-below", "0", "5000", "--json", str(out)),
     ]
@@ -275,7 +275,7 @@ def run_pg_hnsw_clustered(n: int, queries: int, stop_at: float | None) -> dict |
         return f"stopped at the run's --stop-at ({stamp(stop_at)}), to land the results in time"
     if done.returncode != 0:
         print(f"<!-- bench_pg_hnsw failed: {done.stderr[-2000:]} -->", flush=True)
-        return "scripts/bench_pg_hnsw.py failed (its stderr is printed above)"
+        return "scripts.bench_pg_hnsw failed (its stderr is printed above)"
     print(done.stdout, flush=True)
     result: dict = json.loads(out.read_text())
     shutil.rmtree(out.parent, ignore_errors=True)

@@ -3,7 +3,7 @@
 Each round runs one subprocess per tree, in alternating order, so both
 trees see the same machine load; the in-memory graph store of this tree runs
 once per round beside them as the baseline. A worker builds
-`scripts/bench_retrieval.py`'s corpus (N entities of the searched tenant plus
+`scripts.bench_retrieval`'s corpus (N entities of the searched tenant plus
 N/10 in each of three other tenants; ids derived from the names, so every
 tree files the same ids), upserts it in batches of 1,000 through the graph
 store only, and reports:
@@ -15,7 +15,7 @@ store only, and reports:
 - a digest of every query's ranked ids, which must agree between trees.
 
     git archive main src | tar -x -C /tmp/old        # the tree to compare against
-    nice -n 10 uv run python scripts/bench_sqlite_ingest.py --old /tmp/old/src --n 100000
+    nice -n 10 uv run python -m scripts.bench_sqlite_ingest --old /tmp/old/src --n 100000
 """
 
 from __future__ import annotations
@@ -35,19 +35,18 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
+from scripts import ROOT
 
 BATCH = 1000
 OTHER_TENANTS = 3
 
 
 async def worker(kind: str, n: int, queries: int) -> dict[str, Any]:
-    from bench_corpus import make_names, make_queries  # noqa: PLC0415
     from redstring import Entity, RetrievalMode, Retriever, TenantId  # noqa: PLC0415
     from redstring.graph.in_memory import InMemoryGraphStore  # noqa: PLC0415
     from redstring.graph.sqlite import SqliteGraphStore  # noqa: PLC0415
     from redstring.storage.sqlite import SqliteDatabase  # noqa: PLC0415
+    from scripts.bench_corpus import make_names, make_queries  # noqa: PLC0415
 
     tenant = TenantId(uuid.UUID(int=1))
     counts = [(tenant, n)] + [(TenantId(uuid.UUID(int=2 + i)), n // 10) for i in range(3)]
@@ -114,8 +113,9 @@ def run(tree: str | None, kind: str, n: int, queries: int) -> dict[str, Any]:
     env = dict(os.environ)
     if tree is not None:
         env["PYTHONPATH"] = tree
-    args = [sys.executable, __file__, "--worker", kind, "--n", str(n), "--queries", str(queries)]
-    done = subprocess.run(args, env=env, check=False, capture_output=True, text=True)
+    args = [sys.executable, "-m", "scripts.bench_sqlite_ingest", "--worker", kind]
+    args += ["--n", str(n), "--queries", str(queries)]
+    done = subprocess.run(args, env=env, cwd=ROOT, check=False, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"{kind} worker on {tree or 'this tree'} failed:\n{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -1,4 +1,4 @@
-"""Issue 16's table from one run of scripts/bench_retrieval.py: every row beside its target.
+"""Issue 16's table from one run of scripts.bench_retrieval: every row beside its target.
 
 `issue_rows` turns the raw figures of the entity, chunk and indexing workers
 into (row, figure, baseline, target, met) tuples in the issue's order; a row
@@ -192,8 +192,8 @@ def postgres_rows(entities: list[dict], why: dict[str, str]) -> list[Row]:
 
 
 def clustered_hnsw_row(found: dict | None, why: str) -> Row:
-    """scripts/bench_pg_hnsw.py's clustered rows at the store's defaults (ADR 0196)."""
-    what = "PostgreSQL HNSW at 100k, clustered vectors (scripts/bench_pg_hnsw.py)"
+    """scripts.bench_pg_hnsw's clustered rows at the store's defaults (ADR 0196)."""
+    what = "PostgreSQL HNSW at 100k, clustered vectors (scripts.bench_pg_hnsw)"
     target = "recall@10 >= 0.95 at p50 < 10 ms"
     if found is None:
         return _missing(what, target, why)

@@ -15,7 +15,7 @@ rows, it measures through the store's own `search`:
   rows and index dropped, so the search loads and trains again); then recall
   after the in-place write against the rows as they now are.
 
-    nice -n 10 uv run python scripts/bench_vector_upkeep.py --store sqlite --n 1000000
+    nice -n 10 uv run python -m scripts.bench_vector_upkeep --store sqlite --n 1000000
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ import asyncio
 import os
 import resource
 import shutil
-import sys
 import tempfile
 import time
 import uuid
@@ -34,12 +33,11 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_corpus import clustered_rows
 from redstring.domain.ids import EntityId, TenantId
 from redstring.ports import VectorRecord
 from redstring.vector.rows import ExactSearch, TenantRows
+from scripts.bench_corpus import clustered_rows
+from scripts.bench_measure import percentile
 
 K = 10
 BATCH = 10_000
@@ -71,7 +69,7 @@ def truth(matrix: np.ndarray, keep: np.ndarray | None, query: np.ndarray) -> set
 
 
 def summary(times: list[float]) -> str:
-    return f"{np.percentile(times, 50):.2f} / {np.percentile(times, 90):.2f}"
+    return f"{percentile(times, 50):.2f} / {percentile(times, 90):.2f}"
 
 
 async def search_pass(

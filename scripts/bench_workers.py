@@ -1,7 +1,7 @@
-"""The retrieval benchmark's workers (scripts/bench_retrieval.py): one store kind and size each.
+"""The retrieval benchmark's workers (scripts.bench_retrieval): one store kind and size each.
 
 `entity_worker` ingests the entity corpus into one store kind and times its
-passes (scripts/bench_passes.py); `chunk_worker` does the same for passages in
+passes (scripts.bench_passes); `chunk_worker` does the same for passages in
 the in-memory chunk store, beside bm25s and the numpy floor.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from bench_corpus import (
+from scripts.bench_corpus import (
     TableEmbeddings,
     chunk_corpus,
     entity_corpus,
@@ -26,7 +26,7 @@ from bench_corpus import (
     make_queries,
     unit_rows,
 )
-from bench_measure import K, numpy_top_k, peak_mb, rss_mb, summary, time_async, time_sync
+from scripts.bench_measure import K, numpy_top_k, peak_mb, rss_mb, summary, time_async, time_sync
 
 #: Worker stores whose rows are clustered (an approximate index's realistic case)
 #: and whose second pass searches the same store through its IVF index.
@@ -105,7 +105,7 @@ async def entity_worker(
         "ingest_tenant_cpu_s": marks["tenant_cpu_s"],
     }
     if store.startswith("pg"):
-        from bench_passes import vacuum_after_load  # noqa: PLC0415
+        from scripts.bench_passes import vacuum_after_load  # noqa: PLC0415
 
         assert url is not None
         result.update(vacuum_after_load(url, f"bench_{tag}"))
@@ -135,13 +135,13 @@ async def entity_passes(
     entities: list[Any],
 ) -> list[dict[str, Any]]:
     """The exact pass of an ingested worker, then its second configuration if it has one."""
-    from bench_passes import (  # noqa: PLC0415
+    from redstring import Retriever  # noqa: PLC0415
+    from scripts.bench_passes import (  # noqa: PLC0415
         ExactView,
         approximate_passes,
         hnsw_passes,
         measure,
     )
-    from redstring import Retriever  # noqa: PLC0415
 
     graph, vectors, close = opened
     n, dim = result["n"], result["dim"]
@@ -155,7 +155,7 @@ async def entity_passes(
     result["peak_rss_mb"] = peak_mb()
     result["ingest_growth_mb"] = peak_mb() - result.pop("rss_before_ingest_mb")
     if store == "memory" and n <= 100_000:  # the rows with a wall-clock ingest target
-        from bench_memory import first_touch  # noqa: PLC0415
+        from scripts.bench_memory import first_touch  # noqa: PLC0415
 
         result["first_touch"] = first_touch(result["ingest_growth_mb"])
     results = [{**result, "store": EXACT_LABEL.get(store, store), **first}]
@@ -233,7 +233,7 @@ async def chunk_worker(store: str, n: int, dim: int, queries: int) -> dict:
         "peak_rss_mb": peak_mb(),
         "ingest_growth_mb": peak_mb() - before,
     }
-    from bench_memory import first_touch  # noqa: PLC0415
+    from scripts.bench_memory import first_touch  # noqa: PLC0415
 
     result["first_touch"] = first_touch(result["ingest_growth_mb"])
     started = time.perf_counter()

@@ -1,10 +1,10 @@
 """Block sizes and LEXICAL latency at scale, against a full rapidfuzz scan (ADR 0070).
 
-    uv run python scripts/benchmark_lexical.py               # 100k entities
-    uv run python scripts/benchmark_lexical.py --entities 10000 --queries 200
-    uv run python scripts/benchmark_lexical.py --recall 240  # + candidate recall (ADR 0115)
-    uv run python scripts/benchmark_lexical.py --queries 0 --recall 80  # recall only
-    uv run python scripts/benchmark_lexical.py --crowd 50000 # exact name behind N namesakes only
+    uv run python -m scripts.benchmark_lexical               # 100k entities
+    uv run python -m scripts.benchmark_lexical --entities 10000 --queries 200
+    uv run python -m scripts.benchmark_lexical --recall 240  # + candidate recall (ADR 0115)
+    uv run python -m scripts.benchmark_lexical --queries 0 --recall 80  # recall only
+    uv run python -m scripts.benchmark_lexical --crowd 50000 # exact name behind N namesakes only
 
 Builds one tenant of N entities with realistic names (given names and
 surnames drawn, by their frequency, from the people of the committed quality
@@ -49,7 +49,6 @@ import inspect
 import json
 import random
 import statistics
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -79,9 +78,7 @@ from redstring.domain.ngrams import (
 from redstring.domain.normalization import matching_form
 from redstring.domain.query import NormalizedQuery
 from redstring.stores import InMemoryGraphStore
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from quality.harness import load_entity_corpus
+from scripts.quality.harness import load_entity_corpus
 
 BIG = TenantId(UUID("b1000000-0000-4000-8000-000000000001"))
 SMALL = TenantId(UUID("b1000000-0000-4000-8000-000000000002"))

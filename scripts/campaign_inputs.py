@@ -15,7 +15,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import campaign_mcp  # beside this file
 from redstring import (
     ChunkRetriever,
     Entity,
@@ -27,8 +26,8 @@ from redstring import (
 )
 from redstring.client.tenants import DEFAULT_TENANT
 from redstring.composition.sqlite_stores import open_sqlite
+from scripts import ROOT, campaign_mcp
 
-ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 30.0
 
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+from scripts import ROOT
 
 #: (name, raw line or JSON-RPC method + params) of each hostile request.
 CALLS: dict[str, tuple[str, dict[str, Any]]] = {

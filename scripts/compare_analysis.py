@@ -6,18 +6,17 @@ tokenizer stores used before text analysis was a setting (words, a 49-word
 stopword list, no stemming), with `language="none"`, and with the default
 English analysis. Prints LEXICAL and HYBRID per family for each.
 
-Run: `uv run python scripts/compare_analysis.py`.
+Run: `uv run python -m scripts.compare_analysis`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from bench_analysis import before
-from quality import floors
-
 from redstring import RetrievalMode
 from redstring.domain.tokenize import Analyzer
+from scripts.quality import floors
+from tests.unit.stores.legacy_chunk_files import legacy_terms
 
 
 def measured(terms: Callable[[Analyzer, str], list[str]] | None) -> floors.Report:
@@ -35,7 +34,7 @@ def measured(terms: Callable[[Analyzer, str], list[str]] | None) -> floors.Repor
 def main() -> None:
     original, none = Analyzer.terms, Analyzer("none")
     runs = {
-        "before": measured(lambda _self, text: before(text)),
+        "before": measured(lambda _self, text: legacy_terms(text)),
         "none": measured(lambda _self, text: original(none, text)),
         "english": measured(None),
     }

@@ -1,7 +1,7 @@
 """Compare in-memory ingest of two source trees in one run, alternating their subprocesses.
 
 Each worker imports `redstring` from one tree (`PYTHONPATH=<tree>/src`) and
-ingests the corpus of `scripts/bench_retrieval.py` through its ingest loops
+ingests the corpus of `scripts.bench_retrieval` through its ingest loops
 (this tree's script, the same for both trees), timing only the upsert calls:
 
 - `chunks`: N chunks of Lee sentences with random unit vectors into
@@ -20,7 +20,7 @@ ingests the corpus of `scripts/bench_retrieval.py` through its ingest loops
 CPU-seconds of the process beside wall time (the machine is shared), MB of
 resident memory grown, and the load average at each worker's start:
 
-    nice -n 10 uv run python scripts/compare_ingest.py --old /tmp/old-tree \
+    nice -n 10 uv run python -m scripts.compare_ingest --old /tmp/old-tree \
         --new . --kinds chunks entities --n 100000 --repeat 2
 """
 
@@ -35,10 +35,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import bench_retrieval as bench  # noqa: E402
+from scripts import ROOT
+from scripts import bench_retrieval as bench
 
 
 async def chunks(n: int, dim: int) -> dict[str, Any]:
@@ -111,9 +109,11 @@ async def entities(n: int, dim: int) -> dict[str, Any]:
 def run_worker(tree: Path, kind: str, n: int, dim: int) -> dict[str, Any]:
     env = dict(os.environ, PYTHONPATH=str(tree.resolve() / "src"))
     load = os.getloadavg()[0]
+    command = [sys.executable, "-m", "scripts.compare_ingest", "--worker", kind]
     out = subprocess.run(
-        [sys.executable, __file__, "--worker", kind, "--n", str(n), "--dim", str(dim)],
+        [*command, "--n", str(n), "--dim", str(dim)],
         env=env,
+        cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
@@ -124,7 +124,7 @@ def run_worker(tree: Path, kind: str, n: int, dim: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--old", type=Path)
-    parser.add_argument("--new", type=Path, default=HERE.parent)
+    parser.add_argument("--new", type=Path, default=ROOT)
     parser.add_argument("--kinds", nargs="+", default=["chunks", "entities"])
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--dim", type=int, default=384)

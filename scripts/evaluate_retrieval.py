@@ -1,12 +1,12 @@
 """Measure retrieval quality on the committed corpora and print a markdown report.
 
-    uv run python scripts/evaluate_retrieval.py                 # fake + local model
-    uv run python scripts/evaluate_retrieval.py --provider fake # plumbing only
-    uv run python scripts/evaluate_retrieval.py --provider models  # MiniLM beside multilingual-e5
-    uv run python scripts/evaluate_retrieval.py --corpus world  # one entity corpus (none: --corpus)
-    uv run python scripts/evaluate_retrieval.py --passages      # no graded passage set
-    uv run python scripts/evaluate_retrieval.py --json          # for machines
-    uv run python scripts/evaluate_retrieval.py --study --plot docs/img
+    uv run python -m scripts.evaluate_retrieval                 # fake + local model
+    uv run python -m scripts.evaluate_retrieval --provider fake # plumbing only
+    uv run python -m scripts.evaluate_retrieval --provider models  # MiniLM beside multilingual-e5
+    uv run python -m scripts.evaluate_retrieval --corpus world  # one entity corpus (none: --corpus)
+    uv run python -m scripts.evaluate_retrieval --passages      # no graded passage set
+    uv run python -m scripts.evaluate_retrieval --json          # for machines
+    uv run python -m scripts.evaluate_retrieval --study --plot docs/img
 
 Per corpus (`names`: tests/data/quality/entity_corpus.json; `world`:
 world_corpus.json), per provider (the fake provider always; the local
@@ -26,13 +26,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from quality.harness import ENTITY_CORPORA
-from quality.passage_sets import PASSAGE_SETS
-from quality.report import main
+from scripts.quality.harness import ENTITY_CORPORA
+from scripts.quality.passage_sets import PASSAGE_SETS
+from scripts.quality.report import main
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -1,6 +1,6 @@
 """How well a model extracts: build the gold documents, compare the graph with the gold set.
 
-    uv run python scripts/extraction_quality.py --base-url http://localhost:8000/v1 --model M
+    uv run python -m scripts.extraction_quality --base-url http://localhost:8000/v1 --model M
 
 runs `build_graph` over every document of `tests/data/extraction/gold.json`
 (the sample documents and a few more) against any OpenAI-protocol server,
@@ -38,8 +38,8 @@ from redstring.client.tenants import DEFAULT_TENANT
 from redstring.domain.normalization import normalize_name
 from redstring.ports import LlmProvider
 from redstring.stores import InMemoryGraphStore
+from scripts import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 GOLD = ROOT / "tests" / "data" / "extraction" / "gold.json"
 
 

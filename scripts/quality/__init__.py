@@ -1,9 +1,9 @@
 """Retrieval-quality corpora and the one evaluation harness.
 
-Generators (run by `scripts/generate_quality_corpus.py`, deterministic:
+Generators (run by `scripts.generate_quality_corpus`, deterministic:
 regenerating gives byte-identical files) write into `tests/data/quality/`;
 the harness (`harness.py`), the report (`report.py`, run by
-`scripts/evaluate_retrieval.py`) and the CI floors read them.
+`scripts.evaluate_retrieval`) and the CI floors read them.
 
 Entity corpus format (`entity_corpus.json` "names", `world_corpus.json`
 "world"): one JSON object, one entity or query per line.

@@ -9,8 +9,8 @@ graded passage sets: hit@10 and MRR; Lee: nDCG@10). `write_floors()` records
 that report as `FLOORS`, which `tests/quality/test_fusion_floors.py` holds
 HYBRID to:
 
-    uv run python scripts/fit_fusion.py --record   # only after a corpus or model change
-    uv run python scripts/fit_fusion.py --floors
+    uv run python -m scripts.fit_fusion --record   # only after a corpus or model change
+    uv run python -m scripts.fit_fusion --floors
 """
 
 from __future__ import annotations

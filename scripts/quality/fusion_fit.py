@@ -1,6 +1,6 @@
 """Fit `AdaptiveFusion`'s constants on the fit half; report every family on both halves.
 
-Run through `scripts/fit_fusion.py` (see there for the command line).
+Run through `scripts.fit_fusion` (see there for the command line).
 
 Each graded query is asked of the two channels alone (SEMANTIC, LEXICAL; the
 local MiniLM model), through the real retrievers, once. A fused order then

@@ -1,6 +1,6 @@
 """Leave one family (or source) out of the fit and grade the refit where it never looked.
 
-Run through `scripts/fit_fusion.py --leave-one-out` (ADR 0280).
+Run through `scripts.fit_fusion --leave-one-out` (ADR 0280).
 
 The default fusion is fitted on every family's fit half, so the holdout
 tells how it does on more queries *of families it was fitted on*. The

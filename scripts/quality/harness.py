@@ -1,6 +1,6 @@
 """The one evaluation harness: corpora in, per-query rankings, metrics and report tables out.
 
-Shared by the report (`scripts/evaluate_retrieval.py`), the CI floors
+Shared by the report (`scripts.evaluate_retrieval`), the CI floors
 (`tests/quality/`) and the benchmarks, so all measure the same thing the
 same way. It builds real stores (`InMemoryGraphStore`, `InMemoryVectorStore`)
 from a committed entity corpus and asks a real `Retriever`; nothing here

@@ -5,7 +5,7 @@ threshold and at `FLOOR_THRESHOLD`, and records both in `NO_MATCH_FLOORS`;
 `tests/quality/test_no_match_floors.py` holds every side and mode to them
 without the model:
 
-    uv run python scripts/fit_confidence.py --floors
+    uv run python -m scripts.fit_confidence --floors
 """
 
 from __future__ import annotations

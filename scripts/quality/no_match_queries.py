@@ -11,7 +11,7 @@ corpora, so none names something a corpus holds. Families:
 - `word_combo`: two to four everyday words at random ("banana quantum zebra").
 
 Each query's half is `split_of` its id, like every other corpus. Written to
-`NO_MATCH_QUERIES` by `uv run python scripts/fit_confidence.py --generate`.
+`NO_MATCH_QUERIES` by `uv run python -m scripts.fit_confidence --generate`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Embedding every corpus with the local model takes minutes on a small
 machine; the HYBRID floors (`tests/quality/test_fusion_floors.py`) need only
 what the semantic channel *answered*, and so does fitting the fusion
-(`scripts/fit_fusion.py --recorded`). `record` asks a real `Retriever` /
+(`scripts.fit_fusion --recorded`). `record` asks a real `Retriever` /
 `ChunkRetriever` in SEMANTIC mode for every graded query of both halves
 (fit and holdout, so a fit needs no model either) and writes
 the answers (entity keys or `(source id, chunk index)` with their scores),
@@ -13,8 +13,8 @@ behind the real ports, so the floors run the real lexical channel, the real
 fusion and the real retrievers. The test checks a sample of the recording
 against the live model, and refuses a recording whose corpora changed:
 
-    uv run python scripts/fit_fusion.py --record
-    uv run python scripts/fit_fusion.py --record passages/python  # one source; keep the rest
+    uv run python -m scripts.fit_fusion --record
+    uv run python -m scripts.fit_fusion --record passages/python  # one source; keep the rest
 """
 
 from __future__ import annotations

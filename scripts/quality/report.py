@@ -1,6 +1,6 @@
 """The retrieval-quality report: every entity corpus, every provider, every mode, both halves.
 
-Entry point: `scripts/evaluate_retrieval.py` (its docstring lists the flags).
+Entry point: `scripts.evaluate_retrieval` (its docstring lists the flags).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ Your own strategy implements `FusionStrategy`, reading the query as a
 `ConfidenceCalibration` of two `ChannelCalibration`s: `ENTITY_CONFIDENCE`
 (`Retriever`) and `PASSAGE_CONFIDENCE` (`ChunkRetriever`) are fitted for the
 local MiniLM model; another model's, refitted with
-`scripts/fit_confidence.py`, is one argument away (`confidence=...`).
+`python -m scripts.fit_confidence`, is one argument away (`confidence=...`).
 `SUGGESTED_MIN_CONFIDENCE` is the threshold measured for callers that prefer
 an empty answer to an unrelated one.
 """

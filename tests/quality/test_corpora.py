@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from quality import python_topics
-from quality.common import split_of
-from quality.element_passages import build as build_elements
-from quality.harness import ENTITY_CORPORA, load_entity_corpus
-from quality.passage_sets import PASSAGE_SETS
-from quality.python_passages import build as build_python
-from quality.python_passages import shipped
-from quality.python_topics import extract
-from quality.world_corpus import build as build_world
+from scripts.quality import python_topics
+from scripts.quality.common import split_of
+from scripts.quality.element_passages import build as build_elements
+from scripts.quality.harness import ENTITY_CORPORA, load_entity_corpus
+from scripts.quality.passage_sets import PASSAGE_SETS
+from scripts.quality.python_passages import build as build_python
+from scripts.quality.python_passages import shipped
+from scripts.quality.python_topics import extract
+from scripts.quality.world_corpus import build as build_world
 
 
 def raw(name: str) -> dict[str, Any]:

@@ -5,7 +5,7 @@ OpenAI-protocol server) answers a few entities per gold document; the gold
 set (tests/data/extraction/gold.json) holds what a careful reader extracts.
 So these figures measure the write path (parsing, type conformance,
 consolidation, scoring), not a model. Measured with
-`uv run python scripts/extraction_quality.py --base-url ... --model scripted`
+`uv run python -m scripts.extraction_quality --base-url ... --model scripted`
 (the general domain):
 
     entities       precision 1.000  recall 0.417  (26 built, 60 in the gold set)
@@ -21,8 +21,8 @@ import json
 
 import pytest
 
-from extraction_quality import Gold, GoldEntity, main, score_graph
 from redstring import Entity, Relationship
+from scripts.extraction_quality import Gold, GoldEntity, main, score_graph
 from tests.factories import DEFAULT_TENANT
 from tests.unit.adapters.openai_protocol_server import serve
 from tests.unit.adapters.server_profiles import Profile

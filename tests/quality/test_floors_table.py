@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from quality.floors import floors_table
+from scripts.quality.floors import floors_table
 
 
 def test_the_table_names_each_metric_where_hybrid_is_more_than_the_margin_below() -> None:

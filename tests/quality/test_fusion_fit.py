@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from quality.fusion_fit import W_GRID, nearest_column
+from scripts.quality.fusion_fit import W_GRID, nearest_column
 
 
 def test_the_grid_holds_both_ends_and_is_sorted() -> None:

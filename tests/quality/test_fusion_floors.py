@@ -5,7 +5,7 @@ The semantic channel replays the local model's recorded answers
 fusions and the retrievers are the real ones. A family where HYBRID is
 below its better channel by more than 0.01 would be held at its recorded
 figure instead of being skipped; since ADR 0230 there is none. Regenerate after a deliberate
-change: `uv run python scripts/fit_fusion.py --floors` (and `--record` first
+change: `uv run python -m scripts.fit_fusion --floors` (and `--record` first
 after a corpus or model change).
 """
 
@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import pytest
 
-from quality.floors import load_floors, replay
-from quality.harness import ENTITY_CORPORA, load_entity_corpus
-from quality.passage_sets import PASSAGE_SETS, lee_documents, load_passage_set
-from quality.recorded import digest, load_recording, sources
 from redstring import RetrievalMode
+from scripts.quality.floors import load_floors, replay
+from scripts.quality.harness import ENTITY_CORPORA, load_entity_corpus
+from scripts.quality.passage_sets import PASSAGE_SETS, lee_documents, load_passage_set
+from scripts.quality.recorded import digest, load_recording, sources
 
 TOLERANCE = 0.01
 #: Float noise between a recorded figure rounded to 4 places and a fresh one.

@@ -9,8 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import quality.fusion_loo as loo
-from quality.fusion_fit import (
+import scripts.quality.fusion_loo as loo
+from redstring.domain.fusion import DEFAULT_FUSION, PASSAGE_ADAPTIVE_FUSION, AdaptiveFusion
+from redstring.domain.query_reading import FEATURE_NAMES
+from scripts.quality.fusion_fit import (
     W_GRID,
     Case,
     Problem,
@@ -20,8 +22,6 @@ from quality.fusion_fit import (
     objective,
     problem_of,
 )
-from redstring.domain.fusion import DEFAULT_FUSION, PASSAGE_ADAPTIVE_FUSION, AdaptiveFusion
-from redstring.domain.query_reading import FEATURE_NAMES
 
 
 def _case(family: str, split: str, source: str, n: int, right: str) -> Case:

@@ -23,7 +23,7 @@ instead: the share whose best lexical score reaches 0.9 (measured 0.000
 since only an identical form scores 1.0 and trigrams share the score; 0.087
 under ADR 0070).
 
-Re-measure with `uv run python scripts/evaluate_retrieval.py --provider fake`
+Re-measure with `uv run python -m scripts.evaluate_retrieval --provider fake`
 (the lexical columns do not depend on the provider; the report splits them
 into the fit and holdout halves, these figures pool both) and move a floor
 only with the change that earns it.
@@ -36,7 +36,8 @@ from functools import cache
 
 import pytest
 
-from quality.harness import (
+from redstring import RetrievalMode, Retriever
+from scripts.quality.harness import (
     EntityCorpus,
     Metrics,
     Ranked,
@@ -45,7 +46,6 @@ from quality.harness import (
     measure_by_shape,
     rank_all,
 )
-from redstring import RetrievalMode, Retriever
 
 #: shape -> (hit@10 floor, MRR floor)
 HIT_FLOORS = {

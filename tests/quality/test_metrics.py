@@ -7,7 +7,10 @@ from uuid import UUID
 
 import pytest
 
-from quality.harness import (
+from redstring import EntityId
+from redstring.projections.vectors import embedding_text
+from redstring.providers import FakeEmbeddingProvider
+from scripts.quality.harness import (
     EntityCorpus,
     QualityQuery,
     build_vectors,
@@ -15,9 +18,6 @@ from quality.harness import (
     measure,
     ndcg_at,
 )
-from redstring import EntityId
-from redstring.projections.vectors import embedding_text
-from redstring.providers import FakeEmbeddingProvider
 from tests.factories import make_entity
 
 

@@ -7,7 +7,7 @@ retrievers are the real ones, at the suggested threshold (ADR 0170). Per
 side and mode, the share of no-match queries answered empty must not fall
 and the share of graded queries answered empty must not rise beyond their
 recorded figures, nor hit@10 fall. Regenerate after a deliberate change:
-`uv run python scripts/fit_confidence.py --floors` (and `--record` after a
+`uv run python -m scripts.fit_confidence --floors` (and `--record` after a
 corpus or model change).
 """
 
@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
-from quality.no_match_answers import NO_MATCH_RECORDED, no_match_sources
-from quality.no_match_floors import FLOOR_THRESHOLD, load_floors
-from quality.no_match_queries import NO_MATCH_QUERIES, build
-from quality.no_match_replay import replay
-from quality.recorded import digest
+from scripts.quality.no_match_answers import NO_MATCH_RECORDED, no_match_sources
+from scripts.quality.no_match_floors import FLOOR_THRESHOLD, load_floors
+from scripts.quality.no_match_queries import NO_MATCH_QUERIES, build
+from scripts.quality.no_match_replay import replay
+from scripts.quality.recorded import digest
 
 #: Float noise between a recorded figure rounded to 4 places and a fresh one.
 ROUNDING = 1e-4

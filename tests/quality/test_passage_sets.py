@@ -6,15 +6,15 @@ import math
 
 import pytest
 
-from quality.passage_sets import (
+from redstring import RetrievalMode, SourceDocument
+from redstring.providers import FakeEmbeddingProvider
+from scripts.quality.passage_sets import (
     PassageQuery,
     PassageSet,
     passage_report,
     passage_retriever,
     rank_documents,
 )
-from redstring import RetrievalMode, SourceDocument
-from redstring.providers import FakeEmbeddingProvider
 
 DOCUMENTS = [
     SourceDocument(id="element:Fe", title="Iron", text="Iron is a silvery metallic element."),

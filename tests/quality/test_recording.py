@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from quality.harness import TENANT
-from quality.passage_sets import PASSAGE_SETS, load_passage_set
-from quality.recorded import digest, load_recording, record, sources
 from redstring import index_documents
 from redstring.llm.local_embedding import MODEL_SHA256, LocalEmbeddingProvider
 from redstring.stores import InMemoryChunkStore
+from scripts.quality.harness import TENANT
+from scripts.quality.passage_sets import PASSAGE_SETS, load_passage_set
+from scripts.quality.recorded import digest, load_recording, record, sources
 
 #: Recorded queries recomputed: the first three holdout lay questions of each passage set.
 SAMPLE = 3

@@ -9,6 +9,7 @@ import pytest
 import redstring
 import redstring.errors as errors
 from redstring.domain import errors as domain_errors
+from scripts import error_tree
 
 
 def _subclasses(cls: type) -> set[type]:
@@ -29,9 +30,21 @@ def test_the_namespace_holds_every_library_error_and_nothing_else() -> None:
     assert set(errors.__all__) == set(domain_errors.__all__)
 
 
-def test_the_docstring_draws_every_class_of_the_tree() -> None:
-    drawn = set(re.findall(r"\b([A-Z][A-Za-z]+Error)\b", errors.__doc__ or ""))
+def test_the_errors_page_draws_the_tree_the_classes_form() -> None:
+    page = error_tree.PAGE.read_text()
+    assert page == error_tree.drawn(page), "run `uv run python -m scripts.error_tree`"
+    drawn = set(re.findall(r"\b([A-Z][A-Za-z]+Error)\b", error_tree.tree()))
     assert set(errors.__all__) <= drawn
+
+
+def test_every_class_sits_under_one_of_the_families() -> None:
+    families = {
+        errors.InvalidArgumentError, errors.NotFoundError, errors.StoreError,
+        errors.ModelError, errors.BuildError, errors.InvalidUseError, errors.MissingExtraError,
+    }  # fmt: skip
+    for name in errors.__all__:
+        cls = getattr(errors, name)
+        assert cls is errors.RedstringError or issubclass(cls, tuple(families)), name
 
 
 @pytest.mark.parametrize(

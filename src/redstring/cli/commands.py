@@ -25,7 +25,8 @@ from redstring.cli.providers import (
     llm_provider,
     max_failed_share,
 )
-from redstring.client import render
+from redstring.cli.wording import LLM_FLAGS, in_flags
+from redstring.client import answers, render
 from redstring.client.client import AsyncRedstring
 from redstring.client.documents import read_documents
 from redstring.client.store_set import StoreOpener
@@ -37,6 +38,13 @@ from redstring.domain.errors import BuildFailedError, MissingExtraError
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ExtractionProgress
 from redstring.ports.embedding_provider import EmbeddingProvider
+
+#: What `build` says before it asks the model to choose the domain schema.
+DOMAIN_QUESTION = (
+    "redstring: asking the model which domain schema fits these documents first; "
+    "--domain general (or another schema) skips the question, about a minute less "
+    "on a model running on a CPU\n"
+)
 
 
 @dataclass(frozen=True)
@@ -133,15 +141,19 @@ async def _build(args: argparse.Namespace, context: Context) -> None:
     provider = llm_provider(args, context.env)
     share = max_failed_share(args, context.env)
     domain: DomainSpec = AUTO if args.domain == "auto" else args.domain
-    started: dict[str, int] = {}
+    finished: set[str] = set()
     bar = ProgressBar(context.err, "building", unit="doc", enabled=not args.quiet)
+    if not args.quiet:
+        if args.domain == "auto":
+            context.err.write(DOMAIN_QUESTION)
+        bar.update(0, len(documents), "checking the model server")
 
     def progress(step: ExtractionProgress) -> None:
-        number = started.setdefault(step.document_id, len(started) + 1)
-        finished = number if step.chunks_done >= step.chunks_total else number - 1
+        if step.chunks_done >= step.chunks_total:
+            finished.add(step.document_id)
         failed = f", {step.chunks_failed} failed" if step.chunks_failed else ""
         bar.update(
-            finished,
+            len(finished),
             len(documents),
             f"{step.document_id}: chunk {step.chunks_done}/{step.chunks_total}{failed}",
         )
@@ -157,11 +169,20 @@ async def _build(args: argparse.Namespace, context: Context) -> None:
             )
         except BuildFailedError as failed:
             if isinstance(failed.report, GraphBuildReport):  # printed, then the error line
-                _emit(failed.report, args, context, render.print_build_report)
+                _emit(_in_flags(failed.report), args, context, render.print_build_report)
             raise
         finally:
             bar.finish()
-    _emit(report, args, context, render.print_build_report)
+    _emit(_in_flags(report), args, context, render.print_build_report)
+
+
+def _in_flags(report: GraphBuildReport) -> GraphBuildReport:
+    """`report` with the failures' causes naming the flags, not the library's arguments."""
+    failures = [
+        failure.model_copy(update={"cause": in_flags(failure.cause, LLM_FLAGS)})
+        for failure in report.failures
+    ]
+    return report.model_copy(update={"failures": failures})
 
 
 async def _search(args: argparse.Namespace, context: Context) -> None:
@@ -174,7 +195,7 @@ async def _search(args: argparse.Namespace, context: Context) -> None:
             types=args.types,
             min_confidence=args.min_confidence,
         )
-    _emit(answer, args, context, render.print_entities)
+    _emit(answer, args, context, answers.print_entities)
 
 
 async def _passages(args: argparse.Namespace, context: Context) -> None:
@@ -187,7 +208,7 @@ async def _passages(args: argparse.Namespace, context: Context) -> None:
             sources=args.sources,
             min_confidence=args.min_confidence,
         )
-    _emit(answer, args, context, render.print_passages)
+    _emit(answer, args, context, answers.print_passages)
 
 
 async def _stats(args: argparse.Namespace, context: Context) -> None:
@@ -195,7 +216,7 @@ async def _stats(args: argparse.Namespace, context: Context) -> None:
     client = _client(args, context, None, read_only=True)
     async with _closing(client):
         answer = await client.stats()
-    _emit(answer, args, context, render.print_stats)
+    _emit(answer, args, context, answers.print_stats)
 
 
 async def _rekey(args: argparse.Namespace, context: Context) -> None:

@@ -20,7 +20,8 @@ from typing import NoReturn, TextIO
 
 from redstring import __version__
 from redstring.cli import commands
-from redstring.cli.providers import EMBEDDING_KINDS
+from redstring.cli.providers import EMBEDDING_KINDS, llm_model_name
+from redstring.cli.wording import flags_for, in_flags
 from redstring.client.client import DEFAULT_DB
 from redstring.client.errors import EMBEDDINGS_FLAGS
 from redstring.client.store_set import StoreOpener
@@ -265,7 +266,8 @@ def main(
     except (RedstringError, ValueError) as error:
         if args.traceback:
             raise
-        err.write(f"redstring: error: {_one_line(error)}\n")
+        flags = flags_for(args.command, error, llm_model_name(args, context.env))
+        err.write(f"redstring: error: {in_flags(_one_line(error), flags)}\n")
         return 1
     except Exception as error:
         if args.traceback:

@@ -85,6 +85,23 @@ def unknown_names(argument: str, missing: list[str], known: list[str]) -> str:
     )
 
 
+def undeclared_arguments(tool: str, undeclared: list[str], declared: list[str]) -> str:
+    """A refusal of arguments `tool` does not declare, each with the declared one closest to it."""
+
+    folded = {name.replace("_", "").lower(): name for name in declared}
+
+    def refused(argument: str) -> str:
+        near = get_close_matches(argument.replace("_", "").lower(), folded, n=1, cutoff=0.0)
+        closest = f" (closest declared: `{folded[near[0]]}`)" if near else ""
+        return f"Argument `{_shown(argument)[1:-1]}` is not declared by this tool{closest}."
+
+    sentences = " ".join(refused(argument) for argument in undeclared)
+    return (
+        f"{tool}: {sentences} Nothing was applied. Its arguments are: "
+        f"{', '.join(declared)}. Call again without it."
+    )
+
+
 class EmptyTenantError(RedstringError, ValueError):
     """The server was asked to serve a tenant holding neither entities nor passages."""
 

@@ -9,13 +9,16 @@ can serve. Arguments are checked by that schema and then by the library;
 a refusal reaches the model as a tool error naming the argument
 (`mcp_errors`), never as a crash of the server.
 
-**The tenant is the server's, never the model's.** It is the client's, no
-tool has a tenant parameter, and an argument the schema does not declare (a
-`tenant_id` a model invents) is ignored rather than read (ADR 0082).
+**The tenant is the server's, never the model's.** It is the client's and no
+tool has a tenant parameter. Every schema says `additionalProperties: false`
+and an argument it does not declare (a `tenant_id` a model invents, a
+misspelt `source_ids`) is refused, naming the closest declared argument,
+rather than silently ignored.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Awaitable, Sequence
 from importlib.metadata import version
@@ -23,13 +26,27 @@ from io import TextIOWrapper
 from typing import Annotated, Any, cast
 
 import anyio
+from anyio.streams.memory import MemoryObjectSendStream
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
-from mcp_types import CallToolResult, InputRequiredResult, TextContent, ToolAnnotations
+from mcp.shared.message import SessionMessage
+from mcp_types import (
+    CallToolResult,
+    InputRequiredResult,
+    JSONRPCError,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import BaseModel, ValidationError
 
-from redstring.cli.mcp_errors import EmptyTenantError, argument_error, library_error, unknown_names
+from redstring.cli.mcp_errors import (
+    EmptyTenantError,
+    argument_error,
+    library_error,
+    undeclared_arguments,
+    unknown_names,
+)
 from redstring.cli.mcp_results import (
     CUT_MARK,
     DESCRIPTION_TEXT,
@@ -72,7 +89,7 @@ DEFAULT_K = 5
 
 #: Each search tool's `min_confidence` unless given (ADR 0212): the largest of 0.1, ..., 0.5
 #: whose HYBRID answers empty at most 5% of the fit half's graded queries
-#: (`scripts/mcp_min_confidence.py`). Entities separate worse than passages (ADR 0170).
+#: (`python -m scripts.mcp_min_confidence`). Entities separate worse than passages (ADR 0170).
 ENTITY_MIN_CONFIDENCE = 0.2
 PASSAGE_MIN_CONFIDENCE = 0.5
 
@@ -108,6 +125,13 @@ class _Server(MCPServer):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Any = None
     ) -> CallToolResult | InputRequiredResult:
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            declared = list(tool.parameters.get("properties", {}))
+            undeclared = [argument for argument in arguments if argument not in declared]
+            if undeclared:
+                text = undeclared_arguments(name, undeclared, declared)
+                return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as error:
@@ -296,6 +320,8 @@ def build_server(client: AsyncRedstring, catalogue: TenantCatalogue) -> MCPServe
         )
 
     _only_tools(server)
+    for tool in server._tool_manager.list_tools():
+        tool.parameters["additionalProperties"] = False  # call_tool refuses the rest
     return server
 
 
@@ -331,6 +357,13 @@ async def serve_stdio(client: AsyncRedstring) -> None:
     server = await open_server(client)
     lowlevel = server._lowlevel_server
     stdin = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
-    lines = cast("anyio.AsyncFile[str]", unicode_safe_lines(stdin))
+    outgoing: list[MemoryObjectSendStream[SessionMessage]] = []
+
+    async def reply(refusal: JSONRPCError) -> None:
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await outgoing[0].send(SessionMessage(refusal))
+
+    lines = cast("anyio.AsyncFile[str]", unicode_safe_lines(stdin, reply))
     async with stdio_server(stdin=lines) as (read_stream, write_stream):
+        outgoing.append(write_stream)  # before the first line is read: no await since start
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

@@ -150,6 +150,11 @@ def llm_endpoint(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[str,
     return base_url, model
 
 
+def llm_model_name(args: argparse.Namespace, env: Mapping[str, str]) -> str | None:
+    """The language model's name `--llm-model` or its variable gives; `None` when unset."""
+    return _setting(args, "llm_model", env, "REDSTRING_LLM_MODEL")
+
+
 def llm_provider(args: argparse.Namespace, env: Mapping[str, str]) -> OpenAICompatibleLlmProvider:
     """The OpenAI-protocol language model the flags and environment configure.
 

@@ -4,12 +4,15 @@ Scores keep the library's scales: `score` is the fused rank score (ordinal,
 comparable only within one answer); `semantic` and `lexical` are each
 channel's own score on 0..1, `None` when that channel did not rank the item;
 `bm25` is the raw BM25 score (>= 0, unbounded) a passage's `lexical` maps.
+Each answer prints for people (`str(answer)`, and `print_entities`,
+`print_passages`, `print_stats` for the command line).
 """
 
 from __future__ import annotations
 
 import io
-from typing import Any
+import textwrap
+from typing import Any, TextIO
 
 from pydantic import BaseModel, JsonValue
 
@@ -83,8 +86,6 @@ class EntitySearchAnswer(_Rows):
         return list(self.matches)
 
     def _print(self, out: io.StringIO) -> None:
-        from redstring.client.render import print_entities  # noqa: PLC0415 (render imports this)
-
         print_entities(self, out)
 
 
@@ -123,8 +124,6 @@ class PassageSearchAnswer(_Rows):
         return list(self.matches)
 
     def _print(self, out: io.StringIO) -> None:
-        from redstring.client.render import print_passages  # noqa: PLC0415 (render imports this)
-
         print_passages(self, out)
 
 
@@ -206,6 +205,74 @@ class StatsAnswer(_Rows):
         return list(self.tenants)
 
     def _print(self, out: io.StringIO) -> None:
-        from redstring.client.render import print_stats  # noqa: PLC0415 (render imports this)
-
         print_stats(self, out)
+
+
+# Printing for people: aligned columns, scores with four decimals, `-` for "not ranked".
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def _hint(hint: str | None, out: TextIO) -> None:
+    if hint is not None:
+        out.write(textwrap.fill(hint, width=96, initial_indent="  ", subsequent_indent="  ") + "\n")
+
+
+def _table(rows: list[list[str]], out: TextIO) -> None:
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=True)]
+        out.write("  ".join(cells).rstrip() + "\n")
+
+
+def print_entities(answer: EntitySearchAnswer, out: TextIO) -> None:
+    """One row per entity: rank, fused score, each channel's score, type, name, id."""
+    out.write(f"{len(answer.matches)} entities for {answer.query!r} ({answer.mode.value})\n")
+    if not answer.matches:
+        _hint(answer.hint, out)
+        return
+    rows = [["#", "fused", "semantic", "lexical", "type", "name", "id"]]
+    rows += [
+        [
+            str(hit.rank),
+            f"{hit.score:.4f}",
+            _score(hit.semantic),
+            _score(hit.lexical),
+            hit.type,
+            hit.name,
+            hit.id,
+        ]
+        for hit in answer.matches
+    ]
+    _table(rows, out)
+
+
+def print_passages(answer: PassageSearchAnswer, out: TextIO, *, width: int = 96) -> None:
+    """Each passage: rank, scores and source on one line, then its text, shortened and indented."""
+    out.write(f"{len(answer.matches)} passages for {answer.query!r} ({answer.mode.value})\n")
+    if not answer.matches:
+        _hint(answer.hint, out)
+    for hit in answer.matches:
+        bm25 = "-" if hit.bm25 is None else f"{hit.bm25:.4f}"
+        out.write(
+            f"{hit.rank}. fused {hit.score:.4f}  semantic {_score(hit.semantic)}  "
+            f"lexical {_score(hit.lexical)} (bm25 {bm25})  {hit.source_id} #{hit.index}\n"
+        )
+        excerpt = textwrap.shorten(" ".join(hit.text.split()), width=width * 2, placeholder=" ...")
+        out.write(textwrap.indent(textwrap.fill(excerpt, width=width), "   ") + "\n")
+
+
+def print_stats(answer: StatsAnswer, out: TextIO) -> None:
+    """Per tenant: entities (by type), relationships, vectors, chunks."""
+    out.write(f"{answer.backend} database, {len(answer.tenants)} tenant(s)\n")
+    for tenant in answer.tenants:
+        chunks = "not kept by this backend" if tenant.chunks is None else str(tenant.chunks)
+        out.write(f"tenant {tenant.tenant_id}\n")
+        out.write(f"  entities       {tenant.entities}\n")
+        for entity_type, count in tenant.entities_by_type.items():
+            out.write(f"    {entity_type:<12} {count}\n")
+        out.write(f"  relationships  {tenant.relationships}\n")
+        out.write(f"  vectors        {tenant.vectors}\n")
+        out.write(f"  chunks         {chunks}\n")

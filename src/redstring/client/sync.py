@@ -1,15 +1,17 @@
 """`Redstring`: `AsyncRedstring` for code without an event loop.
 
-It runs one `AsyncRedstring` on a private event loop in a daemon thread and
-waits for each call, so the two share every contract (ADR 0160). Calls may
-come from any thread; they run one at a time on that loop.
+It runs one `AsyncRedstring` on a `LoopThread` (an event loop in a daemon
+thread) and waits for each call, so the two share every contract (ADR 0160).
+Calls may come from any thread and run concurrently on that loop. A call
+from inside a callback of a running call (`progress`) raises
+`ReentrantCallError`; `close()` from another thread ends the calls in flight
+with `ClientClosedError`; a client dropped without `close()` is closed when
+it is garbage-collected.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
-import threading
 from collections.abc import Coroutine, Sequence
 from types import TracebackType
 from typing import Any, Self
@@ -32,13 +34,13 @@ from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE
 from redstring.composition.index_documents import IndexProgressCallback, IndexReport
 from redstring.composition.rekey import RekeyReport
 from redstring.domain.chunk import StoredChunk
-from redstring.domain.errors import ClientClosedError
 from redstring.domain.events import MergeUndone
 from redstring.domain.ids import TenantId
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.llm_provider import LlmProvider
+from redstring.storage.loop_thread import LoopThread
 
 
 class Redstring:
@@ -62,28 +64,16 @@ class Redstring:
         self._client = AsyncRedstring(
             db, tenant=tenant, embeddings=embeddings, migrate=migrate, create=create, opener=opener
         )
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(
-            target=self._loop.run_forever, name="redstring-client", daemon=True
-        )
-        self._thread.start()
+        self._bridge = LoopThread("redstring-client")
+        self._bridge.stop_when_collected(self, self._client.close)
         try:
             self._run(self._client.open())
         except BaseException:
-            self._stop()
+            self._bridge.stop(self._client.close)
             raise
 
     def _run[T](self, call: Coroutine[Any, Any, T]) -> T:
-        if not self._thread.is_alive():
-            call.close()
-            raise ClientClosedError(method=getattr(call, "__name__", "call"))
-        return asyncio.run_coroutine_threadsafe(call, self._loop).result()
-
-    def _stop(self) -> None:
-        if self._thread.is_alive():
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join()
-        self._loop.close()
+        return self._bridge.run(call, method=getattr(call, "__name__", "call"))
 
     @property
     def db(self) -> str:
@@ -104,12 +94,11 @@ class Redstring:
         return repr(self._client).replace(type(self._client).__name__, type(self).__name__, 1)
 
     def close(self) -> None:
-        """Close the stores and stop the loop thread. Closing twice is harmless."""
-        if self._thread.is_alive():
-            try:
-                self._run(self._client.close())
-            finally:
-                self._stop()
+        """Close the stores and stop the loop thread. Closing twice is harmless.
+
+        Calls still running (from other threads) end with `ClientClosedError`.
+        """
+        self._bridge.stop(self._client.close)
 
     def __enter__(self) -> Self:
         return self

@@ -24,6 +24,12 @@ from redstring.composition.build_policy import (
 )
 from redstring.composition.chunk_merges import chunks_after_merge
 from redstring.composition.reextraction import resolve_survivors, retirement
+from redstring.composition.remembered_answers import (
+    RememberedAnswers,
+    keep_format,
+    recall_format,
+    remembering,
+)
 from redstring.composition.transactions import one_transaction
 from redstring.consolidation.consolidator import DEFAULT_MERGE_THRESHOLD, consolidate
 from redstring.domain.chunking import SlidingWindowChunker
@@ -91,6 +97,8 @@ class GraphBuildReport(BaseModel):
     `relationships_retired` the relationships removed with them or no longer
     stated by any document (B155). `answer_format` is how the model server
     was asked for JSON (`None` when the provider does not say).
+    `chunks_reused` counts the chunks answered from the answers an earlier
+    run kept, without asking the model.
     `first_sequence`/`last_sequence` bound the events this build appended
     (`None` when it appended none).
     """
@@ -106,6 +114,7 @@ class GraphBuildReport(BaseModel):
     entities_retired: int = 0
     relationships_retired: int = 0
     chunks_written: int
+    chunks_reused: int = 0
     merges: list[MergeSummary]
     failures: list[ChunkFailure]
     failure_causes: dict[str, int] = Field(default_factory=dict)
@@ -158,6 +167,13 @@ async def build_graph(
     of the chunks failed it raises `BuildFailedError` carrying the report,
     after writing what was extracted; `max_failed_share=1.0` accepts any
     partial result.
+
+    With a named model (`ServedLlmProvider`) and a log that keeps answers
+    (`AnswerMemory`), every answer is kept as it arrives, under a key naming
+    the model, the prompts (chunk text included) and the schema; a question
+    asked before, the domain question too, is answered from there without
+    asking the model, and the server is asked first in the answer format it
+    took before.
     """
     docs = list(documents)
     require_tenant_id(tenant_id)
@@ -165,7 +181,6 @@ async def build_graph(
     _check_inputs(docs, embeddings, vectors, merge_threshold)
     check_passage_store(embeddings, chunks)
     check_failed_share(max_failed_share)
-    extractor = Extractor(provider, chunker=chunker, concurrency=concurrency)
     projections: list[Projection] = [GraphProjection(graph)]
     if vectors is not None:
         projections.append(VectorProjection(vectors))
@@ -173,10 +188,16 @@ async def build_graph(
         projections.append(ChunkProjection(chunks))
     sink = EventSink(log if log is not None else InMemoryEventLog(), projections)
     stores = (sink.log, graph, vectors, chunks)
+    served = remembering(provider, sink.log, tenant_id)
+    answers = None if served is None else RememberedAnswers(*served, tenant_id)
+    extractor = Extractor(answers or provider, chunker=chunker, concurrency=concurrency)
     await catch_up(sink.log, tenant_id, projections)  # a fold a crash cut short (ADR 0132)
 
     await preflight(provider)
-    decision = await decide_domain(domain, provider, docs, strict=strict)
+    if served is not None:
+        await recall_format(*served, tenant_id)
+    asked = provider if served is None else RememberedAnswers(*served, tenant_id)
+    decision = await decide_domain(domain, asked, docs, strict=strict)
     tally = _Tally()
     extractions = [
         asyncio.ensure_future(
@@ -197,6 +218,8 @@ async def build_graph(
         for pending in extractions:
             pending.cancel()
         await asyncio.gather(*extractions, return_exceptions=True)
+    if served is not None:
+        await keep_format(*served, tenant_id)
 
     async def emit_merge(merge: EntitiesMerged) -> None:
         events: list[Event] = [merge]
@@ -223,6 +246,7 @@ async def build_graph(
         entities_retired=tally.retired,
         relationships_retired=tally.relationships_retired,
         chunks_written=tally.chunks,
+        chunks_reused=0 if answers is None else answers.reused,
         merges=[_summary(merge) for merge in merges],
         failures=tally.failures,
         failure_causes=failure_causes(tally.failures),

@@ -6,14 +6,10 @@ Composes the `redstring.graph`, `redstring.vector`, `redstring.chunks` and
 
 from __future__ import annotations
 
-import asyncio
 import os
-from collections.abc import Coroutine
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.composition.rebuild import catch_up_every_tenant
@@ -25,6 +21,7 @@ from redstring.domain.errors import (
 from redstring.domain.validation import require_dimension
 from redstring.events.sqlite import SqliteEventLog
 from redstring.graph.sqlite import SqliteGraphStore
+from redstring.storage.loop_thread import run_to_end
 from redstring.storage.sqlite import SqliteDatabase
 from redstring.storage.tenant_cache import DEFAULT_CACHE_BYTES, CacheBudget
 from redstring.vector.ivf_settings import EXACT_BELOW, PROBES
@@ -135,20 +132,11 @@ def open_sqlite(
         )
         events = SqliteEventLog(database, migrate=migrate)
         if not read_only:
-            _run_to_end(catch_up_every_tenant(events, graph=graph, vectors=vectors, chunks=chunks))
+            catch_up = catch_up_every_tenant(events, graph=graph, vectors=vectors, chunks=chunks)
+            run_to_end(catch_up, method="open_sqlite")  # also from async code
     except BaseException:
         database.close()
         raise
     return SqliteStores(
         database=database, graph=graph, vectors=vectors, chunks=chunks, events=events
     )
-
-
-def _run_to_end(work: Coroutine[Any, Any, object]) -> None:
-    """Run `work` to its end from synchronous code, also when an event loop is running.
-
-    It runs on its own loop in a worker thread, so `open_sqlite` may be
-    called from async code too; its exception is re-raised here.
-    """
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pool.submit(asyncio.run, work).result()

@@ -115,12 +115,8 @@ def _soundex_key(form: str) -> str | None:
     return None if code is None else SOUNDEX_NAMESPACE + code
 
 
-def keyed_tokens(name: str) -> list[str]:
-    """The tokens of `name` that make keys: `MIN_TOKEN_LENGTH`+ long, not in `KEYLESS_TOKENS`."""
-    return _keyed(tuple(matching_form(name).split()))
-
-
 def _keyed(tokens: tuple[str, ...]) -> list[str]:
+    """The tokens that make keys: `MIN_TOKEN_LENGTH`+ long, not in `KEYLESS_TOKENS`."""
     return [t for t in tokens if len(t) >= MIN_TOKEN_LENGTH and t not in KEYLESS_TOKENS]
 
 

@@ -7,6 +7,7 @@ checks a real model's answer does.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -17,6 +18,7 @@ from redstring.domain.errors import (
     MalformedCompletionError,
     RefusedCompletionError,
 )
+from redstring.domain.ids import length_prefixed
 
 JsonObject = dict[str, Any]
 
@@ -38,6 +40,22 @@ def answer_token_bound(prompt: str) -> int:
     """
     prompt_tokens = -(-len(prompt) // CHARACTERS_PER_TOKEN)
     return max(MIN_ANSWER_TOKENS, ANSWER_TOKENS_PER_PROMPT_TOKEN * prompt_tokens)
+
+
+def answer_key(model: str, system: str, user: str, schema: JsonObject) -> str:
+    """The key an answer is kept under: a digest of everything that decides it.
+
+    The model's name, both prompts (the chunk's text, the domain and the
+    prompt's wording are in them) and the schema, each length-prefixed
+    (ADR 0133), so a change to any of them is a question never asked before.
+    """
+    fields = ("answer", model, system, user, json.dumps(schema, sort_keys=True))
+    return "answer:" + hashlib.sha256(length_prefixed(*fields)).hexdigest()
+
+
+def format_key(base_url: str, model: str) -> str:
+    """The key the answer format a server took is kept under: its address and model."""
+    return "format:" + hashlib.sha256(length_prefixed("format", base_url, model)).hexdigest()
 
 
 def parse_completion(

@@ -81,7 +81,7 @@ class ConfidenceCalibration:
         return max(found, default=0.0)
 
 
-# Fitted on the fit half only by `uv run python scripts/fit_confidence.py`
+# Fitted on the fit half only by `uv run python -m scripts.fit_confidence`
 # (local MiniLM model; names + world corpora and the no-match queries for
 # entities, element passages for passages). Holdout figures: ADR 0170 and
 # docs/benchmarks.md ("Nothing matches").
@@ -134,7 +134,7 @@ def require_calibration(value: object, *, default: str) -> ConfidenceCalibration
             name="confidence",
             value=value,
             requirement=f"a ConfidenceCalibration (redstring.fusion), such as {default} or "
-            "one refitted for another model with scripts/fit_confidence.py",
+            "one refitted for another model with python -m scripts.fit_confidence",
         )
     return value
 

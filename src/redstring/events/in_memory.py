@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 from uuid import UUID
 
 from redstring.domain.events import Event
@@ -20,15 +22,17 @@ class _Tenant:
 
 
 class InMemoryEventLog(DescribedStore):
-    """An `EventLog` for a single process: complete, tenant-scoped, not a test double.
+    """An `EventLog` (and `AnswerMemory`) for a single process: complete, tenant-scoped,
+    not a test double.
 
-    Events are copied on the way in and out, so a caller mutating one cannot
-    change the log.
+    Events and answers are copied on the way in and out, so a caller mutating
+    one cannot change the log.
     """
 
     def __init__(self) -> None:
         self._tenants: dict[TenantId, _Tenant] = {}
         self._positions: dict[tuple[TenantId, str], int] = {}
+        self._answers: dict[tuple[TenantId, str], str] = {}
 
     async def append(self, events: Sequence[Event]) -> list[Event]:
         stored: list[Event] = []
@@ -82,3 +86,12 @@ class InMemoryEventLog(DescribedStore):
         lasts = [(tenant, len(part.events)) for tenant, part in self._tenants.items()]
         held = [(tenant, name, sequence) for (tenant, name), sequence in self._positions.items()]
         return lagging(lasts, held, projections)
+
+    async def recall(self, tenant_id: TenantId, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+        require_tenant_id(tenant_id)
+        held = ((key, self._answers.get((tenant_id, key))) for key in keys)
+        return {key: json.loads(value) for key, value in held if value is not None}
+
+    async def remember(self, tenant_id: TenantId, key: str, value: dict[str, Any]) -> None:
+        require_tenant_id(tenant_id)
+        self._answers[(tenant_id, key)] = json.dumps(value)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from typing import Any
 from uuid import UUID
 
 from redstring.domain.events import Event, event_from_json, event_to_json
@@ -50,9 +52,22 @@ POSITIONS = Schema(
     ],
 )
 
+#: Model answers kept per tenant (`AnswerMemory`): a JSON object per key, as text.
+ANSWERS = Schema(
+    component="answer_memory",
+    migrations=[
+        [
+            "CREATE TABLE {schema}.answer_memory ("
+            " tenant_id uuid NOT NULL, key text NOT NULL, value text NOT NULL,"
+            " PRIMARY KEY (tenant_id, key))",
+        ]
+    ],
+)
+
 
 class PostgresEventLog(SharedTransactions[PostgresDatabase], DescribedStore):
-    """An `EventLog` in PostgreSQL, sharing a pool and schema with other stores.
+    """An `EventLog` (and `AnswerMemory`) in PostgreSQL, sharing a pool and schema with
+    other stores.
 
     Build it with `await PostgresEventLog.open(database)`. Each `append` is one
     transaction that locks the head row of every tenant it writes (in tenant
@@ -71,6 +86,7 @@ class PostgresEventLog(SharedTransactions[PostgresDatabase], DescribedStore):
         log = cls(database)
         await database.ensure_schema(SCHEMA, migrate=migrate, store=log._name)
         await database.ensure_schema(POSITIONS, migrate=migrate, store=log._name)
+        await database.ensure_schema(ANSWERS, migrate=migrate, store=log._name)
         return log
 
     async def append(self, events: Sequence[Event]) -> list[Event]:
@@ -203,6 +219,31 @@ class PostgresEventLog(SharedTransactions[PostgresDatabase], DescribedStore):
             return lagging(lasts, held, projections)
 
         return await self._db.read(work, store=self._name)
+
+    async def recall(self, tenant_id: TenantId, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+        require_tenant_id(tenant_id)
+        statement = self._db.sql(
+            "SELECT key, value FROM {schema}.answer_memory WHERE tenant_id = %s AND key = ANY(%s)"
+        )
+
+        async def work(connection: Connection) -> dict[str, dict[str, Any]]:
+            cursor = await connection.execute(statement, (tenant_id, list(keys)))
+            return {key: json.loads(value) for key, value in await cursor.fetchall()}
+
+        return await self._db.read(work, store=self._name)
+
+    async def remember(self, tenant_id: TenantId, key: str, value: dict[str, Any]) -> None:
+        require_tenant_id(tenant_id)
+        statement = self._db.sql(
+            "INSERT INTO {schema}.answer_memory (tenant_id, key, value) VALUES (%s, %s, %s)"
+            " ON CONFLICT (tenant_id, key) DO UPDATE SET value = excluded.value"
+        )
+        body = json.dumps(value)
+
+        async def work(connection: Connection) -> None:
+            await connection.execute(statement, (tenant_id, key, body))
+
+        await self._db.write(work, store=self._name)
 
     async def _by_id(self, connection: Connection, tenant: UUID, event_id: UUID) -> Event | None:
         cursor = await connection.execute(

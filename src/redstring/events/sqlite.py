@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
+from typing import Any
 
 from redstring.domain.events import Event, event_from_json, event_to_json
 from redstring.domain.ids import TenantId
@@ -45,9 +47,24 @@ POSITIONS = Schema(
     ],
 )
 
+#: Model answers kept per tenant (`AnswerMemory`): a JSON object per key.
+ANSWERS = Schema(
+    component="answer_memory",
+    migrations=[
+        [
+            "CREATE TABLE answer_memory ("
+            " tenant_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,"
+            " PRIMARY KEY (tenant_id, key))",
+        ]
+    ],
+)
+
+#: Keys recalled per statement, below SQLite's bound on parameters.
+_KEYS_PER_READ = 500
+
 
 class SqliteEventLog(SharedTransactions[SqliteDatabase], DescribedStore):
-    """An `EventLog` in a SQLite file shared with other stores.
+    """An `EventLog` (and `AnswerMemory`) in a SQLite file shared with other stores.
 
     Each `append` is one write transaction: it numbers each tenant's new
     events after that tenant's last one, and an event whose id the tenant's
@@ -60,6 +77,7 @@ class SqliteEventLog(SharedTransactions[SqliteDatabase], DescribedStore):
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
         if not database.read_only:
             database.ensure_schema(POSITIONS, migrate=migrate, store=self._name)
+            database.ensure_schema(ANSWERS, migrate=migrate, store=self._name)
 
     async def append(self, events: Sequence[Event]) -> list[Event]:
         given = [event.model_copy(deep=True) for event in events]
@@ -156,6 +174,37 @@ class SqliteEventLog(SharedTransactions[SqliteDatabase], DescribedStore):
             return lagging(lasts, held, projections)
 
         return await self._db.read(work, store=self._name)
+
+    async def recall(self, tenant_id: TenantId, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+        require_tenant_id(tenant_id)
+        wanted = list(dict.fromkeys(keys))
+
+        def work(connection: sqlite3.Connection) -> dict[str, dict[str, Any]]:
+            found: dict[str, dict[str, Any]] = {}
+            for start in range(0, len(wanted), _KEYS_PER_READ):
+                part = wanted[start : start + _KEYS_PER_READ]
+                rows = connection.execute(
+                    "SELECT key, value FROM answer_memory WHERE tenant_id = ?"
+                    f" AND key IN ({', '.join('?' * len(part))})",
+                    (str(tenant_id), *part),
+                )
+                found.update((key, json.loads(value)) for key, value in rows)
+            return found
+
+        return await self._db.read(work, store=self._name)
+
+    async def remember(self, tenant_id: TenantId, key: str, value: dict[str, Any]) -> None:
+        require_tenant_id(tenant_id)
+        body = json.dumps(value)
+
+        def work(connection: sqlite3.Connection) -> None:
+            connection.execute(
+                "INSERT INTO answer_memory (tenant_id, key, value) VALUES (?, ?, ?)"
+                " ON CONFLICT (tenant_id, key) DO UPDATE SET value = excluded.value",
+                (str(tenant_id), key, body),
+            )
+
+        await self._db.write(work, store=self._name)
 
 
 def _last(connection: sqlite3.Connection, tenant: str) -> int:

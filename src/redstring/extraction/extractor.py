@@ -44,7 +44,8 @@ class ChunkFailure(BaseModel):
 
 
 class ExtractionProgress(BaseModel):
-    """Progress through one document's chunks, reported after each chunk finishes."""
+    """Progress through one document's chunks: reported as it starts (0 done) and after
+    each chunk finishes."""
 
     document_id: str
     chunks_done: int
@@ -163,6 +164,12 @@ class Extractor:
             result.tally = tally
             return result
 
+        if progress is not None:  # shown before the first (slowest) answer
+            progress(
+                ExtractionProgress(
+                    document_id=document.id, chunks_done=0, chunks_total=len(spans), chunks_failed=0
+                )
+            )
         results = await _gather_in_order([one(i, span) for i, span in enumerate(spans)])
         entities, relationships, dropped = _combine(results, document.id, tenant_id)
         tally = TypeTally()

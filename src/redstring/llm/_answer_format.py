@@ -72,11 +72,26 @@ class FormatNegotiation:
     """
 
     def __init__(self, requested: StructuredOutput) -> None:
-        self.candidates = ANSWER_FORMATS if requested == "auto" else (requested,)
+        self.candidates: tuple[AnswerFormat, ...] = (
+            ANSWER_FORMATS if requested == "auto" else (requested,)
+        )
         self.settled: AnswerFormat | None = None
         self.refused: list[AnswerFormat] = []
         self._lock = asyncio.Lock()
         self._refusal: ModelServerStatusError | None = None
+
+    def try_first(self, answer_format: str) -> None:
+        """Try `answer_format` first, when it is a candidate and nothing is settled yet.
+
+        A format the server took before (ADR 0150's negotiation, remembered
+        across runs): asked first, it spares the server the refused ones.
+        """
+        if self.settled is not None:
+            return
+        for candidate in self.candidates:
+            if candidate == answer_format:
+                rest = tuple(other for other in self.candidates if other != candidate)
+                self.candidates = (candidate, *rest)
 
     async def run[T](self, attempt: Callable[[AnswerFormat, Collection[int]], Awaitable[T]]) -> T:
         """`attempt(format, final_statuses)` in the settled format, negotiating it first if need be.
@@ -124,8 +139,8 @@ class FormatNegotiation:
         tried = ", ".join(self.refused)
         if len(self.candidates) == 1:
             hint = (
-                f"The server refused the {tried} answer format. Pass structured_output='auto' "
-                "(--structured-output auto) to let redstring find one it accepts."
+                f"The server refused the {tried} answer format. Pass `structured_output='auto'` "
+                "to let redstring find one it accepts."
             )
         else:
             hint = f"The server refused every answer format tried ({tried}); check its log."

@@ -19,6 +19,7 @@ import asyncio
 import json
 import logging
 import random
+import textwrap
 from collections.abc import Awaitable, Callable, Collection
 from typing import TYPE_CHECKING, Any
 
@@ -105,6 +106,8 @@ class OpenAITransport:
         self.limit = AdaptiveLimit(max_concurrency, window=timeout)
         self._rng = random.Random(seed)
         self._client: AsyncOpenAI | None = None
+        #: How the transport waits between attempts (a test replaces it to read the delays).
+        self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
 
     def _get_client(self) -> AsyncOpenAI:
         if self._client is None:
@@ -207,7 +210,7 @@ class OpenAITransport:
             )
             if retry_after is not None:
                 delay = max(delay, min(retry_after, self._max_backoff))
-            await asyncio.sleep(delay)
+            await self.sleep(delay)
 
 
 def _cause(error: BaseException) -> str:
@@ -217,15 +220,28 @@ def _cause(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
+#: The characters of a server's message an error quotes.
+SERVER_MESSAGE_CHARACTERS = 300
+
+
 def _server_message(error: Any) -> str:
-    """The server's own words: the SDK hands over the body's "error" member, if any."""
+    """The server's own words, short: the body's "error" member if any, else its text.
+
+    A Python traceback is reduced to its last line (the exception), which
+    says what went wrong; the frames are in the server's log. The rest is
+    cut at a word, `SERVER_MESSAGE_CHARACTERS` at most.
+    """
     body = error.body
     if isinstance(body, dict) and isinstance(body.get("message"), str):
-        return str(body["message"])
-    if isinstance(body, str) and body:
-        return body
-    text: str = error.response.text
-    return text[:500] if text else str(error.message)
+        text = str(body["message"])
+    elif isinstance(body, str) and body:
+        text = body
+    else:
+        text = str(error.response.text or error.message)
+    if "Traceback (most recent call last)" in text:
+        last = [line for line in text.splitlines() if line.strip()][-1]
+        text = f"{last.strip()} (the traceback is in the server's log)"
+    return textwrap.shorten(text, width=SERVER_MESSAGE_CHARACTERS, placeholder=" ...")
 
 
 def _retry_after(error: Any) -> float | None:

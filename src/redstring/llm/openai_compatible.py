@@ -243,6 +243,19 @@ class OpenAICompatibleLlmProvider(_ClosesItsClient):
         return self._model
 
     @property
+    def base_url(self) -> str:
+        """The server's address."""
+        return self._transport.base_url
+
+    def try_format_first(self, answer_format: str) -> None:
+        """Ask in `answer_format` first, e.g. the one this server took in an earlier run.
+
+        Only under `structured_output="auto"` and before a format is settled;
+        a name that is not an answer format is ignored.
+        """
+        self._formats.try_first(answer_format)
+
+    @property
     def max_concurrency(self) -> int:
         """The most requests this provider sends at once."""
         return self._transport.limit.maximum

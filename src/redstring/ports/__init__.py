@@ -15,7 +15,8 @@ exchange beyond the root's types:
   `Analyzer` a chunk store turns text into terms with (a query too);
 - events: `EventLog` of `Event`s (`DocumentExtracted`, `DocumentChunked`,
   `EntitiesEmbedded`, `EntitiesMerged`, `EntitiesRetired`, `MergeUndone`);
-- models: `EmbeddingProvider`, `LlmProvider`, `CheckedLlmProvider`;
+- models: `EmbeddingProvider`, `LlmProvider`, `CheckedLlmProvider`, `ServedLlmProvider`;
+  `AnswerMemory` keeps their answers for a rerun;
 - `SharedTransaction`: adapters on one database committing one task's writes together.
 """
 
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates
 from redstring.domain.chunk import ChunkManifest
-from redstring.domain.tokenize import Analyzer
 from redstring.domain.events import (
     DocumentChunked,
     DocumentExtracted,
@@ -34,7 +34,9 @@ from redstring.domain.events import (
     MergeUndone,
 )
 from redstring.domain.summary import ChunkSummary, GraphSummary
+from redstring.domain.tokenize import Analyzer
 from redstring.domain.vector import VectorMatch, VectorRecord
+from redstring.ports.answer_memory import AnswerMemory
 from redstring.ports.chunk_store import (
     ChunkPurge,
     ChunkReader,
@@ -53,11 +55,13 @@ from redstring.ports.graph_store import (
     GraphStore,
     GraphWriter,
 )
-from redstring.ports.llm_provider import CheckedLlmProvider, LlmProvider
+from redstring.ports.llm_provider import CheckedLlmProvider, LlmProvider, ServedLlmProvider
 from redstring.ports.transactions import SharedTransaction
 from redstring.ports.vector_store import VectorPurge, VectorSearcher, VectorStore, VectorWriter
 
 __all__ = [
+    "Analyzer",
+    "AnswerMemory",
     "BlockingIndex",
     "BlockingIndexMaintenance",
     "CheckedLlmProvider",
@@ -67,7 +71,6 @@ __all__ = [
     "ChunkStore",
     "ChunkSummary",
     "ChunkWriter",
-    "Analyzer",
     "CorpusStats",
     "DocumentChunked",
     "DocumentExtracted",
@@ -88,6 +91,7 @@ __all__ = [
     "LlmProvider",
     "MergeUndone",
     "SemanticChunkSource",
+    "ServedLlmProvider",
     "SharedTransaction",
     "VectorMatch",
     "VectorPurge",

@@ -40,3 +40,27 @@ class CheckedLlmProvider(LlmProvider, Protocol):
     async def check(self) -> None:
         """Raise unless the server answers and knows the model."""
         ...
+
+
+@runtime_checkable
+class ServedLlmProvider(CheckedLlmProvider, Protocol):
+    """A named model on a server, which can be told the answer format to try first.
+
+    `model` and `base_url` name what answers, so its answers can be kept and
+    reused (`AnswerMemory`); `try_format_first` puts a format the server took
+    before at the head of the negotiation, so a refused one is not asked again.
+    """
+
+    @property
+    def model(self) -> str:
+        """The server's name of the model."""
+        ...
+
+    @property
+    def base_url(self) -> str:
+        """The server's address."""
+        ...
+
+    def try_format_first(self, answer_format: str) -> None:
+        """Ask in `answer_format` first (a name it does not know is ignored)."""
+        ...

@@ -142,24 +142,26 @@ class TenantCache[V]:
 
     def update(
         self, tenant: str, before: str | None, after: str, change: Callable[[V], None]
-    ) -> None:
-        """Apply `change` to the value cached under token `before`, and tag it `after`.
+    ) -> V | None:
+        """Apply `change` to the value cached under token `before`, tag it `after`, return it.
 
         Call inside the write that moved the tenant's token from `before` to
         `after` (ADR 0265): a value cached under any other token is dropped
-        instead, so the next `get` loads it again. Should the write roll
-        back, `after` never becomes current and the value is never served.
+        instead, so the next `get` loads it again (and `None` is returned).
+        Should the write roll back, `after` never becomes current and the
+        value is never served.
         """
         entry = self._entries.pop(tenant, None)
         if entry is None:
-            return
+            return None
         key = (self._number, tenant)
         if entry.token != before:
             self._budget._release(key)
-            return
+            return None
         change(entry.value)
         if self._budget._admit(key, self._sizeof(entry.value)):
             self._entries[tenant] = _Entry(after, entry.value)
+        return entry.value
 
     def remeasure(self, tenant: str) -> None:
         """Count the cached value's bytes again after it grew in place (dropped if now too big)."""

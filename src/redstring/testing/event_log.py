@@ -25,6 +25,7 @@ from redstring.domain.events import (
 )
 from redstring.domain.ids import TenantId
 from redstring.domain.vector import VectorRecord
+from redstring.ports.answer_memory import AnswerMemory
 from redstring.ports.event_log import EventLog, ProjectionPositions
 from redstring.testing._support import fresh_tenant, property_settings
 from redstring.testing.concurrency import EventLogConcurrency
@@ -282,3 +283,31 @@ class EventLogCompliance(EventLogTenantKeyCompliance, EventLogConcurrency):
         assert await log.lagging_tenants(["graph"]) == []
         await log.append([_extracted(first, "a3")])
         assert await log.lagging_tenants(["graph"]) == [first]
+
+    @pytest.mark.asyncio
+    async def test_answers_are_recalled_per_tenant_by_key_and_replaced_when_remembered_again(
+        self,
+    ) -> None:
+        log = await self.make_log()
+        assert isinstance(log, AnswerMemory)
+        tenant, other = fresh_tenant(), fresh_tenant()
+        assert await log.recall(tenant, ["k"]) == {}
+        answer = {"entities": [{"name": "Ada", "n": 1.5, "tags": ["x", None]}], "ok": True}
+        await log.remember(tenant, "k", answer)
+        await log.remember(other, "k", {"other": 1})
+        await log.remember(tenant, "k2", {"first": 1})
+        await log.remember(tenant, "k2", {"second": 2})
+        assert await log.recall(tenant, ["k", "missing", "k2", "k"]) == {
+            "k": answer,
+            "k2": {"second": 2},
+        }
+        assert await log.recall(other, ["k", "k2"]) == {"k": {"other": 1}}
+        recalled = await log.recall(tenant, ["k"])
+        recalled["k"]["entities"].clear()
+        answer["ok"] = False
+        assert (await log.recall(tenant, ["k"]))["k"]["entities"][0]["name"] == "Ada"
+        assert (await log.recall(tenant, ["k"]))["k"]["ok"] is True
+        many = [f"key-{n}" for n in range(1200)]
+        for key in many[::300]:
+            await log.remember(tenant, key, {"key": key})
+        assert sorted(await log.recall(tenant, many)) == sorted(many[::300])

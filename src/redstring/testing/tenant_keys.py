@@ -40,6 +40,8 @@ _SAMPLES: dict[str, object] = {
     "chunk_ids": ["c:0"],
     "chunks": [],
     "keys": ["ada"],
+    "key": "ada",
+    "value": {"ada": 1},
     "terms": ["ada"],
     "entity_type": "person",
     "entity_id": _ENTITY,

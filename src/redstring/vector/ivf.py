@@ -11,7 +11,9 @@ rows taken out by slot, and the lists are trained again only once more than
 from __future__ import annotations
 
 import math
+import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import faiss
 import numpy as np
@@ -43,29 +45,96 @@ def lists_for(rows: int) -> int:
     return max(1, min(round(math.sqrt(rows)), rows // MIN_ROWS_PER_LIST))
 
 
+@dataclass(frozen=True)
+class SavedLists:
+    """A trained index as saved: its centres, and the list of each held slot."""
+
+    training: str
+    trained: int
+    changed: int
+    centres: FloatMatrix
+    slots: Slots
+    lists: Slots
+
+
+def _empty(quantizer: faiss.IndexFlatIP, lists: int) -> faiss.IndexIVFFlat:
+    index = faiss.IndexIVFFlat(quantizer, quantizer.d, lists, faiss.METRIC_INNER_PRODUCT)
+    # Removal by id looks each id up (faiss's stubs lack `DirectMap`).
+    index.set_direct_map_type(faiss.DirectMap.Hashtable)  # type: ignore[attr-defined]
+    return index
+
+
 class IvfIndex:
     """An `IndexIVFFlat` over a `TenantRows`' held slots (the slot is the faiss id).
 
-    Trained from a seeded sample, so the same rows give the same index; then
-    told of each write (`put`, `drop`) and counting the rows changed since.
+    `train` builds it from a seeded sample, so the same rows give the same
+    index; `restore` rebuilds a saved one (its centres and each row's list)
+    without training. Then told of each write (`put`, `drop`) and counting
+    the rows changed since training. `training` names the training: a saved
+    copy of the same training has the same centres.
     """
 
-    def __init__(self, part: TenantRows) -> None:
+    def __init__(self, index: faiss.IndexIVFFlat, *, training: str, trained: int, changed: int):
+        self._index = index
+        self.training = training
+        self.trained = trained
+        self.changed = changed
+
+    @classmethod
+    def train(cls, part: TenantRows) -> IvfIndex:
+        """An index trained on the part's held rows, which it then holds."""
         held = np.flatnonzero(part.codes != FREE).astype(np.int64)
-        dimension = part.rows.shape[1]
-        lists = lists_for(held.size)
-        self._index = faiss.IndexIVFFlat(
-            faiss.IndexFlatIP(dimension), dimension, lists, faiss.METRIC_INNER_PRODUCT
-        )
-        self._index.cp.niter = TRAINING_ITERATIONS
-        self._index.cp.seed = 1234  # faiss's default, stated: the sample and the start are seeded
-        # Removal by id looks each id up (faiss's stubs lack `DirectMap`).
-        self._index.set_direct_map_type(faiss.DirectMap.Hashtable)  # type: ignore[attr-defined]
+        index = _empty(faiss.IndexFlatIP(part.rows.shape[1]), lists_for(held.size))
+        index.cp.niter = TRAINING_ITERATIONS
+        index.cp.seed = 1234  # faiss's default, stated: the sample and the start are seeded
         rows = part.rows[held]
-        self._index.train(rows)
-        self._index.add_with_ids(rows, held)
-        self.trained = int(held.size)
-        self.changed = 0
+        index.train(rows)
+        index.add_with_ids(rows, held)
+        return cls(index, training=uuid.uuid4().hex, trained=int(held.size), changed=0)
+
+    @classmethod
+    def restore(cls, part: TenantRows, saved: SavedLists) -> IvfIndex:
+        """The saved index over the part's held rows, each put in its saved list.
+
+        `saved.slots` must be every held slot once.
+        """
+        centres = np.ascontiguousarray(saved.centres, dtype=np.float32)
+        quantizer = faiss.IndexFlatIP(centres.shape[1])
+        quantizer.add(centres)
+        index = _empty(quantizer, centres.shape[0])
+        slots = np.ascontiguousarray(saved.slots, dtype=np.int64)
+        lists = np.ascontiguousarray(saved.lists, dtype=np.int64)
+        rows = np.ascontiguousarray(part.rows[slots])
+        index.add_core(
+            int(slots.size), faiss.swig_ptr(rows), faiss.swig_ptr(slots), faiss.swig_ptr(lists)
+        )
+        return cls(index, training=saved.training, trained=saved.trained, changed=saved.changed)
+
+    @property
+    def centres(self) -> FloatMatrix:
+        """The lists' trained centres, one row each."""
+        centres: FloatMatrix = self._index.quantizer.reconstruct_n(0, self._index.nlist)
+        return centres
+
+    def lists_of(self, slots: Slots) -> Slots:
+        """The list each of `slots` (held by the index) is filed in."""
+        direct = self._index.direct_map
+        return np.asarray([direct.get(slot) >> 32 for slot in slots.tolist()], dtype=np.int64)
+
+    def filing(self) -> tuple[Slots, Slots]:
+        """Every slot the index holds and its list, list by list."""
+        lists = self._index.invlists  # the index owns its lists (faiss types it optional)
+        slots: list[Slots] = []
+        numbers: list[Slots] = []
+        for number in range(self._index.nlist):
+            size = lists.list_size(number)  # type: ignore[union-attr]
+            if size:
+                ids = faiss.rev_swig_ptr(lists.get_ids(number), size)  # type: ignore[union-attr]
+                slots.append(np.array(ids, dtype=np.int64))
+                numbers.append(np.full(size, number, dtype=np.int64))
+        if not slots:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return np.concatenate(slots), np.concatenate(numbers)
 
     @property
     def stale(self) -> bool:
@@ -162,7 +231,7 @@ class IvfSearch:
         if kept >= self.exact_below and kept > 0 and k > 0:
             index = part.index
             if not isinstance(index, IvfIndex) or index.stale:
-                index = IvfIndex(part)
+                index = IvfIndex.train(part)
                 part.index = index
             filtered = None if wanted is None else eligible  # freed slots are not in the index
             slots = index.nearest(query, min(kept, k * OVERFETCH), filtered, self.probes)

@@ -81,6 +81,10 @@ class TenantRows:
         """How many entities the tenant holds."""
         return len(self._slot_of)
 
+    def slot(self, entity_id: str) -> int | None:
+        """The slot holding entity `entity_id`, if the tenant holds it."""
+        return self._slot_of.get(entity_id)
+
     @property
     def nbytes(self) -> int:
         """About the bytes held, the index's included, for a cache budget."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 import uuid
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -36,6 +36,9 @@ from redstring.storage.tenant_cache import (
 from redstring.vector.ivf_settings import EXACT_BELOW, PROBES, check_ivf_settings
 from redstring.vector.rows import ExactSearch, RowSearch, TenantRows
 
+if TYPE_CHECKING:
+    from redstring.vector.ivf_saved import SavedIvf, Snapshot
+
 SCHEMA = Schema(
     component="vector",
     migrations=[
@@ -47,27 +50,40 @@ SCHEMA = Schema(
             # A fresh random token per write of a tenant: a cached matrix is
             # valid while its token is current, across processes too.
             generation_table("vector_generations"),
-        ]
+        ],
+        [
+            # A tenant's saved IVF index and each entity's list in it (ADR 0320).
+            "CREATE TABLE vector_ivf ("
+            " tenant_id TEXT PRIMARY KEY, token TEXT NOT NULL, training TEXT NOT NULL,"
+            " trained INTEGER NOT NULL, changed INTEGER NOT NULL, centres BLOB NOT NULL)",
+            "CREATE TABLE vector_ivf_lists ("
+            " tenant_id TEXT NOT NULL, entity_id TEXT NOT NULL, list_no INTEGER NOT NULL,"
+            " PRIMARY KEY (tenant_id, entity_id)) WITHOUT ROWID",
+        ],
     ],
 )
 
+
+#: Every table holding a tenant's rows.
+TENANT_TABLES = ("vector_records", "vector_generations", "vector_ivf", "vector_ivf_lists")
 
 #: How a `SqliteVectorStore` searches a tenant: every row, or through an IVF index.
 type SqliteSearchMode = Literal["exact", "ivf"]
 
 
-def row_search(mode: object, exact_below: int, probes: int) -> RowSearch:
-    """The search `mode` names; `"ivf"` loads faiss (the `ann` extra)."""
+def row_search(mode: object, exact_below: int, probes: int) -> tuple[RowSearch, SavedIvf | None]:
+    """The search `mode` names, and the saved indexes it keeps; `"ivf"` loads faiss (`ann`)."""
     if mode == "exact":
         check_ivf_settings(exact_below, probes)
-        return ExactSearch()
+        return ExactSearch(), None
     if mode != "ivf":
         raise InvalidArgumentError(name="search_mode", value=mode, requirement="'exact' or 'ivf'")
     try:
         from redstring.vector.ivf import IvfSearch  # noqa: PLC0415 (the optional extra)
+        from redstring.vector.ivf_saved import SavedIvf  # noqa: PLC0415
     except ModuleNotFoundError as error:
         raise MissingExtraError(extra="ann", missing=str(error.name)) from error
-    return IvfSearch(exact_below=exact_below, probes=probes)
+    return IvfSearch(exact_below=exact_below, probes=probes), SavedIvf()
 
 
 class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
@@ -87,9 +103,12 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
     type filter keeps) through a faiss IVF index scanning `probes` lists,
     as `ApproximateVectorStore` does (ADR 0225, 0265): held in memory beside
     the cached rows and counted in `cache_bytes` (about twice the rows'
-    bytes, so a large tenant needs a budget that holds both), built on the
-    first search, kept up to date by this store's writes, trained again
-    after a quarter of its rows changed.
+    bytes, so a large tenant needs a budget that holds both), trained on the
+    first search and saved in the file (ADR 0320): a later open reads it
+    back instead of training while the tenant's generation token says it is
+    current. This store's writes keep it and its saved copy up to date; it
+    is trained again after a quarter of its rows changed, or when a write it
+    did not follow (an `"exact"` store's) made the saved copy stale.
     """
 
     def __init__(
@@ -105,7 +124,7 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
     ) -> None:
         if dimension <= 0:
             raise ValueError(f"dimension must be positive, got {dimension}")
-        self._search = row_search(search_mode, exact_below, probes)
+        self._search, self._saved = row_search(search_mode, exact_below, probes)
         self._db = database
         self._name = f"SqliteVectorStore({database.path})"
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
@@ -145,22 +164,25 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
                 rows,
             )
             after = bump_generations(connection, "vector_generations", before)
-            by_tenant: dict[str, list[int]] = {}
-            for at, row in enumerate(rows):
-                by_tenant.setdefault(row[0], []).append(at)
+            by_tenant: dict[str, dict[str, int]] = {}
+            for at, row in enumerate(rows):  # a repeated id keeps its last row
+                by_tenant.setdefault(row[0], {})[row[1]] = at
             for tenant, token in after.items():
-                ats = by_tenant[tenant]
-                self._cache.update(
+                ats = list(by_tenant[tenant].values())
+                ids = [rows[at][1] for at in ats]
+                unit = unit_rows(np.stack([arrays[at] for at in ats]))
+                part = self._cache.update(
                     tenant,
                     before[tenant],
                     token,
-                    lambda part, ats=ats: part.put(  # type: ignore[misc]
-                        [rows[at][1] for at in ats],
-                        [rows[at][2] for at in ats],
-                        [rows[at][3] for at in ats],
-                        unit_rows(np.stack([arrays[at] for at in ats])),
+                    lambda part, ats=ats, ids=ids, unit=unit: part.put(  # type: ignore[misc]
+                        ids, [rows[at][2] for at in ats], [rows[at][3] for at in ats], unit
                     ),
                 )
+                if self._saved is not None:
+                    self._saved.follow_put(
+                        connection, tenant, (before[tenant], token), ids=ids, unit=unit, part=part
+                    )
 
         await self._db.write(work, store=self._name)
 
@@ -171,14 +193,18 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
         def work(connection: sqlite3.Connection) -> None:
             tenant = str(tenant_id)
             before = self._tokens(connection, {tenant})
+            removed = 0
             for part in chunked(ids):
-                connection.execute(
+                removed += connection.execute(
                     "DELETE FROM vector_records WHERE tenant_id = ?"
                     f" AND entity_id IN ({placeholders(len(part))})",
                     (tenant, *part),
-                )
+                ).rowcount
             after = bump_generations(connection, "vector_generations", before)
             self._cache.update(tenant, before[tenant], after[tenant], lambda rows: rows.remove(ids))
+            if self._saved is not None:
+                tokens = (before[tenant], after[tenant])
+                self._saved.follow_delete(connection, tenant, tokens, ids, removed)
 
         await self._db.write(work, store=self._name)
 
@@ -186,7 +212,7 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
         require_tenant_id(tenant_id)
 
         def work(connection: sqlite3.Connection) -> None:
-            for table in ("vector_records", "vector_generations"):
+            for table in TENANT_TABLES:
                 connection.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (str(tenant_id),))
 
         await self._db.write(work, store=self._name)
@@ -244,12 +270,17 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
             return []
         wanted = None if entity_types is None else [normalize_name(t) for t in entity_types]
 
-        def work(connection: sqlite3.Connection) -> list[VectorMatch]:
-            tenant = str(tenant_id)
-            part = self._rows(connection, tenant)
+        tenant = str(tenant_id)
+
+        def work(connection: sqlite3.Connection) -> tuple[list[VectorMatch], Snapshot | None]:
+            token = current_generation(connection, "vector_generations", tenant)
+            part = self._cache.get(tenant, token, lambda: self._load(connection, tenant))
+            saved = self._saved
+            if saved is not None and part.index is None:
+                part.index = saved.restore(connection, tenant, token, part)
             hits = self._search.search(part, query, k=k, wanted=wanted, min_score=min_score)
             self._cache.remeasure(tenant)  # an index built by the search counts too
-            return [
+            matches = [
                 VectorMatch(
                     entity_id=EntityId(uuid.UUID(part.ids[slot])),
                     entity_type=part.types[slot],
@@ -257,8 +288,16 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
                 )
                 for slot, score in hits
             ]
+            unsaved = None if saved is None or self._db.read_only else saved.unsaved(part, token)
+            return matches, unsaved
 
-        return await self._db.read(work, store=self._name)
+        matches, unsaved = await self._db.read(work, store=self._name)
+        if unsaved is not None and self._saved is not None:
+            saved = self._saved
+            await self._db.write(
+                lambda connection: saved.save(connection, tenant, unsaved), store=self._name
+            )
+        return matches
 
     @staticmethod
     def _tokens(connection: sqlite3.Connection, tenants: set[str]) -> dict[str, str | None]:
@@ -267,11 +306,6 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
             tenant: current_generation(connection, "vector_generations", tenant)
             for tenant in sorted(tenants)
         }
-
-    def _rows(self, connection: sqlite3.Connection, tenant: str) -> TenantRows:
-        """The tenant's rows, from the cache while its generation token is current."""
-        token = current_generation(connection, "vector_generations", tenant)
-        return self._cache.get(tenant, token, lambda: self._load(connection, tenant))
 
     def _load(self, connection: sqlite3.Connection, tenant: str) -> TenantRows:
         ids: list[str] = []

@@ -8,7 +8,8 @@ request at a time, as llama.cpp's servers with one slot do: the others wait
 in its queue (and an answer the client gave up on still runs to its end).
 `server_profiles` builds scripts that behave like particular real servers.
 
-A reply with `hold=event` is sent only once the test sets the event (or the
+A reply with `drop=True` closes the connection unanswered, as a server killed
+mid-run does. A reply with `hold=event` is sent only once the test sets the event (or the
 server stops): a timeout test holds the replies that must time out instead of
 betting on a delay, so it measures the client's logic, not the machine's speed.
 """
@@ -35,6 +36,7 @@ class Reply:
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
     hold: threading.Event | None = None
+    drop: bool = False  # close the connection without answering, as a killed server does
 
 
 Script = Callable[[str, dict[str, Any], int], Reply]
@@ -96,8 +98,10 @@ class ScriptedServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
 
-    def __init__(self, script: Script, *, serial: bool = False, lifetime: float = 60.0) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(
+        self, script: Script, *, serial: bool = False, lifetime: float = 60.0, port: int = 0
+    ) -> None:
+        super().__init__(("127.0.0.1", port), _Handler)
         self.lifetime = lifetime
         self.script = script
         self.serial = serial
@@ -139,6 +143,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.max_in_flight = max(self.server.max_in_flight, self.server.in_flight)
         try:
             reply = self.server.script(self.path, request, number)
+            if reply.drop:
+                self.close_connection = True
+                return
             time.sleep(reply.delay)
             if reply.hold is not None:
                 reply.hold.wait(self.server.lifetime)
@@ -168,9 +175,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 @contextmanager
 def serve(
-    script: Script, *, lifetime: float = 60.0, serial: bool = False
+    script: Script, *, lifetime: float = 60.0, serial: bool = False, port: int = 0
 ) -> Iterator[ScriptedServer]:
-    server = ScriptedServer(script, serial=serial, lifetime=lifetime)
+    """`script` served on `port` (0: any free one) until the block ends."""
+    server = ScriptedServer(script, serial=serial, lifetime=lifetime, port=port)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.daemon = True
     thread.start()

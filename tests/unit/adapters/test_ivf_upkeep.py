@@ -114,6 +114,23 @@ async def rewrite(
     return set(deleted), moved_to
 
 
+async def two_tenants_with_the_same_ids(
+    store: VectorStore,
+    exact: VectorStore,
+    tenants: tuple[TenantId, TenantId],
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """1,000 rows in each tenant under the same ids (types "a" and "b"), each index built."""
+    first, second = tenants
+    matrix_a, matrix_b = clustered(rng, 1000), clustered(rng, 1000)
+    for each in (store, exact):
+        await each.upsert([record(first, n, matrix_a[n], "a") for n in range(1000)])
+        await each.upsert([record(second, n, matrix_b[n], "b") for n in range(1000)])
+    for tenant in tenants:
+        await store.search(matrix_a[0].tolist(), tenant, k=10)
+    return matrix_a, matrix_b
+
+
 def asked(rng: np.random.Generator, matrix: np.ndarray, count: int = 20) -> list[list[float]]:
     picked = np.vstack([matrix[:5], matrix[rng.integers(len(matrix), size=count - 5)]])
     return (picked + 0.2 * rng.standard_normal(picked.shape)).tolist()  # type: ignore[no-any-return]
@@ -174,12 +191,7 @@ async def test_in_place_writes_to_one_tenant_never_reach_another_with_the_same_i
     first, second = fresh_tenant(), fresh_tenant()
     rng = np.random.default_rng(41)
     store, exact = make(tmp_path, probes=EVERY_LIST), InMemoryVectorStore(dimension=DIM)
-    matrix_a, matrix_b = clustered(rng, 1000), clustered(rng, 1000)
-    for each in (store, exact):  # every id is in both tenants
-        await each.upsert([record(first, n, matrix_a[n], "a") for n in range(1000)])
-        await each.upsert([record(second, n, matrix_b[n], "b") for n in range(1000)])
-    for tenant in (first, second):
-        await store.search(matrix_a[0].tolist(), tenant, k=10)
+    _, matrix_b = await two_tenants_with_the_same_ids(store, exact, (first, second), rng)
     untouched = index_of(store, second)
     fresh = clustered(rng, 100)
     for each in (store, exact):

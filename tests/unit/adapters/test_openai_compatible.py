@@ -7,7 +7,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -325,6 +324,17 @@ def llm(server: ScriptedServer, **overrides: Any) -> OpenAICompatibleLlmProvider
     return OpenAICompatibleLlmProvider(**settings)
 
 
+def recording_waits(provider: Any) -> list[float]:
+    """The seconds `provider` waits between attempts, recorded instead of slept."""
+    waits: list[float] = []
+
+    async def record(seconds: float) -> None:
+        waits.append(seconds)
+
+    provider._transport.sleep = record
+    return waits
+
+
 async def ask(server: ScriptedServer, **overrides: Any) -> dict[str, Any]:
     return await llm(server, **overrides).complete_json(
         system="Extract entities.", user="Babbage designed an engine.", schema=SCHEMA
@@ -445,12 +455,19 @@ async def test_the_language_model_shares_the_retry_policy() -> None:
         return error(503, "loading model") if number < 3 else chat(json.dumps(ANSWER))
 
     with serve(busy_then_fine) as server:
-        started = time.perf_counter()
-        assert await ask(server, initial_backoff=0.1, max_backoff=1.0) == ANSWER
-        waited = time.perf_counter() - started
+        provider = llm(server, initial_backoff=0.1, max_backoff=1.0)
+        waits = recording_waits(provider)
+        assert (
+            await provider.complete_json(
+                system="Extract entities.", user="Babbage designed an engine.", schema=SCHEMA
+            )
+            == ANSWER
+        )
         assert len(server.requests) == 3
-    # equal jitter: at least half of 0.1 s then half of 0.2 s
-    assert waited >= 0.15
+    # equal jitter: half the cap plus up to the other half, the cap doubling from 0.1 s
+    assert len(waits) == 2
+    assert 0.05 <= waits[0] <= 0.1
+    assert 0.1 <= waits[1] <= 0.2
 
 
 @pytest.mark.asyncio
@@ -490,6 +507,7 @@ async def test_a_retry_after_header_lengthens_the_wait() -> None:
         return embeddings(request, DIM)
 
     with serve(limited_once) as server:
-        started = time.perf_counter()
-        await embedder(server, initial_backoff=0.01, max_backoff=1.0).embed(["Ada"])
-        assert time.perf_counter() - started >= 0.3
+        provider = embedder(server, initial_backoff=0.01, max_backoff=1.0)
+        waits = recording_waits(provider)
+        await provider.embed(["Ada"])
+    assert waits == [0.3]

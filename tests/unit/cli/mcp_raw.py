@@ -46,14 +46,20 @@ class RawServer:
     def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """The JSON-RPC reply (its `result` or `error`) to one request."""
         self._next_id += 1
-        self._send({"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params})
+        message = {"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params}
+        reply = self.frame(message)
+        assert reply["id"] == self._next_id, reply
+        return reply
+
+    def frame(self, message: dict[str, Any]) -> dict[str, Any]:
+        """The next line the server writes after `message` is sent as it is."""
+        self._send(message)
         assert self._process.stdout is not None
         with selectors.DefaultSelector() as selector:
             selector.register(self._process.stdout, selectors.EVENT_READ)
             if not selector.select(HANG_GUARD_SECONDS):
-                raise AssertionError(f"no answer to {method} {params!r}")
+                raise AssertionError(f"no answer to {message!r}")
         reply: dict[str, Any] = json.loads(self._process.stdout.readline())
-        assert reply["id"] == self._next_id, reply
         return reply
 
     def tools(self) -> dict[str, dict[str, Any]]:

@@ -45,9 +45,10 @@ def server(request: pytest.FixtureRequest) -> Iterator[RawServer]:
 def _arguments(schema: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
     """Objects `schema` accepts: each property drawn by hypothesis-jsonschema, optional ones
     present or not. (Its own object strategy uses Hypothesis internals that Hypothesis 6.1xx
-    no longer has; the properties' strategies do not.) Extra keys are left out."""
+    no longer has; the properties' strategies do not.) Extra keys are refused, so left out."""
     assert schema["type"] == "object"
-    assert set(schema) <= {"type", "properties", "required", "title"}, schema
+    assert set(schema) <= {"type", "properties", "required", "title", "additionalProperties"}
+    assert schema["additionalProperties"] is False, schema
     required = set(schema.get("required", []))
     fields = {
         name: from_schema(value, custom_formats=FORMATS)

@@ -176,22 +176,65 @@ def test_search_entities_answers_compactly_over_stdio(wire: RawServer) -> None:
 
 
 def test_a_tenant_argument_cannot_reach_another_tenants_data(wire: RawServer) -> None:
-    smuggled = {"tenant_id": str(OTHER), "tenant": str(OTHER)}
-    found = wire.call("search_entities", {"query": "Ada", "k": 50, **smuggled})
-    detail = wire.call("get_entity", {"entity_id": str(ADA), **smuggled})
-    elsewhere = wire.call("get_entity", {"entity_id": str(OTHER_ONLY), **smuggled})
-    passages = wire.call("search_passages", {"query": "Ada Lovelace notes", **smuggled})
-    assert not found["isError"]
-    assert "SECRET" not in json.dumps(found)
-    assert str(OTHER_ONLY) not in {hit["id"] for hit in entities(found)}
+    for smuggled in ({"tenant_id": str(OTHER)}, {"tenant": str(OTHER)}):
+        found = wire.call("search_entities", {"query": "Ada", "k": 50, **smuggled})
+        detail = wire.call("get_entity", {"entity_id": str(OTHER_ONLY), **smuggled})
+        passages = wire.call("search_passages", {"query": "Ada Lovelace notes", **smuggled})
+        for refused in (found, detail, passages):
+            assert refused["isError"]
+            assert f"Argument `{next(iter(smuggled))}` is not declared" in text(refused)
+            assert "SECRET" not in json.dumps(refused)
+            assert "structuredContent" not in refused
     # The same id exists in both tenants: the server's tenant's entity and neighbours come back.
+    detail = wire.call("get_entity", {"entity_id": str(ADA)})
     assert detail["structuredContent"]["description"] == "wrote the first program"
     assert [n["id"] for n in detail["structuredContent"]["related"]] == [str(BABBAGE)]
     # An id only the other tenant holds is unknown here.
+    elsewhere = wire.call("get_entity", {"entity_id": str(OTHER_ONLY)})
     assert elsewhere["isError"]
     assert "Argument `entity_id` names no entity" in text(elsewhere)
-    assert passages["structuredContent"]["matches"]
-    assert "SECRET" not in json.dumps(passages)
+
+
+UNDECLARED = [
+    ("search_passages", {"source_ids": ["notes.md"]}, "source_ids", "sources"),
+    ("search_passages", {"types": ["person"]}, "types", "sources"),
+    ("search_passages", {"minConfidence": 0.9}, "minConfidence", "min_confidence"),
+    ("search_entities", {"entityTypes": ["person"]}, "entityTypes", "entity_types"),
+]
+
+
+def test_an_undeclared_argument_is_refused_naming_the_closest_declared_one(
+    wire: RawServer,
+) -> None:
+    tools = wire.tools()
+    for tool in tools.values():
+        assert tool["inputSchema"]["additionalProperties"] is False, tool["name"]
+    for name, extra, argument, closest in UNDECLARED:
+        result = wire.call(name, {"query": "Ada Lovelace", **extra})
+        assert result["isError"], (name, extra)
+        message = text(result)
+        assert (
+            f"Argument `{argument}` is not declared by this tool (closest declared: `{closest}`)"
+            in (message)
+        ), message
+        assert "structuredContent" not in result
+
+
+def test_a_frame_with_an_id_that_is_no_request_is_answered_invalid_request(
+    wire: RawServer,
+) -> None:
+    frames = [
+        {"jsonrpc": "2.0", "id": 3},
+        {"jsonrpc": "2.0", "id": "abc", "method": "tools/list", "params": [1, 2]},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": "search"},
+        {"jsonrpc": "2.0", "id": 6, "method": 7},
+    ]
+    for frame in frames:
+        reply = wire.frame(frame)
+        assert reply["id"] == frame["id"], (frame, reply)
+        assert reply["error"]["code"] == -32600, (frame, reply)
+    # The server still answers what follows.
+    assert "search_entities" in wire.tools()
 
 
 @pytest.mark.asyncio

@@ -20,11 +20,11 @@ from redstring.building import ChunkFailure, GraphBuildReport, MergeSummary
 from redstring.cli.main import main
 from redstring.cli.providers import llm_endpoint
 from redstring.client import embeddings as providers
-from redstring.client.answers import EntitySearchAnswer
+from redstring.client.answers import EntitySearchAnswer, print_entities
 from redstring.client.documents import read_documents
 from redstring.client.embeddings import local_extra_installed
 from redstring.client.queries import resolve_mode
-from redstring.client.render import print_build_report, print_entities
+from redstring.client.render import print_build_report
 from redstring.client.store_set import StoreSet
 from redstring.client.stores import open_store_set
 from redstring.client.tenants import DEFAULT_TENANT
@@ -144,7 +144,7 @@ def test_the_build_report_lists_merges_failures_and_a_domain_failure() -> None:
     assert "  answer format  json_object\n" in text
     assert (
         "  failed chunks  1 (1 MalformedCompletionError)\n"
-        "    b.md #1: MalformedCompletionError: not JSON\n"
+        "    MalformedCompletionError in b.md #1: not JSON\n"
     ) in text
 
 

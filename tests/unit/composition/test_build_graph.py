@@ -342,9 +342,16 @@ async def test_an_explicit_domain_skips_classification_and_no_vectors_is_fine() 
         "caller",
         None,
     )
+    assert model.calls
     assert all(CLASSIFY_MARKER not in call.user for call in model.calls)
     assert all("acquired" in call.system for call in model.calls)
-    assert AUTO is not None
+    asked = provider()
+    chosen = await build_graph(
+        DOCS, provider=asked, graph=InMemoryGraphStore(), tenant_id=DEFAULT_TENANT,
+        domain=AUTO, chunker=CHUNKER,
+    )  # fmt: skip
+    assert (chosen.domain, chosen.domain_chosen_by) == ("people_and_organisations", "model")
+    assert [CLASSIFY_MARKER in call.user for call in asked.calls].count(True) == 1
 
 
 @pytest.mark.asyncio

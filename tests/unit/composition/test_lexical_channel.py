@@ -90,7 +90,7 @@ async def test_a_query_equal_to_a_name_finds_it_first_behind_every_cap() -> None
     cut at its first `limit` ids, all of them the lowest crowd ids; a count
     at its cap) or holds no crowd member. A crowd of 50,000 with ids below
     the target's therefore hands the channel exactly these answers, so the
-    ranking below is the ranking at 50,000 (`scripts/benchmark_lexical.py
+    ranking below is the ranking at 50,000 (`python -m scripts.benchmark_lexical
     --crowd 50000` builds that case literally).
     """
     smith = make_entity("Smith", id=fixed_id(CROWD + 1))

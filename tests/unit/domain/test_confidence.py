@@ -134,8 +134,9 @@ def test_an_answer_is_empty_only_when_no_candidate_reaches_the_threshold() -> No
     assert nothing_matches([], 0.5)
 
 
-def test_the_default_is_no_threshold() -> None:
-    assert DEFAULT_MIN_CONFIDENCE is None
+@given(st.lists(scores, max_size=5))
+def test_by_default_no_answer_is_emptied_however_unsure(confidences: list[float]) -> None:
+    assert not nothing_matches([*confidences, 0.0], DEFAULT_MIN_CONFIDENCE)
 
 
 def test_the_bm25_ceiling_is_the_sum_of_the_query_terms_idf() -> None:

@@ -12,11 +12,7 @@ from hypothesis import strategies as st
 from redstring.domain.fusion import (
     DEFAULT_FUSION,
     DEFAULT_PASSAGE_FUSION,
-    ENTITY_CODE_LEXICAL_FLOOR,
     ENTITY_COEFFICIENTS,
-    ENTITY_LEXICAL_FLOOR,
-    ENTITY_POWER,
-    ENTITY_SEMANTIC_FLOOR,
     EVIDENCE_LEXICAL_FLOOR,
     EVIDENCE_POWER,
     PASSAGE_ADAPTIVE_FUSION,
@@ -41,17 +37,13 @@ def ids(fused: list[tuple[UUID, float]]) -> list[UUID]:
     return [item for item, _ in fused]
 
 
-def test_the_adaptive_fusion_defaults_are_the_recorded_entity_constants() -> None:
-    assert AdaptiveFusion() == AdaptiveFusion(
-        coefficients=ENTITY_COEFFICIENTS,
-        lexical_floor=ENTITY_LEXICAL_FLOOR,
-        semantic_floor=ENTITY_SEMANTIC_FLOOR,
-        power=ENTITY_POWER,
-        code_lexical_floor=ENTITY_CODE_LEXICAL_FLOOR,
-    )
-    assert AdaptiveFusion() == DEFAULT_FUSION  # the default since ADR 0121
-    assert DEFAULT_PASSAGE_FUSION == PASSAGE_ADAPTIVE_FUSION
-    assert (EVIDENCE_LEXICAL_FLOOR, EVIDENCE_POWER) == (0.6, 3.0)
+def test_rrf_fuses_by_rank_alone_whatever_the_channel_scores() -> None:
+    # B is first lexically and second semantically: 1/61 + 1/62 beats A's 1/61 and C's 1/62.
+    expected = [(B, 1 / 61 + 1 / 62), (A, 1 / 61), (C, 1 / 62)]
+    for high, low in ((0.99, 0.01), (0.01, 0.99)):
+        fused = ReciprocalRankFusion().fuse([(A, high), (B, low)], [(B, high), (C, low)])
+        assert ids(fused) == [B, A, C]
+        assert [score for _, score in fused] == pytest.approx([s for _, s in expected])
 
 
 @given(

@@ -1,6 +1,6 @@
 """PostgreSQL HNSW search: its settings reach the server per query, and filters apply before k.
 
-Recall is the benchmark's job (scripts/bench_pg_hnsw.py, ADR 0196); these tests
+Recall is the benchmark's job (`python -m scripts.bench_pg_hnsw`, ADR 0196); these tests
 check what every approximate answer must keep, on the real embedded server.
 """
 

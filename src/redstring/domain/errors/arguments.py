@@ -5,81 +5,6 @@ from __future__ import annotations
 from redstring.domain.errors.base import RedstringError
 
 
-class DimensionMismatchError(RedstringError, ValueError):
-    """Two vector dimensions that must agree do not.
-
-    Raised when an embedding provider and a store disagree (at construction,
-    before any text is embedded) and when a vector of the wrong length reaches
-    a store. `context` names what was being compared.
-    """
-
-    def __init__(self, *, expected: int, actual: int, context: str) -> None:
-        self.expected = expected
-        self.actual = actual
-        self.context = context
-        super().__init__(
-            f"{context}: expected dimension {expected}, got {actual}. "
-            "Use an embedding model and a store created with the same dimension."
-        )
-
-
-class InvalidVectorError(RedstringError, ValueError):
-    """A vector with no direction (all zeros) or a non-finite component."""
-
-    def __init__(self, *, context: str) -> None:
-        self.context = context
-        super().__init__(
-            f"{context}: the vector is all zeros or holds NaN/infinity, so its cosine is "
-            "undefined. Check the embedding model's output."
-        )
-
-
-class MissingCapabilityError(RedstringError, TypeError):
-    """A collaborator handed to a composed component lacks a method it needs.
-
-    Raised at construction, before any query runs. `role` is the argument the
-    object was passed as; `missing` lists the methods it does not have.
-    """
-
-    def __init__(self, *, role: str, given: object, missing: list[str], needed: str) -> None:
-        self.role = role
-        self.missing = missing
-        super().__init__(
-            f"{role}={type(given).__name__} lacks {', '.join(missing)}. Pass {needed} for {role}."
-        )
-
-
-class ChunkSourceMismatchError(RedstringError, ValueError):
-    """A chunk handed to `replace_source` belongs to another source or tenant."""
-
-    def __init__(
-        self, *, chunk_source: str, chunk_tenant: object, source_id: str, tenant_id: object
-    ) -> None:
-        self.source_id = source_id
-        self.tenant_id = tenant_id
-        super().__init__(
-            f"a chunk of source {chunk_source!r} in tenant {chunk_tenant} was given to replace "
-            f"source {source_id!r} in tenant {tenant_id}; nothing was written. Pass only the "
-            "chunks of the source being replaced."
-        )
-
-
-class DuplicateDocumentError(RedstringError, ValueError):
-    """One call (`index_documents` or `build_graph`) was given two documents with one id.
-
-    Raised before anything is written: the second would silently replace the
-    first's chunks.
-    """
-
-    def __init__(self, *, document_id: str) -> None:
-        self.document_id = document_id
-        super().__init__(
-            f"document id {document_id!r} appears more than once in one call; nothing was "
-            "written. Give each document a distinct id, join their text, or pass the versions "
-            "in separate calls."
-        )
-
-
 class InvalidArgumentError(RedstringError, ValueError):
     """A value given to a public call is outside what it accepts.
 
@@ -99,11 +24,106 @@ class InvalidArgumentError(RedstringError, ValueError):
         )
 
 
+class NotFoundError(RedstringError, LookupError):
+    """A call named something (an entity, a domain, a merge, a file) that does not exist."""
+
+
+class DimensionMismatchError(InvalidArgumentError):
+    """Two vector dimensions that must agree do not.
+
+    Raised when an embedding provider and a store disagree (at construction,
+    before any text is embedded) and when a vector of the wrong length reaches
+    a store. `context` names what was being compared.
+    """
+
+    def __init__(self, *, expected: int, actual: int, context: str) -> None:
+        self.expected = expected
+        self.actual = actual
+        self.context = context
+        super().__init__(
+            name="dimension",
+            value=actual,
+            requirement=str(expected),
+            message=f"{context}: expected dimension {expected}, got {actual}. "
+            "Use an embedding model and a store created with the same dimension.",
+        )
+
+
+class InvalidVectorError(InvalidArgumentError):
+    """A vector with no direction (all zeros) or a non-finite component."""
+
+    def __init__(self, *, context: str) -> None:
+        self.context = context
+        super().__init__(
+            name="vector",
+            value=context,
+            requirement="finite and not all zeros",
+            message=f"{context}: the vector is all zeros or holds NaN/infinity, so its cosine "
+            "is undefined. Check the embedding model's output.",
+        )
+
+
+class MissingCapabilityError(InvalidArgumentError, TypeError):
+    """A collaborator handed to a composed component lacks a method it needs.
+
+    Raised at construction, before any query runs. `role` is the argument the
+    object was passed as; `missing` lists the methods it does not have.
+    """
+
+    def __init__(self, *, role: str, given: object, missing: list[str], needed: str) -> None:
+        self.role = role
+        self.missing = missing
+        super().__init__(
+            name=role,
+            value=given,
+            requirement=needed,
+            message=f"{role}={type(given).__name__} lacks {', '.join(missing)}. "
+            f"Pass {needed} for {role}.",
+        )
+
+
+class ChunkSourceMismatchError(InvalidArgumentError):
+    """A chunk handed to `replace_source` belongs to another source or tenant."""
+
+    def __init__(
+        self, *, chunk_source: str, chunk_tenant: object, source_id: str, tenant_id: object
+    ) -> None:
+        self.source_id = source_id
+        self.tenant_id = tenant_id
+        super().__init__(
+            name="chunks",
+            value=chunk_source,
+            requirement=f"chunks of source {source_id!r} in tenant {tenant_id}",
+            message=f"a chunk of source {chunk_source!r} in tenant {chunk_tenant} was given to "
+            f"replace source {source_id!r} in tenant {tenant_id}; nothing was written. Pass "
+            "only the chunks of the source being replaced.",
+        )
+
+
+class DuplicateDocumentError(InvalidArgumentError):
+    """One call (`index_documents` or `build_graph`) was given two documents with one id.
+
+    Raised before anything is written: the second would silently replace the
+    first's chunks.
+    """
+
+    def __init__(self, *, document_id: str) -> None:
+        self.document_id = document_id
+        super().__init__(
+            name="documents",
+            value=document_id,
+            requirement="documents with distinct ids",
+            message=f"document id {document_id!r} appears more than once in one call; nothing "
+            "was written. Give each document a distinct id, join their text, or pass the "
+            "versions in separate calls.",
+        )
+
+
 class InvalidSettingError(InvalidArgumentError):
     """A provider setting, command-line flag or environment variable of the wrong form."""
 
 
-class ModeNeedsEmbeddingsError(RedstringError, ValueError):
+class ModeNeedsEmbeddingsError(InvalidArgumentError):
     """A semantic or hybrid search was asked for with no embedding provider.
 
     `fix` says how to provide one where the search was asked (a constructor
@@ -113,22 +133,28 @@ class ModeNeedsEmbeddingsError(RedstringError, ValueError):
     def __init__(self, *, mode: str, fix: str) -> None:
         self.mode = mode
         super().__init__(
-            f"{mode} retrieval needs an embedding provider, and none is configured. {fix}"
+            name="mode",
+            value=mode,
+            requirement="lexical when no embedding provider is configured",
+            message=f"{mode} retrieval needs an embedding provider, and none is configured. {fix}",
         )
 
 
-class IncompleteVectorSetupError(RedstringError, ValueError):
+class IncompleteVectorSetupError(InvalidArgumentError):
     """An embedding provider was given without a vector store, or the reverse."""
 
     def __init__(self, *, missing: str) -> None:
         self.missing = missing
         super().__init__(
-            f"build_graph was given half of the vector setup: {missing} is missing. Pass both "
-            "embeddings and vectors, or neither."
+            name=missing,
+            value=None,
+            requirement="given together with the other half (embeddings and vectors)",
+            message=f"build_graph was given half of the vector setup: {missing} is missing. "
+            "Pass both embeddings and vectors, or neither.",
         )
 
 
-class UnknownEntityError(RedstringError, LookupError):
+class UnknownEntityError(NotFoundError):
     """An operation named an entity the store does not hold for that tenant."""
 
     def __init__(self, *, entity_id: object, tenant_id: object) -> None:
@@ -140,7 +166,7 @@ class UnknownEntityError(RedstringError, LookupError):
         )
 
 
-class UnknownDomainError(RedstringError, LookupError):
+class UnknownDomainError(NotFoundError):
     """A domain schema was asked for by a name no bundled or given schema has."""
 
     def __init__(self, *, name: str, known: list[str]) -> None:
@@ -155,10 +181,11 @@ class UnknownDomainError(RedstringError, LookupError):
 class MissingExtraError(RedstringError, ImportError):
     """Something optional (a provider, the PostgreSQL stores, the MCP server) lacks its extra."""
 
-    def __init__(self, *, extra: str, missing: str) -> None:
+    def __init__(self, *, extra: str, missing: str, message: str | None = None) -> None:
         self.extra = extra
         self.missing = missing
         super().__init__(
-            f"this needs {missing} (the `{extra}` extra), which is not installed. "
+            message
+            or f"this needs {missing} (the `{extra}` extra), which is not installed. "
             f"Install the extra: pip install 'redstring[{extra}]'."
         )

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import textwrap
+
+from redstring.domain.errors.arguments import InvalidArgumentError, NotFoundError
 from redstring.domain.errors.base import RedstringError
 
+#: The characters of each cause's example a `BuildFailedError` message quotes.
+EXAMPLE_CHARACTERS = 300
 
-class ChunkExtractionError(RedstringError):
+
+class BuildError(RedstringError):
+    """Building a graph failed: a chunk's extraction, the domain's choice, or the whole build."""
+
+
+class ChunkExtractionError(BuildError):
     """Strict extraction stopped at a chunk whose model answer could not be used."""
 
     def __init__(self, *, document_id: str, chunk_index: int, cause: str) -> None:
@@ -18,7 +28,7 @@ class ChunkExtractionError(RedstringError):
         )
 
 
-class BuildFailedError(RedstringError):
+class BuildFailedError(BuildError):
     """More of a build's chunks failed than the caller accepts (`max_failed_share`).
 
     What the build extracted is written and logged all the same; `report` is
@@ -43,16 +53,18 @@ class BuildFailedError(RedstringError):
         self.examples = examples
         self.report = report
         grouped = "; ".join(
-            f"{count} x {cause}: {examples[cause][:300]}" for cause, count in causes.items()
+            f"{count} x {cause}: "
+            + textwrap.shorten(examples[cause], width=EXAMPLE_CHARACTERS, placeholder=" ...")
+            for cause, count in causes.items()
         )
         super().__init__(
             f"{failed} of {chunks} chunks failed, more than the {max_failed_share:.0%} "
             f"allowed ({grouped}). What was extracted is written. Fix the cause, or accept "
-            "partial results with max_failed_share=1.0 (--max-failed-share 1)."
+            "partial results with `max_failed_share=1`."
         )
 
 
-class DomainClassificationError(RedstringError):
+class DomainClassificationError(BuildError):
     """Strict extraction could not get the model to choose a domain schema."""
 
     def __init__(self, *, cause: str) -> None:
@@ -63,7 +75,7 @@ class DomainClassificationError(RedstringError):
         )
 
 
-class MergeNotFoundError(RedstringError, LookupError):
+class MergeNotFoundError(NotFoundError):
     """An undo named an event that is not a merge of that tenant's log."""
 
     def __init__(self, *, event_id: object, tenant_id: object) -> None:
@@ -75,24 +87,30 @@ class MergeNotFoundError(RedstringError, LookupError):
         )
 
 
-class MergeAlreadyUndoneError(RedstringError, ValueError):
+class MergeAlreadyUndoneError(InvalidArgumentError):
     """An undo named a merge that was undone before."""
 
     def __init__(self, *, event_id: object) -> None:
         self.event_id = event_id
         super().__init__(
-            f"merge {event_id} has already been undone; undoing it twice would duplicate "
-            "entities. Nothing was changed."
+            name="event_id",
+            value=event_id,
+            requirement="a merge not undone yet",
+            message=f"merge {event_id} has already been undone; undoing it twice would "
+            "duplicate entities. Nothing was changed.",
         )
 
 
-class MergeNotUndoableError(RedstringError, ValueError):
+class MergeNotUndoableError(InvalidArgumentError):
     """A later merge involves an entity of the merge asked to be undone."""
 
     def __init__(self, *, event_id: object, later_event_id: object) -> None:
         self.event_id = event_id
         self.later_event_id = later_event_id
         super().__init__(
-            f"merge {event_id} cannot be undone while the later merge {later_event_id} involves "
-            "its entities. Undo the later merge first. Nothing was changed."
+            name="event_id",
+            value=event_id,
+            requirement="a merge no later merge involves",
+            message=f"merge {event_id} cannot be undone while the later merge {later_event_id} "
+            "involves its entities. Undo the later merge first. Nothing was changed.",
         )

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from redstring.domain.errors.arguments import (
+    InvalidArgumentError,
+    MissingExtraError,
+    NotFoundError,
+)
 from redstring.domain.errors.base import RedstringError
 
 
-class DatabaseNotFoundError(RedstringError, FileNotFoundError):
+class InvalidUseError(RedstringError):
+    """A call these stores or this client cannot serve as they are: closed, busy, lacking a part."""
+
+
+class DatabaseNotFoundError(NotFoundError, FileNotFoundError):
     """A command that only reads was pointed at a database file that does not exist."""
 
     def __init__(self, *, path: str) -> None:
@@ -16,7 +25,7 @@ class DatabaseNotFoundError(RedstringError, FileNotFoundError):
         )
 
 
-class DocumentPathError(RedstringError, FileNotFoundError):
+class DocumentPathError(NotFoundError, FileNotFoundError):
     """A document path does not exist, or is a file of a kind the command cannot read."""
 
     def __init__(self, *, path: str, detail: str) -> None:
@@ -27,18 +36,21 @@ class DocumentPathError(RedstringError, FileNotFoundError):
         )
 
 
-class NoDocumentsError(RedstringError, ValueError):
+class NoDocumentsError(InvalidArgumentError):
     """The paths given hold no text or Markdown file at all."""
 
     def __init__(self, *, paths: list[str]) -> None:
         self.paths = paths
         super().__init__(
-            f"no .txt, .md or .markdown file found under {', '.join(paths)}; nothing to do. "
-            "Check the paths."
+            name="paths",
+            value=paths,
+            requirement="paths holding .txt, .md or .markdown files",
+            message=f"no .txt, .md or .markdown file found under {', '.join(paths)}; nothing "
+            "to do. Check the paths.",
         )
 
 
-class ClientClosedError(RedstringError, RuntimeError):
+class ClientClosedError(InvalidUseError, RuntimeError):
     """A `Redstring` or `AsyncRedstring` was used after `close()`."""
 
     def __init__(self, *, method: str) -> None:
@@ -49,28 +61,33 @@ class ClientClosedError(RedstringError, RuntimeError):
         )
 
 
-class PandasMissingError(RedstringError, ImportError):
+class PandasMissingError(MissingExtraError):
     """`to_pandas()` was called where pandas is not installed."""
 
     def __init__(self) -> None:
         super().__init__(
-            "to_pandas() needs pandas, which is not installed. Install it "
-            "(pip install pandas), or use to_dicts()."
+            extra="pandas",
+            missing="pandas",
+            message="to_pandas() needs pandas, which is not installed. Install it "
+            "(pip install pandas), or use to_dicts().",
         )
 
 
-class MissingSettingError(RedstringError, ValueError):
+class MissingSettingError(InvalidArgumentError):
     """A provider was chosen without a setting it needs."""
 
     def __init__(self, *, what: str, flag: str, variable: str) -> None:
         self.flag = flag
         self.variable = variable
         super().__init__(
-            f"{what} needs {flag}: pass it, or set the environment variable {variable}."
+            name=flag,
+            value=None,
+            requirement=f"given (or the environment variable {variable} set)",
+            message=f"{what} needs {flag}: pass it, or set the environment variable {variable}.",
         )
 
 
-class EventLogUnavailableError(RedstringError):
+class EventLogUnavailableError(InvalidUseError):
     """A command that reads the event log (undo, rebuild) was given stores without one."""
 
     def __init__(self, *, backend: str, command: str) -> None:
@@ -82,7 +99,7 @@ class EventLogUnavailableError(RedstringError):
         )
 
 
-class ChunkStoreUnavailableError(RedstringError):
+class ChunkStoreUnavailableError(InvalidUseError):
     """The database backend has no persistent chunk store in this version of redstring."""
 
     def __init__(self, *, backend: str, command: str) -> None:
@@ -93,4 +110,21 @@ class ChunkStoreUnavailableError(RedstringError):
             f"chunk store for {backend} yet, so passages cannot be kept. Use `redstring build` "
             "and `redstring search` for entities, or a redstring version with a "
             f"{backend} chunk store."
+        )
+
+
+class ReentrantCallError(InvalidUseError, RuntimeError):
+    """A blocking `Redstring` was called from its own loop thread (a callback of a running call).
+
+    The running call holds that thread, so the inner call could never be
+    served; it is refused instead of waiting forever.
+    """
+
+    def __init__(self, *, method: str) -> None:
+        self.method = method
+        super().__init__(
+            f"{method}() was called from inside a callback (e.g. `progress`) of a running "
+            "call of the same blocking Redstring client, which would wait forever. Keep "
+            "callbacks to recording their arguments and call the client after the running "
+            "call returns, or use AsyncRedstring and await the call."
         )

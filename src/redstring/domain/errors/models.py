@@ -7,7 +7,11 @@ from typing import Any
 from redstring.domain.errors.base import RedstringError
 
 
-class ModelServerError(RedstringError):
+class ModelError(RedstringError):
+    """A model gave no usable answer: its server failed, its answer was unusable, or its file."""
+
+
+class ModelServerError(ModelError):
     """Any failure to get a usable answer from a model server.
 
     The base of the family: `except ModelServerError` catches an error status,
@@ -58,8 +62,8 @@ class ModelServerTimeoutError(ModelServerError):
         self.attempts = attempts
         super().__init__(
             f"model server {base_url} (model {model!r}) did not answer within {timeout} s "
-            f"on {attempts} attempt(s). Raise `timeout`, lower `batch_size` or "
-            "`max_concurrency`, or check the server's load.",
+            f"on {attempts} attempt(s). Raise `timeout`, lower `max_concurrency`, or check "
+            "the server's load.",
             base_url=base_url,
             model=model,
         )
@@ -90,7 +94,7 @@ class ModelServerResponseError(ModelServerError):
         )
 
 
-class CompletionError(RedstringError):
+class CompletionError(ModelError):
     """A language model's answer could not be used."""
 
     def __init__(self, message: str, *, model: str | None = None) -> None:
@@ -133,12 +137,12 @@ class TruncatedCompletionError(CompletionError):
         super().__init__(
             f"model {model!r} was still writing when cut off at the length limit "
             f"(max_tokens {bounds}): the answer runs away or is longer than allowed. "
-            "Raise max_tokens, use smaller chunks, or use a model that stops.",
+            "Raise `max_tokens`, use smaller chunks, or use a model that stops.",
             model=model,
         )
 
 
-class ModelIntegrityError(RedstringError):
+class ModelIntegrityError(ModelError):
     """A bundled model file's SHA-256 digest differs from the one pinned."""
 
     def __init__(self, *, file: str, expected: str, actual: str, package: str) -> None:
@@ -153,7 +157,7 @@ class ModelIntegrityError(RedstringError):
         )
 
 
-class ScriptExhaustedError(RedstringError, LookupError):
+class ScriptExhaustedError(ModelError):
     """A scripted fake model was asked more questions than it has answers for."""
 
     def __init__(self, *, asked: int, prompt_excerpt: str) -> None:

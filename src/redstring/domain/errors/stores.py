@@ -2,25 +2,8 @@
 
 from __future__ import annotations
 
+from redstring.domain.errors.arguments import InvalidArgumentError
 from redstring.domain.errors.base import RedstringError
-
-
-class InconsistentCorpusError(RedstringError, ValueError):
-    """A chunk store's lexical answer contradicts itself.
-
-    Raised by the BM25 scorer when a chunk is offered twice (duplicate
-    postings) or when a candidate contains a term whose document frequency is
-    missing or impossible. It points at a bug in the store adapter, not in
-    the caller's input. `term` is the term concerned, if one is.
-    """
-
-    def __init__(self, *, term: str | None, detail: str) -> None:
-        self.term = term
-        about = f"term {term!r}: " if term is not None else ""
-        super().__init__(
-            f"inconsistent lexical statistics: {about}{detail}. The chunk store's postings "
-            "or statistics are wrong; check its adapter against ChunkStoreCompliance."
-        )
 
 
 class StoreError(RedstringError):
@@ -66,7 +49,34 @@ class DatabaseOpenError(StoreUnavailableError):
         )
 
 
-class ForeignDatabaseError(StoreError):
+class IncompatibleStoreError(StoreError):
+    """A database redstring may not use as it is: another program's, or another schema version's."""
+
+
+class DamagedStoreError(StoreError):
+    """A database holds what redstring never writes: restore it, or build it again."""
+
+
+class InconsistentCorpusError(DamagedStoreError):
+    """A chunk store's lexical answer contradicts itself.
+
+    Raised by the BM25 scorer when a chunk is offered twice (duplicate
+    postings) or when a candidate contains a term whose document frequency is
+    missing or impossible. It points at a bug in the store adapter, not in
+    the caller's input. `term` is the term concerned, if one is.
+    """
+
+    def __init__(self, *, term: str | None, detail: str) -> None:
+        self.term = term
+        about = f"term {term!r}: " if term is not None else ""
+        super().__init__(
+            f"inconsistent lexical statistics: {about}{detail}. The chunk store's postings "
+            "or statistics are wrong; check its adapter against ChunkStoreCompliance.",
+            store="chunk store",
+        )
+
+
+class ForeignDatabaseError(IncompatibleStoreError):
     """A SQLite file holds another application's tables and no redstring schema."""
 
     def __init__(self, *, store: str, path: str, tables: list[str]) -> None:
@@ -82,7 +92,7 @@ class ForeignDatabaseError(StoreError):
         )
 
 
-class ForeignSchemaError(StoreError):
+class ForeignSchemaError(IncompatibleStoreError):
     """A PostgreSQL schema holds another application's tables and no redstring schema."""
 
     def __init__(self, *, store: str, schema: str, tables: list[str]) -> None:
@@ -98,7 +108,7 @@ class ForeignSchemaError(StoreError):
         )
 
 
-class CorruptSettingError(StoreError):
+class CorruptSettingError(DamagedStoreError):
     """A setting the database records has a value redstring never writes."""
 
     def __init__(self, *, store: str, path: str, setting: str, value: str, expected: str) -> None:
@@ -125,7 +135,7 @@ class StoreOperationError(StoreError):
         )
 
 
-class ReadOnlyDatabaseError(StoreError):
+class ReadOnlyDatabaseError(StoreUnavailableError):
     """A database opened read-only was asked to write, or lacks something only a write creates."""
 
     def __init__(self, *, store: str, path: str, missing: str | None = None) -> None:
@@ -136,7 +146,9 @@ class ReadOnlyDatabaseError(StoreError):
             if missing is None
             else f"holds no {missing!r} (a new database, or one written by another program)"
         )
-        super().__init__(
+        self.cause = f"read-only: {what}"
+        StoreError.__init__(
+            self,
             f"{store}: {path} is open read-only and {what}. Nothing was written. Open it "
             "writable (without read_only=True, or with a command that writes such as "
             "`redstring index`) from a process that may write the file and its folder.",
@@ -144,22 +156,25 @@ class ReadOnlyDatabaseError(StoreError):
         )
 
 
-class DimensionRequiredError(StoreError, ValueError):
+class DimensionRequiredError(InvalidArgumentError):
     """A database that records no vector dimension was opened without one."""
 
     def __init__(self, *, store: str, path: str) -> None:
         self.path = path
+        self.store = store
         super().__init__(
-            f"{store}: {path} holds no redstring data yet (it is new or empty), so there is "
-            "nothing to read and no vector dimension to open it at; nothing was created. "
-            "Write to it first (the command line's index or build; from Python, "
+            name="dimension",
+            value=None,
+            requirement="the length of your embedding vectors",
+            message=f"{store}: {path} holds no redstring data yet (it is new or empty), so "
+            "there is nothing to read and no vector dimension to open it at; nothing was "
+            "created. Write to it first (the command line's index or build; from Python, "
             "dimension=N, the length of your embedding vectors), or point at a redstring "
             "database.",
-            store=store,
         )
 
 
-class SchemaVersionError(StoreError):
+class SchemaVersionError(IncompatibleStoreError):
     """A database's recorded schema version is not the one this library writes."""
 
     def __init__(
@@ -201,7 +216,7 @@ class SchemaMigrationRequiredError(SchemaVersionError):
         )
 
 
-class AnalysisMismatchError(StoreError, ValueError):
+class AnalysisMismatchError(IncompatibleStoreError, ValueError):
     """A chunk index holding passages was opened with another `language` than it was built in."""
 
     def __init__(self, *, store: str, stored: str, asked: str) -> None:

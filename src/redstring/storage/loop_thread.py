@@ -1,0 +1,141 @@
+"""`LoopThread`: the one bridge from blocking code to coroutines.
+
+An event loop runs in a daemon thread; `run` hands it a coroutine and waits
+for the result from any other thread. It never leaves a caller waiting:
+
+- a call from the loop's own thread (a callback of a running call) cannot
+  be served while that thread waits, so it raises `ReentrantCallError`;
+- `stop` cancels the calls in flight, whose callers get `ClientClosedError`,
+  runs an optional last coroutine (closing stores), stops the loop and shuts
+  its worker threads down;
+- a `LoopThread` nobody stopped is stopped by its owner's finalizer
+  (`stop_when_collected`), so dropped clients leave no threads behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+import weakref
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from redstring.domain.errors import ClientClosedError, ReentrantCallError
+
+type Closing = Callable[[], Coroutine[Any, Any, object]]
+
+
+def _serve(loop: asyncio.AbstractEventLoop) -> None:
+    asyncio.set_event_loop(loop)
+    try:
+        loop.run_forever()
+    finally:
+        try:
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            loop.close()
+
+
+class LoopThread:
+    """An event loop in its own daemon thread, called from blocking code.
+
+    `name` names the thread. Calls run concurrently on the loop; `run` blocks
+    its caller until its coroutine ends.
+    """
+
+    def __init__(self, name: str) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._lock = threading.Lock()
+        self._pending: set[concurrent.futures.Future[Any]] = set()
+        self._stopping = False
+        self._thread = threading.Thread(target=_serve, args=(self._loop,), name=name, daemon=True)
+        self._thread.start()
+
+    @property
+    def running(self) -> bool:
+        """Whether calls are still taken (`stop` not begun)."""
+        return not self._stopping
+
+    def on_loop_thread(self) -> bool:
+        """Whether the caller is the loop's own thread."""
+        return threading.current_thread() is self._thread
+
+    def run[T](self, call: Coroutine[Any, Any, T], *, method: str) -> T:
+        """Run `call` on the loop and return its result; `method` names it in errors.
+
+        Raises `ClientClosedError` once `stop` has begun (also for a call it
+        cancelled) and `ReentrantCallError` from the loop's own thread.
+        """
+        if self.on_loop_thread():
+            call.close()
+            raise ReentrantCallError(method=method)
+        with self._lock:
+            if self._stopping:
+                call.close()
+                raise ClientClosedError(method=method)
+            future = asyncio.run_coroutine_threadsafe(call, self._loop)
+            self._pending.add(future)
+        try:
+            return future.result()
+        except concurrent.futures.CancelledError:
+            raise ClientClosedError(method=method) from None
+        finally:
+            with self._lock:
+                self._pending.discard(future)
+
+    def stop(self, closing: Closing | None = None) -> None:
+        """Cancel the calls in flight, run `closing()` on the loop, and end the thread.
+
+        Stopping twice is harmless. From the loop's own thread it only
+        begins the stop (the thread ends once the running callback returns).
+        """
+        with self._lock:
+            if self._stopping:
+                return
+            self._stopping = True
+            pending = list(self._pending)
+        if self._loop.is_closed():
+            return
+        try:
+            finished = asyncio.run_coroutine_threadsafe(_wind_down(closing, self._loop), self._loop)
+        except RuntimeError:  # the loop is already closed
+            return
+        if self.on_loop_thread():
+            return
+        try:
+            finished.result()
+        finally:
+            self._thread.join()
+            for future in pending:  # each was cancelled and has resolved; none is left waiting
+                future.cancel()
+
+    def stop_when_collected(self, owner: object, closing: Closing | None = None) -> None:
+        """Stop this loop thread when `owner` is garbage-collected without a `stop`."""
+        weakref.finalize(owner, self.stop, closing)
+
+
+async def _wind_down(closing: Closing | None, loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel the loop's other tasks, wait for them, run `closing`, stop `loop`."""
+    try:
+        tasks = [
+            task
+            for task in asyncio.all_tasks(loop)
+            if task is not asyncio.current_task() and not task.done()
+        ]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if closing is not None:
+            await closing()
+    finally:
+        loop.stop()
+
+
+def run_to_end[T](work: Coroutine[Any, Any, T], *, method: str = "run") -> T:
+    """Run `work` to its end on a loop thread of its own, from any code (also async code)."""
+    bridge = LoopThread(f"redstring-{method}")
+    try:
+        return bridge.run(work, method=method)
+    finally:
+        bridge.stop()

@@ -1,0 +1,109 @@
+"""The blocking client's loop thread never hangs a caller and never outlives its client."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from redstring import Redstring
+from redstring.errors import ClientClosedError, ReentrantCallError
+from redstring.providers import FakeEmbeddingProvider
+from tests.hang_guard import HANG_GUARD_SECONDS
+
+
+def _in_thread(work: Callable[[], object]) -> tuple[threading.Thread, list[object]]:
+    """Run `work` in a daemon thread; its result or exception lands in the list."""
+    outcome: list[object] = []
+
+    def target() -> None:
+        try:
+            outcome.append(work())
+        except BaseException as error:
+            outcome.append(error)
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    return thread, outcome
+
+
+def _folder(tmp_path: Path, files: int) -> Path:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for number in range(files):
+        (folder / f"doc{number:03}.txt").write_text(f"Document {number} about Ada Lovelace.\n")
+    return folder
+
+
+def test_a_progress_callback_calling_the_client_is_refused_rather_than_hanging(
+    tmp_path: Path,
+) -> None:
+    rs = Redstring(tmp_path / "x.db", embeddings="none")
+    folder = _folder(tmp_path, 3)
+    thread, outcome = _in_thread(lambda: rs.index(folder, progress=lambda done, total: rs.stats()))
+    thread.join(HANG_GUARD_SECONDS)
+    assert not thread.is_alive(), "index() hung: the callback's call waited on its own thread"
+    assert len(outcome) == 1
+    assert isinstance(outcome[0], ReentrantCallError)
+    assert "stats()" in str(outcome[0])
+    assert rs.stats().tenants  # the client still answers from outside
+    rs.close()
+
+
+class _StuckEmbeddings(FakeEmbeddingProvider):
+    """Embeds nothing: the first call says it started and waits until cancelled."""
+
+    def __init__(self) -> None:
+        super().__init__(dimension=8)
+        self.started = threading.Event()
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.started.set()
+        await asyncio.Event().wait()
+        raise AssertionError("never reached")
+
+
+def test_close_from_another_thread_ends_a_running_index_with_a_clear_error(
+    tmp_path: Path,
+) -> None:
+    embeddings = _StuckEmbeddings()
+    rs = Redstring(tmp_path / "x.db", embeddings=embeddings)
+    folder = _folder(tmp_path, 20)
+    indexing, outcome = _in_thread(lambda: rs.index(folder))
+    assert embeddings.started.wait(HANG_GUARD_SECONDS)
+    closing, closed = _in_thread(rs.close)
+    closing.join(HANG_GUARD_SECONDS)
+    indexing.join(HANG_GUARD_SECONDS)
+    assert not closing.is_alive(), "close() hung"
+    assert not indexing.is_alive(), "index() never returned after close()"
+    assert closed == [None]
+    assert len(outcome) == 1
+    assert isinstance(outcome[0], ClientClosedError)
+    assert "index()" in str(outcome[0])
+    with pytest.raises(ClientClosedError):
+        rs.stats()
+
+
+def _fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts /proc/self/fd")
+def test_clients_dropped_without_close_leave_no_threads_or_files(tmp_path: Path) -> None:
+    def open_and_drop(number: int) -> None:
+        rs = Redstring(tmp_path / f"x{number % 5}.db", embeddings="none")
+        rs.stats()
+
+    open_and_drop(0)  # first-use imports and caches settle before the count
+    gc.collect()
+    threads, fds = threading.active_count(), _fds()
+    for number in range(100):
+        open_and_drop(number)
+    gc.collect()
+    assert threading.active_count() <= threads
+    assert _fds() <= fds
