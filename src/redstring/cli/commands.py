@@ -93,6 +93,7 @@ def _client(
         migrate=args.migrate,
         create=not read_only,
         opener=context.opener,
+        language=args.language,
     )
 
 

@@ -60,9 +60,16 @@ class Redstring:
         migrate: bool = False,
         create: bool = True,
         opener: StoreOpener | None = None,
+        language: str | None = None,
     ) -> None:
         self._client = AsyncRedstring(
-            db, tenant=tenant, embeddings=embeddings, migrate=migrate, create=create, opener=opener
+            db,
+            tenant=tenant,
+            embeddings=embeddings,
+            migrate=migrate,
+            create=create,
+            opener=opener,
+            language=language,
         )
         self._bridge = LoopThread("redstring-client")
         self._bridge.stop_when_collected(self, self._client.close)
