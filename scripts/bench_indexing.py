@@ -24,6 +24,7 @@ with a fixed seed) and measures, in one process and one run:
     nice -n 10 uv run python -m scripts.bench_indexing --mb 0.2   # a minute
     nice -n 10 uv run python -m scripts.bench_indexing --provider fake  # storing only
     nice -n 10 uv run python -m scripts.bench_indexing --build 200  # build_graph's transactions
+    nice -n 10 uv run python -m scripts.bench_indexing --threads --mb 0.3  # cores vs one thread
 
 `--provider fake` embeds with `FakeEmbeddingProvider` (384 dimensions, no
 model, no baseline): the store time and the file size are measured as with
@@ -241,6 +242,61 @@ async def run(megabytes: float, provider_name: str = "local") -> dict[str, Any]:
     }
 
 
+async def run_threads(megabytes: float, rounds: int) -> dict[str, Any]:
+    """Passages per second of `index_documents` with the local model: its default threads
+    (every core) against one thread, alternating, `rounds` times each, into fresh SQLite files.
+
+    The text is cut into documents of about 20 passages (one file each); the
+    models are loaded and warmed up before the clock; every round indexes
+    the same documents into a new file, so each embeds every passage.
+    """
+    from redstring.composition.index_documents import index_documents  # noqa: PLC0415
+    from redstring.composition.sqlite_stores import open_sqlite  # noqa: PLC0415
+    from redstring.domain.document import SourceDocument  # noqa: PLC0415
+    from redstring.domain.ids import TenantId  # noqa: PLC0415
+    from redstring.llm.local_embedding import LocalEmbeddingProvider  # noqa: PLC0415
+
+    paragraphs = corpus_text(megabytes).split("\n\n")
+    step = max(1, len(paragraphs) // max(1, round(megabytes * 1_000_000 / 20_000)))
+    documents = [
+        SourceDocument(id=f"doc{n}.md", text="\n\n".join(paragraphs[at : at + step]))
+        for n, at in enumerate(range(0, len(paragraphs), step))
+    ]
+    providers = {"default": LocalEmbeddingProvider(), "one": LocalEmbeddingProvider(threads=1)}
+    for provider in providers.values():
+        await provider.load()
+        await provider.embed([document.text[:1000] for document in documents[:4]])  # warm-up
+    rates: dict[str, list[float]] = {name: [] for name in providers}
+    loads = [os.getloadavg()[0]]
+    passages = 0
+    for _ in range(rounds):
+        for name, provider in providers.items():
+            folder = Path(tempfile.mkdtemp(prefix="redstring-bench-threads-"))
+            try:
+                stores = open_sqlite(folder / "index.db", dimension=provider.dimension)
+                wall = time.perf_counter()
+                report = await index_documents(
+                    documents,
+                    chunks=stores.chunks,
+                    tenant_id=TenantId(uuid.UUID(int=1)),
+                    embeddings=provider,
+                )
+                seconds = time.perf_counter() - wall
+                await stores.close()
+            finally:
+                shutil.rmtree(folder, ignore_errors=True)
+            passages = report.embedded
+            rates[name].append(report.embedded / seconds)
+            loads.append(os.getloadavg()[0])
+    return {
+        "documents": len(documents),
+        "passages": passages,
+        "default_threads": providers["default"].threads,
+        "rates": rates,
+        "loads": loads,
+    }
+
+
 async def run_build(documents: int) -> dict[str, Any]:
     """`build_graph` of `documents` paragraphs into a fresh SQLite file with a scripted model.
 
@@ -352,7 +408,31 @@ def main() -> None:
         metavar="N",
         help="instead: build_graph of N paragraphs (scripted model), counting write transactions",
     )
+    parser.add_argument(
+        "--threads",
+        action="store_true",
+        help="instead: passages/s indexing with the default threads against one thread",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="alternating rounds of --threads (default 3)"
+    )
     args = parser.parse_args()
+    if args.threads:
+        timed_threads = asyncio.run(run_threads(args.mb, args.rounds))
+        rates = timed_threads["rates"]
+        best = {name: max(values) for name, values in rates.items()}
+        loads = ", ".join(f"{load:.1f}" for load in timed_threads["loads"])
+        print(
+            f"indexing {timed_threads['passages']} passages in {timed_threads['documents']}"
+            f" documents with the local model into SQLite, {args.rounds} alternating rounds;"
+            f" cores this process may use: {timed_threads['default_threads']};"
+            f" load average before and after each round: {loads}"
+        )
+        for name, label in (("default", "default threads"), ("one", "one thread")):
+            each = ", ".join(f"{rate:.1f}" for rate in rates[name])
+            print(f"{label}: best {best[name]:.1f} passages/s (rounds: {each})")
+        print(f"ratio default / one thread (best of each): {best['default'] / best['one']:.2f}x")
+        return
     if args.build:
         built = asyncio.run(run_build(args.build))
         print(f"load average at the end: {built['load_average']:.1f}\n")

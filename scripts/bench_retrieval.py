@@ -83,6 +83,7 @@ from typing import Any
 
 import numpy as np
 
+from redstring.vector.postgres import DEFAULT_EF_SEARCH
 from scripts import ROOT
 
 # compare_ingest.py reads the corpus, its ingest loops and two measures here as `bench.*`
@@ -258,19 +259,21 @@ def run_indexing(megabytes: float) -> dict | None:
 
 
 def run_pg_hnsw_clustered(n: int, queries: int, stop_at: float | None) -> dict | str:
-    """scripts.bench_pg_hnsw at the store's defaults (ef_search 100, exact_below 5,000)."""
+    """scripts.bench_pg_hnsw at the store's defaults (`DEFAULT_EF_SEARCH`, exact_below 5,000)."""
     out = Path(tempfile.mkdtemp(prefix="redstring-bench-")) / "pg_hnsw.json"
     command = [
         sys.executable,
-        str(ROOT / "scripts.bench_pg_hnsw"),
-        *("--n", str(n), "--queries", str(queries), "--efs", "100"),
+        *("-m", "scripts.bench_pg_hnsw"),
+        *("--n", str(n), "--queries", str(queries), "--efs", str(DEFAULT_EF_SEARCH)),
         *("--exact-below", "0", "5000", "--json", str(out)),
     ]
     budget = None if stop_at is None else stop_at - time.time()
     if budget is not None and budget <= 0:
         return f"not started: the run's --stop-at ({stamp(stop_at)}) had passed"
     try:
-        done = subprocess.run(command, capture_output=True, text=True, check=False, timeout=budget)
+        done = subprocess.run(
+            command, capture_output=True, text=True, check=False, timeout=budget, cwd=ROOT
+        )
     except subprocess.TimeoutExpired:
         return f"stopped at the run's --stop-at ({stamp(stop_at)}), to land the results in time"
     if done.returncode != 0:

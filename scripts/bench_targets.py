@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from redstring.vector.postgres import DEFAULT_EF_SEARCH
+
 Row = tuple[str, str, str, str, str]
 TARGET_N = 100_000
 
@@ -197,7 +199,7 @@ def clustered_hnsw_row(found: dict | None, why: str) -> Row:
     target = "recall@10 >= 0.95 at p50 < 10 ms"
     if found is None:
         return _missing(what, target, why)
-    cells = [s for s in found["sweep"] if s["ef_search"] == 100]
+    cells = [s for s in found["sweep"] if s["ef_search"] == DEFAULT_EF_SEARCH]
     at_default = [s for s in cells if s["exact_below"] == 5000] or cells
     figures = "; ".join(
         f"{s['filter']} filter: {s['recall']:.3f} at {s['p50']:.2f} ms" for s in at_default
@@ -213,7 +215,8 @@ def clustered_hnsw_row(found: dict | None, why: str) -> Row:
     at = "" if found["n"] == TARGET_N else f" (run at N={found['n']:,})"
     return (
         what + at,
-        f"ef_search 100, exact_below 5,000: {figures}; index build {found['build_s']:.0f} s",
+        f"ef_search {DEFAULT_EF_SEARCH}, exact_below 5,000: {figures};"
+        f" index build {found['build_s']:.0f} s",
         f"exact numpy top-10 (recall); numpy floor {found['floor_p50']:.2f} ms, store exact"
         f" {found['exact_p50']:.2f} ms",
         target,

@@ -38,7 +38,7 @@ SQLITE_CACHE_BYTES = 4 * 2**30
 #: rapidfuzz's extract over a million names takes about a second a query: past
 #: 100k it is timed over the first queries only.
 RAPIDFUZZ_QUERIES_PAST_100K = 20
-#: `hnsw.ef_search` values the pg-hnsw row sweeps (B192); 100 is the default (ADR 0196).
+#: `hnsw.ef_search` values the pg-hnsw row sweeps (B192); 160 is the default (ADR 0340).
 EF_SEARCH = (40, 100, 160, 320)
 
 

@@ -2,12 +2,13 @@
 
 The root holds what the main job needs (ADR 0166):
 
-    from redstring import Redstring
+    from redstring import Redstring, sample_docs
     with Redstring("demo.db") as rs:
-        rs.index("examples/sample_docs")
+        rs.index(sample_docs())
         print(rs.passages("who wrote the first program"))
 
-- the client, blocking and async: `Redstring`, `AsyncRedstring`;
+- the client, blocking and async: `Redstring`, `AsyncRedstring`; `sample_docs()`,
+  the folder of sample documents that ships with the package;
 - the pieces it is made of, for composing your own: `index_documents`,
   `build_graph`, `Retriever` (entities), `ChunkRetriever` (passages);
 - the main types: `SourceDocument`, `StoredChunk`, `TextSpan`, `Entity`,
@@ -38,6 +39,7 @@ from redstring import ports as ports
 from redstring import providers as providers
 from redstring import stores as stores
 from redstring.client import AsyncRedstring, Redstring
+from redstring.client.samples import sample_docs
 from redstring.composition.build_graph import build_graph
 from redstring.composition.chunk_retrieval import ChunkRetriever
 from redstring.composition.index_documents import index_documents
@@ -88,5 +90,6 @@ __all__ = [
     "index_documents",
     "new_tenant_id",
     "relationship_id_for",
+    "sample_docs",
     "tenant_id_for",
 ]

@@ -77,7 +77,7 @@ def test_hybrid_holds_its_floor_and_the_better_channel_in_every_family(
     assert not failures, "\n".join(failures)
 
 
-#: Lost since BM25 stems (ADR 0310): stemmed BM25 gained on elements/uses (lexical hit@10
+#: Lost since BM25 stems (ADR 0345): stemmed BM25 gained on elements/uses (lexical hit@10
 #: 0.364 -> 0.400) while the passage fusion, fitted on unstemmed scores, fell (hybrid 0.400 ->
 #: 0.345; MRR 0.210 -> 0.186). The fusion refit of issue 26 must empty this set.
 LOST_SINCE_STEMMING = {("elements/uses", "hit@10"), ("elements/uses", "mrr")}

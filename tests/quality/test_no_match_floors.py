@@ -69,7 +69,7 @@ def test_every_side_and_mode_holds_its_no_match_floor(
 def test_the_threshold_empties_most_nonsense_and_few_graded_passage_queries() -> None:
     # The claims ADR 0170 makes of the recorded holdout figures, checked on the record.
     floors = load_floors()
-    # Passages' off-topic share fell from 0.774 to 0.726 when BM25 began to stem (ADR 0310):
+    # Passages' off-topic share fell from 0.774 to 0.726 when BM25 began to stem (ADR 0345):
     # stems match more words of an off-topic question (3 of 62 more answered); the passage
     # confidence, fitted on unstemmed BM25, is refitted with issue 26's fusion.
     for side, mode, off_topic in (("passages", "hybrid", 0.72), ("entities", "hybrid", 0.75)):

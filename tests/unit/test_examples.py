@@ -124,3 +124,10 @@ def test_the_example_ranks_passages_with_both_component_scores(example_output: s
     at = lines.index("passages for 'mechanical general-purpose computer'")
     assert lines[at + 1].strip().startswith("1. [babbage.md]")
     assert re.search(r"semantic \d\.\d{3}  lexical \d\.\d{3}$", lines[at + 1]), lines[at + 1]
+
+
+def test_the_example_counts_the_passages_its_build_wrote(example_output: str) -> None:
+    [line] = [line for line in example_output.splitlines() if line.startswith("passages: ")]
+    written = re.match(r"passages: (\d+) written by the build, (\d+) documents unchanged", line)
+    assert written is not None, line
+    assert int(written.group(1)) >= int(written.group(2)) > 0, line

@@ -64,6 +64,7 @@ SURFACE: dict[str, set[str]] = {
         "entity_id_for",
         "relationship_id_for",
         "chunk_id_for",
+        "sample_docs",
         "RedstringError",
     },
     "redstring.answers": {

@@ -20,6 +20,7 @@ from redstring.domain.chunk import (
     require_chunks_of_source,
 )
 from redstring.domain.chunk_retrieval import ChunkMatch
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.exact_search import (
     FloatMatrix,
     top_k,
@@ -87,7 +88,12 @@ class InMemoryChunkStore(DescribedStore):
 
     def __init__(self, *, dimension: int, language: str = DEFAULT_LANGUAGE) -> None:
         if dimension <= 0:
-            raise ValueError(f"dimension must be positive, got {dimension}")
+            raise InvalidArgumentError(
+                name="dimension",
+                value=dimension,
+                requirement="a positive whole number",
+                message=f"dimension must be positive, got {dimension}",
+            )
         self._dimension = dimension
         self._analyzer = Analyzer(language)
         self._tenants: dict[TenantId, _Tenant] = {}
@@ -217,7 +223,10 @@ class InMemoryChunkStore(DescribedStore):
         require_tenant_id(tenant_id)
         part = self._tenants.get(tenant_id)
         sources = {} if part is None else part.sources
-        return chunk_summary_of((source, len(ids)) for source, ids in sources.items() if ids)
+        embedded = 0 if part is None else sum(row.unit is not None for row in part.rows.values())
+        return chunk_summary_of(
+            ((source, len(ids)) for source, ids in sources.items() if ids), embedded=embedded
+        )
 
     async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)

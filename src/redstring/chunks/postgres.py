@@ -18,6 +18,7 @@ from redstring.domain.chunk import (
     require_chunks_of_source,
 )
 from redstring.domain.chunk_retrieval import ChunkMatch
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.exact_search import unit_vector, validate_search_args
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
@@ -47,7 +48,12 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
         self, database: PostgresDatabase, *, dimension: int, language: str = DEFAULT_LANGUAGE
     ) -> None:
         if dimension <= 0:
-            raise ValueError(f"dimension must be positive, got {dimension}")
+            raise InvalidArgumentError(
+                name="dimension",
+                value=dimension,
+                requirement="a positive whole number",
+                message=f"dimension must be positive, got {dimension}",
+            )
         self._db = database
         self._dimension = dimension
         self._analyzer = Analyzer(language)
@@ -210,13 +216,16 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
     async def chunk_summary(self, tenant_id: TenantId) -> ChunkSummary:
         require_tenant_id(tenant_id)
         statement = self._db.sql(
-            "SELECT source_id, COUNT(*) FROM {schema}.chunk_rows"
+            "SELECT source_id, COUNT(*), COUNT(embedding) FROM {schema}.chunk_rows"
             " WHERE tenant_id = %s GROUP BY source_id"
         )
 
         async def work(connection: Connection) -> ChunkSummary:
             cursor = await connection.execute(statement, (tenant_id,))
-            return chunk_summary_of((str(s), int(n)) for s, n in await cursor.fetchall())
+            rows = await cursor.fetchall()
+            return chunk_summary_of(
+                ((str(s), int(n)) for s, n, _ in rows), embedded=sum(int(e) for _, _, e in rows)
+            )
 
         return await self._db.read(work, store=self._name)
 

@@ -32,6 +32,7 @@ from redstring.domain.chunk import (
     require_chunks_of_source,
 )
 from redstring.domain.chunk_retrieval import ChunkMatch
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.exact_search import (
     FloatMatrix,
     stored_vector,
@@ -110,7 +111,12 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         language: str | None = None,
     ) -> None:
         if dimension <= 0:
-            raise ValueError(f"dimension must be positive, got {dimension}")
+            raise InvalidArgumentError(
+                name="dimension",
+                value=dimension,
+                requirement="a positive whole number",
+                message=f"dimension must be positive, got {dimension}",
+            )
         self._db = database
         self._name = f"SqliteChunkStore({database.path})"
         database.define_function("redstring_chunk_id", chunk_id_for)
@@ -280,7 +286,16 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
                 " GROUP BY source_id",
                 (str(tenant_id),),
             ).fetchall()
-            return chunk_summary_of((source, int(n)) for source, n in rows)
+            number = tenant_number(connection, str(tenant_id))
+            embedded = (
+                0
+                if number is None
+                else connection.execute(
+                    "SELECT COUNT(*) FROM chunk_vectors WHERE key >= ? AND key < ?",
+                    (number << CHUNK_BITS, (number + 1) << CHUNK_BITS),
+                ).fetchone()[0]
+            )
+            return chunk_summary_of(((source, int(n)) for source, n in rows), embedded=embedded)
 
         return await self._db.read(work, store=self._name)
 

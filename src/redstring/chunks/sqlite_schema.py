@@ -104,7 +104,7 @@ SCHEMA = Schema(
             "UPDATE chunk_generations SET token = lower(hex(randomblob(16)))",
         ],
         # 5: the postings of a file holding chunks were written before text analysis was
-        # a setting; marked, they are analysed again by the store on open (ADR 0310).
+        # a setting; marked, they are analysed again by the store on open (ADR 0345).
         [
             "INSERT INTO redstring_settings (component, name, value)"
             " SELECT 'chunks', 'language', 'unanalysed' WHERE EXISTS (SELECT 1 FROM chunk_texts)"

@@ -69,6 +69,7 @@ async def run(args: argparse.Namespace, context: Context) -> int:
         "search": _search,
         "passages": _passages,
         "stats": _stats,
+        "remove": _remove,
         "mcp": _mcp,
         "rekey": _rekey,
         "undo": _undo,
@@ -121,7 +122,11 @@ async def _index(args: argparse.Namespace, context: Context) -> None:
     async with _closing(client):
         try:
             report = await client.index(
-                args.paths, root=args.root, encoding=args.encoding, progress=bar.update
+                args.paths,
+                root=args.root,
+                encoding=args.encoding,
+                keep_missing=args.keep_missing,
+                progress=bar.update,
             )
         finally:
             bar.finish()
@@ -218,6 +223,14 @@ async def _stats(args: argparse.Namespace, context: Context) -> None:
     async with _closing(client):
         answer = await client.stats()
     _emit(answer, args, context, answers.print_stats)
+
+
+async def _remove(args: argparse.Namespace, context: Context) -> None:
+    client = _client(args, context, None, read_only=False)
+    async with _closing(client):
+        for document_id in args.document_ids:
+            passages = await client.remove(document_id)
+            context.out.write(f"removed {document_id} ({answers.count(passages, 'passage')})\n")
 
 
 async def _rekey(args: argparse.Namespace, context: Context) -> None:

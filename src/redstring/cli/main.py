@@ -113,6 +113,11 @@ def _parents() -> dict[str, _Parser]:
     embed.add_argument("--embed-base-url", help="env REDSTRING_EMBED_BASE_URL")
     embed.add_argument("--embed-model", help="env REDSTRING_EMBED_MODEL")
     embed.add_argument("--embed-dimension", help="env REDSTRING_EMBED_DIMENSION")
+    embed.add_argument(
+        "--threads",
+        help="cores the local model embeds on (env REDSTRING_THREADS; default: every core "
+        "this process may use; 1 gives the same vectors)",
+    )
     llm = _Parser(add_help=False)
     llm.add_argument(
         "--llm-base-url",
@@ -168,10 +173,27 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = _parents()
-    sub.add_parser(
+    index = sub.add_parser(
         "index",
         parents=[p["files"], p["db"], p["embed"], p["key"], p["quiet"]],
         help="split text and Markdown files into searchable passages",
+    )
+    index.add_argument(
+        "--keep-missing",
+        action="store_true",
+        help="keep documents whose files are no longer in a folder indexed again "
+        "(default: remove them, so the index mirrors the folder)",
+    )
+    remove = sub.add_parser(
+        "remove",
+        parents=[p["db"]],
+        help="take documents out of the tenant: their passages and vectors",
+    )
+    remove.add_argument(
+        "document_ids",
+        nargs="+",
+        metavar="DOCUMENT",
+        help="a document id, as `passages` shows it (e.g. docs/notes.md)",
     )
     build = sub.add_parser(
         "build",

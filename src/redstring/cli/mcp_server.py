@@ -83,6 +83,7 @@ from redstring.cli.mcp_transport import unicode_safe_lines
 from redstring.client.catalogue import TenantCatalogue
 from redstring.client.client import AsyncRedstring
 from redstring.domain.errors import RedstringError
+from redstring.domain.retrieval import RetrievalMode
 
 #: The results a search returns when `k` is omitted: enough to choose from, little to read.
 DEFAULT_K = 5
@@ -229,7 +230,11 @@ def build_server(client: AsyncRedstring, catalogue: TenantCatalogue) -> MCPServe
             answer = await _refusing(
                 "search_entities",
                 client.search(
-                    query, k=k, mode=mode, types=entity_types, min_confidence=min_confidence
+                    query,
+                    k=k,
+                    mode=RetrievalMode(mode),
+                    types=entity_types,
+                    min_confidence=min_confidence,
                 ),
             )
             filtered = entity_types is not None
@@ -282,7 +287,11 @@ def build_server(client: AsyncRedstring, catalogue: TenantCatalogue) -> MCPServe
             answer = await _refusing(
                 "search_passages",
                 client.passages(
-                    query, k=k, mode=mode, sources=sources, min_confidence=min_confidence
+                    query,
+                    k=k,
+                    mode=RetrievalMode(mode),
+                    sources=sources,
+                    min_confidence=min_confidence,
                 ),
             )
             said = note("passage", bool(answer.matches), k, sources is not None, min_confidence)

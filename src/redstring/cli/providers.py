@@ -106,12 +106,18 @@ def embedding_provider(
     integer, and `MissingExtraError` when `local` is asked for without the extra.
     """
     kind = embedding_kind(args, env)
+    raw_threads = _setting(args, "threads", env, "REDSTRING_THREADS")
+    threads = None if raw_threads is None else positive_int(raw_threads, name="--threads")
     if kind == "none":
         return None
     if kind == "local":
-        return LocalEmbeddingProvider()
+        return LocalEmbeddingProvider(threads=threads)
     if kind == "multilingual":
-        return MultilingualEmbeddingProvider()
+        return (
+            MultilingualEmbeddingProvider()
+            if threads is None
+            else MultilingualEmbeddingProvider(threads=threads)
+        )
     what = "--embeddings openai"
     base_url = _required(
         args, "embed_base_url", env, what=what, variable="REDSTRING_EMBED_BASE_URL"

@@ -12,19 +12,38 @@ from __future__ import annotations
 
 import io
 import textwrap
-from typing import Any, TextIO
+from collections.abc import Iterator
+from typing import Any, TextIO, overload
 
-from pydantic import BaseModel, JsonValue
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 from redstring.domain.errors import PandasMissingError
 from redstring.domain.retrieval import RetrievalMode
+from redstring.domain.snippet import best_window
 
 
-class _Rows(BaseModel):
-    """An answer that is a list of rows: printed as a short table, converted to dicts or a frame."""
+class _Rows[Row: BaseModel](BaseModel):
+    """An answer that is a list of rows: printed as a short table, converted to dicts or a frame.
 
-    def _rows(self) -> list[BaseModel]:
+    It iterates, indexes and `len()`s as its rows (a search answer: its hits,
+    best first); an answer without rows is falsy.
+    """
+
+    def _rows(self) -> list[Row]:
         raise NotImplementedError
+
+    def __iter__(self) -> Iterator[Row]:  # type: ignore[override]  # rows, not pydantic's fields
+        return iter(self._rows())
+
+    def __len__(self) -> int:
+        return len(self._rows())
+
+    @overload
+    def __getitem__(self, position: int) -> Row: ...
+    @overload
+    def __getitem__(self, position: slice) -> list[Row]: ...
+    def __getitem__(self, position: int | slice) -> Row | list[Row]:
+        return self._rows()[position]
 
     def to_dicts(self) -> list[dict[str, Any]]:
         """The rows as plain dicts (JSON-ready), in order."""
@@ -56,20 +75,32 @@ class _Rows(BaseModel):
 class EntityHit(BaseModel):
     """One ranked entity."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     rank: int
+    """Its place in the answer, 1 for the best."""
     id: str
+    """The entity's id: pass it to `entity()` for its neighbours."""
     name: str
+    """The entity's canonical name."""
     type: str
+    """The entity's type, as extracted (e.g. `person`)."""
     description: str
+    """What the graph says about it, possibly empty."""
     aliases: list[str]
+    """Other names it is known by."""
     score: float
+    """The fused rank score: orders this answer, not comparable across answers."""
     semantic: float | None
+    """The semantic channel's score, 0..1; `None` when that channel did not rank it."""
     lexical: float | None
-    #: How likely the entity is related to the query at all, 0..1 (`ScoredEntity.confidence`).
+    """The lexical channel's score, 0..1; `None` when that channel did not rank it."""
     confidence: float | None = None
+    """How likely the entity is related to the query at all, 0..1 (what
+    `min_confidence` compares)."""
 
 
-class EntitySearchAnswer(_Rows):
+class EntitySearchAnswer(_Rows[EntityHit]):
     """The entities of one tenant best matching a query, best first.
 
     Prints as a table; `to_dicts()` / `to_pandas()` give one row per match.
@@ -82,8 +113,8 @@ class EntitySearchAnswer(_Rows):
     #: Why `matches` is empty, when it is (ADR 0163); `None` otherwise.
     hint: str | None = None
 
-    def _rows(self) -> list[BaseModel]:
-        return list(self.matches)
+    def _rows(self) -> list[EntityHit]:
+        return self.matches
 
     def _print(self, out: io.StringIO) -> None:
         print_entities(self, out)
@@ -92,22 +123,38 @@ class EntitySearchAnswer(_Rows):
 class PassageHit(BaseModel):
     """One ranked passage (chunk) and where it comes from."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
     rank: int
+    """Its place in the answer, 1 for the best."""
     chunk_id: str
+    """The passage's id: pass it to `passage()` for the whole stored passage."""
     source_id: str
+    """The id of the document it comes from (a file's path relative to the indexed folder's
+    parent)."""
     index: int
+    """Its position among its document's passages, from 0."""
     start: int
+    """Where it starts in its document's text, in characters."""
     end: int
+    """Where it ends in its document's text, in characters (exclusive)."""
     text: str
+    """The passage's text."""
     score: float
+    """The fused rank score: orders this answer, not comparable across answers."""
     semantic: float | None
+    """The semantic channel's score, 0..1; `None` when that channel did not rank it."""
     lexical: float | None
+    """The lexical channel's score, 0..1 (`bm25` mapped); `None` when that channel did not
+    rank it."""
     bm25: float | None
-    #: How likely the passage is related to the query at all, 0..1 (`ScoredChunk.confidence`).
+    """The raw BM25 score (>= 0, unbounded); `None` when the lexical channel did not rank it."""
     confidence: float | None = None
+    """How likely the passage is related to the query at all, 0..1 (what
+    `min_confidence` compares)."""
 
 
-class PassageSearchAnswer(_Rows):
+class PassageSearchAnswer(_Rows[PassageHit]):
     """The passages of one tenant best matching a query, best first.
 
     Prints each passage shortened; `to_dicts()` / `to_pandas()` give one row per match.
@@ -120,8 +167,8 @@ class PassageSearchAnswer(_Rows):
     #: Why `matches` is empty, when it is (ADR 0163); `None` otherwise.
     hint: str | None = None
 
-    def _rows(self) -> list[BaseModel]:
-        return list(self.matches)
+    def _rows(self) -> list[PassageHit]:
+        return self.matches
 
     def _print(self, out: io.StringIO) -> None:
         print_passages(self, out)
@@ -156,7 +203,7 @@ class Neighbour(BaseModel):
     type: str
 
 
-class EntityAnswer(_Rows):
+class EntityAnswer(_Rows[Neighbour]):
     """One entity with its neighbours, ordered by relationship id.
 
     `to_dicts()` / `to_pandas()` give one row per neighbour.
@@ -166,8 +213,8 @@ class EntityAnswer(_Rows):
     entity: EntityDetail
     neighbours: list[Neighbour]
 
-    def _rows(self) -> list[BaseModel]:
-        return list(self.neighbours)
+    def _rows(self) -> list[Neighbour]:
+        return self.neighbours
 
     def _print(self, out: io.StringIO) -> None:
         entity = self.entity
@@ -182,7 +229,12 @@ class EntityAnswer(_Rows):
 
 
 class TenantStats(BaseModel):
-    """The size of one tenant. `chunks` is `None` where the backend keeps no chunks."""
+    """The size of one tenant.
+
+    `vectors` counts the entities' vectors, `embedded_chunks` the chunks
+    holding a vector of their own; `chunks` and `embedded_chunks` are `None`
+    where the backend keeps no chunks.
+    """
 
     tenant_id: str
     entities: int
@@ -190,9 +242,10 @@ class TenantStats(BaseModel):
     relationships: int
     vectors: int
     chunks: int | None
+    embedded_chunks: int | None = None
 
 
-class StatsAnswer(_Rows):
+class StatsAnswer(_Rows[TenantStats]):
     """Every tenant holding entities or passages (and the tenant asked about), by tenant id.
 
     `to_dicts()` / `to_pandas()` give one row per tenant.
@@ -201,14 +254,19 @@ class StatsAnswer(_Rows):
     backend: str
     tenants: list[TenantStats]
 
-    def _rows(self) -> list[BaseModel]:
-        return list(self.tenants)
+    def _rows(self) -> list[TenantStats]:
+        return self.tenants
 
     def _print(self, out: io.StringIO) -> None:
         print_stats(self, out)
 
 
 # Printing for people: aligned columns, scores with four decimals, `-` for "not ranked".
+
+
+def count(number: int, noun: str, plural: str | None = None) -> str:
+    """`1 passage`, `2 passages`: `number` and `noun`, plural unless it is one."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
 
 
 def _score(value: float | None) -> str:
@@ -229,7 +287,8 @@ def _table(rows: list[list[str]], out: TextIO) -> None:
 
 def print_entities(answer: EntitySearchAnswer, out: TextIO) -> None:
     """One row per entity: rank, fused score, each channel's score, type, name, id."""
-    out.write(f"{len(answer.matches)} entities for {answer.query!r} ({answer.mode.value})\n")
+    found = count(len(answer.matches), "entity", "entities")
+    out.write(f"{found} for {answer.query!r} ({answer.mode.value})\n")
     if not answer.matches:
         _hint(answer.hint, out)
         return
@@ -250,29 +309,39 @@ def print_entities(answer: EntitySearchAnswer, out: TextIO) -> None:
 
 
 def print_passages(answer: PassageSearchAnswer, out: TextIO, *, width: int = 96) -> None:
-    """Each passage: rank, scores and source on one line, then its text, shortened and indented."""
-    out.write(f"{len(answer.matches)} passages for {answer.query!r} ({answer.mode.value})\n")
+    """Each passage: rank, scores and source on one line, then the window of its text that
+    matched the query best, matched words marked (`best_window`), indented."""
+    found = count(len(answer.matches), "passage")
+    out.write(f"{found} for {answer.query!r} ({answer.mode.value})\n")
     if not answer.matches:
         _hint(answer.hint, out)
     for hit in answer.matches:
         bm25 = "-" if hit.bm25 is None else f"{hit.bm25:.4f}"
         out.write(
-            f"{hit.rank}. fused {hit.score:.4f}  semantic {_score(hit.semantic)}  "
-            f"lexical {_score(hit.lexical)} (bm25 {bm25})  {hit.source_id} #{hit.index}\n"
+            f"{hit.rank}. confidence {_score(hit.confidence)}  fused {hit.score:.4f}  "
+            f"semantic {_score(hit.semantic)}  lexical {_score(hit.lexical)} (bm25 {bm25})  "
+            f"{hit.source_id} #{hit.index}\n"
         )
-        excerpt = textwrap.shorten(" ".join(hit.text.split()), width=width * 2, placeholder=" ...")
+        excerpt = best_window(hit.text, answer.query, width * 2)
         out.write(textwrap.indent(textwrap.fill(excerpt, width=width), "   ") + "\n")
 
 
 def print_stats(answer: StatsAnswer, out: TextIO) -> None:
     """Per tenant: entities (by type), relationships, vectors, chunks."""
-    out.write(f"{answer.backend} database, {len(answer.tenants)} tenant(s)\n")
+    out.write(f"{answer.backend} database, {count(len(answer.tenants), 'tenant')}\n")
     for tenant in answer.tenants:
         chunks = "not kept by this backend" if tenant.chunks is None else str(tenant.chunks)
         out.write(f"tenant {tenant.tenant_id}\n")
         out.write(f"  entities       {tenant.entities}\n")
-        for entity_type, count in tenant.entities_by_type.items():
-            out.write(f"    {entity_type:<12} {count}\n")
+        for entity_type, number in tenant.entities_by_type.items():
+            out.write(f"    {entity_type:<12} {number}\n")
         out.write(f"  relationships  {tenant.relationships}\n")
-        out.write(f"  vectors        {tenant.vectors}\n")
+        out.write(f"  vectors        {_vectors(tenant)}\n")
         out.write(f"  chunks         {chunks}\n")
+
+
+def _vectors(tenant: TenantStats) -> str:
+    if tenant.embedded_chunks is None:
+        return str(tenant.vectors)
+    total = tenant.vectors + tenant.embedded_chunks
+    return f"{total} ({tenant.vectors} of entities, {tenant.embedded_chunks} of chunks)"

@@ -30,6 +30,7 @@ from redstring.client.documents import Documents, gather_documents
 from redstring.client.embeddings import EmbeddingChoice, resolve_embeddings
 from redstring.client.errors import EMBEDDINGS_ARGUMENT
 from redstring.client.hints import empty_hint
+from redstring.client.removal import remove_document, remove_missing
 from redstring.client.store_set import StoreOpener, StoreSet
 from redstring.client.stores import open_store_set
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
@@ -51,11 +52,12 @@ from redstring.domain.errors import (
 )
 from redstring.domain.events import MergeUndone
 from redstring.domain.ids import TenantId
-from redstring.domain.retrieval import require_k, require_query
+from redstring.domain.retrieval import ModeName, require_k, require_query
 from redstring.domain.tokenize import Analyzer
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
 from redstring.llm.openai_compatible import OpenAICompatibleLlmProvider
+from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.llm_provider import LlmProvider
 
@@ -96,7 +98,8 @@ class AsyncRedstring:
     URL; `tenant` a name or UUID (default: the command line's `default`
     tenant); `embeddings` is `"local"`, `"multilingual"` (ADR 0275), `"none"`,
     an `EmbeddingProvider`, or `None` for the local model when its extra is
-    installed. A new database is
+    installed. `threads` is how many cores the local model embeds on (`None`:
+    all this process may use; one thread gives the same vectors). A new database is
     made at the provider's dimension. `migrate=True` upgrades a database
     written by an older redstring in place. `create=False` is for a client
     that only reads: the database must exist (`DatabaseNotFoundError`) and a
@@ -117,6 +120,7 @@ class AsyncRedstring:
         *,
         tenant: str | UUID | None = None,
         embeddings: EmbeddingChoice = None,
+        threads: int | None = None,
         migrate: bool = False,
         create: bool = True,
         opener: StoreOpener | None = None,
@@ -128,7 +132,7 @@ class AsyncRedstring:
             )
         self._db = os.fspath(db)
         self._tenant = _tenant(tenant)
-        self._embeddings = resolve_embeddings(embeddings)
+        self._embeddings = resolve_embeddings(embeddings, threads=threads)
         self._migrate = migrate
         self._language = None if language is None else Analyzer(language).language
         self._create = create
@@ -207,6 +211,7 @@ class AsyncRedstring:
         *,
         root: str | os.PathLike[str] | None = None,
         encoding: str = "utf-8",
+        keep_missing: bool = False,
         progress: IndexProgressCallback | None = None,
     ) -> IndexReport:
         """Split `documents` into passages of the tenant, embedded when there is a provider.
@@ -218,22 +223,42 @@ class AsyncRedstring:
         does not decode is skipped and listed in the report's `skipped`.
         Indexing a document again writes only what changed; each document is
         stored as soon as it is done, so an interrupted run keeps them.
+        A folder indexed again is mirrored: the documents read from files
+        under it that are no longer there are removed (listed in the report's
+        `removed`) unless `keep_missing`.
         `progress(chunks_done, chunks_total)` follows the chunks. Raises
         `DocumentPathError` / `NoDocumentsError` for paths that hold nothing
         to read.
         """
         read = gather_documents(documents, encoding=encoding, root=root)
-        stores = await self._open("index")
-        if stores.chunks is None:
-            raise ChunkStoreUnavailableError(backend=stores.backend, command="index")
+        chunks = await self._chunks("index")
         report = await index_documents(
             read.documents,
-            chunks=stores.chunks,
+            chunks=chunks,
             tenant_id=self._tenant,
             embeddings=self._embeddings,
             progress=progress,
         )
-        return report.model_copy(update={"skipped": read.skipped})
+        present = {document.id for document in read.documents}
+        present.update(file.id for file in read.skipped)
+        folders = [] if keep_missing else read.folders
+        removed = await remove_missing(chunks, self._tenant, folders, present)
+        return report.model_copy(update={"skipped": read.skipped, "removed": removed})
+
+    async def remove(self, document_id: str) -> int:
+        """Remove the document `document_id` (a passage's `source_id`) from the tenant.
+
+        Its passages go with their vectors, in one transaction; returns how
+        many there were. Raises `InvalidArgumentError` when the tenant holds
+        no such document.
+        """
+        return await remove_document(await self._chunks("remove"), self._tenant, document_id)
+
+    async def _chunks(self, method: str) -> ChunkStore:
+        stores = await self._open(method)
+        if stores.chunks is None:
+            raise ChunkStoreUnavailableError(backend=stores.backend, command=method)
+        return stores.chunks
 
     async def build(
         self,
@@ -313,7 +338,7 @@ class AsyncRedstring:
         query: str,
         *,
         k: int = 10,
-        mode: str | None = None,
+        mode: ModeName | None = None,
         types: Sequence[str] | None = None,
         min_confidence: float | None = None,
     ) -> EntitySearchAnswer:
@@ -349,7 +374,7 @@ class AsyncRedstring:
         query: str,
         *,
         k: int = 5,
-        mode: str | None = None,
+        mode: ModeName | None = None,
         sources: Sequence[str] | None = None,
         min_confidence: float | None = None,
     ) -> PassageSearchAnswer:

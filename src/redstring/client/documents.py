@@ -34,10 +34,16 @@ Documents = Document | Iterable[Document]
 
 @dataclass(frozen=True)
 class DocumentsRead:
-    """The documents read, in path order, and the files skipped."""
+    """The documents read, in path order, the files skipped, and the folders read.
+
+    `folders` holds the id prefix of each folder named (`docs/` for a folder
+    whose files get ids `docs/...`, `""` for the root itself): every document
+    under such a prefix that was neither read nor skipped has left its folder.
+    """
 
     documents: list[SourceDocument]
     skipped: list[SkippedFile] = field(default_factory=list)
+    folders: list[str] = field(default_factory=list)
 
 
 def read_documents(
@@ -57,6 +63,7 @@ def read_documents(
     _require_encoding(encoding)
     base = None if root is None else _root(root)
     files: dict[Path, Path] = {}  # absolute path -> the folder its id is relative to
+    folders: list[str] = []
     for raw in paths:
         path = Path(raw)
         named = Path(os.path.abspath(path))
@@ -64,6 +71,7 @@ def read_documents(
         if base is not None and not named.is_relative_to(base):
             raise DocumentPathError(path=str(raw), detail=f"not under --root {base}")
         if path.is_dir():
+            folders.append(_prefix(named, relative_to))
             for found in sorted(_walk(path)):
                 files.setdefault(Path(os.path.abspath(found)), relative_to)
         elif path.is_file():
@@ -74,7 +82,7 @@ def read_documents(
             raise DocumentPathError(path=str(raw), detail=_not_readable(path))
     if not files:
         raise NoDocumentsError(paths=[str(raw) for raw in paths])
-    read = DocumentsRead(documents=[])
+    read = DocumentsRead(documents=[], folders=folders)
     for path, relative_to in files.items():
         source_id = path.relative_to(relative_to).as_posix()
         try:
@@ -108,15 +116,16 @@ def gather_documents(
                 requirement="file or folder paths, or SourceDocument objects",
             )
     skipped: list[SkippedFile] = []
+    folders: list[str] = []
     if paths:
         read = read_documents(paths, encoding=encoding, root=root)
         documents.extend(read.documents)
-        skipped = read.skipped
+        skipped, folders = read.skipped, read.folders
     if not documents and not skipped:
         raise InvalidArgumentError(
             name="documents", value=given, requirement="at least one path or document"
         )
-    return DocumentsRead(documents=documents, skipped=skipped)
+    return DocumentsRead(documents=documents, skipped=skipped, folders=folders)
 
 
 class _Unreadable(Exception):
@@ -139,6 +148,12 @@ def _root(root: str | os.PathLike[str]) -> Path:
     if not base.is_dir():
         raise DocumentPathError(path=os.fspath(root), detail="--root is not a folder")
     return base
+
+
+def _prefix(folder: Path, relative_to: Path) -> str:
+    """The id prefix of the files under `folder`: its path relative to `relative_to`, and `/`."""
+    relative = folder.relative_to(relative_to).as_posix()
+    return "" if relative == "." else relative + "/"
 
 
 def _not_readable(path: Path) -> str:

@@ -36,21 +36,32 @@ def local_extra_installed() -> bool:
     return True
 
 
-def resolve_embeddings(choice: EmbeddingChoice) -> EmbeddingProvider | None:
+def resolve_embeddings(
+    choice: EmbeddingChoice, *, threads: int | None = None
+) -> EmbeddingProvider | None:
     """The provider `choice` names; `None` for `"none"`.
 
+    `threads` is the named model's thread count (`None`: the local model
+    uses every core, the multilingual one its own default); a provider
+    object is used as it is, so `threads` with one is refused.
+
     Raises `MissingExtraError` for `"local"` or `"multilingual"` without its extra, and
-    `InvalidArgumentError` for any other string.
+    `InvalidArgumentError` for any other string or a `threads` that is not a count.
     """
+    _require_threads(threads, choice)
     if choice is None:
-        return LocalEmbeddingProvider() if local_extra_installed() else None
+        return LocalEmbeddingProvider(threads=threads) if local_extra_installed() else None
     if isinstance(choice, str):
         if choice == "none":
             return None
         if choice == "local":
-            return LocalEmbeddingProvider()
+            return LocalEmbeddingProvider(threads=threads)
         if choice == "multilingual":
-            return MultilingualEmbeddingProvider()
+            return (
+                MultilingualEmbeddingProvider()
+                if threads is None
+                else MultilingualEmbeddingProvider(threads=threads)
+            )
         raise InvalidArgumentError(
             name="embeddings",
             value=choice,
@@ -58,3 +69,18 @@ def resolve_embeddings(choice: EmbeddingChoice) -> EmbeddingProvider | None:
             "or None for the default",
         )
     return choice
+
+
+def _require_threads(threads: object, choice: EmbeddingChoice) -> None:
+    if threads is None:
+        return
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise InvalidArgumentError(
+            name="threads", value=threads, requirement="a whole number >= 1, or None for every core"
+        )
+    if not (choice is None or isinstance(choice, str)):
+        raise InvalidArgumentError(
+            name="threads",
+            value=threads,
+            requirement="None with an EmbeddingProvider object: set its own thread count",
+        )

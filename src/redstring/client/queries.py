@@ -27,6 +27,7 @@ from redstring.composition.chunk_retrieval import ChunkRetriever
 from redstring.composition.retrieval import Retriever
 from redstring.domain.errors import (
     ChunkStoreUnavailableError,
+    InvalidArgumentError,
     ModeNeedsEmbeddingsError,
     UnknownEntityError,
 )
@@ -169,12 +170,16 @@ async def search_passages(
 
 
 def parse_entity_id(value: str) -> EntityId:
-    """`value` as an entity id, or `ValueError` saying what an id looks like."""
+    """`value` as an entity id, or `InvalidArgumentError` saying what an id looks like."""
     try:
         return EntityId(UUID(value.strip()))
     except ValueError:
-        raise ValueError(
-            f"entity_id must be a UUID as returned by a search (the `id` field), got {value!r}"
+        raise InvalidArgumentError(
+            name="entity_id",
+            value=value,
+            requirement="a UUID as returned by a search (the `id` field)",
+            message="entity_id must be a UUID as returned by a search (the `id` field), "
+            f"got {value!r}",
         ) from None
 
 
@@ -237,6 +242,7 @@ async def stats(stores: StoreSet, tenant_id: TenantId) -> StatsAnswer:
                 relationships=graph.relationships,
                 vectors=await stores.vectors.count(tenant),
                 chunks=None if chunks is None else chunks.chunks,
+                embedded_chunks=None if chunks is None else chunks.embedded,
             )
         )
     return StatsAnswer(backend=stores.backend, tenants=rows)

@@ -4,25 +4,36 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from redstring.client.answers import count
 from redstring.composition.build_graph import GraphBuildReport
 from redstring.composition.index_documents import IndexReport
 from redstring.extraction.extractor import ChunkFailure
 
 
 def print_index_report(report: IndexReport, out: TextIO) -> None:
-    """The summary of one `redstring index`."""
-    skipped = f", {len(report.skipped)} file(s) skipped" if report.skipped else ""
+    """The summary of one `redstring index`, naming the first few documents removed."""
+    skipped = f", {count(len(report.skipped), 'file')} skipped" if report.skipped else ""
+    removed = ""
+    if report.removed:
+        named = ", ".join(report.removed[:_NAMED_REMOVALS])
+        more = ", ..." if len(report.removed) > _NAMED_REMOVALS else ""
+        removed = f", {count(len(report.removed), 'document')} removed ({named}{more})"
     out.write(
-        f"indexed {report.documents} document(s): {report.chunks_written} chunk(s) written, "
-        f"{report.unchanged} document(s) unchanged, {report.embedded} chunk(s) embedded"
-        f"{skipped}\n"
+        f"indexed {count(report.documents, 'document')}: "
+        f"{count(report.chunks_written, 'chunk')} written, "
+        f"{count(report.unchanged, 'document')} unchanged, "
+        f"{count(report.embedded, 'chunk')} embedded{skipped}{removed}\n"
     )
+
+
+#: How many removed documents an index report names before "...".
+_NAMED_REMOVALS = 5
 
 
 def print_build_report(report: GraphBuildReport, out: TextIO) -> None:
     """The summary of one `redstring build`: counts, domain, merges, answer format, failures."""
     confidence = "" if report.domain_confidence is None else f" {report.domain_confidence:.2f}"
-    out.write(f"built tenant {report.tenant_id} from {report.documents} document(s)\n")
+    out.write(f"built tenant {report.tenant_id} from {count(report.documents, 'document')}\n")
     out.write(
         f"  domain         {report.domain} (chosen by {report.domain_chosen_by}{confidence})\n"
     )

@@ -17,7 +17,12 @@ from redstring.client.embeddings import UNEMBEDDED_DIMENSION
 from redstring.client.store_set import StoreSet
 from redstring.composition.rebuild import lagging_tenants
 from redstring.composition.sqlite_stores import SqliteStores, open_sqlite
-from redstring.domain.errors import DatabaseNotFoundError, DimensionRequiredError, MissingExtraError
+from redstring.domain.errors import (
+    DatabaseNotFoundError,
+    DimensionRequiredError,
+    InvalidArgumentError,
+    MissingExtraError,
+)
 
 POSTGRES_PREFIXES = ("postgresql://", "postgres://")
 
@@ -46,7 +51,9 @@ async def open_store_set(
     (B132). What the stores raise
     passes through: `SchemaMigrationRequiredError`, `SchemaTooNewError`,
     `StoreUnavailableError`, `DimensionMismatchError`, `AnalysisMismatchError`
-    (`language` other than the one a database holding passages records).
+    (`language` other than the one a database holding passages records). A
+    SQLite file this call created is deleted at the end when nothing was
+    written to it, so a first call that fails leaves no empty database behind.
     """
     if db.startswith(POSTGRES_PREFIXES):
         async with _postgres(
@@ -55,6 +62,13 @@ async def open_store_set(
             yield stores
         return
     path = Path(db)
+    if path.is_dir():  # noqa: ASYNC240 (one stat before opening the file)
+        raise InvalidArgumentError(
+            name="db",
+            value=db,
+            requirement=f"a SQLite file's path, and {db} is a folder: name a file in it, "
+            f"e.g. {path / 'redstring.db'}",
+        )
     exists = os.path.exists(path)  # noqa: ASYNC240 (one stat before opening the file)
     if not exists and not create:
         raise DatabaseNotFoundError(path=db)
@@ -80,6 +94,8 @@ async def open_store_set(
         # missing events first (ADR 0134), so a reader never sees the lag (B132).
         await sqlite.close()
         sqlite = open_sqlite(path, language=language)
+    # A file this open made, and nothing written to it: not left behind.
+    unwritten = None if exists else sqlite.database.total_changes
     try:
         yield StoreSet(
             backend="SQLite",
@@ -89,7 +105,16 @@ async def open_store_set(
             events=sqlite.events,
         )
     finally:
+        untouched = unwritten is not None and sqlite.database.total_changes == unwritten
         await sqlite.close()
+        if untouched:
+            _remove_database(path)
+
+
+def _remove_database(path: Path) -> None:
+    """Delete the SQLite file at `path` and the journal files beside it."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
 async def _lags_and_writable(sqlite: SqliteStores, path: Path) -> bool:

@@ -36,6 +36,7 @@ from redstring.composition.rekey import RekeyReport
 from redstring.domain.chunk import StoredChunk
 from redstring.domain.events import MergeUndone
 from redstring.domain.ids import TenantId
+from redstring.domain.retrieval import ModeName
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
 from redstring.ports.embedding_provider import EmbeddingProvider
@@ -57,6 +58,7 @@ class Redstring:
         *,
         tenant: str | UUID | None = None,
         embeddings: EmbeddingChoice = None,
+        threads: int | None = None,
         migrate: bool = False,
         create: bool = True,
         opener: StoreOpener | None = None,
@@ -66,6 +68,7 @@ class Redstring:
             db,
             tenant=tenant,
             embeddings=embeddings,
+            threads=threads,
             migrate=migrate,
             create=create,
             opener=opener,
@@ -124,12 +127,23 @@ class Redstring:
         *,
         root: str | os.PathLike[str] | None = None,
         encoding: str = "utf-8",
+        keep_missing: bool = False,
         progress: IndexProgressCallback | None = None,
     ) -> IndexReport:
         """See `AsyncRedstring.index`."""
         return self._run(
-            self._client.index(documents, root=root, encoding=encoding, progress=progress)
+            self._client.index(
+                documents,
+                root=root,
+                encoding=encoding,
+                keep_missing=keep_missing,
+                progress=progress,
+            )
         )
+
+    def remove(self, document_id: str) -> int:
+        """See `AsyncRedstring.remove`."""
+        return self._run(self._client.remove(document_id))
 
     def build(
         self,
@@ -164,7 +178,7 @@ class Redstring:
         query: str,
         *,
         k: int = 10,
-        mode: str | None = None,
+        mode: ModeName | None = None,
         types: Sequence[str] | None = None,
         min_confidence: float | None = None,
     ) -> EntitySearchAnswer:
@@ -178,7 +192,7 @@ class Redstring:
         query: str,
         *,
         k: int = 5,
-        mode: str | None = None,
+        mode: ModeName | None = None,
         sources: Sequence[str] | None = None,
         min_confidence: float | None = None,
     ) -> PassageSearchAnswer:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import TenantId, tenant_id_for
 
 #: The name of the tenant every command uses when `--tenant` is not given.
@@ -21,11 +22,16 @@ DEFAULT_TENANT = tenant_id_for(DEFAULT_TENANT_NAME)
 def parse_tenant(value: str) -> TenantId:
     """The tenant `value` names: a UUID as given, or the id derived from a name.
 
-    Raises `ValueError` for a blank value.
+    Raises `InvalidArgumentError` for a blank value.
     """
     text = value.strip()
     if not text:
-        raise ValueError("--tenant must not be blank; pass a tenant name or a UUID")
+        raise InvalidArgumentError(
+            name="tenant",
+            value=value,
+            requirement="a tenant name or a UUID",
+            message="--tenant must not be blank; pass a tenant name or a UUID",
+        )
     try:
         return TenantId(UUID(text))
     except ValueError:

@@ -39,6 +39,7 @@ from redstring.domain.errors import (
     DimensionMismatchError,
     DuplicateDocumentError,
     IncompleteVectorSetupError,
+    InvalidArgumentError,
 )
 from redstring.domain.events import (
     DocumentChunked,
@@ -158,7 +159,7 @@ async def build_graph(
     chunk store with vectors) disagree, `IncompleteVectorSetupError` when only one is given,
     `InvalidArgumentError` naming a tenant id that is not a UUID or a document
     field that is not encodable text or finite JSON,
-    `DuplicateDocumentError` for a repeated document id, `ValueError` for a
+    `DuplicateDocumentError` for a repeated document id, `InvalidArgumentError` for a
     bad threshold or concurrency, and `UnknownDomainError` for an unknown
     domain name. Then it checks the model server (`preflight`), raising
     `ModelServerError` and its kin before any chunk. With `strict=True` a
@@ -352,7 +353,12 @@ def _check_inputs(
             context="build_graph: the embedding provider against the vector store",
         )
     if not 0.0 <= merge_threshold <= 1.0:
-        raise ValueError(f"merge_threshold must be on 0..1, got {merge_threshold}")
+        raise InvalidArgumentError(
+            name="merge_threshold",
+            value=merge_threshold,
+            requirement="on 0..1",
+            message=f"merge_threshold must be on 0..1, got {merge_threshold}",
+        )
     seen: set[str] = set()
     for document in docs:
         if document.id in seen:

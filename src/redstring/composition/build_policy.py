@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from redstring.domain.errors import BuildFailedError
+from redstring.domain.errors import BuildFailedError, InvalidArgumentError
 from redstring.extraction.extractor import ChunkFailure
 from redstring.ports.llm_provider import CheckedLlmProvider, LlmProvider
 
@@ -38,9 +38,14 @@ def answer_format(provider: LlmProvider) -> str | None:
 
 
 def check_failed_share(value: float) -> None:
-    """`ValueError` unless `value` is on 0..1."""
+    """`InvalidArgumentError` unless `value` is on 0..1."""
     if not 0.0 <= value <= 1.0:
-        raise ValueError(f"max_failed_share must be on 0..1, got {value}")
+        raise InvalidArgumentError(
+            name="max_failed_share",
+            value=value,
+            requirement="on 0..1",
+            message=f"max_failed_share must be on 0..1, got {value}",
+        )
 
 
 def failure_causes(failures: Sequence[ChunkFailure]) -> dict[str, int]:

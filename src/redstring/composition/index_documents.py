@@ -6,7 +6,10 @@ a source is replaced atomically, so re-running on an unchanged document writes
 nothing and a changed one never shows a mix of old and new chunks. Each
 document is written as soon as its embeddings are in (the embedding batches
 run across documents), so an interrupted run keeps every document it
-finished and a re-run embeds only the rest (ADR 0162).
+finished and a re-run embeds only the rest (ADR 0162). A document still
+waiting on later batches has the passages a batch finished stored at once
+when nothing else of its source is stored, so a stopped large file keeps
+them too (ADR 0325).
 """
 
 from __future__ import annotations
@@ -20,14 +23,19 @@ from pydantic import BaseModel, Field
 from redstring.domain.chunk import ChunkId, ChunkManifest, StoredChunk
 from redstring.domain.chunking import SlidingWindowChunker
 from redstring.domain.document import SourceDocument
-from redstring.domain.errors import DimensionMismatchError, DuplicateDocumentError
+from redstring.domain.errors import (
+    DimensionMismatchError,
+    DuplicateDocumentError,
+    InvalidArgumentError,
+)
 from redstring.domain.ids import TenantId
 from redstring.domain.validation import require_documents, require_tenant_id
 from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.projections.vectors import embedding_model
 
-#: Called as `progress(chunks_done, chunks_total)` after each batch of
+#: Called as `progress(chunks_done, chunks_total)` once the documents are
+#: split (before anything is embedded), then after each batch of
 #: embeddings and each document settled (written or found unchanged); a
 #: chunk is done once it needs nothing but its write.
 IndexProgressCallback = Callable[[int, int], None]
@@ -50,7 +58,9 @@ class IndexReport(BaseModel):
     chunks stored (embedded, if a provider was given) and were not written;
     `chunks_written` chunks were written for the others (every chunk of each
     changed source); `embedded` chunks were sent to the provider. `skipped`
-    lists the files a reader could not read (the client fills it; empty here).
+    lists the files a reader could not read, and `removed` the ids of the
+    documents taken out because their files left a folder indexed again (the
+    client fills both; empty here).
     """
 
     documents: int = Field(ge=0)
@@ -58,6 +68,7 @@ class IndexReport(BaseModel):
     chunks_written: int = Field(ge=0)
     embedded: int = Field(ge=0)
     skipped: list[SkippedFile] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
 
 
 @dataclass
@@ -69,6 +80,9 @@ class _Plan:
     keep: frozenset[ChunkId] = frozenset()
     fresh: list[int] = field(default_factory=list)
     waiting: int = 0
+    #: Whether every chunk stored of the source is one of `chunks`, so those a batch
+    #: finishes can be stored before the others without showing an old passage beside them.
+    partial: bool = False
 
 
 @dataclass
@@ -108,14 +122,19 @@ async def index_documents(
     across documents. Sources are written in document
     order, each with one `replace_source`; documents not given are untouched.
 
-    Raises before anything is embedded or written: `ValueError` for
+    Raises before anything is embedded or written: `InvalidArgumentError` for
     `batch_size < 1`, `InvalidArgumentError` naming a tenant id that is not a
     UUID or a document field that is not encodable text or finite JSON,
     `DuplicateDocumentError` for two documents with one id,
     `DimensionMismatchError` when the provider and the store disagree.
     """
     if batch_size < 1:
-        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        raise InvalidArgumentError(
+            name="batch_size",
+            value=batch_size,
+            requirement="at least 1",
+            message=f"batch_size must be at least 1, got {batch_size}",
+        )
     require_tenant_id(tenant_id)
     require_documents(documents)
     _require_distinct_ids(documents)
@@ -128,6 +147,8 @@ async def index_documents(
     model = None if embeddings is None else embedding_model(embeddings)
     wanted = [_wanted(document, chunker, tenant_id) for document in documents]  # split once
     run = _Run(documents=len(documents), chunks=sum(map(len, wanted)), progress=progress)
+    if progress is not None:
+        progress(0, run.chunks)
     for document, passages in zip(documents, wanted, strict=True):
         plan = await _plan(document.id, passages, chunks, tenant_id, model=model)
         run.queue.append(plan)
@@ -137,11 +158,11 @@ async def index_documents(
                 plan.waiting += 1
         run.chunks_done += len(plan.chunks) - plan.waiting
         while embeddings is not None and len(run.pending) >= batch_size:
-            await _embed_batch(run, embeddings, batch_size, model)
+            await _embed_batch(run, embeddings, batch_size, model, chunks)
             await _settle_ready(run, chunks, tenant_id)  # what a batch finished is kept
         await _settle_ready(run, chunks, tenant_id)
     while embeddings is not None and run.pending:
-        await _embed_batch(run, embeddings, batch_size, model)
+        await _embed_batch(run, embeddings, batch_size, model, chunks)
         await _settle_ready(run, chunks, tenant_id)
     await _settle_ready(run, chunks, tenant_id)
     return IndexReport(
@@ -206,6 +227,7 @@ async def _plan(
         write=True,
         keep=frozenset(keep),
         fresh=fresh,
+        partial=stored.keys() <= wanted.keys(),
     )
 
 
@@ -244,7 +266,7 @@ def _same_place(stored: ChunkManifest, wanted: StoredChunk) -> bool:
 
 
 async def _embed_batch(
-    run: _Run, embeddings: EmbeddingProvider, batch_size: int, model: str | None
+    run: _Run, embeddings: EmbeddingProvider, batch_size: int, model: str | None, store: ChunkStore
 ) -> None:
     batch, run.pending = run.pending[:batch_size], run.pending[batch_size:]
     vectors = await embeddings.embed([plan.chunks[position].text for plan, position in batch])
@@ -258,10 +280,21 @@ async def _embed_batch(
             update={"embedding": vector, "embedding_model": model}
         )
         plan.waiting -= 1
+    await _store_unfinished(batch, store)
     run.embedded += len(batch)
     run.chunks_done += len(batch)
     if run.progress is not None:
         run.progress(run.chunks_done, run.chunks)
+
+
+async def _store_unfinished(batch: list[tuple[_Plan, int]], store: ChunkStore) -> None:
+    """Store the chunks `batch` embedded of each `partial` document still waiting on others."""
+    finished: dict[int, tuple[_Plan, list[StoredChunk]]] = {}
+    for plan, position in batch:
+        if plan.partial and plan.waiting > 0:
+            finished.setdefault(id(plan), (plan, []))[1].append(plan.chunks[position])
+    for _, chunks in finished.values():
+        await store.upsert_chunks(chunks)
 
 
 async def _settle_ready(run: _Run, store: ChunkStore, tenant_id: TenantId) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import TenantId
 from redstring.ports.chunk_store import ChunkWriter
 from redstring.ports.event_log import EventLog, ProjectionPositions
@@ -27,12 +28,17 @@ async def rebuild_stores(
 
     Vectors come from the logged `EntitiesEmbedded` events, so a vector store
     needs the dimension they were embedded at (else `DimensionMismatchError`).
-    Returns the sequence of the last event folded. Raises `ValueError` when no
+    Returns the sequence of the last event folded. Raises `InvalidArgumentError` when no
     store is given.
     """
     projections = _projections(graph, vectors, chunks)
     if not projections:
-        raise ValueError("rebuild_stores needs at least one of graph, vectors or chunks")
+        raise InvalidArgumentError(
+            name="graph, vectors, chunks",
+            value=None,
+            requirement="at least one of them given",
+            message="rebuild_stores needs at least one of graph, vectors or chunks",
+        )
     return await replay(log, tenant_id, projections, after=after)
 
 

@@ -9,6 +9,7 @@ from redstring.consolidation.merge import choose_survivor, plan_merge
 from redstring.consolidation.scoring import entity_similarity
 from redstring.domain.blocking import name_keys_for
 from redstring.domain.entity import Entity
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.events import EntitiesMerged
 from redstring.domain.ids import EntityId, TenantId
 from redstring.ports.graph_store import BlockingIndex, GraphReader
@@ -65,10 +66,15 @@ async def consolidate(
     Entities are visited in id-string order. Each merge is handed to `emit`,
     which must make it visible in `graph` (append it to the log and fold it)
     before the next is planned. An id no longer in the graph is skipped.
-    Raises `ValueError` for a threshold outside 0..1.
+    Raises `InvalidArgumentError` for a threshold outside 0..1.
     """
     if not 0.0 <= threshold <= 1.0:
-        raise ValueError(f"merge threshold must be on 0..1, got {threshold}")
+        raise InvalidArgumentError(
+            name="threshold",
+            value=threshold,
+            requirement="on 0..1",
+            message=f"merge threshold must be on 0..1, got {threshold}",
+        )
     merges: list[EntitiesMerged] = []
     for entity_id in sorted(set(entity_ids), key=str):
         [*found] = await graph.get_entities([entity_id], tenant_id)

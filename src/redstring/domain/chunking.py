@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from redstring.domain.chunk import TextSpan
+from redstring.domain.errors import InvalidArgumentError
 
 _PARAGRAPH = re.compile(r"\n\s*\n")
 _SENTENCE = re.compile(r"[.!?。！？][\"')\]]*\s+")
@@ -20,7 +21,7 @@ class SlidingWindowChunker:
     second half, else at the last sentence end, else at the last whitespace,
     else at `size`. Leading and trailing whitespace is trimmed from each span,
     and every span satisfies `span.text == text[span.start:span.end]`.
-    Raises `ValueError` unless `size > 0` and `0 <= overlap < size`.
+    Raises `InvalidArgumentError` unless `size > 0` and `0 <= overlap < size`.
     """
 
     size: int = 1000
@@ -28,11 +29,19 @@ class SlidingWindowChunker:
 
     def __post_init__(self) -> None:
         if self.size <= 0:
-            raise ValueError(f"chunk size must be positive, got {self.size}")
+            raise InvalidArgumentError(
+                name="size",
+                value=self.size,
+                requirement="positive",
+                message=f"chunk size must be positive, got {self.size}",
+            )
         if not 0 <= self.overlap < self.size:
-            raise ValueError(
-                f"chunk overlap must be at least 0 and less than the size ({self.size}), "
-                f"got {self.overlap}"
+            raise InvalidArgumentError(
+                name="overlap",
+                value=self.overlap,
+                requirement=f"at least 0 and less than the size ({self.size})",
+                message=f"chunk overlap must be at least 0 and less than the size ({self.size}), "
+                f"got {self.overlap}",
             )
 
     def split(self, text: str) -> list[TextSpan]:

@@ -36,7 +36,7 @@ from redstring.domain.errors import InvalidArgumentError
 class ChannelCalibration:
     """One channel's score onto confidence: `1 / (1 + exp(-slope * (score - midpoint)))`.
 
-    Raises `ValueError` for a non-finite midpoint or a slope that is not a
+    Raises `InvalidArgumentError` for a non-finite midpoint or a slope that is not a
     positive finite number (confidence must rise with the score).
     """
 
@@ -45,9 +45,19 @@ class ChannelCalibration:
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.midpoint):
-            raise ValueError(f"midpoint must be finite, got {self.midpoint}")
+            raise InvalidArgumentError(
+                name="midpoint",
+                value=self.midpoint,
+                requirement="finite",
+                message=f"midpoint must be finite, got {self.midpoint}",
+            )
         if not (math.isfinite(self.slope) and self.slope > 0.0):
-            raise ValueError(f"slope must be a positive finite number, got {self.slope}")
+            raise InvalidArgumentError(
+                name="slope",
+                value=self.slope,
+                requirement="a positive finite number",
+                message=f"slope must be a positive finite number, got {self.slope}",
+            )
 
     def confidence(self, score: float) -> float:
         """The confidence of a result this channel scored `score`, on 0..1."""
@@ -56,7 +66,12 @@ class ChannelCalibration:
     def score_at(self, confidence: float) -> float:
         """The channel score whose confidence is `confidence` (in (0, 1)): the inverse map."""
         if not 0.0 < confidence < 1.0:
-            raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+            raise InvalidArgumentError(
+                name="confidence",
+                value=confidence,
+                requirement="strictly between 0 and 1",
+                message=f"confidence must lie strictly between 0 and 1, got {confidence}",
+            )
         return self.midpoint + math.log(confidence / (1.0 - confidence)) / self.slope
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
-from redstring.domain.errors import DimensionMismatchError, InvalidVectorError
+from redstring.domain.errors import DimensionMismatchError, InvalidArgumentError, InvalidVectorError
 
 FloatMatrix = npt.NDArray[np.float32]
 
@@ -48,11 +48,21 @@ def single_threaded_blas() -> Iterator[None]:
 
 
 def validate_search_args(k: int, min_score: float | None) -> None:
-    """Raise `ValueError` for a negative `k` or a `min_score` outside 0..1."""
+    """Raise `InvalidArgumentError` for a negative `k` or a `min_score` outside 0..1."""
     if k < 0:
-        raise ValueError(f"k must be zero or more, got {k}")
+        raise InvalidArgumentError(
+            name="k",
+            value=k,
+            requirement="zero or more",
+            message=f"k must be zero or more, got {k}",
+        )
     if min_score is not None and not 0.0 <= min_score <= 1.0:
-        raise ValueError(f"min_score is on the 0..1 match scale, got {min_score}")
+        raise InvalidArgumentError(
+            name="min_score",
+            value=min_score,
+            requirement="on the 0..1 match scale",
+            message=f"min_score is on the 0..1 match scale, got {min_score}",
+        )
 
 
 def top_k(

@@ -20,6 +20,7 @@ candidate reaches it.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -28,6 +29,7 @@ from redstring.domain.errors import InvalidArgumentError, ModeNeedsEmbeddingsErr
 from redstring.domain.validation import require_k, require_query
 
 __all__ = [
+    "ModeName",
     "RetrievalMode",
     "RetrievalResult",
     "ScoredEntity",
@@ -44,6 +46,10 @@ class RetrievalMode(StrEnum):
     SEMANTIC = "semantic"
     LEXICAL = "lexical"
     HYBRID = "hybrid"
+
+
+#: What a caller may pass as a mode: the enum, or one of its values spelt out.
+ModeName = RetrievalMode | Literal["semantic", "lexical", "hybrid"]
 
 
 class ScoredEntity(BaseModel):

@@ -32,13 +32,14 @@ class ChunkSummary(BaseModel):
     """The chunks of one tenant, counted, and the source documents they come from.
 
     `sources` maps each source id, exactly as stored, to its chunk count;
-    its values sum to `chunks`.
+    its values sum to `chunks`. `embedded` counts the chunks holding a vector.
     """
 
     model_config = ConfigDict(frozen=True)
 
     chunks: int = Field(ge=0)
     sources: dict[str, int] = Field(default_factory=dict)
+    embedded: int = Field(default=0, ge=0)
 
 
 def graph_summary_of(entity_types: Iterable[tuple[str, int]], relationships: int) -> GraphSummary:
@@ -56,7 +57,10 @@ def graph_summary_of(entity_types: Iterable[tuple[str, int]], relationships: int
     )
 
 
-def chunk_summary_of(sources: Iterable[tuple[str, int]]) -> ChunkSummary:
-    """A `ChunkSummary` from (source id, chunk count) pairs, one per source."""
+def chunk_summary_of(sources: Iterable[tuple[str, int]], *, embedded: int) -> ChunkSummary:
+    """A `ChunkSummary` from (source id, chunk count) pairs, one per source, and the number
+    of chunks holding a vector."""
     counts = dict(sources)
-    return ChunkSummary(chunks=sum(counts.values()), sources=dict(sorted(counts.items())))
+    return ChunkSummary(
+        chunks=sum(counts.values()), sources=dict(sorted(counts.items())), embedded=embedded
+    )

@@ -5,15 +5,26 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from uuid import UUID
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import TenantId
 
 
 def check_read_bounds(after: int, limit: int | None) -> None:
-    """Raise `ValueError` for a negative `after` or `limit`."""
+    """Raise `InvalidArgumentError` for a negative `after` or `limit`."""
     if after < 0:
-        raise ValueError(f"after must be zero or more, got {after}")
+        raise InvalidArgumentError(
+            name="after",
+            value=after,
+            requirement="zero or more",
+            message=f"after must be zero or more, got {after}",
+        )
     if limit is not None and limit < 0:
-        raise ValueError(f"limit must be zero or more, got {limit}")
+        raise InvalidArgumentError(
+            name="limit",
+            value=limit,
+            requirement="zero or more",
+            message=f"limit must be zero or more, got {limit}",
+        )
 
 
 def lagging(

@@ -21,6 +21,7 @@ from redstring.domain.document import SourceDocument
 from redstring.domain.entity import Entity, Relationship
 from redstring.domain.errors import (
     ChunkExtractionError,
+    InvalidArgumentError,
     MalformedCompletionError,
     RedstringError,
 )
@@ -101,7 +102,12 @@ class Extractor:
         concurrency: int = 4,
     ) -> None:
         if concurrency < 1:
-            raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+            raise InvalidArgumentError(
+                name="concurrency",
+                value=concurrency,
+                requirement="at least 1",
+                message=f"concurrency must be at least 1, got {concurrency}",
+            )
         self._provider = provider
         self._chunker = chunker or SlidingWindowChunker()
         self._semaphore = asyncio.Semaphore(concurrency)

@@ -13,7 +13,7 @@ import numpy as np
 
 from redstring.domain.blocking import KEY_VERSION, MAX_BLOCK_MEMBERS, blocking_keys_for
 from redstring.domain.entity import Entity, Relationship
-from redstring.domain.errors import UnknownEntityError
+from redstring.domain.errors import InvalidArgumentError, UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
@@ -151,7 +151,12 @@ class InMemoryGraphStore(DescribedStore):
     ) -> dict[str, list[Entity]]:
         require_tenant_id(tenant_id)
         if limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
+            raise InvalidArgumentError(
+                name="limit",
+                value=limit,
+                requirement="at least 1",
+                message=f"limit must be at least 1, got {limit}",
+            )
         part = self._part(tenant_id)
         _settle(part, part.pending.take(keys))
         copies: dict[EntityId, Entity] = {}  # one copy per entity per call
@@ -171,7 +176,12 @@ class InMemoryGraphStore(DescribedStore):
     ) -> dict[str, list[EntityId]]:
         require_tenant_id(tenant_id)
         if limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
+            raise InvalidArgumentError(
+                name="limit",
+                value=limit,
+                requirement="at least 1",
+                message=f"limit must be at least 1, got {limit}",
+            )
         part = self._part(tenant_id)
         _settle(part, part.pending.take(keys))
         return {key: part.blocks.get(key, [])[:limit] for key in keys}
@@ -189,7 +199,12 @@ class InMemoryGraphStore(DescribedStore):
     ) -> dict[str, int]:
         require_tenant_id(tenant_id)
         if limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
+            raise InvalidArgumentError(
+                name="limit",
+                value=limit,
+                requirement="at least 1",
+                message=f"limit must be at least 1, got {limit}",
+            )
         part = self._part(tenant_id)
         blocks, waiting = part.blocks, part.pending.count(keys)
         return {key: min(len(blocks.get(key, ())) + waiting.get(key, 0), limit) for key in keys}

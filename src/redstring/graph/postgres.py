@@ -9,7 +9,7 @@ from uuid import UUID
 
 from redstring.domain.blocking import KEY_VERSION, MAX_BLOCK_MEMBERS, blocking_keys_for
 from redstring.domain.entity import Entity, Relationship
-from redstring.domain.errors import UnknownEntityError
+from redstring.domain.errors import InvalidArgumentError, UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
@@ -388,4 +388,9 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
 
 def _require_limit(limit: int) -> None:
     if limit < 1:
-        raise ValueError(f"limit must be at least 1, got {limit}")
+        raise InvalidArgumentError(
+            name="limit",
+            value=limit,
+            requirement="at least 1",
+            message=f"limit must be at least 1, got {limit}",
+        )

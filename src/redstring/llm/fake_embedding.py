@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.normalization import normalize_name
 
 
@@ -22,7 +23,12 @@ class FakeEmbeddingProvider:
 
     def __init__(self, *, dimension: int) -> None:
         if dimension <= 0:
-            raise ValueError(f"dimension must be positive, got {dimension}")
+            raise InvalidArgumentError(
+                name="dimension",
+                value=dimension,
+                requirement="a positive whole number",
+                message=f"dimension must be positive, got {dimension}",
+            )
         self._dimension = dimension
         self._word_vectors: dict[str, np.ndarray[tuple[int], np.dtype[np.float64]]] = {}
 

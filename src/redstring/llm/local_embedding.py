@@ -14,6 +14,7 @@ import asyncio
 import hashlib
 import importlib.metadata
 import importlib.util
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -97,12 +98,13 @@ class LocalEmbeddingProvider:
     Vectors are unit length (mean pooling over the attention mask, then L2
     normalisation), in input order. Texts are sorted by length and embedded in
     batches of at most `batch_size` texts and `max_batch_tokens` padded
-    tokens (a longer text goes alone), in a worker thread, so the event loop
+    tokens (a longer text goes alone), in worker threads, so the event loop
     never waits on the model. The model is verified and loaded on first use
     (or by `load()`); a file whose digest differs raises `ModelIntegrityError`.
-    `threads` is onnxruntime's intra-op thread count: 1 by default (the most
-    passages per CPU-second, ADR 0189), `None` for onnxruntime's default; its
-    worker threads never spin while idle.
+    `threads` forward passes run at once, each on one core (one onnxruntime
+    thread: the most passages per CPU-second, ADR 0189); `None`, the
+    default, is the cores this process may use. A batch's vectors do not
+    depend on `threads`: every count gives the one-thread answer exactly.
     """
 
     def __init__(
@@ -112,7 +114,7 @@ class LocalEmbeddingProvider:
         max_batch_tokens: int = MAX_BATCH_TOKENS,
         query_prefix: str = "",
         document_prefix: str = "",
-        threads: int | None = 1,
+        threads: int | None = None,
         files: ModelFiles | None = None,
     ) -> None:
         if batch_size < 1:
@@ -130,7 +132,7 @@ class LocalEmbeddingProvider:
         self._max_batch_tokens = max_batch_tokens
         self._query_prefix = query_prefix
         self._document_prefix = document_prefix
-        self._threads = threads
+        self._threads = available_cores() if threads is None else threads
         self._files = files
         self._loaded: _Loaded | None = None
         self._lock = threading.Lock()
@@ -138,6 +140,11 @@ class LocalEmbeddingProvider:
     @property
     def dimension(self) -> int:
         return DIMENSION
+
+    @property
+    def threads(self) -> int:
+        """How many forward passes run at once."""
+        return self._threads
 
     @property
     def model(self) -> str:
@@ -166,10 +173,16 @@ class LocalEmbeddingProvider:
         encodings = await asyncio.to_thread(self._tokenize, [prefix + text for text in texts])
         lengths = [len(encoding.ids) for encoding in encodings]
         vectors: list[list[float]] = [[] for _ in encodings]
-        for indexes in length_batches(lengths, self._batch_size, self._max_batch_tokens):
-            batch = await asyncio.to_thread(self._forward, [encodings[i] for i in indexes])
+        running = asyncio.Semaphore(self._threads)
+
+        async def forward(indexes: list[int]) -> None:
+            async with running:
+                batch = await asyncio.to_thread(self._forward, [encodings[i] for i in indexes])
             for index, vector in zip(indexes, batch, strict=True):
                 vectors[index] = vector
+
+        batches = length_batches(lengths, self._batch_size, self._max_batch_tokens)
+        await asyncio.gather(*(forward(indexes) for indexes in batches))
         return vectors
 
     def _ensure_loaded(self) -> _Loaded:
@@ -187,10 +200,9 @@ class LocalEmbeddingProvider:
         tokenizer_json = _verified_bytes(files.tokenizer, files.tokenizer_sha256, TOKENIZER_PACKAGE)
         options = onnxruntime.SessionOptions()
         options.inter_op_num_threads = 1
+        options.intra_op_num_threads = 1  # the passes run side by side instead (`threads`)
         # Idle workers spinning burn CPU another process on a shared machine needs.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        if self._threads is not None:
-            options.intra_op_num_threads = self._threads
         session = onnxruntime.InferenceSession(
             model, sess_options=options, providers=["CPUExecutionProvider"]
         )
@@ -216,6 +228,13 @@ class LocalEmbeddingProvider:
         inputs = {name: value for name, value in feed.items() if name in loaded.input_names}
         (hidden,) = loaded.session.run(["last_hidden_state"], inputs)
         return mean_pool_and_normalise(np.asarray(hidden, dtype=np.float32), mask)
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def length_batches(lengths: Sequence[int], max_rows: int, max_tokens: int) -> list[list[int]]:

@@ -157,6 +157,12 @@ class SqliteDatabase:
         self._connection.execute("PRAGMA synchronous=NORMAL")
 
     @property
+    def total_changes(self) -> int:
+        """The rows this connection has inserted, changed or deleted since it opened."""
+        with self._lock:
+            return self._connection.total_changes
+
+    @property
     def connection(self) -> sqlite3.Connection:
         """The raw connection, for tests and diagnostics only."""
         return self._connection
@@ -277,7 +283,7 @@ class SqliteDatabase:
         `schema.version` is not written (nor write-locked). Anything else
         raises `ReadOnlyDatabaseError` on a read-only database.
         """
-        found = self.read_now(lambda c: _schema_version(c, schema.component), store=store)
+        found = self.schema_version(schema.component, store=store)
         if found == schema.version:
             return
         if self.read_only:
@@ -298,6 +304,10 @@ class SqliteDatabase:
             )
 
         self.write_now(work, store=store)
+
+    def schema_version(self, component: str, *, store: str) -> int | None:
+        """The recorded version of `component`'s tables; `None` if the file has none."""
+        return self.read_now(lambda c: _schema_version(c, component), store=store)
 
     def ensure_setting(self, component: str, name: str, value: str, *, store: str) -> str:
         """The stored value of a setting, recording `value` first if there is none.

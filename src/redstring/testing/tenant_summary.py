@@ -139,6 +139,27 @@ class ChunkSummaryCompliance(ABC):
         assert (await store.chunk_summary(theirs)).chunks == 2
 
     @pytest.mark.asyncio
+    async def test_a_summary_counts_the_chunks_holding_a_vector_per_tenant(self) -> None:
+        store = await self.make_store(4)
+        mine, theirs = fresh_tenant(), fresh_tenant()
+        vector = [1.0, 0.0, 0.0, 0.0]
+        # The same chunk ids in both tenants: two embedded of three in mine, one in theirs.
+        for tenant, embedded in ((mine, 2), (theirs, 1)):
+            await store.upsert_chunks(
+                [
+                    _passage(tenant, "notes.md", f"line {n}", index=n).model_copy(
+                        update={"embedding": vector if n < embedded else None}
+                    )
+                    for n in range(3)
+                ]
+            )
+        assert (await store.chunk_summary(mine)).embedded == 2
+        assert (await store.chunk_summary(theirs)).embedded == 1
+        await store.delete_source("notes.md", mine)
+        assert (await store.chunk_summary(mine)).embedded == 0
+        assert (await store.chunk_summary(theirs)).embedded == 1
+
+    @pytest.mark.asyncio
     async def test_list_tenants_names_each_tenant_holding_a_chunk_once(self) -> None:
         store = await self.make_store(4)
         first, second, emptied = fresh_tenant(), fresh_tenant(), fresh_tenant()

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.exact_search import (
     FloatMatrix,
     stored_vectors,
@@ -41,7 +42,12 @@ class InMemoryVectorStore(DescribedStore):
 
     def __init__(self, *, dimension: int) -> None:
         if dimension <= 0:
-            raise ValueError(f"dimension must be positive, got {dimension}")
+            raise InvalidArgumentError(
+                name="dimension",
+                value=dimension,
+                requirement="a positive whole number",
+                message=f"dimension must be positive, got {dimension}",
+            )
         self._dimension = dimension
         self._tenants: dict[TenantId, _Tenant] = {}
         self._search: RowSearch = ExactSearch()

@@ -1,6 +1,6 @@
 """A SQLite file's IVF indexes, saved in it and read back instead of trained (ADR 0320).
 
-Needs the `ann` extra (faiss-cpu). Two tables of the vector schema hold a
+Needs the `ann` extra (faiss-cpu). Two tables (`SAVED_IVF_SCHEMA`) hold a
 tenant's saved index: `vector_ivf` (the generation token it is current at,
 the name of its training, the rows trained on and changed since, the
 centres as float32) and `vector_ivf_lists` (each entity's list). The index

@@ -50,16 +50,24 @@ SCHEMA = Schema(
             # A fresh random token per write of a tenant: a cached matrix is
             # valid while its token is current, across processes too.
             generation_table("vector_generations"),
-        ],
+        ]
+    ],
+)
+
+#: A tenant's saved IVF index and each entity's list in it (ADR 0320): a
+#: component of its own, created on a writable open, so a file from before
+#: it opens without a migration.
+SAVED_IVF_SCHEMA = Schema(
+    component="vector_ivf",
+    migrations=[
         [
-            # A tenant's saved IVF index and each entity's list in it (ADR 0320).
             "CREATE TABLE vector_ivf ("
             " tenant_id TEXT PRIMARY KEY, token TEXT NOT NULL, training TEXT NOT NULL,"
             " trained INTEGER NOT NULL, changed INTEGER NOT NULL, centres BLOB NOT NULL)",
             "CREATE TABLE vector_ivf_lists ("
             " tenant_id TEXT NOT NULL, entity_id TEXT NOT NULL, list_no INTEGER NOT NULL,"
             " PRIMARY KEY (tenant_id, entity_id)) WITHOUT ROWID",
-        ],
+        ]
     ],
 )
 
@@ -123,11 +131,20 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
         probes: int = PROBES,
     ) -> None:
         if dimension <= 0:
-            raise ValueError(f"dimension must be positive, got {dimension}")
+            raise InvalidArgumentError(
+                name="dimension",
+                value=dimension,
+                requirement="a positive whole number",
+                message=f"dimension must be positive, got {dimension}",
+            )
         self._search, self._saved = row_search(search_mode, exact_below, probes)
         self._db = database
         self._name = f"SqliteVectorStore({database.path})"
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
+        if not database.read_only:
+            database.ensure_schema(SAVED_IVF_SCHEMA, migrate=migrate, store=self._name)
+        elif database.schema_version(SAVED_IVF_SCHEMA.component, store=self._name) is None:
+            self._saved = None  # a read-only file from before saved indexes: trained as before
         database.ensure_dimension("vector", dimension, store=self._name, holds="vectors")
         self._dimension = dimension
         self._cache = TenantCache[TenantRows](budget_of(cache_bytes), lambda rows: rows.nbytes)

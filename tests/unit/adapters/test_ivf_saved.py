@@ -286,3 +286,32 @@ async def test_an_index_is_not_saved_after_a_write_moved_the_token_it_was_taken_
         await exact.search(query, tenant, k=10)
     )
     assert trainings == [ROWS, ROWS]
+
+
+@pytest.mark.asyncio
+async def test_a_file_from_before_saved_indexes_opens_and_searches_without_migrate(
+    tmp_path: Path, trainings: list[int]
+) -> None:
+    tenant, path = fresh_tenant(), tmp_path / "older.db"
+    rng = np.random.default_rng(21)
+    rows = clustered(rng, 300)
+    await opened(path).upsert([record(tenant, n, rows[n], kind(n)) for n in range(300)])
+    with sqlite3.connect(path) as raw:  # as the library before ADR 0320 left it
+        raw.execute("DROP TABLE vector_ivf")
+        raw.execute("DROP TABLE vector_ivf_lists")
+        raw.execute("DELETE FROM redstring_schema WHERE component = 'vector_ivf'")
+    query = rows[3].tolist()
+    exact = InMemoryVectorStore(dimension=DIM)
+    await exact.upsert([record(tenant, n, rows[n], kind(n)) for n in range(300)])
+    want = keys(await exact.search(query, tenant, k=10))
+    reader = opened(path, probes=EVERY_LIST, read_only=True)
+    assert keys(await reader.search(query, tenant, k=10)) == want
+    assert trainings == [300]  # trained as before, nothing written
+    with sqlite3.connect(path) as raw:
+        assert raw.execute(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'vector_ivf'"
+        ).fetchone() == (0,)
+    writable = opened(path, probes=EVERY_LIST)  # no migrate: the tables are added
+    assert keys(await writable.search(query, tenant, k=10)) == want
+    await opened(path).search(query, tenant, k=10)
+    assert trainings == [300, 300]  # saved by the writable store, read back after

@@ -11,7 +11,7 @@ from pathlib import Path
 from tests.hang_guard import HANG_GUARD_SECONDS
 
 ROOT = Path(__file__).resolve().parents[3]
-SAMPLES = ROOT / "examples" / "sample_docs"
+SAMPLES = ROOT / "src" / "redstring" / "sample_docs"
 
 
 @dataclass(frozen=True)

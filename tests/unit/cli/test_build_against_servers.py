@@ -21,7 +21,7 @@ from tests.unit.adapters.server_profiles import hardest
 from tests.unit.cli.console import Ran, assert_one_error_line, clean_env, redstring
 from tests.unit.cli.sample_model import behaving_as
 
-#: the extraction prompt of examples/sample_docs/alan_turing.txt (one chunk)
+#: the extraction prompt of src/redstring/sample_docs/alan_turing.txt (one chunk)
 RUNAWAY = "Passage 1 of 1:\n<<<\nAlan Turing\n"
 EVERY_CHUNK = "Passage 1 of 1"  # in every extraction prompt of the one-chunk samples
 
@@ -29,7 +29,7 @@ EVERY_CHUNK = "Passage 1 of 1"  # in every extraction prompt of the one-chunk sa
 def build(server: ScriptedServer, db: Path, *extra: str) -> Ran:
     env = clean_env(REDSTRING_LLM_BASE_URL=server.base_url, REDSTRING_LLM_MODEL="m")
     return redstring(
-        "build", "examples/sample_docs", "--db", str(db), "--embeddings", "none", "--json",
+        "build", "src/redstring/sample_docs", "--db", str(db), "--embeddings", "none", "--json",
         "--quiet", *extra, env=env,
     )  # fmt: skip
 
@@ -131,7 +131,14 @@ def test_without_the_openai_extra_build_names_the_extra(
     monkeypatch.setitem(sys.modules, "openai", None)
     err = io.StringIO()
     status = main(
-        ["build", "examples/sample_docs", "--db", str(tmp_path / "g.db"), "--embeddings", "none"],
+        [
+            "build",
+            "src/redstring/sample_docs",
+            "--db",
+            str(tmp_path / "g.db"),
+            "--embeddings",
+            "none",
+        ],
         env={"REDSTRING_LLM_BASE_URL": "http://127.0.0.1:9/v1", "REDSTRING_LLM_MODEL": "m"},
         stdout=io.StringIO(),
         stderr=err,
@@ -155,7 +162,14 @@ def test_bad_build_settings_are_one_line_from_a_flag_or_the_environment(
     tmp_path: Path, flag: str, value: str, variable: str
 ) -> None:
     base = {"REDSTRING_LLM_BASE_URL": "http://127.0.0.1:9/v1", "REDSTRING_LLM_MODEL": "m"}
-    argv = ["build", "examples/sample_docs", "--db", str(tmp_path / "g.db"), "--embeddings", "none"]
+    argv = [
+        "build",
+        "src/redstring/sample_docs",
+        "--db",
+        str(tmp_path / "g.db"),
+        "--embeddings",
+        "none",
+    ]
     for env, extra in (({**base, variable: value}, []), (base, [flag, value])):
         err = io.StringIO()
         assert main([*argv, *extra], env=env, stdout=io.StringIO(), stderr=err) == 1

@@ -64,7 +64,7 @@ def test_search_prints_ranked_entities_with_each_channels_score(harness: Harness
     )
     assert (status, err) == (0, "")
     lines = out.splitlines()
-    assert lines[0] == "1 entities for 'Ada Lovelace' (lexical)"
+    assert lines[0] == "1 entity for 'Ada Lovelace' (lexical)"
     assert lines[1].split() == ["#", "fused", "semantic", "lexical", "type", "name", "id"]
     cells = lines[2].split()
     assert (cells[0], cells[2]) == ("1", "-")
@@ -123,11 +123,11 @@ def test_passages_print_source_scores_and_text(harness: Harness) -> None:
     )
     assert status == 0
     lines = out.splitlines()
-    assert lines[0] == "1 passages for 'first program' (lexical)"
+    assert lines[0] == "1 passage for 'first program' (lexical)"
     assert "semantic -" in lines[1]
     assert "notes.md #0" in lines[1]
     assert "bm25 " in lines[1]
-    assert lines[2].strip() == "Ada Lovelace wrote the first program in 1843."
+    assert lines[2].strip() == "Ada Lovelace wrote the **first** **program** in 1843."
 
 
 def test_stats_lists_every_tenant_with_entities_by_type(harness: Harness) -> None:
@@ -150,7 +150,7 @@ def test_stats_lists_every_tenant_with_entities_by_type(harness: Harness) -> Non
 def test_stats_text_names_the_tenant_asked_about_even_when_empty(harness: Harness) -> None:
     status, out, _ = harness.run("stats", "--db", "x")
     assert status == 0
-    assert out.splitlines()[0] == "memory database, 3 tenant(s)"
+    assert out.splitlines()[0] == "memory database, 3 tenants"
     assert f"tenant {DEFAULT_TENANT}" in out
     assert "    person       3" in out
 
@@ -163,13 +163,13 @@ def test_index_writes_passages_then_finds_them_unchanged(harness: Harness, tmp_p
     again = harness.run("index", str(tmp_path), "--db", "x", "--tenant", "t", *LEXICAL)
     assert first[0] == 0
     assert first[1] == (
-        "indexed 2 document(s): 2 chunk(s) written, 0 document(s) unchanged, 0 chunk(s) embedded\n"
+        "indexed 2 documents: 2 chunks written, 0 documents unchanged, 0 chunks embedded\n"
     )
     final = first[2].replace("\r", "\n").splitlines()[-1]  # tqdm's last redraw
     assert final.startswith("indexing: 100%|")
     assert " 2/2 [" in final
     assert "chunk/s]" in final
-    assert again[1].startswith("indexed 2 document(s): 0 chunk(s) written, 2 document(s) unchanged")
+    assert again[1].startswith("indexed 2 documents: 0 chunks written, 2 documents unchanged")
     _, out, _ = harness.run(
         "passages", "compiler", "--db", "x", "--tenant", "t", "--json", *LEXICAL
     )
@@ -225,7 +225,7 @@ def test_index_warns_when_it_defaults_to_no_embeddings(
     (tmp_path / "a.md").write_text("Ada Lovelace wrote notes on the Engine.\n")
     status, out, err = harness.run("index", str(tmp_path), "--db", "x", "--quiet")
     assert status == 0
-    assert out.startswith("indexed 1 document(s)")
+    assert out.startswith("indexed 1 document")
     assert err.startswith("redstring: warning: no embedding provider")
     assert "only lexical search finds them" in err
     _, _, chosen = harness.run(

@@ -40,8 +40,8 @@ def test_a_file_that_does_not_decode_is_skipped_and_named_and_encoding_reads_it(
     ran = redstring("index", "corpus", "--db", str(db), "--quiet", *NONE, cwd=tmp_path)
     assert ran.status == 0, ran.err
     assert ran.out == (
-        "indexed 2 document(s): 2 chunk(s) written, 0 document(s) unchanged, "
-        "0 chunk(s) embedded, 1 file(s) skipped\n"
+        "indexed 2 documents: 2 chunks written, 0 documents unchanged, "
+        "0 chunks embedded, 1 file skipped\n"
     )
     [warning] = ran.err.splitlines()
     assert warning.startswith("redstring: warning: skipped corpus/latin.txt: not utf-8 text")
@@ -50,7 +50,7 @@ def test_a_file_that_does_not_decode_is_skipped_and_named_and_encoding_reads_it(
         "index", "corpus/latin.txt", "--root", ".", "--db", str(db), "--encoding", "latin-1",
         "--quiet", *NONE, cwd=tmp_path,
     )  # fmt: skip
-    assert latin.out.startswith("indexed 1 document(s): 1 chunk(s) written"), latin.err
+    assert latin.out.startswith("indexed 1 document: 1 chunk written"), latin.err
     found = redstring("passages", "Café notes", "--db", str(db), "--json", *NONE)
     assert [hit["source_id"] for hit in json.loads(found.out)["matches"]][:1] == [
         "corpus/latin.txt"
@@ -67,9 +67,7 @@ def test_the_same_folder_indexed_from_another_directory_is_found_unchanged(
     first = redstring("index", "corpus", "--db", str(db), "--quiet", *NONE, cwd=tmp_path)
     again = redstring("index", str(corpus), "--db", str(db), "--quiet", *NONE, cwd=elsewhere)
     assert first.status == 0, first.err
-    assert again.out.startswith(
-        "indexed 2 document(s): 0 chunk(s) written, 2 document(s) unchanged"
-    )
+    assert again.out.startswith("indexed 2 documents: 0 chunks written, 2 documents unchanged")
     assert _source_ids(db, elsewhere) == ["corpus/a.md", "corpus/sub/b.txt"]
 
 
@@ -81,7 +79,7 @@ def test_root_fixes_ids_for_a_subfolder_and_refuses_a_path_outside_it(tmp_path: 
     part = redstring("index", "sub", "--root", ".", "--db", str(db), "--quiet", *NONE,
                      cwd=corpus)  # fmt: skip
     assert whole.status == 0, whole.err
-    assert part.out.startswith("indexed 1 document(s): 0 chunk(s) written, 1 document(s) unchanged")
+    assert part.out.startswith("indexed 1 document: 0 chunks written, 1 document unchanged")
     assert _source_ids(db, tmp_path) == ["a.md", "sub/b.txt"]
     outside = redstring("index", str(tmp_path), "--root", "corpus", "--db", str(db), *NONE,
                         cwd=tmp_path)  # fmt: skip

@@ -76,7 +76,7 @@ def _read_a_database_written_at_dimension_8(postgres_url: str) -> None:
     assert (counted.status, counted.err) == (0, "")
     assert json.loads(counted.out)["tenants"][0]["entities"] == 1
     assert (found.status, found.err) == (0, "")
-    assert found.out.splitlines()[0] == "1 entities for 'Ada Lovelace' (lexical)"
+    assert found.out.splitlines()[0] == "1 entity for 'Ada Lovelace' (lexical)"
 
 
 @pytest.mark.asyncio

@@ -28,7 +28,7 @@ def _reads(db: str) -> None:
     assert (stats.status, stats.err) == (0, "")
     assert "entities       1" in stats.out
     assert (found.status, found.err) == (0, "")
-    assert found.out.splitlines()[0] == "1 entities for 'Ada Lovelace' (lexical)"
+    assert found.out.splitlines()[0] == "1 entity for 'Ada Lovelace' (lexical)"
 
 
 def test_stats_and_search_run_while_another_process_holds_the_write_lock(tmp_path: Path) -> None:

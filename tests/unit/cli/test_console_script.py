@@ -118,7 +118,7 @@ def test_build_then_search_stats_and_the_mcp_server_on_one_sqlite_file(
             REDSTRING_EMBED_MODEL="scripted-embed",
             REDSTRING_EMBED_DIMENSION=str(DIMENSION),
         )
-        built = redstring("build", "examples/sample_docs", "--db", db, "--json", env=env)
+        built = redstring("build", "src/redstring/sample_docs", "--db", db, "--json", env=env)
         found = redstring("search", "Ada Lovelace", "--db", db, "-k", "3", "--json", env=env)
         typed = redstring(
             "search", "Remington", "--db", db, "--type", "organization", "--json", env=env
@@ -270,28 +270,28 @@ def test_stats_and_lexical_search_read_a_sqlite_file_per_tenant(tmp_path: Path) 
         "search", "Alan Turing", "--db", db, "--tenant", "turing", "--embeddings", "none"
     )
     assert stats.status == 0, stats.err
-    assert stats.out.splitlines()[0] == "SQLite database, 2 tenant(s)"
+    assert stats.out.splitlines()[0] == "SQLite database, 2 tenants"
     assert f"tenant {parse_tenant('turing')}\n  entities       3\n" in stats.out
     assert f"tenant {DEFAULT_TENANT}\n  entities       0\n" in stats.out
     assert "chunks         1" in stats.out
-    assert found.out.splitlines()[0] == "1 entities for 'Alan Turing' (lexical)"
+    assert found.out.splitlines()[0] == "1 entity for 'Alan Turing' (lexical)"
 
 
 def test_the_readme_walkthrough_indexes_and_searches_passages_on_sqlite(tmp_path: Path) -> None:
     # The README's commands, with the default (local) embeddings.
     db = str(tmp_path / "demo.db")
-    first = redstring("index", "examples/sample_docs", "--db", db)
-    again = redstring("index", "examples/sample_docs", "--db", db, "--quiet")
+    first = redstring("index", "src/redstring/sample_docs", "--db", db)
+    again = redstring("index", "src/redstring/sample_docs", "--db", db, "--quiet")
     found = redstring("passages", "the first computer program", "--db", db, "-k", "2", "--json")
     shown = redstring("passages", "the first compiler", "--db", db, "-k", "1")
     counted = redstring("stats", "--db", db, "--json")
     served = asyncio.run(_ask_for_passages(db))
     assert first.status == 0, first.err
-    assert first.out.startswith("indexed 5 document(s): ")
-    assert first.out.endswith(" 0 document(s) unchanged, 5 chunk(s) embedded\n")
+    assert first.out.startswith("indexed 5 documents: ")
+    assert first.out.endswith(" 0 documents unchanged, 5 chunks embedded\n")
     assert " 5/5 [" in first.err.replace("\r", "\n").splitlines()[-1]
     assert again.out == (
-        "indexed 5 document(s): 0 chunk(s) written, 5 document(s) unchanged, 0 chunk(s) embedded\n"
+        "indexed 5 documents: 0 chunks written, 5 documents unchanged, 0 chunks embedded\n"
     )
     answer = json.loads(found.out)
     assert answer["mode"] == "hybrid"
@@ -326,4 +326,4 @@ def test_without_db_every_command_uses_redstring_db_in_the_working_directory(
     found = redstring("passages", "first program", "--embeddings", "none", cwd=tmp_path)
     assert indexed.status == 0, indexed.err
     assert (tmp_path / "redstring.db").is_file()
-    assert found.out.startswith("1 passages for 'first program' (lexical)\n")
+    assert found.out.startswith("1 passage for 'first program' (lexical)\n")

@@ -142,7 +142,7 @@ def test_the_how_tos_pydantic_ai_snippet_runs_as_written(
     # pydantic-ai makes the OpenAI client when the agent is built; TestModel replaces it.
     monkeypatch.setenv("OPENAI_API_KEY", "not-used")
     with Redstring("demo.db") as rs:  # the database the snippet names, with passages
-        rs.index(ROOT / "examples" / "sample_docs")
+        rs.index(ROOT / "src" / "redstring" / "sample_docs")
     scope: dict[str, Any] = {"__name__": "__snippet__"}
     exec(compile(body, str(HOW_TO), "exec"), scope)
     model = TestModel(call_tools=["describe_tenant", "search_passages"])

@@ -38,7 +38,7 @@ async def test_close_embeddings_closes_a_server_provider_and_passes_over_the_oth
 @pytest.mark.parametrize(
     "command",
     [
-        ["index", "examples/sample_docs"],
+        ["index", "src/redstring/sample_docs"],
         ["search", "Ada Lovelace"],
         ["passages", "Ada Lovelace"],
     ],
@@ -64,7 +64,7 @@ def test_a_command_closes_the_embedding_provider_it_built(
         }
         out, err = io.StringIO(), io.StringIO()
         if command[0] != "index":  # the searches need a database to read
-            index = ["index", "examples/sample_docs", "--db", db, "--quiet"]
+            index = ["index", "src/redstring/sample_docs", "--db", db, "--quiet"]
             assert main(index, env=env, stdout=io.StringIO(), stderr=io.StringIO()) == 0
             closed.clear()
         quiet = ["--quiet"] if command[0] == "index" else []

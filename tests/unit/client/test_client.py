@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
-import shutil
 import sys
 from pathlib import Path
 
@@ -27,9 +26,9 @@ from redstring.providers import FakeEmbeddingProvider
 REPOSITORY = Path(__file__).resolve().parents[3]
 
 QUICK_START = """\
-from redstring import Redstring
+from redstring import Redstring, sample_docs
 with Redstring("demo.db") as rs:
-    rs.index("examples/sample_docs")
+    rs.index(sample_docs())
     print(rs.passages("who wrote the first program"))
 """
 
@@ -43,7 +42,6 @@ def test_the_quick_start_prints_hybrid_passages_in_at_most_eight_lines(
     if not local_extra_installed():
         pytest.skip("the quick start's HYBRID default needs the `local` extra")
     assert len(QUICK_START.strip().splitlines()) <= 8
-    shutil.copytree(REPOSITORY / "examples" / "sample_docs", tmp_path / "examples" / "sample_docs")
     monkeypatch.chdir(tmp_path)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -123,7 +121,7 @@ def test_results_and_clients_print_without_embeddings(tmp_path: Path) -> None:
         answer = rs.passages("first program")
         assert repr(rs).startswith(f"<Redstring {str(tmp_path / 'x.db')!r} tenant=")
     printed = str(answer)
-    assert printed.splitlines()[0] == "1 passages for 'first program' (hybrid)"
+    assert printed.splitlines()[0] == "1 passage for 'first program' (hybrid)"
     assert repr(answer) == printed
     assert len(printed) < 400
     chunk = StoredChunk(

@@ -20,7 +20,7 @@ from tests.unit.adapters.openai_protocol_server import Reply, ScriptedServer, er
 from tests.unit.adapters.server_profiles import hardest
 from tests.unit.cli.sample_model import behaving_as, script
 
-DOCS = Path(__file__).resolve().parents[3] / "examples" / "sample_docs"
+DOCS = Path(__file__).resolve().parents[3] / "src" / "redstring" / "sample_docs"
 EVERY_CHUNK = "Passage 1 of 1"  # in every extraction prompt of the one-chunk samples
 
 

@@ -23,7 +23,7 @@ from redstring.errors import (
 from tests.unit.cli.mcp_fixture_server import opener_of
 from tests.unit.cli.world import ADA, HOME, populated_stores
 
-DOCS = Path(__file__).resolve().parents[3] / "examples" / "sample_docs"
+DOCS = Path(__file__).resolve().parents[3] / "src" / "redstring" / "sample_docs"
 
 
 def test_in_memory_stores_plug_into_both_clients() -> None:

@@ -293,9 +293,9 @@ async def test_progress_counts_chunks_after_each_batch_and_each_settled_document
         progress=lambda done, total: seen.append((done, total)),
     )
     # ADA has 4 chunks, BABBAGE 3, "empty" none: 7 in all, embedded 3 at a time.
-    # batch 1 (ADA 1-3); batch 2 (ADA 4, BABBAGE 1-2), then ADA written;
-    # batch 3 (BABBAGE 3), then BABBAGE and "empty" settled.
-    assert seen == [(3, 7), (6, 7), (6, 7), (7, 7), (7, 7), (7, 7)]
+    # (0, 7) once split; batch 1 (ADA 1-3); batch 2 (ADA 4, BABBAGE 1-2), then ADA
+    # written; batch 3 (BABBAGE 3), then BABBAGE and "empty" settled.
+    assert seen == [(0, 7), (3, 7), (6, 7), (6, 7), (7, 7), (7, 7), (7, 7)]
 
 
 @pytest.mark.asyncio

@@ -88,11 +88,11 @@ async def test_an_interrupted_run_keeps_finished_documents_and_a_rerun_completes
     first = CountingEmbeddings(stop_at=4)  # batches 1-3 embed 9 chunks, batch 4 is stopped
     with pytest.raises(Stop):
         await _index(db, first)
-    # 9 chunks embedded: doc0..doc3 whole (8 chunks) and half of doc4, which is not kept
-    assert await _stored(db) == {f"doc{n}.txt": 2 for n in range(4)}
+    # 9 chunks embedded: doc0..doc3 whole (8 chunks) and half of doc4, kept as it is new
+    assert await _stored(db) == {**{f"doc{n}.txt": 2 for n in range(4)}, "doc4.txt": 1}
     again = CountingEmbeddings()
     await _index(db, again)
-    assert again.texts == 4  # doc4 and doc5 only: nothing finished is embedded twice
+    assert again.texts == 3  # doc4's other half and doc5: nothing finished is embedded twice
     assert await _stored(db) == {f"doc{n}.txt": 2 for n in range(6)}
     stores = open_sqlite(db)
     try:

@@ -13,6 +13,8 @@ from tests.unit.client.test_client import QUICK_START
 from tests.unit.packaging.conftest import ROOT, Built
 
 README = ROOT / "README.md"
+#: The one command that runs the suite, under coverage: the README shows it and CI runs it.
+TEST_COMMAND = "uv run pytest --cov"
 MARKER = "<!-- The user part ends here"
 REPOSITORY = "https://github.com/redstring-project/redstring/blob/main/"
 
@@ -52,8 +54,14 @@ def test_the_readme_puts_the_user_first_and_keeps_the_contributor_commands() -> 
     [python] = re.findall(r"^```python\n(.*?)^```", user, flags=re.MULTILINE | re.DOTALL)
     assert python == QUICK_START
     assert "uv run pytest" not in user
-    for command in ("uv run pytest", "uv run python examples/end_to_end.py"):
+    for command in (TEST_COMMAND, "uv run python examples/end_to_end.py"):
         assert f"```bash\n{command}\n```" in contributor
+
+
+def test_ci_runs_the_readmes_test_command_once() -> None:
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert ci.count(TEST_COMMAND) == 1
+    assert not [line for line in ci if "pytest" in line and line != TEST_COMMAND]
 
 
 def test_both_archives_describe_the_package_with_the_readme_user_part(built: Built) -> None:

@@ -141,10 +141,10 @@ async def test_the_page_runs_as_written_with_the_extras_it_names(
     run = run_the_page(fresh_venv, tmp_path)
     version, index, search = run.shell
     assert version == f"redstring {declared_version()}\n"
-    assert "2 chunk(s) embedded" in index
-    assert re.search(r"^\d+ passages for .* \(hybrid\)$", search, flags=re.MULTILINE), search
+    assert "2 chunks embedded" in index
+    assert re.search(r"^\d+ passages? for .* \(hybrid\)$", search, flags=re.MULTILINE), search
     assert first_match(search) == "notes/ada.md"
-    assert run.python.startswith(f"1 passages for '{the_query()}' (hybrid)\n"), run.python
+    assert run.python.startswith(f"1 passage for '{the_query()}' (hybrid)\n"), run.python
     assert first_match(run.python) == "notes/ada.md"
     answer = await call_the_server(run, the_query())
     assert answer["mode"] == "hybrid"
@@ -156,8 +156,8 @@ def test_a_plain_install_runs_the_same_page_with_lexical_search(
 ) -> None:
     run = run_the_page(fresh_venv, tmp_path, extras="")
     _, index, search = run.shell
-    assert "0 chunk(s) embedded" in index
-    assert re.search(r"^\d+ passages for .* \(lexical\)$", search, flags=re.MULTILINE), search
+    assert "0 chunks embedded" in index
+    assert re.search(r"^\d+ passages? for .* \(lexical\)$", search, flags=re.MULTILINE), search
     assert first_match(search) == "notes/ada.md"
     assert first_match(run.python) == "notes/ada.md"
     server = subprocess.run(

@@ -1,0 +1,56 @@
+"""Taking documents out of a tenant: one named, or those whose files left a folder indexed.
+
+A document is removed whole (its passages with their postings and vectors)
+by the chunk store's `delete_source`, one transaction per document, so an
+interrupted removal leaves every document either whole or gone. Entities a
+build extracted from it stay in the graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.ids import TenantId
+from redstring.ports.chunk_store import ChunkStore
+
+
+async def remove_document(chunks: ChunkStore, tenant_id: TenantId, document_id: str) -> int:
+    """Remove `document_id` from `tenant_id`; the number of passages it had.
+
+    Raises `InvalidArgumentError` naming `document_id` when the tenant holds no such document.
+    """
+    held = await chunks.source_manifest(document_id, tenant_id)
+    if not held:
+        raise InvalidArgumentError(
+            name="document_id",
+            value=document_id,
+            requirement="the id of a document indexed in this tenant, as a passage's "
+            "`source_id` shows it (`describe()` lists them)",
+        )
+    await chunks.delete_source(document_id, tenant_id)
+    return len(held)
+
+
+async def remove_missing(
+    chunks: ChunkStore, tenant_id: TenantId, folders: Sequence[str], present: Collection[str]
+) -> list[str]:
+    """Remove the documents read from files under `folders` (id prefixes) that are not `present`.
+
+    A document counts as read from a file when its passages carry the file's
+    path as their `path` metadata (what reading a folder records), so
+    documents given as `SourceDocument`s are never removed here. Returns the
+    removed ids, sorted.
+    """
+    if not folders:
+        return []
+    summary = await chunks.chunk_summary(tenant_id)
+    removed: list[str] = []
+    for source_id in sorted(summary.sources):
+        if source_id in present or not source_id.startswith(tuple(folders)):
+            continue
+        manifest = await chunks.source_manifest(source_id, tenant_id)
+        if manifest and manifest[0].metadata.get("path") == source_id:
+            await chunks.delete_source(source_id, tenant_id)
+            removed.append(source_id)
+    return removed

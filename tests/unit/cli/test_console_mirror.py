@@ -1,0 +1,63 @@
+"""`redstring index` mirrors a folder indexed again; `redstring remove` takes a document out.
+
+Each test runs the console script in a subprocess, lexical only (no model).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.unit.cli.console import assert_one_error_line, redstring
+
+NONE = ["--embeddings", "none", "--quiet"]
+
+
+def _corpus(tmp_path: Path) -> Path:
+    corpus = tmp_path / "corpus"
+    (corpus / "sub").mkdir(parents=True)
+    (corpus / "a.md").write_text("# Ada\n\nAda Lovelace wrote the first program.\n")
+    (corpus / "sub" / "b.txt").write_text("Grace Hopper wrote the first compiler.\n")
+    return corpus
+
+
+def _sources(db: Path, cwd: Path, *tenant: str) -> list[str]:
+    ran = redstring("stats", "--db", str(db), *tenant, "--json", cwd=cwd)
+    assert ran.status == 0, ran.err
+    shown = redstring("passages", "first", "--db", str(db), *tenant, "--json", "-k", "10",
+                      "--embeddings", "none", cwd=cwd)  # fmt: skip
+    assert shown.status == 0, shown.err
+    return sorted(hit["source_id"] for hit in json.loads(shown.out)["matches"])
+
+
+def test_a_deleted_file_leaves_the_index_and_keep_missing_keeps_it(tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path)
+    db = tmp_path / "x.db"
+    assert redstring("index", "corpus", "--db", str(db), *NONE, cwd=tmp_path).status == 0
+    (corpus / "sub" / "b.txt").unlink()
+    kept = redstring("index", "corpus", "--db", str(db), "--keep-missing", *NONE, cwd=tmp_path)
+    assert kept.status == 0, kept.err
+    assert "removed" not in kept.out
+    assert _sources(db, tmp_path) == ["corpus/a.md", "corpus/sub/b.txt"]
+    mirrored = redstring("index", "corpus", "--db", str(db), *NONE, cwd=tmp_path)
+    assert mirrored.status == 0, mirrored.err
+    assert mirrored.out.rstrip().endswith(", 1 document removed (corpus/sub/b.txt)")
+    assert _sources(db, tmp_path) == ["corpus/a.md"]
+
+
+def test_remove_takes_one_document_out_of_its_tenant_only(tmp_path: Path) -> None:
+    _corpus(tmp_path)
+    db = tmp_path / "x.db"
+    for tenant in ("default", "other"):
+        indexed = redstring("index", "corpus", "--db", str(db), "--tenant", tenant, *NONE,
+                            cwd=tmp_path)  # fmt: skip
+        assert indexed.status == 0, indexed.err
+    removed = redstring("remove", "corpus/a.md", "--db", str(db), cwd=tmp_path)
+    assert removed.status == 0, removed.err
+    assert removed.out == "removed corpus/a.md (1 passage)\n"
+    assert _sources(db, tmp_path) == ["corpus/sub/b.txt"]
+    assert _sources(db, tmp_path, "--tenant", "other") == ["corpus/a.md", "corpus/sub/b.txt"]
+    again = redstring("remove", "corpus/a.md", "--db", str(db), cwd=tmp_path)
+    line = assert_one_error_line(again)
+    assert "document_id" in line
+    assert "corpus/a.md" in line
