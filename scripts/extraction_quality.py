@@ -76,9 +76,11 @@ class Scores:
     gold_relationships: int
 
 
-def load_gold(path: Path = GOLD) -> Gold:
-    """The gold set at `path`; entities named alike in several documents are one."""
+def load_gold(path: Path = GOLD, *, documents: int | None = None) -> Gold:
+    """The gold set at `path` (its first `documents` only, when given); entities named
+    alike in several documents are one."""
     raw = json.loads(path.read_text(encoding="utf-8"))
+    raw["documents"] = raw["documents"][:documents]
     by_key: dict[str, GoldEntity] = {}
     pairs: set[frozenset[str]] = set()
     for document in raw["documents"]:
@@ -146,7 +148,7 @@ def gold_documents(gold: Gold, root: Path = ROOT) -> list[SourceDocument]:
 
 
 async def evaluate(
-    provider: LlmProvider, gold: Gold, *, domain: str | None = None
+    provider: LlmProvider, gold: Gold, *, domain: str | None = None, pair_questions: int = 0
 ) -> tuple[Scores, dict[str, Any]]:
     """Build the gold documents with `provider` into fresh stores and score the graph."""
     graph = InMemoryGraphStore()
@@ -157,6 +159,7 @@ async def evaluate(
         tenant_id=DEFAULT_TENANT,
         domain=domain or gold.domain,
         max_failed_share=1.0,
+        pair_questions=pair_questions,
     )
     scores = score_graph(
         gold,
@@ -201,6 +204,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int)
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument(
+        "--documents", type=int, help="score the gold set's first N documents only (default all)"
+    )
+    parser.add_argument(
+        "--pair-questions", type=int, default=0, help="pairs asked about per chunk (default 0)"
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
 
@@ -214,7 +223,12 @@ def main(argv: list[str] | None = None) -> int:
             timeout=args.timeout,
             max_concurrency=args.concurrency,
         ) as provider:
-            return await evaluate(provider, load_gold(), domain=args.domain)
+            return await evaluate(
+                provider,
+                load_gold(documents=args.documents),
+                domain=args.domain,
+                pair_questions=args.pair_questions,
+            )
 
     scores, details = asyncio.run(run())
     if args.json:

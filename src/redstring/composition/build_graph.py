@@ -146,6 +146,7 @@ async def build_graph(
     strict: bool = False,
     chunker: SlidingWindowChunker | None = None,
     max_failed_share: float = DEFAULT_MAX_FAILED_SHARE,
+    pair_questions: int = 0,
 ) -> GraphBuildReport:
     """Extract `documents` into `tenant_id`'s graph, consolidate, and fold every store.
 
@@ -174,7 +175,9 @@ async def build_graph(
     the model, the prompts (chunk text included) and the schema; a question
     asked before, the domain question too, is answered from there without
     asking the model, and the server is asked first in the answer format it
-    took before.
+    took before. `pair_questions` above 0 asks about up to that many pairs of
+    a chunk's entities, one question each, when its answer states no
+    relationship (`Extractor`).
     """
     docs = list(documents)
     require_tenant_id(tenant_id)
@@ -191,7 +194,12 @@ async def build_graph(
     stores = (sink.log, graph, vectors, chunks)
     served = remembering(provider, sink.log, tenant_id)
     answers = None if served is None else RememberedAnswers(*served, tenant_id)
-    extractor = Extractor(answers or provider, chunker=chunker, concurrency=concurrency)
+    extractor = Extractor(
+        answers or provider,
+        chunker=chunker,
+        concurrency=concurrency,
+        pair_questions=pair_questions,
+    )
     await catch_up(sink.log, tenant_id, projections)  # a fold a crash cut short (ADR 0132)
 
     await preflight(provider)

@@ -1,8 +1,9 @@
 """The lexical channel: a normalised query in, the best-scored entities of one tenant out.
 
 Composes a graph store's `GraphReader` and `BlockingIndex` with the domain's
-keys, trigram weights and `lexical_score`; `Retriever` calls it for LEXICAL
-and HYBRID. Candidates come from three lookups, never a scan (ADR 0070, 0115):
+keys, rarity weights and `lexical_score`; `Retriever` calls it for LEXICAL
+and HYBRID. Candidates come from four lookups, never a scan (ADR 0070, 0115,
+0350):
 
 - the query's exact-name key: every entity named (or aliased) exactly as the
   query, first, so no cap can lose it;
@@ -13,26 +14,35 @@ and HYBRID. Candidates come from three lookups, never a scan (ADR 0070, 0115):
   every candidate, when it is cut at `LEXICAL_BLOCK_LIMIT` (ADR 0200). The
   blocks are counted first, so a skipped block is never read (B206(c));
 - its trigram keys: counted (up to `NGRAM_DF_CAP`) to weigh them, read
-  rarest first within `NGRAM_POSTINGS_BUDGET`, ranked by summed weight.
+  rarest first within `NGRAM_POSTINGS_BUDGET`, ranked by summed weight;
+- its whole-word keys (`k:`): counted with the trigrams, so each word weighs
+  by its rarity, and the rarest held word's block read: the entities holding
+  every query word are among its members (ADR 0350).
 
-The two ranked sources are interleaved after the exact matches into a pool
-(at most `PRESCORE_POOL_LIMIT` from the name keys); a pool larger than
+The two ranked sources are interleaved after the exact matches, the holders
+of a rare word (at most `RARE_WORD_LIMIT`), the best `NGRAM_KEPT` trigram
+candidates and the holders of every word into a pool (at most
+`PRESCORE_POOL_LIMIT` from the name keys); a pool larger than
 `CANDIDATE_LIMIT` is cut by `prescore_cut` over the pool's names, read with
-`get_names` (ADR 0201). The entity-type filter applies before any cut, and
-every candidate kept is scored with the same trigram weights.
+`get_names` (ADR 0201), which keeps the leading exact, rare-word and trigram
+ids and puts the holders of every word before the rest. The entity-type
+filter applies before any cut, and every candidate kept is scored with the
+same weights.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from redstring.domain.blocking import (
     LEXICAL_BLOCK_LIMIT,
+    WORD_NAMESPACE,
     interleave,
     query_blocking_keys,
     query_exact_key,
     query_ngram_keys,
+    query_token_keys,
     shortlist,
     telling_blocks,
 )
@@ -46,7 +56,7 @@ from redstring.domain.ngrams import (
     rank_by_ngrams,
     rarest_first,
 )
-from redstring.domain.normalization import normalize_name
+from redstring.domain.normalization import matching_form, normalize_name
 from redstring.domain.prescore import PRESCORE_POOL_LIMIT, prescore_cut
 from redstring.domain.query import NormalizedQuery
 from redstring.ports.graph_store import BlockingIndex, GraphReader, GraphStore
@@ -55,6 +65,12 @@ from redstring.ports.graph_store import BlockingIndex, GraphReader, GraphStore
 #: Was LEXICAL_CANDIDATE_LIMIT + NGRAM_CANDIDATE_LIMIT (100) before the pre-score chose them;
 #: 60 pre-scored hold as much of a full scan's answer at 100k as 70 do (ADR 0201).
 CANDIDATE_LIMIT = 60
+#: The most entities holding the query's rarest word that are all scored, whatever
+#: the pre-score reads of them: a word this rare is strong evidence (ADR 0350).
+RARE_WORD_LIMIT = 20
+#: The most of the trigram source's best (ranked by rarity-weighted shared trigrams) kept
+#: whole before the pre-score, which reads no rarity, cuts the rest of the pool (ADR 0350).
+NGRAM_KEPT = 10
 
 
 async def rank_lexically(
@@ -65,45 +81,90 @@ async def rank_lexically(
     entity_types: Sequence[str] | None,
 ) -> list[tuple[Entity, float]]:
     """The at most `k` best (entity, score) pairs, best first; ties by ascending id string."""
-    keys, grams = query_blocking_keys(query), query_ngram_keys(query)
+    keys, grams, words = (
+        query_blocking_keys(query),
+        query_ngram_keys(query),
+        query_token_keys(query),
+    )
     exact_key = query_exact_key(query)
     wanted = None if entity_types is None else {normalize_name(t) for t in entity_types}
     # Counted one past the limit: a block that fits, or one too common to rank by.
     sizes, counts = await asyncio.gather(
         graph.count_blocking_keys(keys, tenant_id, limit=LEXICAL_BLOCK_LIMIT + 1),
-        graph.count_blocking_keys(grams, tenant_id, limit=NGRAM_DF_CAP),
+        graph.count_blocking_keys([*grams, *words], tenant_id, limit=NGRAM_DF_CAP),
     )
     # A too-common block is read only when it is the exact name's or a type filter
     # wants every candidate: its ids would be skipped unread otherwise (B206(c)).
     named = [
         k for k in keys if wanted is not None or k == exact_key or sizes[k] <= LEXICAL_BLOCK_LIMIT
     ]
+    rarest = rarest_word(words, counts)
     weights = ngram_weights(counts)
+    gram_counts = {key: counts[key] for key in grams}
     read_blocks, postings = await asyncio.gather(
-        graph.find_ids_by_blocking_keys(named, tenant_id, limit=LEXICAL_BLOCK_LIMIT),
-        graph.find_ids_by_blocking_keys(rarest_first(counts), tenant_id, limit=NGRAM_DF_CAP),
+        graph.find_ids_by_blocking_keys(
+            named if rarest is None else [*named, rarest], tenant_id, limit=LEXICAL_BLOCK_LIMIT
+        ),
+        graph.find_ids_by_blocking_keys(rarest_first(gram_counts), tenant_id, limit=NGRAM_DF_CAP),
     )
+    # Every entity holding all the query's words is under its rarest word's key, and
+    # when that word is rare, every entity under it is worth scoring (ADR 0350).
+    under = read_blocks.pop(rarest, []) if rarest is not None else []
+    every_word = all(counts[key] for key in words)
+    names = await _names_of_holders(graph, query, under, tenant_id) if every_word else {}
     exact = read_blocks.get(exact_key, []) if exact_key is not None else []
+    rare = under if len(under) <= RARE_WORD_LIMIT else []
+    gram_weights = ngram_weights(gram_counts)
     if wanted is None:
         blocks = telling_blocks(read_blocks, sizes, LEXICAL_BLOCK_LIMIT)
-        sources = [
-            shortlist(blocks, PRESCORE_POOL_LIMIT),
-            rank_by_ngrams(postings, weights, NGRAM_CANDIDATE_LIMIT),
-        ]
-        pool = interleave(exact, sources, len(exact) + PRESCORE_POOL_LIMIT + NGRAM_CANDIDATE_LIMIT)
-        ranked = await _cut(graph, query, pool, len(exact), tenant_id)
+        by_ngrams = rank_by_ngrams(postings, gram_weights, NGRAM_CANDIDATE_LIMIT)
+        sources = [shortlist(blocks, PRESCORE_POOL_LIMIT), by_ngrams]
+        # Kept whole: the exact names, the holders of a rare word, the rarest trigram sharers.
+        kept = list(dict.fromkeys([*exact, *rare, *by_ngrams[:NGRAM_KEPT]]))
+        lead = list(dict.fromkeys([*kept, *names]))
+        pool = interleave(lead, sources, len(lead) + PRESCORE_POOL_LIMIT + NGRAM_CANDIDATE_LIMIT)
+        ranked = await _cut(graph, query, pool, len(kept), tenant_id, known=names)
         candidates = await graph.get_entities(ranked, tenant_id)
     else:
         sources = [
             shortlist(read_blocks, sum(len(ids) for ids in read_blocks.values())),
-            rank_by_ngrams(postings, weights, sum(len(ids) for ids in postings.values())),
+            rank_by_ngrams(postings, gram_weights, sum(len(ids) for ids in postings.values())),
         ]
-        ranked = interleave(exact, sources, len(exact) + sum(len(s) for s in sources))
+        lead = list(dict.fromkeys([*exact, *rare, *names]))
+        ranked = interleave(lead, sources, len(lead) + sum(len(s) for s in sources))
         candidates = await _of_types(graph, ranked, wanted, tenant_id)
     # Every candidate shares a key, hence a trigram, with the query: each one gets a rank.
     scored = [(entity, lexical_score(query, entity, weights)) for entity in candidates]
     scored.sort(key=lambda pair: (-pair[1], str(pair[0].id)))
     return scored[:k]
+
+
+def rarest_word(words: Sequence[str], counts: Mapping[str, int]) -> str | None:
+    """The `k:` key of `words` held by the fewest entities but one at least; `None` when none is.
+
+    Ties go to the key string.
+    """
+    held = [key for key in words if counts[key] > 0]
+    return min(held, key=lambda key: (counts[key], key)) if held else None
+
+
+async def _names_of_holders(
+    graph: BlockingIndex, query: NormalizedQuery, under: list[EntityId], tenant_id: TenantId
+) -> dict[EntityId, list[str]]:
+    """The names of the ids of `under` (one word's block) with a name holding every query word.
+
+    When the query's one word is that block's, every id holds it and no name is read.
+    """
+    if not under:
+        return {}
+    if len(query.words) == 1 and query_token_keys(query) == [WORD_NAMESPACE + min(query.words)]:
+        return {entity_id: [] for entity_id in under}
+    names = await graph.get_names(under, tenant_id)
+    return {
+        entity_id: names[entity_id]
+        for entity_id in under
+        if any(query.held_by(matching_form(name).split()) for name in names[entity_id])
+    }
 
 
 async def _cut(
@@ -112,15 +173,19 @@ async def _cut(
     pool: list[EntityId],
     exact: int,
     tenant_id: TenantId,
+    *,
+    known: dict[EntityId, list[str]],
 ) -> list[EntityId]:
-    """The first `CANDIDATE_LIMIT` of `pool`'s `exact` leading ids then the pre-score's best.
+    """The first `CANDIDATE_LIMIT` of `pool`'s `exact` leading ids, then the pre-score's best.
 
     A pool within `CANDIDATE_LIMIT` is kept whole (a cut would drop nothing);
-    a larger one costs one read of its names (ADR 0201).
+    a larger one costs one read of the names not `known` (ADR 0201).
     """
     if len(pool) <= CANDIDATE_LIMIT:
         return pool
-    names = await graph.get_names(pool[exact:], tenant_id)
+    rest = pool[exact:]
+    names = await graph.get_names([i for i in rest if not known.get(i)], tenant_id)
+    names.update({i: known[i] for i in rest if known.get(i)})
     best = prescore_cut(query, names, CANDIDATE_LIMIT - exact)
     return [*pool[:exact], *best][:CANDIDATE_LIMIT]
 

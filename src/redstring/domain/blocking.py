@@ -1,6 +1,6 @@
 """Blocking keys: the index that makes candidate generation a lookup, not a scan.
 
-Key scheme version `KEY_VERSION` (ADR 0070, 0115 and 0200, amending 0003). Names are
+Key scheme version `KEY_VERSION` (ADR 0070, 0115, 0200 and 0350, amending 0003). Names are
 keyed in their `matching_form` (accents folded, punctuation made space). An
 entity is filed under short keys, namespaced by kind, for its name and each
 alias:
@@ -9,6 +9,8 @@ alias:
 - `j:` the whole matching form with its spaces removed ("JohnSmith", ADR 0200);
 - `p:` the first `PREFIX_LENGTH` characters of the whole name;
 - `s:` the soundex of the whole name's ASCII letters (absent when none);
+- `k:` each keyed token whole: its block's size is the token's document
+  frequency among the tenant's names (ADR 0350);
 - `w:` the first `TOKEN_PREFIX_LENGTH` characters of each keyed token;
 - `x:` the soundex of each keyed token's ASCII letters (absent when none);
 - `i:` the initials of the keyed tokens, when there are at least two;
@@ -25,7 +27,9 @@ share of a tenant under one key). A query looks up the same name keys, plus
 `i:` + each of its short alphabetic tokens, so "UCI" finds "United Capital
 Intl Corp", and its `a:` pairs take a one-letter token as an initial too
 ("J. Smith" -> `a:j smith`); its trigram keys are looked up apart
-(`query_ngram_keys`). Stores cap every block at `MAX_BLOCK_MEMBERS` (the
+(`query_ngram_keys`), and so are its `k:` keys (`query_token_keys`), which
+are counted for rarity and read for the entities holding every query word.
+Stores cap every block at `MAX_BLOCK_MEMBERS` (the
 port says how).
 """
 
@@ -49,7 +53,7 @@ from redstring.domain.normalization import matching_form, normalize_name
 from redstring.domain.query import MAX_ACRONYM_LENGTH, NormalizedQuery
 
 #: The version of this key scheme; stores record it beside their index (ADR 0070, 0115).
-KEY_VERSION = 4
+KEY_VERSION = 5
 
 PREFIX_LENGTH = 5
 TOKEN_PREFIX_LENGTH = 4
@@ -72,6 +76,7 @@ _NOT_ASCII_LETTER = re.compile("[^A-Za-z]+")
 _ngram_keys_uncached = ngram_keys_of_form.__wrapped__
 
 EXACT_NAMESPACE = "n:"
+WORD_NAMESPACE = "k:"
 JOINED_NAMESPACE = "j:"
 PAIR_NAMESPACE = "a:"
 PREFIX_NAMESPACE = "p:"
@@ -206,6 +211,7 @@ def _name_key_parts(form: str, tokens: tuple[str, ...]) -> list[str | None]:
         _soundex_key(form),
     ]
     for token in keyed:
+        keys.append(WORD_NAMESPACE + token)
         keys.extend(_token_keys(token))
     keys.append(_initials_key(tokens))
     keys.extend(pair_keys(keyed[:MAX_PAIR_TOKENS], keyed[:MAX_PAIR_TOKENS]))
@@ -243,7 +249,8 @@ def blocking_keys_for(entity: Entity) -> frozenset[str]:
 def query_blocking_keys(query: NormalizedQuery) -> list[str]:
     """The keys a free-text query looks for candidates under, trigrams aside.
 
-    Its name keys (exact, joined, whole-name, per-token, initials, pairs),
+    Its name keys (exact, joined, whole-name, per-token, initials, pairs;
+    the whole-token `k:` keys aside, `query_token_keys`),
     plus `i:` + each alphabetic token of 2..`MAX_ACRONYM_LENGTH` characters
     not in `KEYLESS_TOKENS`, so an acronym finds its expansion, plus the
     `a:` pairs whose initial is any of its first `MAX_PAIR_TOKENS` tokens
@@ -251,7 +258,7 @@ def query_blocking_keys(query: NormalizedQuery) -> list[str]:
     that would hand back a whole type; `entity_types` filters candidates
     instead. No key repeats; the order is stable.
     """
-    keys = _name_keys(query.form, query.tokens)
+    keys = [k for k in _name_keys(query.form, query.tokens) if not k.startswith(WORD_NAMESPACE)]
     for token in query.tokens:
         short = MIN_TOKEN_LENGTH <= len(token) <= MAX_ACRONYM_LENGTH
         if short and token.isalpha() and token not in KEYLESS_TOKENS:
@@ -264,6 +271,15 @@ def query_blocking_keys(query: NormalizedQuery) -> list[str]:
 def query_exact_key(query: NormalizedQuery) -> str | None:
     """The `n:` key of the query's whole form: the entities it names exactly."""
     return _exact_key(query.form)
+
+
+def query_token_keys(query: NormalizedQuery) -> list[str]:
+    """The `k:` keys of the query's keyed tokens, each once, in query order.
+
+    A block's size is how many of the tenant's entities hold that token whole
+    in a name or alias: the count its rarity is weighed by (ADR 0350).
+    """
+    return list(dict.fromkeys(WORD_NAMESPACE + token for token in _keyed(query.tokens)))
 
 
 def query_ngram_keys(query: NormalizedQuery) -> list[str]:

@@ -1,32 +1,39 @@
-"""Scoring an entity against a free-text query by string similarity.
+"""Scoring an entity against a free-text query: the share of the query's evidence a name holds.
 
-This is a field-weighted string similarity, not a term-weighted corpus ranker:
-over entity names, corpus statistics such as document frequency mean little
-(ADR 0011). The score is the maximum over fields, never a sum, so many
-mediocre fields cannot outrank an exact name and the result stays on 0..1.
+A field-weighted string similarity whose evidence is weighed by rarity (ADR
+0350, amending 0011): each query token weighs `ln(1 + 1000 / df)`, `df` the
+number of the tenant's entities holding it whole in a name or alias
+(`domain/rarity.py`), so a match on a word half the names carry counts for
+almost nothing and one on a word two names carry for a lot, as in SoftTFIDF
+(Cohen, Ravikumar and Fienberg 2003). The score is the maximum over fields,
+never a sum, so it stays on 0..1. A name field scores in three bands:
 
-A name field scores the best of three readings (ADR 0070), blended with a
-character trigram reading (ADR 0115):
+- 1.0: the matching forms are identical (ADR 0115);
+- `HOLDS_EVERY_WORD` up to `BELOW_EXACT`: the name holds every query word
+  whole (`NormalizedQuery.held_by`), higher as the query covers more of the
+  name's characters; so an exact word is never outranked by a look-alike;
+- below `HOLDS_EVERY_WORD`: any other name, by its share of the query's
+  evidence, kept as it is up to `SQUEEZE_FROM` and squeezed above it.
 
-- whole string: Jaro-Winkler of the two `matching_form`s;
+That share blends two readings, `NGRAM_MIX` of trigrams and the rest of the
+better of:
+
 - token-aware (`token_similarity`): each query token aligned to its best name
-  token, discounted for the name's characters the query leaves uncovered, so
+  token (equal 1.0, an initial `INITIAL_SIMILARITY`, else Jaro-Winkler
+  rescaled from `NEAR_FLOOR`), averaged with the rarity weights and
+  discounted for the name's characters the query leaves uncovered, so
   "Lovelace, Ada" and "A. Lovelace" find "Ada Lovelace";
 - acronym (`acronym_similarity`): an all-capitals short query against the
   name's initials, so "UCI Corp" finds "United Capital Intl Corp";
 - trigrams (`ngram_similarity`): the share of rare trigrams the two forms
   hold in common, weighted by the tenant's trigram counts, so a name sharing
-  most characters but no whole token still scores. It counts for
-  `NGRAM_MIX` of the name score, the best of the other three for the rest.
+  most characters but no whole token still scores.
 
-A short query (a code: `NormalizedQuery.short`, "GBP") has its whole-string
-and token Jaro-Winkler readings length-balanced, multiplied by shorter /
-longer length, so a two- or three-letter prefix of a long name ("GBP" ->
-"Gbarpolu", 0.70 unbalanced) no longer reads as a near match (ADR 0205).
-
-Only an identical matching form scores 1.0; any other reading is held at
-`BELOW_EXACT` at most, so a query equal to a name or alias ranks that entity
-first (ADR 0115). The query arrives normalised once (`NormalizedQuery`).
+A short query (a code: `NormalizedQuery.short`, "GBP") has its token
+Jaro-Winkler readings length-balanced, multiplied by shorter / longer
+length, so a two- or three-letter prefix of a long name ("GBP" ->
+"Gbarpolu") does not read as a near match (ADR 0205). The query arrives
+normalised once (`NormalizedQuery`).
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from redstring.domain.legal_forms import KEYLESS_TOKENS
 from redstring.domain.ngrams import ngram_keys_of_form, ngram_similarity
 from redstring.domain.normalization import matching_form
 from redstring.domain.query import NormalizedQuery
+from redstring.domain.rarity import word_weights
 from redstring.domain.similarity import string_similarity
 
 #: What a match on a string property value is worth relative to one on a name.
@@ -58,6 +66,13 @@ INITIAL_SIMILARITY = 0.9
 NGRAM_MIX = 0.2
 #: The most a name whose matching form differs from the query's can score.
 BELOW_EXACT = 0.999
+#: The least a name holding every query word whole scores; any other scores below (ADR 0350).
+HOLDS_EVERY_WORD = 0.9
+#: Any other name's score is kept as it is up to here, and squeezed above it (ADR 0350).
+SQUEEZE_FROM = 0.8
+#: The Jaro-Winkler two unrelated tokens reach by chance; a token's closeness is rescaled
+#: from it to 1.0 onto 0..1, so an unrelated rare word earns nothing (ADR 0350).
+NEAR_FLOOR = 0.5
 
 
 def lexical_score(
@@ -68,10 +83,12 @@ def lexical_score(
     The best of: `name_similarity` against the name, the `normalized_name`
     and each alias; and `PROPERTY_WEIGHT` times `string_similarity` against
     each string property value. Non-string property values are skipped,
-    never coerced to text. `weights` are the tenant's trigram weights by key
-    (`ngram_weights`); `None` weighs every trigram alike.
+    never coerced to text. `weights` are the tenant's rarity weights by key
+    (`ngram_weights` of the query's `g:` and `k:` counts); `None` weighs
+    every trigram and word alike.
     """
-    best = max(name_similarity(query, form, weights) for form in _forms(entity))
+    rarity = word_weights(query, weights)
+    best = max(name_similarity(query, form, weights, rarity) for form in _forms(entity))
     for value in entity.properties.values():
         if isinstance(value, str):
             best = max(best, PROPERTY_WEIGHT * string_similarity(query.text, value))
@@ -79,14 +96,22 @@ def lexical_score(
 
 
 def name_similarity(
-    query: NormalizedQuery, name_form: str, weights: Mapping[str, float] | None = None
+    query: NormalizedQuery,
+    name_form: str,
+    weights: Mapping[str, float] | None = None,
+    rarity: tuple[float, ...] | None = None,
 ) -> float:
     """The name score of one name already in matching form, on 0..1.
 
-    `NGRAM_MIX` times the trigram reading plus the rest times the best of the
-    whole-string, token-aware and acronym readings; 1.0 exactly when the
-    matching forms are equal, at most `BELOW_EXACT` otherwise; 0.0 when
-    either is blank.
+    1.0 exactly when the matching forms are equal. A name holding every
+    query word whole (`NormalizedQuery.held_by`) scores from
+    `HOLDS_EVERY_WORD` up to `BELOW_EXACT` as the query covers more of the
+    name's characters. Any other name scores `HOLDS_EVERY_WORD` times its
+    share of the query's evidence: `NGRAM_MIX` times the trigram reading
+    plus the rest times the better of the rarity-weighted token reading
+    (`token_similarity` with `rarity`, the query tokens' weights) and the
+    acronym reading; so it always ranks below a name holding every word.
+    0.0 when either form is blank.
     """
     a, b = query.form, name_form
     if not a or not b:
@@ -94,53 +119,81 @@ def name_similarity(
     if a == b:
         return 1.0
     tokens = tuple(b.split())
-    whole = JaroWinkler.similarity(a, b)
-    if query.short:
-        whole *= length_balance(len(a), len(b))
+    if query.held_by(tokens):
+        covered = 1.0 - uncovered_share(query.words, tokens)
+        return HOLDS_EVERY_WORD + (BELOW_EXACT - HOLDS_EVERY_WORD) * covered
     readings = max(
-        whole,
-        token_similarity(query.tokens, tokens, balanced=query.short),
+        token_similarity(query.tokens, tokens, rarity, balanced=query.short),
         acronym_similarity(query, tokens),
     )
     trigrams = ngram_similarity(query.ngrams, ngram_keys_of_form(b), weights)
-    return min(BELOW_EXACT, (1.0 - NGRAM_MIX) * readings + NGRAM_MIX * trigrams)
+    raw = min(BELOW_EXACT, (1.0 - NGRAM_MIX) * readings + NGRAM_MIX * trigrams)
+    return below_every_word(raw)
+
+
+def below_every_word(raw: float) -> float:
+    """`raw` (0..1) kept below `HOLDS_EVERY_WORD`: unchanged up to `SQUEEZE_FROM`, the rest
+    squeezed linearly onto `SQUEEZE_FROM`..`HOLDS_EVERY_WORD`, so the order stays."""
+    if raw <= SQUEEZE_FROM:
+        return raw
+    return SQUEEZE_FROM + (raw - SQUEEZE_FROM) * (HOLDS_EVERY_WORD - SQUEEZE_FROM) / (
+        1.0 - SQUEEZE_FROM
+    )
 
 
 def token_similarity(
-    query_tokens: tuple[str, ...], name_tokens: tuple[str, ...], *, balanced: bool = False
+    query_tokens: tuple[str, ...],
+    name_tokens: tuple[str, ...],
+    rarity: tuple[float, ...] | None = None,
+    *,
+    balanced: bool = False,
 ) -> float:
-    """Query tokens aligned to name tokens, discounted for uncovered name characters; 0..1.
+    """The share of the query's weighted tokens a name matches, less what it leaves out; 0..1.
 
-    Each query token takes its best Jaro-Winkler match among the name tokens
-    (times `length_balance` when `balanced`; a one-letter query token that is
-    a name token's initial scores `INITIAL_SIMILARITY`); the mean, weighted
-    by query token length, is the alignment. The share of the name's
-    characters in tokens no query token covers (best match below
+    Each query token takes its best match among the name tokens: 1.0 when
+    equal; `INITIAL_SIMILARITY` when it is one letter and a name token's
+    initial; else their Jaro-Winkler (times `length_balance` when
+    `balanced`) rescaled from `NEAR_FLOOR` (0.0 at or below) to 1.0, so two
+    unrelated words earn nothing. The alignment is the mean of these weighted by
+    `rarity` (one weight per query token; `None` weighs each alike), so a
+    match on a word most names hold counts for little. The share of the
+    name's characters in tokens no query token covers (best match below
     `COVER_THRESHOLD`; legal forms and function words never count) costs up
     to `UNCOVERED_PENALTY` of it. Either side empty gives 0.0.
     """
     if not query_tokens or not name_tokens:
         return 0.0
+    weights = rarity if rarity is not None else (1.0,) * len(query_tokens)
     best_for_name = [0.0] * len(name_tokens)
     aligned = 0.0
-    query_chars = 0
     jaro_winkler = JaroWinkler.similarity
-    for q in query_tokens:
+    for q, weight in zip(query_tokens, weights, strict=True):
         best = 0.0
         initial = len(q) == 1
         for at, n in enumerate(name_tokens):
             if q == n:
-                score = 1.0
+                close = alike = 1.0
             elif initial:
-                score = INITIAL_SIMILARITY if n.startswith(q) else 0.0
+                close = alike = INITIAL_SIMILARITY if n.startswith(q) else 0.0
             else:
-                score = jaro_winkler(q, n)
+                alike = jaro_winkler(q, n)
                 if balanced:
-                    score *= length_balance(len(q), len(n))
-            best = max(best, score)
-            best_for_name[at] = max(best_for_name[at], score)
-        aligned += best * len(q)
-        query_chars += len(q)
+                    alike *= length_balance(len(q), len(n))
+                close = (alike - NEAR_FLOOR) / (1.0 - NEAR_FLOOR)
+            best_for_name[at] = max(best_for_name[at], alike)
+            best = max(best, close)
+        aligned += best * weight
+    total = sum(weights)
+    share = _uncovered(name_tokens, best_for_name)
+    return (aligned / total if total else 0.0) * (1.0 - UNCOVERED_PENALTY * share)
+
+
+def uncovered_share(words: frozenset[str], name_tokens: tuple[str, ...]) -> float:
+    """The share of the name's characters in tokens not among `words` (keyless tokens aside)."""
+    return _uncovered(name_tokens, [1.0 if n in words else 0.0 for n in name_tokens])
+
+
+def _uncovered(name_tokens: tuple[str, ...], best_for_name: list[float]) -> float:
     total = uncovered = 0
     for n, covered in zip(name_tokens, best_for_name, strict=True):
         if n in KEYLESS_TOKENS:
@@ -148,8 +201,7 @@ def token_similarity(
         total += len(n)
         if covered < COVER_THRESHOLD:
             uncovered += len(n)
-    share = uncovered / total if total else 0.0
-    return aligned / query_chars * (1.0 - UNCOVERED_PENALTY * share)
+    return uncovered / total if total else 0.0
 
 
 def length_balance(left: int, right: int) -> float:

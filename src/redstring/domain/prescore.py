@@ -6,7 +6,9 @@ score with `lexical_score`. `prescore_cut` orders the pool by a reading
 computed for all of it at once in rapidfuzz's C loops: the Jaro-Winkler
 similarity of the query's matching form to each name's, and of the two forms
 with their tokens sorted (so "Smith, John" reads like "John Smith"); an
-entity takes the best over its name and aliases. Ties go to the ascending id
+entity takes the best over its name and aliases. An entity with a name
+holding every query word whole (`NormalizedQuery.held_by`) comes before
+every other whatever its reading (ADR 0350). Ties go to the ascending id
 string, so the cut is deterministic. It only chooses which candidates the
 full score sees; it never ranks an answer.
 """
@@ -26,6 +28,8 @@ from redstring.domain.query import NormalizedQuery
 
 #: The most ids the name-key shortlist hands to the pre-score (the trigram source adds its own).
 PRESCORE_POOL_LIMIT = 300
+#: Added to the reading of a name holding every query word: more than any reading (at most 1).
+HELD_FIRST = 2.0
 
 
 @lru_cache(maxsize=1 << 16)
@@ -39,9 +43,10 @@ def prescore_cut(
 ) -> list[EntityId]:
     """The at most `limit` ids of `names` whose names read closest to `query`, best first.
 
-    `names` maps each id to its name and aliases as stored. The reading is
-    the larger of the two Jaro-Winkler similarities (whole forms, sorted
-    tokens), the best over an entity's names; ties by ascending id string.
+    `names` maps each id to its name and aliases as stored. Those holding
+    every query word come first; within each part, by the larger of the two
+    Jaro-Winkler similarities (whole forms, sorted tokens), the best over an
+    entity's names; ties by ascending id string.
     `limit` below 1 gives `[]`.
     """
     if limit < 1 or not names:
@@ -49,16 +54,20 @@ def prescore_cut(
     ids = sorted(names, key=lambda entity_id: entity_id.int)  # an id's int orders as its string
     owners: list[int] = []
     forms: list[str] = []
+    held: list[float] = []
     for at, entity_id in enumerate(ids):
         for name in names[entity_id]:  # a name repeated as an alias scores alike: no harm
+            form = matching_form(name)
             owners.append(at)
-            forms.append(matching_form(name))
+            forms.append(form)
+            held.append(HELD_FIRST if query.held_by(form.split()) else 0.0)
     scorer = JaroWinkler.normalized_similarity
     whole = process.cdist([query.form], forms, scorer=scorer)[0]
     reordered = process.cdist(
         [sorted_tokens(query.form)], [sorted_tokens(form) for form in forms], scorer=scorer
     )[0]
     best = np.zeros(len(ids))
-    np.maximum.at(best, np.asarray(owners, dtype=np.intp), np.maximum(whole, reordered))
+    reading = np.maximum(whole, reordered) + np.asarray(held)
+    np.maximum.at(best, np.asarray(owners, dtype=np.intp), reading)
     order = np.argsort(-best, kind="stable")[:limit]  # stable: ties keep the id order
     return [ids[at] for at in order.tolist()]

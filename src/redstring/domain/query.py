@@ -10,6 +10,7 @@ be normalised twice on its way through the channel.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from redstring.domain.legal_forms import KEYLESS_TOKENS
@@ -30,15 +31,19 @@ class NormalizedQuery:
     """A free-text query and its matching forms; build it with `NormalizedQuery.of`.
 
     `text` is the query as given; `form` its `matching_form`; `tokens` the
-    form's tokens in order; `ngrams` the form's trigram keys; `acronym` the
-    query's one all-capitals token of 2..`MAX_ACRONYM_LENGTH` letters (legal
-    forms and function words aside) in matching form, or `None`; `short`
+    form's tokens in order; `words` the tokens a name must hold whole to
+    hold every query word (all but legal forms and function words of two
+    letters or more, or all when every token is one of those; ADR 0350);
+    `ngrams` the form's trigram keys; `acronym` the query's one all-capitals
+    token of 2..`MAX_ACRONYM_LENGTH` letters (legal forms and function words
+    aside) in matching form, or `None`; `short`
     whether the form has 1..`SHORT_QUERY_LENGTH` characters.
     """
 
     text: str
     form: str
     tokens: tuple[str, ...]
+    words: frozenset[str]
     ngrams: frozenset[str]
     acronym: str | None
     short: bool
@@ -47,14 +52,24 @@ class NormalizedQuery:
     def of(cls, text: str) -> NormalizedQuery:
         """Normalise `text` once. Total: a blank text gives a blank form and no tokens."""
         form = matching_form(text)
+        tokens = tuple(form.split())
+        telling = frozenset(t for t in tokens if len(t) == 1 or t not in KEYLESS_TOKENS)
         return cls(
             text=text,
             form=form,
-            tokens=tuple(form.split()),
+            tokens=tokens,
+            words=telling or frozenset(tokens),
             ngrams=ngram_keys_of_form(form),
             acronym=_acronym_in(text),
             short=0 < len(form) <= SHORT_QUERY_LENGTH,
         )
+
+    def held_by(self, name_tokens: Iterable[str]) -> bool:
+        """Whether a name with these tokens (in matching form) holds every query word whole.
+
+        Never for a blank query.
+        """
+        return bool(self.words) and self.words.issubset(name_tokens)
 
 
 def _acronym_in(text: str) -> str | None:

@@ -30,6 +30,7 @@ from redstring.domain.merging import combine_relationships, combine_sightings
 from redstring.domain.normalization import normalize_name
 from redstring.extraction.answer import ExtractionAnswer
 from redstring.extraction.domains import DomainSchema
+from redstring.extraction.pairs import ask_pairs
 from redstring.extraction.prompts import extraction_system_prompt, extraction_user_prompt
 from redstring.extraction.vocabulary import TypeTally, conform, extraction_schema
 from redstring.ports.llm_provider import LlmProvider
@@ -91,7 +92,10 @@ class _ChunkResult:
 class Extractor:
     """Extracts documents with `provider`, `concurrency` chunks at a time (at least 1).
 
-    The bound holds across concurrent `extract` calls of one extractor.
+    The bound holds across concurrent `extract` calls of one extractor. With
+    `pair_questions` above 0, a chunk whose answer names entities but no
+    relationship is asked about up to that many pairs of them, one question
+    each (`ask_pairs`): what a small model leaves out of one answer.
     """
 
     def __init__(
@@ -100,6 +104,7 @@ class Extractor:
         *,
         chunker: SlidingWindowChunker | None = None,
         concurrency: int = 4,
+        pair_questions: int = 0,
     ) -> None:
         if concurrency < 1:
             raise InvalidArgumentError(
@@ -108,6 +113,14 @@ class Extractor:
                 requirement="at least 1",
                 message=f"concurrency must be at least 1, got {concurrency}",
             )
+        if pair_questions < 0:
+            raise InvalidArgumentError(
+                name="pair_questions",
+                value=pair_questions,
+                requirement="at least 0",
+                message=f"pair_questions must be at least 0, got {pair_questions}",
+            )
+        self._pair_questions = pair_questions
         self._provider = provider
         self._chunker = chunker or SlidingWindowChunker()
         self._semaphore = asyncio.Semaphore(concurrency)
@@ -227,12 +240,17 @@ class Extractor:
                 raise
             raw = error.answer
         try:
-            return conform(ExtractionAnswer.model_validate(raw), question.domain)
+            answer, tally = conform(ExtractionAnswer.model_validate(raw), question.domain)
         except ValidationError as error:
             raise MalformedCompletionError(
                 f"the answer for chunk {index} does not fit the extraction model: "
                 f"{error.errors()[0]['msg']} at {error.errors()[0]['loc']}. Retry the chunk."
             ) from error
+        if self._pair_questions:
+            answer = await ask_pairs(
+                self._provider, question.domain, span, answer, limit=self._pair_questions
+            )
+        return answer, tally
 
 
 @dataclass(frozen=True)

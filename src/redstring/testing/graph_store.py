@@ -30,6 +30,7 @@ from redstring.testing._support import fixed_id, fresh_tenant, property_settings
 from redstring.testing.concurrency import GraphStoreConcurrency
 from redstring.testing.graph_filing import GraphKeyFilingCompliance
 from redstring.testing.graph_ngrams import TrigramIndexCompliance
+from redstring.testing.graph_words import WordCountCompliance
 from redstring.testing.json_numbers import GraphJsonNumberCompliance
 from redstring.testing.tenant_keys import GraphTenantKeyCompliance
 from redstring.testing.tenant_summary import GraphSummaryCompliance
@@ -39,6 +40,7 @@ class GraphStoreCompliance(
     GraphKeyFilingCompliance,
     GraphJsonNumberCompliance,
     TrigramIndexCompliance,
+    WordCountCompliance,
     GraphTenantKeyCompliance,
     GraphSummaryCompliance,
     GraphStoreConcurrency,

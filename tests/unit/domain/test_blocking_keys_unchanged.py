@@ -5,7 +5,8 @@ letter picked one character at a time for soundex, each token's keys built
 afresh, the type normalised per entity. The library's functions must give
 the same keys, in the same order where they return a list, for any text.
 The reference carries key scheme 4's joined and pair keys (ADR 0200) the
-plain way: every ordered pair of the first four keyed tokens.
+plain way: every ordered pair of the first four keyed tokens; and scheme 5's
+whole-token keys (ADR 0350), which a query counts apart from its name keys.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from redstring.domain.blocking import (
     blocking_keys_for,
     name_keys_for,
     query_blocking_keys,
+    query_token_keys,
     token_keys_for,
 )
 from redstring.domain.legal_forms import KEYLESS_TOKENS
@@ -52,6 +54,7 @@ def reference_name_keys(form: str) -> list[str]:
     keys.append(None if code is None else "s:" + code)
     for token in tokens:
         if len(token) >= MIN_TOKEN_LENGTH and token not in KEYLESS_TOKENS:
+            keys.append("k:" + token)
             keys.append("w:" + token[:TOKEN_PREFIX_LENGTH])
             token_code = reference_soundex(token)
             if token_code is not None:
@@ -104,8 +107,11 @@ def test_name_and_token_keys_equal_the_reference_in_order(text: str) -> None:
         code = reference_soundex(token)
         wanted = ["w:" + token[:TOKEN_PREFIX_LENGTH]] + ([] if code is None else ["x:" + code])
         assert token_keys_for(token) == wanted
-    query_keys = query_blocking_keys(NormalizedQuery.of(text))
-    assert query_keys[: len(reference_name_keys(form))] == reference_name_keys(form)
+    query = NormalizedQuery.of(text)
+    named = [key for key in reference_name_keys(form) if not key.startswith("k:")]
+    assert query_blocking_keys(query)[: len(named)] == named
+    words = [key for key in reference_name_keys(form) if key.startswith("k:")]
+    assert query_token_keys(query) == words
 
 
 def test_a_token_keys_list_mutated_by_its_caller_does_not_change_the_next_answer() -> None:

@@ -31,10 +31,28 @@ def test_the_closest_names_come_first_and_the_cut_keeps_limit() -> None:
         numbered(2): ["Jane Smyth"],
         numbered(3): ["John Smith"],
     }
-    assert cut("Jonh Smith", names, 3) == [numbered(3), numbered(1), numbered(2)]
-    assert cut("Jonh Smith", names, 1) == [numbered(3)]
-    assert cut("Jonh Smith", names, 0) == []
-    assert cut("Jonh Smith", {}, 5) == []
+    assert cut("Jonh Smithe", names, 3) == [numbered(3), numbered(1), numbered(2)]
+    assert cut("Jonh Smithe", names, 1) == [numbered(3)]
+    assert cut("Jonh Smithe", names, 0) == []
+    assert cut("Jonh Smithe", {}, 5) == []
+
+
+def test_a_name_holding_every_query_word_comes_before_closer_readings() -> None:
+    """ "Meister" reads closer to "Meir" than "Golda Meir" does; only the latter holds it."""
+    names = {
+        numbered(1): ["Meister Eckhart"],
+        numbered(2): ["Limeira"],
+        numbered(3): ["Someone Else", "Golda Meir"],  # an alias holds it
+        numbered(4): ["Meira"],
+    }
+    assert cut("Meir", names, 1) == [numbered(3)]
+    assert cut("meir", names, 4)[0] == numbered(3)
+    # A function word need not be held; a one-letter word must be.
+    assert cut("the Meir", names, 1) == [numbered(3)]
+    assert NormalizedQuery.of("the Meir").held_by(("golda", "meir"))
+    assert not NormalizedQuery.of("G. Meir").held_by(("golda", "meir"))
+    assert NormalizedQuery.of("G. Meir").held_by(("meir", "g"))
+    assert not NormalizedQuery.of("  ").held_by(())  # a blank query is held by nothing
 
 
 def test_a_reordered_query_reads_like_the_name() -> None:
