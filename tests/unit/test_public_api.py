@@ -50,6 +50,7 @@ SURFACE: dict[str, set[str]] = {
         "Entity",
         "Relationship",
         "RetrievalMode",
+        "SearchRequest",
         "RetrievalResult",
         "ScoredEntity",
         "ChunkRetrievalResult",

@@ -225,6 +225,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="fail when more than this share (0..1) of chunks fail "
         "(env REDSTRING_MAX_FAILED_SHARE; default 0.5; 1 accepts partial results)",
     )
+    build.add_argument(
+        "--pair-questions",
+        help="ask about up to this many pairs of a passage's entities, one question each, when "
+        "its answer states no relationship: helps small models (env REDSTRING_PAIR_QUESTIONS; "
+        "default 0)",
+    )
     build.add_argument("--json", action="store_true", help="print the report as JSON")
     search = sub.add_parser(
         "search", parents=[p["db"], p["query"], p["embed"], p["key"]], help="rank entities"

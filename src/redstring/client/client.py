@@ -52,7 +52,8 @@ from redstring.domain.errors import (
 )
 from redstring.domain.events import MergeUndone
 from redstring.domain.ids import TenantId
-from redstring.domain.retrieval import ModeName, require_k, require_query
+from redstring.domain.retrieval import ModeName
+from redstring.domain.search_request import SearchRequest
 from redstring.domain.tokenize import Analyzer
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
@@ -83,12 +84,6 @@ def _tenant(tenant: str | UUID | None) -> TenantId:
 
 
 _log = logging.getLogger("redstring")
-
-
-def _require_search(query: str, k: int) -> None:
-    """The query guards, checked before the database is opened."""
-    require_query(query)
-    require_k(k)
 
 
 class AsyncRedstring:
@@ -272,6 +267,7 @@ class AsyncRedstring:
         root: str | os.PathLike[str] | None = None,
         encoding: str = "utf-8",
         progress: ProgressCallback | None = None,
+        pair_questions: int = 0,
     ) -> GraphBuildReport:
         """Extract entities and relationships of `documents` into the tenant's graph.
 
@@ -285,7 +281,9 @@ class AsyncRedstring:
         unknown model or a missing `openai` extra raises. When more than
         `max_failed_share` of the chunks fail, raises `BuildFailedError`
         carrying the report; pass `max_failed_share=1.0` to take partial
-        results.
+        results. `pair_questions` above 0 asks about up to that many pairs of
+        a passage's entities, one question each, when its answer states no
+        relationship (small models leave them out).
         """
         read = gather_documents(documents, encoding=encoding, root=root)
         for skipped in read.skipped:
@@ -302,16 +300,32 @@ class AsyncRedstring:
             async with OpenAICompatibleLlmProvider(
                 base_url=base_url, model=model, api_key=api_key
             ) as provider:
-                return await self._build(docs, provider, domain, max_failed_share, progress)
-        return await self._build(docs, model, domain, max_failed_share, progress)
+                return await self._build(
+                    docs,
+                    provider,
+                    domain=domain,
+                    max_failed_share=max_failed_share,
+                    progress=progress,
+                    pair_questions=pair_questions,
+                )
+        return await self._build(
+            docs,
+            model,
+            domain=domain,
+            max_failed_share=max_failed_share,
+            progress=progress,
+            pair_questions=pair_questions,
+        )
 
     async def _build(
         self,
         documents: list[SourceDocument],
         provider: LlmProvider,
+        *,
         domain: DomainSpec,
         max_failed_share: float,
         progress: ProgressCallback | None,
+        pair_questions: int,
     ) -> GraphBuildReport:
         if self._closed:
             raise ClientClosedError(method="build")
@@ -331,6 +345,7 @@ class AsyncRedstring:
             progress=progress,
             concurrency=concurrency if isinstance(concurrency, int) else 4,
             max_failed_share=max_failed_share,
+            pair_questions=pair_questions,
         )
 
     async def search(
@@ -349,20 +364,11 @@ class AsyncRedstring:
         `min_confidence` (0..1, `None`: no threshold) answers empty when no
         candidate's `confidence` reaches it: "nothing here matches".
         """
-        _require_search(query, k)
         resolved = queries.resolve_mode(mode, self._embeddings, fix=EMBEDDINGS_ARGUMENT)
+        request = SearchRequest.of(query, self._tenant, k=k, mode=resolved, only=types,
+                                   only_name="types", min_confidence=min_confidence)  # fmt: skip
         stores = await self._open("search")
-        answer = await queries.search_entities(
-            stores,
-            self._embeddings,
-            self._tenant,
-            query,
-            k=k,
-            mode=resolved.value,
-            entity_types=types,
-            min_confidence=min_confidence,
-            fix=EMBEDDINGS_ARGUMENT,
-        )
+        answer = await queries.search_entities(stores, self._embeddings, request)
         if answer.matches or k == 0:
             return answer
         why = empty_hint(stores, self._tenant, passages=False, mode=resolved,
@@ -383,20 +389,11 @@ class AsyncRedstring:
         `mode` and `min_confidence` as for `search`; `sources` keeps only
         passages of those document ids.
         """
-        _require_search(query, k)
         resolved = queries.resolve_mode(mode, self._embeddings, fix=EMBEDDINGS_ARGUMENT)
+        request = SearchRequest.of(query, self._tenant, k=k, mode=resolved, only=sources,
+                                   only_name="sources", min_confidence=min_confidence)  # fmt: skip
         stores = await self._open("passages")
-        answer = await queries.search_passages(
-            stores,
-            self._embeddings,
-            self._tenant,
-            query,
-            k=k,
-            mode=resolved.value,
-            source_ids=sources,
-            min_confidence=min_confidence,
-            fix=EMBEDDINGS_ARGUMENT,
-        )
+        answer = await queries.search_passages(stores, self._embeddings, request)
         if answer.matches or k == 0:
             return answer
         why = empty_hint(stores, self._tenant, passages=True, mode=resolved,

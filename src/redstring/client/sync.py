@@ -157,6 +157,7 @@ class Redstring:
         root: str | os.PathLike[str] | None = None,
         encoding: str = "utf-8",
         progress: ProgressCallback | None = None,
+        pair_questions: int = 0,
     ) -> GraphBuildReport:
         """See `AsyncRedstring.build`."""
         return self._run(
@@ -170,6 +171,7 @@ class Redstring:
                 root=root,
                 encoding=encoding,
                 progress=progress,
+                pair_questions=pair_questions,
             )
         )
 
