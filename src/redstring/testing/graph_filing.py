@@ -17,6 +17,7 @@ from uuid import UUID
 import pytest
 
 from redstring.domain.blocking import blocking_keys_for, prefix_key_for_name, token_keys_for
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EntityId
 from redstring.ports.graph_store import GraphStore
 from redstring.testing._graph_entities import person
@@ -120,3 +121,25 @@ class GraphKeyFilingCompliance(ABC):
         assert await store.find_ids_by_blocking_keys([key], tenant) == {key: [fixed_id(1)]}
         assert await store.find_ids_by_blocking_keys([key], empty) == {key: []}
         assert await store.get_entities([fixed_id(1)], tenant) == [ada]
+
+    @pytest.mark.asyncio
+    async def test_a_lone_key_string_or_a_dict_for_an_entity_is_refused_naming_it(self) -> None:
+        store = await self.make_store()
+        tenant = fresh_tenant()
+        ada = person(tenant, "Ada Lovelace", entity_id=fixed_id(1))
+        await store.upsert([ada])
+        key = sorted(blocking_keys_for(ada))[0]
+        for method in (store.find_by_blocking_keys, store.find_ids_by_blocking_keys):
+            with pytest.raises(InvalidArgumentError, match=r"keys") as refused:
+                await method(key, tenant)
+            assert refused.value.name == "keys"
+            assert str([key]) in str(refused.value)  # the fix: a list of one key
+        entity_as_dict = ada.model_dump(mode="json")
+        with pytest.raises(InvalidArgumentError, match=r"entities\[0\]") as refused:
+            await store.upsert([entity_as_dict])  # type: ignore[list-item]
+        assert "Entity" in str(refused.value)
+        with pytest.raises(InvalidArgumentError, match=r"relationships\[0\]"):
+            await store.upsert([], [entity_as_dict])  # type: ignore[list-item]
+        with pytest.raises(InvalidArgumentError, match="entities"):
+            await store.upsert(ada)  # type: ignore[arg-type]
+        assert (await store.find_by_blocking_keys([key], tenant))[key] == [ada]
