@@ -54,6 +54,7 @@ from redstring.domain.events import MergeUndone
 from redstring.domain.ids import TenantId
 from redstring.domain.retrieval import ModeName
 from redstring.domain.search_request import SearchRequest
+from redstring.domain.tokenize import Analyzer
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
 from redstring.llm.openai_compatible import OpenAICompatibleLlmProvider
@@ -98,7 +99,11 @@ class AsyncRedstring:
     made at the provider's dimension. `migrate=True` upgrades a database
     written by an older redstring in place. `create=False` is for a client
     that only reads: the database must exist (`DatabaseNotFoundError`) and a
-    SQLite file opens read-only, without the write lock. `opener` replaces
+    SQLite file opens read-only, without the write lock. `language` is the
+    text analysis of passages (a Snowball language such as `"english"` or
+    `"german"`, or `"none"`): `None` keeps the one the database records,
+    English for a new one; another than a database holding passages records
+    raises `AnalysisMismatchError`. `opener` replaces
     how the stores open (`open_store_set`), e.g. with in-memory stores.
 
     Use `async with AsyncRedstring(...) as rs:`, or call `close()`; a closed
@@ -115,6 +120,7 @@ class AsyncRedstring:
         migrate: bool = False,
         create: bool = True,
         opener: StoreOpener | None = None,
+        language: str | None = None,
     ) -> None:
         if not isinstance(db, str | os.PathLike) or not os.fspath(db).strip():
             raise InvalidArgumentError(
@@ -124,6 +130,7 @@ class AsyncRedstring:
         self._tenant = _tenant(tenant)
         self._embeddings = resolve_embeddings(embeddings, threads=threads)
         self._migrate = migrate
+        self._language = None if language is None else Analyzer(language).language
         self._create = create
         self._opener: StoreOpener = open_store_set if opener is None else opener
         self._stack: AsyncExitStack | None = None
@@ -166,7 +173,11 @@ class AsyncRedstring:
             dimension = None if self._embeddings is None else self._embeddings.dimension
             self._stores = await stack.enter_async_context(
                 self._opener(
-                    self._db, dimension=dimension, create=self._create, migrate=self._migrate
+                    self._db,
+                    dimension=dimension,
+                    create=self._create,
+                    migrate=self._migrate,
+                    language=self._language,
                 )
             )
             self._stack = stack
