@@ -25,6 +25,7 @@ from redstring.domain.errors import (
     InvalidArgumentError,
     MissingExtraError,
 )
+from redstring.domain.tokenize import DEFAULT_LANGUAGE
 from redstring.events.in_memory import InMemoryEventLog
 from redstring.graph.in_memory import InMemoryGraphStore
 from redstring.vector.in_memory import InMemoryVectorStore
@@ -68,7 +69,7 @@ async def open_store_set(
             backend="memory",
             graph=InMemoryGraphStore(),
             vectors=InMemoryVectorStore(dimension=size),
-            chunks=InMemoryChunkStore(dimension=size),
+            chunks=InMemoryChunkStore(dimension=size, language=language or DEFAULT_LANGUAGE),
             events=InMemoryEventLog(),
         )
         return

@@ -28,3 +28,12 @@ def test_each_memory_client_starts_empty() -> None:
         rs.index(sample_docs())
     with Redstring(":memory:", embeddings="none") as rs:
         assert [row.chunks for row in rs.stats()] in ([], [0])
+
+
+def test_a_memory_database_analyses_passages_in_the_language_asked_for() -> None:
+    with Redstring(":memory:", embeddings="none", language="none") as rs:
+        rs.index(sample_docs())
+        assert not rs.passages("compiling", mode="lexical")  # unstemmed: not "compilers"
+    with Redstring(":memory:", embeddings="none") as rs:
+        rs.index(sample_docs())
+        assert rs.passages("compiling", mode="lexical")
