@@ -147,6 +147,7 @@ SURFACE: dict[str, set[str]] = {
         "Refusal",
     },
     "redstring.ports": {
+        "Analyzer",
         "BlockingIndex",
         "BlockingIndexMaintenance",
         "AnswerMemory",

@@ -95,6 +95,7 @@ def _client(
         migrate=args.migrate,
         create=not read_only,
         opener=context.opener,
+        language=args.language,
     )
 
 

@@ -54,6 +54,7 @@ from redstring.domain.events import MergeUndone
 from redstring.domain.ids import TenantId
 from redstring.domain.retrieval import ModeName
 from redstring.domain.search_request import SearchRequest
+from redstring.domain.tokenize import Analyzer
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
 from redstring.llm.openai_compatible import OpenAICompatibleLlmProvider
@@ -88,16 +89,21 @@ _log = logging.getLogger("redstring")
 class AsyncRedstring:
     """A redstring database, one tenant of it, and one embedding provider.
 
-    `db` is a SQLite file path (created on first use) or a `postgresql://`
-    URL; `tenant` a name or UUID (default: the command line's `default`
-    tenant); `embeddings` is `"local"`, `"multilingual"` (ADR 0275), `"none"`,
-    an `EmbeddingProvider`, or `None` for the local model when its extra is
+    `db` is a SQLite file path (created on first use), a `postgresql://`
+    URL, or `":memory:"` for a database that lives as long as the client;
+    `tenant` a name or UUID (default: the command line's `default` tenant);
+    `embeddings` is `"local"`, `"multilingual"`, `"none"`, an
+    `EmbeddingProvider`, or `None` for the local model when its extra is
     installed. `threads` is how many cores the local model embeds on (`None`:
     all this process may use; one thread gives the same vectors). A new database is
     made at the provider's dimension. `migrate=True` upgrades a database
     written by an older redstring in place. `create=False` is for a client
     that only reads: the database must exist (`DatabaseNotFoundError`) and a
-    SQLite file opens read-only, without the write lock. `opener` replaces
+    SQLite file opens read-only, without the write lock. `language` is the
+    text analysis of passages (a Snowball language such as `"english"` or
+    `"german"`, or `"none"`): `None` keeps the one the database records,
+    English for a new one; another than a database holding passages records
+    raises `AnalysisMismatchError`. `opener` replaces
     how the stores open (`open_store_set`), e.g. with in-memory stores.
 
     Use `async with AsyncRedstring(...) as rs:`, or call `close()`; a closed
@@ -114,6 +120,7 @@ class AsyncRedstring:
         migrate: bool = False,
         create: bool = True,
         opener: StoreOpener | None = None,
+        language: str | None = None,
     ) -> None:
         if not isinstance(db, str | os.PathLike) or not os.fspath(db).strip():
             raise InvalidArgumentError(
@@ -123,6 +130,7 @@ class AsyncRedstring:
         self._tenant = _tenant(tenant)
         self._embeddings = resolve_embeddings(embeddings, threads=threads)
         self._migrate = migrate
+        self._language = None if language is None else Analyzer(language).language
         self._create = create
         self._opener: StoreOpener = open_store_set if opener is None else opener
         self._stack: AsyncExitStack | None = None
@@ -165,7 +173,11 @@ class AsyncRedstring:
             dimension = None if self._embeddings is None else self._embeddings.dimension
             self._stores = await stack.enter_async_context(
                 self._opener(
-                    self._db, dimension=dimension, create=self._create, migrate=self._migrate
+                    self._db,
+                    dimension=dimension,
+                    create=self._create,
+                    migrate=self._migrate,
+                    language=self._language,
                 )
             )
             self._stack = stack

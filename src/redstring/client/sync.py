@@ -62,6 +62,7 @@ class Redstring:
         migrate: bool = False,
         create: bool = True,
         opener: StoreOpener | None = None,
+        language: str | None = None,
     ) -> None:
         self._client = AsyncRedstring(
             db,
@@ -71,6 +72,7 @@ class Redstring:
             migrate=migrate,
             create=create,
             opener=opener,
+            language=language,
         )
         self._bridge = LoopThread("redstring-client")
         self._bridge.stop_when_collected(self, self._client.close)

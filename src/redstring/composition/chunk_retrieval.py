@@ -41,7 +41,6 @@ from redstring.domain.fusion import DEFAULT_PASSAGE_FUSION, FusionStrategy
 from redstring.domain.ids import TenantId
 from redstring.domain.retrieval import RetrievalMode, require_served, resolve_mode
 from redstring.domain.search_request import SearchRequest
-from redstring.domain.tokenize import tokenize
 from redstring.ports.chunk_store import ChunkStore, LexicalChunkSource, SemanticChunkSource
 from redstring.ports.embedding_provider import EmbeddingProvider
 
@@ -262,8 +261,10 @@ async def _lexical_channel(
 ) -> tuple[list[tuple[ChunkId, float]], float]:
     """BM25 over the store's candidates for the query's terms, and the query's
     `bm25_ceiling` over the whole corpus; `([], 0.0)` when not run."""
-    terms = tokenize(query)
-    if source is None or not terms:
+    if source is None:
+        return [], 0.0
+    terms = source.analyzer.terms(query)
+    if not terms:
         return [], 0.0
     found = await source.lexical_candidates(terms, tenant_id, source_ids=source_ids)
     ceiling = bm25_ceiling(found.document_frequencies.tolist(), found.document_count)

@@ -14,7 +14,7 @@ from tests.unit.packaging.conftest import ROOT, Built
 
 README = ROOT / "README.md"
 #: The one command that runs the suite, under coverage: the README shows it and CI runs it.
-TEST_COMMAND = "uv run pytest --cov"
+TEST_COMMAND = "uv run pytest --cov -n auto"
 MARKER = "<!-- The user part ends here"
 REPOSITORY = "https://github.com/redstring-project/redstring/blob/main/"
 
