@@ -242,13 +242,13 @@ def run_indexing(megabytes: float) -> dict | None:
     out = Path(tempfile.mkdtemp(prefix="redstring-bench-")) / "indexing.json"
     command = [
         sys.executable,
-        str(ROOT / "scripts.bench_indexing"),
+        *("-m", "scripts.bench_indexing"),
         "--mb",
         str(megabytes),
         "--json",
         str(out),
     ]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         print(f"<!-- indexing failed: {done.stderr[-2000:]} -->", flush=True)
         return None

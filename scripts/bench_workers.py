@@ -194,10 +194,11 @@ async def chunk_worker(store: str, n: int, dim: int, queries: int) -> dict:
     from threadpoolctl import ThreadpoolController  # noqa: PLC0415
 
     from redstring import ChunkRetriever, RetrievalMode  # noqa: PLC0415
-    from redstring.domain.tokenize import tokenize  # noqa: PLC0415
+    from redstring.domain.tokenize import Analyzer  # noqa: PLC0415
     from redstring.stores import InMemoryChunkStore  # noqa: PLC0415
 
     assert store == "memory"
+    tokenize = Analyzer().terms  # the store's default analysis, handed to bm25s as tokens
     tenant, texts, matrix, rng = chunk_corpus(n, dim)
     vocabulary = sorted({t for s in lee_sentences() for t in tokenize(s)})
     mix: list[str] = []

@@ -12,8 +12,9 @@ The root holds what the main job needs (ADR 0166):
 - the pieces it is made of, for composing your own: `index_documents`,
   `build_graph`, `Retriever` (entities), `ChunkRetriever` (passages);
 - the main types: `SourceDocument`, `StoredChunk`, `TextSpan`, `Entity`,
-  `Relationship`, `RetrievalMode`, `RetrievalResult`, `ScoredEntity`,
-  `ChunkRetrievalResult`, `ScoredChunk`, `ChunkMatch`, and the ids
+  `Relationship`, `RetrievalMode`, `SearchRequest` (one search, checked
+  once), `RetrievalResult`, `ScoredEntity`, `ChunkRetrievalResult`,
+  `ScoredChunk`, `ChunkMatch`, and the ids
   (`TenantId`, `EntityId`, `RelationshipId`, `ChunkId` with `tenant_id_for`,
   `new_tenant_id`, `entity_id_for`, `relationship_id_for`, `chunk_id_for`);
 - `RedstringError`, the root of every deliberate error; `__version__`.
@@ -59,6 +60,7 @@ from redstring.domain.ids import (
     tenant_id_for,
 )
 from redstring.domain.retrieval import RetrievalMode, RetrievalResult, ScoredEntity
+from redstring.domain.search_request import SearchRequest
 
 #: The installed distribution's version (one source: pyproject.toml).
 __version__ = _installed_version("redstring")
@@ -80,6 +82,7 @@ __all__ = [
     "Retriever",
     "ScoredChunk",
     "ScoredEntity",
+    "SearchRequest",
     "SourceDocument",
     "StoredChunk",
     "TenantId",

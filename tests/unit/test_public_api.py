@@ -50,6 +50,7 @@ SURFACE: dict[str, set[str]] = {
         "Entity",
         "Relationship",
         "RetrievalMode",
+        "SearchRequest",
         "RetrievalResult",
         "ScoredEntity",
         "ChunkRetrievalResult",
@@ -146,6 +147,7 @@ SURFACE: dict[str, set[str]] = {
         "Refusal",
     },
     "redstring.ports": {
+        "Analyzer",
         "BlockingIndex",
         "BlockingIndexMaintenance",
         "AnswerMemory",

@@ -30,7 +30,7 @@ from redstring.domain.exact_search import (
 )
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
-from redstring.domain.tokenize import tokenize
+from redstring.domain.tokenize import DEFAULT_LANGUAGE, Analyzer
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 from redstring.storage.describe import DescribedStore
 
@@ -80,13 +80,13 @@ class _Tenant:
 class InMemoryChunkStore(DescribedStore):
     """A `ChunkStore` for a single process.
 
-    Per tenant: the chunks, an inverted index from each term (as `tokenize`
-    gives it) to the chunks containing it with their counts, running corpus
-    totals, and the embedded rows stacked into one float32 matrix on the first
-    search after a write. Chunks are copied in and out.
+    Per tenant: the chunks, an inverted index from each term (as the store's
+    `analyzer` of `language` gives it) to the chunks containing it with their
+    counts, running corpus totals, and the embedded rows stacked into one
+    float32 matrix on the first search after a write. Chunks are copied in and out.
     """
 
-    def __init__(self, *, dimension: int) -> None:
+    def __init__(self, *, dimension: int, language: str = DEFAULT_LANGUAGE) -> None:
         if dimension <= 0:
             raise InvalidArgumentError(
                 name="dimension",
@@ -95,11 +95,16 @@ class InMemoryChunkStore(DescribedStore):
                 message=f"dimension must be positive, got {dimension}",
             )
         self._dimension = dimension
+        self._analyzer = Analyzer(language)
         self._tenants: dict[TenantId, _Tenant] = {}
 
     @property
     def dimension(self) -> int:
         return self._dimension
+
+    @property
+    def analyzer(self) -> Analyzer:
+        return self._analyzer
 
     # -- writing -----------------------------------------------------------
 
@@ -112,7 +117,7 @@ class InMemoryChunkStore(DescribedStore):
             latest[key] = (chunk, unit)
         by_tenant: dict[TenantId, tuple[list[Row], list[Counter[str]]]] = {}
         for (tenant_id, chunk_id), (chunk, unit) in latest.items():
-            counts = Counter(tokenize(chunk.text))
+            counts = Counter(self._analyzer.terms(chunk.text))
             rows, terms = by_tenant.setdefault(tenant_id, ([], []))
             rows.append(Row.of(chunk, chunk_id, counts.total(), unit))
             terms.append(counts)
@@ -151,7 +156,7 @@ class InMemoryChunkStore(DescribedStore):
             if row is not None:
                 _place(part, row, chunk, unit, keep=keep)
                 continue
-            counts = Counter(tokenize(chunk.text))
+            counts = Counter(self._analyzer.terms(chunk.text))
             fresh.append(Row.of(chunk, chunk_id, counts.total(), unit))
             if keep:  # nothing stored to keep: written without a vector or its model
                 fresh[-1].embedding_model = None

@@ -6,6 +6,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 from uuid import UUID
 
+from redstring.chunks.postgres_analysis import open_language
 from redstring.chunks.postgres_rows import insert_rows, place_rows, remove_rows, rows_of
 from redstring.chunks.postgres_schema import schema_for
 from redstring.domain.bm25 import CorpusStats, LexicalCandidates
@@ -21,6 +22,7 @@ from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.exact_search import unit_vector, validate_search_args
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
+from redstring.domain.tokenize import DEFAULT_LANGUAGE, Analyzer
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 from redstring.domain.vector import cosine_to_score
 from redstring.storage.describe import DescribedStore
@@ -38,9 +40,13 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
     document frequencies and per-tenant totals are tables updated in the
     chunk rows' transaction. `search_chunks` is exact cosine over the
     tenant's embedded rows (a nullable `vector` column); scores on 0..1.
+    The schema records the `language` passages are analysed in, as the
+    SQLite store's file does.
     """
 
-    def __init__(self, database: PostgresDatabase, *, dimension: int) -> None:
+    def __init__(
+        self, database: PostgresDatabase, *, dimension: int, language: str = DEFAULT_LANGUAGE
+    ) -> None:
         if dimension <= 0:
             raise InvalidArgumentError(
                 name="dimension",
@@ -50,27 +56,43 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
             )
         self._db = database
         self._dimension = dimension
+        self._analyzer = Analyzer(language)
         self._name = f"PostgresChunkStore(schema={database.schema})"
 
     @classmethod
     async def open(
-        cls, database: PostgresDatabase, *, dimension: int, migrate: bool = False
+        cls,
+        database: PostgresDatabase,
+        *,
+        dimension: int,
+        migrate: bool = False,
+        language: str | None = None,
     ) -> PostgresChunkStore:
-        """The store over `database`; raises `DimensionMismatchError` if it holds another size."""
-        store = cls(database, dimension=dimension)
-        await database.ensure_schema(schema_for(dimension), migrate=migrate, store=store._name)
-        await database.ensure_dimension("chunks", dimension, store=store._name, holds="embeddings")
-        return store
+        """The store over `database`; raises `DimensionMismatchError` if it holds another size.
+
+        `language=None` opens it in the language the schema records (English
+        for a new one); another than a schema holding chunks records raises
+        `AnalysisMismatchError`.
+        """
+        name = f"PostgresChunkStore(schema={database.schema})"
+        await database.ensure_schema(schema_for(dimension), migrate=migrate, store=name)
+        await database.ensure_dimension("chunks", dimension, store=name, holds="embeddings")
+        analyzer = await open_language(database, language, store=name)
+        return cls(database, dimension=dimension, language=analyzer.language)
 
     @property
     def dimension(self) -> int:
         return self._dimension
 
+    @property
+    def analyzer(self) -> Analyzer:
+        return self._analyzer
+
     # -- writing -----------------------------------------------------------
 
     async def upsert_chunks(self, chunks: Sequence[StoredChunk]) -> None:
         require_writable_chunks(chunks)
-        rows = rows_of(chunks, self._dimension)
+        rows = rows_of(chunks, self._dimension, self._analyzer)
 
         async def work(connection: Connection) -> None:
             by_tenant: dict[UUID, list[str]] = {}
@@ -96,7 +118,7 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
         require_writable_chunks(chunks)
         require_chunks_of_source(chunks, source_id, tenant_id)
         kept = kept_embeddings(chunks, keep_embeddings)
-        rows = rows_of(chunks, self._dimension)
+        rows = rows_of(chunks, self._dimension, self._analyzer)
 
         async def work(connection: Connection) -> None:
             given = {row.chunk_id for row in rows}

@@ -18,6 +18,7 @@ import numpy as np
 from redstring.chunks.term_counts import TermCounts
 from redstring.domain.chunk import StoredChunk, naming_model
 from redstring.domain.exact_search import stored_vector
+from redstring.domain.tokenize import Analyzer
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.postgres_json import jsonb_text
 
@@ -33,10 +34,11 @@ class Row(TermCounts):
     body: str
     embedding: np.ndarray[Any, np.dtype[np.float32]] | None
     text: str
+    analyzer: Analyzer
     entity_ids: list[UUID]
 
 
-def rows_of(chunks: Sequence[StoredChunk], dimension: int) -> list[Row]:
+def rows_of(chunks: Sequence[StoredChunk], dimension: int, analyzer: Analyzer) -> list[Row]:
     """Validated rows, the last of each (tenant, id) winning; touches no state."""
     rows: dict[tuple[UUID, str], Row] = {}
     for chunk in chunks:
@@ -55,6 +57,7 @@ def rows_of(chunks: Sequence[StoredChunk], dimension: int) -> list[Row]:
             body=jsonb_text(chunk.model_dump_json(exclude={"embedding"})),
             embedding=embedding,
             text=chunk.text,
+            analyzer=analyzer,
             entity_ids=sorted(set(chunk.entity_ids)),
         )
         rows.pop((row.tenant, row.chunk_id), None)

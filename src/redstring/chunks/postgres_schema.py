@@ -42,6 +42,14 @@ def schema_for(dimension: int) -> Schema:
                 " total_length bigint NOT NULL)",
             ],
             _REKEY_CHUNK_IDS,
+            # 3: the postings of a schema holding chunks were written before text analysis
+            # was a setting; marked, they are analysed again by the store on open (ADR 0345).
+            [
+                "INSERT INTO {schema}.redstring_settings (component, name, value)"
+                " SELECT 'chunks', 'language', 'unanalysed'"
+                " WHERE EXISTS (SELECT 1 FROM {schema}.chunk_rows)"
+                " ON CONFLICT (component, name) DO NOTHING",
+            ],
         ],
     )
 

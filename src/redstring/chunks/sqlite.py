@@ -10,6 +10,7 @@ from uuid import UUID
 import numpy as np
 import numpy.typing as npt
 
+from redstring.chunks.sqlite_analysis import open_language
 from redstring.chunks.sqlite_codec import decode_body, sql_block, sql_body, sql_terms
 from redstring.chunks.sqlite_lexical import Lexicon, lexical_candidates, load_lexicon
 from redstring.chunks.sqlite_rows import (
@@ -42,6 +43,7 @@ from redstring.domain.exact_search import (
 )
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
+from redstring.domain.tokenize import Analyzer
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 from redstring.storage.describe import DescribedStore
 from redstring.storage.shared_transactions import SharedTransactions
@@ -93,7 +95,10 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
     `cache_bytes` (a number, or a `CacheBudget` shared with the vector store;
     0 caches nothing), until a write to the tenant changes its generation
     token. The file records the embedding dimension on first open; another
-    raises `DimensionMismatchError`.
+    raises `DimensionMismatchError`. It records the `language` its passages
+    are analysed in too (`open_language`): `None` opens it in the recorded one
+    (English for a new file), and another than a file holding chunks records
+    raises `AnalysisMismatchError`.
     """
 
     def __init__(
@@ -103,6 +108,7 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         dimension: int,
         migrate: bool = False,
         cache_bytes: int | CacheBudget = DEFAULT_CACHE_BYTES,
+        language: str | None = None,
     ) -> None:
         if dimension <= 0:
             raise InvalidArgumentError(
@@ -119,6 +125,7 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         database.define_function("redstring_body", sql_body, arity=1)
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
         database.ensure_dimension("chunks", dimension, store=self._name, holds="embeddings")
+        self._analyzer = open_language(database, language, store=self._name)
         self._dimension = dimension
         budget = budget_of(cache_bytes)
         self._cache = TenantCache[_Matrix](budget, lambda m: held_bytes(m.ids, m.sources, m.rows))
@@ -127,6 +134,10 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
     @property
     def dimension(self) -> int:
         return self._dimension
+
+    @property
+    def analyzer(self) -> Analyzer:
+        return self._analyzer
 
     # -- writing -----------------------------------------------------------
 
@@ -364,6 +375,7 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
                 body=chunk.model_dump_json(exclude={"embedding"}),
                 embedding=blob,
                 text=chunk.text,
+                analyzer=self._analyzer,
                 entity_ids=sorted({str(e) for e in chunk.entity_ids}),
                 keep=chunk_id in kept,
             )

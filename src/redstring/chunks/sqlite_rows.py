@@ -26,6 +26,7 @@ from redstring.chunks.sqlite_codec import (
 )
 from redstring.chunks.term_counts import TermCounts
 from redstring.domain.chunk import naming_model
+from redstring.domain.tokenize import Analyzer
 from redstring.storage.sqlite import chunked, placeholders
 
 #: A chunk's key in `chunk_vectors`: the tenant's number above these bits, the chunk's below.
@@ -43,6 +44,7 @@ class Row(TermCounts):
     body: str
     embedding: bytes | None
     text: str
+    analyzer: Analyzer
     entity_ids: list[str]
     #: Keep the stored vector and its model (`embedding` is then `None`), ADR 0255.
     keep: bool = False

@@ -103,5 +103,12 @@ SCHEMA = Schema(
             " ON chunk_texts (tenant_id, source_id, idx, chunk_id, number, length)",
             "UPDATE chunk_generations SET token = lower(hex(randomblob(16)))",
         ],
+        # 5: the postings of a file holding chunks were written before text analysis was
+        # a setting; marked, they are analysed again by the store on open (ADR 0345).
+        [
+            "INSERT INTO redstring_settings (component, name, value)"
+            " SELECT 'chunks', 'language', 'unanalysed' WHERE EXISTS (SELECT 1 FROM chunk_texts)"
+            " ON CONFLICT (component, name) DO NOTHING",
+        ],
     ],
 )

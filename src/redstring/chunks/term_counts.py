@@ -1,7 +1,7 @@
-"""A chunk row's term counts, as `tokenize` gives them, computed once and only when asked.
+"""A chunk row's term counts, as its store's analyzer gives them, computed once and only when asked.
 
 Mixed into the SQLite and PostgreSQL stores' row types: a row kept in place
-by `replace_source` (ADR 0255) is never posted again, so never tokenized.
+by `replace_source` (ADR 0255) is never posted again, so never analysed.
 """
 
 from __future__ import annotations
@@ -9,18 +9,19 @@ from __future__ import annotations
 from collections import Counter
 from functools import cached_property
 
-from redstring.domain.tokenize import tokenize
+from redstring.domain.tokenize import Analyzer
 
 
 class TermCounts:
-    """`counts` and `length` of the row's `text` (the subclass's field)."""
+    """`counts` and `length` of the row's `text` by its `analyzer` (the subclass's fields)."""
 
     text: str
+    analyzer: Analyzer
 
     @cached_property
     def counts(self) -> Counter[str]:
         """Each term of `text` and how often it occurs."""
-        return Counter(tokenize(self.text))
+        return Counter(self.analyzer.terms(self.text))
 
     @property
     def length(self) -> int:

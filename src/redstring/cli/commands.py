@@ -24,6 +24,7 @@ from redstring.cli.providers import (
     embedding_provider,
     llm_provider,
     max_failed_share,
+    pair_questions,
 )
 from redstring.cli.wording import LLM_FLAGS, in_flags
 from redstring.client import answers, render
@@ -94,6 +95,7 @@ def _client(
         migrate=args.migrate,
         create=not read_only,
         opener=context.opener,
+        language=args.language,
     )
 
 
@@ -145,6 +147,7 @@ async def _build(args: argparse.Namespace, context: Context) -> None:
     documents = read.documents
     provider = llm_provider(args, context.env)
     share = max_failed_share(args, context.env)
+    pairs = pair_questions(args, context.env)
     domain: DomainSpec = AUTO if args.domain == "auto" else args.domain
     finished: set[str] = set()
     bar = ProgressBar(context.err, "building", unit="doc", enabled=not args.quiet)
@@ -171,6 +174,7 @@ async def _build(args: argparse.Namespace, context: Context) -> None:
                 domain=domain,
                 max_failed_share=DEFAULT_MAX_FAILED_SHARE if share is None else share,
                 progress=progress,
+                pair_questions=pairs,
             )
         except BuildFailedError as failed:
             if isinstance(failed.report, GraphBuildReport):  # printed, then the error line

@@ -28,11 +28,13 @@ from redstring.client.store_set import StoreOpener
 from redstring.client.tenants import DEFAULT_TENANT, DEFAULT_TENANT_NAME
 from redstring.domain.errors import (
     DimensionMismatchError,
+    InvalidArgumentError,
     ModeNeedsEmbeddingsError,
     RedstringError,
     SchemaMigrationRequiredError,
 )
 from redstring.domain.retrieval import RetrievalMode
+from redstring.domain.tokenize import Analyzer
 from redstring.llm.openai_compatible import STRUCTURED_OUTPUTS
 
 
@@ -69,6 +71,13 @@ def _share(raw: str) -> float:
     return value
 
 
+def _language(raw: str) -> str:
+    try:
+        return Analyzer(raw).language
+    except InvalidArgumentError as refused:
+        raise argparse.ArgumentTypeError(f"must be {refused.requirement}, got {raw!r}") from None
+
+
 def _parents() -> dict[str, _Parser]:
     db = _Parser(add_help=False)
     db.add_argument(
@@ -85,6 +94,12 @@ def _parents() -> dict[str, _Parser]:
         "--migrate",
         action="store_true",
         help="upgrade a database written by an older redstring in place",
+    )
+    db.add_argument(
+        "--language",
+        type=_language,
+        help="text analysis of passages: a Snowball language (english, german, ...) or none "
+        "(default: the one the database records; english for a new one)",
     )
     key = _Parser(add_help=False)
     key.add_argument("--api-key", help="model server key (env REDSTRING_API_KEY or OPENAI_API_KEY)")
@@ -209,6 +224,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-failed-share",
         help="fail when more than this share (0..1) of chunks fail "
         "(env REDSTRING_MAX_FAILED_SHARE; default 0.5; 1 accepts partial results)",
+    )
+    build.add_argument(
+        "--pair-questions",
+        help="ask about up to this many pairs of a passage's entities, one question each, when "
+        "its answer states no relationship: helps small models (env REDSTRING_PAIR_QUESTIONS; "
+        "default 0)",
     )
     build.add_argument("--json", action="store_true", help="print the report as JSON")
     search = sub.add_parser(

@@ -11,7 +11,8 @@ environment: the library takes every setting as an argument.
 - `--llm-timeout`, `--llm-concurrency`, `--llm-attempts`, `--max-tokens`,
   `--structured-output`: `REDSTRING_LLM_TIMEOUT`, `REDSTRING_LLM_CONCURRENCY`,
   `REDSTRING_LLM_ATTEMPTS`, `REDSTRING_LLM_MAX_TOKENS`, `REDSTRING_STRUCTURED_OUTPUT`;
-- `--max-failed-share` (build): `REDSTRING_MAX_FAILED_SHARE`;
+- `--max-failed-share`, `--pair-questions` (build): `REDSTRING_MAX_FAILED_SHARE`,
+  `REDSTRING_PAIR_QUESTIONS`;
 - `--api-key` (both servers): `REDSTRING_API_KEY`, then `OPENAI_API_KEY`.
 
 Without `--embeddings` the local model is used when the `local` extra is
@@ -209,6 +210,18 @@ def max_failed_share(args: argparse.Namespace, env: Mapping[str, str]) -> float 
             name="--max-failed-share", value=raw, requirement="a number from 0 to 1"
         )
     return value
+
+
+def pair_questions(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    """`--pair-questions` / `REDSTRING_PAIR_QUESTIONS`, a whole number >= 0; 0 when unset."""
+    raw = _setting(args, "pair_questions", env, "REDSTRING_PAIR_QUESTIONS")
+    if raw is None:
+        return 0
+    if not (raw.isascii() and raw.isdigit()):
+        raise InvalidSettingError(
+            name="--pair-questions", value=raw, requirement="a whole number >= 0"
+        )
+    return int(raw)
 
 
 def positive_float(raw: str, *, name: str) -> float:

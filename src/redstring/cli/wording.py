@@ -25,6 +25,7 @@ LLM_FLAGS: Mapping[str, str] = {
     "max_tokens": "--max-tokens",
     "structured_output": "--structured-output",
     "max_failed_share": "--max-failed-share",
+    "pair_questions": "--pair-questions",
 }
 
 #: The embedding server's settings, as every command sets them.

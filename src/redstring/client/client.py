@@ -52,7 +52,9 @@ from redstring.domain.errors import (
 )
 from redstring.domain.events import MergeUndone
 from redstring.domain.ids import TenantId
-from redstring.domain.retrieval import ModeName, require_k, require_query
+from redstring.domain.retrieval import ModeName
+from redstring.domain.search_request import SearchRequest
+from redstring.domain.tokenize import Analyzer
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
 from redstring.llm.openai_compatible import OpenAICompatibleLlmProvider
@@ -84,25 +86,24 @@ def _tenant(tenant: str | UUID | None) -> TenantId:
 _log = logging.getLogger("redstring")
 
 
-def _require_search(query: str, k: int) -> None:
-    """The query guards, checked before the database is opened."""
-    require_query(query)
-    require_k(k)
-
-
 class AsyncRedstring:
     """A redstring database, one tenant of it, and one embedding provider.
 
-    `db` is a SQLite file path (created on first use) or a `postgresql://`
-    URL; `tenant` a name or UUID (default: the command line's `default`
-    tenant); `embeddings` is `"local"`, `"multilingual"` (ADR 0275), `"none"`,
-    an `EmbeddingProvider`, or `None` for the local model when its extra is
+    `db` is a SQLite file path (created on first use), a `postgresql://`
+    URL, or `":memory:"` for a database that lives as long as the client;
+    `tenant` a name or UUID (default: the command line's `default` tenant);
+    `embeddings` is `"local"`, `"multilingual"`, `"none"`, an
+    `EmbeddingProvider`, or `None` for the local model when its extra is
     installed. `threads` is how many cores the local model embeds on (`None`:
     all this process may use; one thread gives the same vectors). A new database is
     made at the provider's dimension. `migrate=True` upgrades a database
     written by an older redstring in place. `create=False` is for a client
     that only reads: the database must exist (`DatabaseNotFoundError`) and a
-    SQLite file opens read-only, without the write lock. `opener` replaces
+    SQLite file opens read-only, without the write lock. `language` is the
+    text analysis of passages (a Snowball language such as `"english"` or
+    `"german"`, or `"none"`): `None` keeps the one the database records,
+    English for a new one; another than a database holding passages records
+    raises `AnalysisMismatchError`. `opener` replaces
     how the stores open (`open_store_set`), e.g. with in-memory stores.
 
     Use `async with AsyncRedstring(...) as rs:`, or call `close()`; a closed
@@ -119,6 +120,7 @@ class AsyncRedstring:
         migrate: bool = False,
         create: bool = True,
         opener: StoreOpener | None = None,
+        language: str | None = None,
     ) -> None:
         if not isinstance(db, str | os.PathLike) or not os.fspath(db).strip():
             raise InvalidArgumentError(
@@ -128,6 +130,7 @@ class AsyncRedstring:
         self._tenant = _tenant(tenant)
         self._embeddings = resolve_embeddings(embeddings, threads=threads)
         self._migrate = migrate
+        self._language = None if language is None else Analyzer(language).language
         self._create = create
         self._opener: StoreOpener = open_store_set if opener is None else opener
         self._stack: AsyncExitStack | None = None
@@ -170,7 +173,11 @@ class AsyncRedstring:
             dimension = None if self._embeddings is None else self._embeddings.dimension
             self._stores = await stack.enter_async_context(
                 self._opener(
-                    self._db, dimension=dimension, create=self._create, migrate=self._migrate
+                    self._db,
+                    dimension=dimension,
+                    create=self._create,
+                    migrate=self._migrate,
+                    language=self._language,
                 )
             )
             self._stack = stack
@@ -261,6 +268,7 @@ class AsyncRedstring:
         root: str | os.PathLike[str] | None = None,
         encoding: str = "utf-8",
         progress: ProgressCallback | None = None,
+        pair_questions: int = 0,
     ) -> GraphBuildReport:
         """Extract entities and relationships of `documents` into the tenant's graph.
 
@@ -274,7 +282,9 @@ class AsyncRedstring:
         unknown model or a missing `openai` extra raises. When more than
         `max_failed_share` of the chunks fail, raises `BuildFailedError`
         carrying the report; pass `max_failed_share=1.0` to take partial
-        results.
+        results. `pair_questions` above 0 asks about up to that many pairs of
+        a passage's entities, one question each, when its answer states no
+        relationship (small models leave them out).
         """
         read = gather_documents(documents, encoding=encoding, root=root)
         for skipped in read.skipped:
@@ -291,16 +301,32 @@ class AsyncRedstring:
             async with OpenAICompatibleLlmProvider(
                 base_url=base_url, model=model, api_key=api_key
             ) as provider:
-                return await self._build(docs, provider, domain, max_failed_share, progress)
-        return await self._build(docs, model, domain, max_failed_share, progress)
+                return await self._build(
+                    docs,
+                    provider,
+                    domain=domain,
+                    max_failed_share=max_failed_share,
+                    progress=progress,
+                    pair_questions=pair_questions,
+                )
+        return await self._build(
+            docs,
+            model,
+            domain=domain,
+            max_failed_share=max_failed_share,
+            progress=progress,
+            pair_questions=pair_questions,
+        )
 
     async def _build(
         self,
         documents: list[SourceDocument],
         provider: LlmProvider,
+        *,
         domain: DomainSpec,
         max_failed_share: float,
         progress: ProgressCallback | None,
+        pair_questions: int,
     ) -> GraphBuildReport:
         if self._closed:
             raise ClientClosedError(method="build")
@@ -320,6 +346,7 @@ class AsyncRedstring:
             progress=progress,
             concurrency=concurrency if isinstance(concurrency, int) else 4,
             max_failed_share=max_failed_share,
+            pair_questions=pair_questions,
         )
 
     async def search(
@@ -338,20 +365,11 @@ class AsyncRedstring:
         `min_confidence` (0..1, `None`: no threshold) answers empty when no
         candidate's `confidence` reaches it: "nothing here matches".
         """
-        _require_search(query, k)
         resolved = queries.resolve_mode(mode, self._embeddings, fix=EMBEDDINGS_ARGUMENT)
+        request = SearchRequest.of(query, self._tenant, k=k, mode=resolved, only=types,
+                                   only_name="types", min_confidence=min_confidence)  # fmt: skip
         stores = await self._open("search")
-        answer = await queries.search_entities(
-            stores,
-            self._embeddings,
-            self._tenant,
-            query,
-            k=k,
-            mode=resolved.value,
-            entity_types=types,
-            min_confidence=min_confidence,
-            fix=EMBEDDINGS_ARGUMENT,
-        )
+        answer = await queries.search_entities(stores, self._embeddings, request)
         if answer.matches or k == 0:
             return answer
         why = empty_hint(stores, self._tenant, passages=False, mode=resolved,
@@ -372,20 +390,11 @@ class AsyncRedstring:
         `mode` and `min_confidence` as for `search`; `sources` keeps only
         passages of those document ids.
         """
-        _require_search(query, k)
         resolved = queries.resolve_mode(mode, self._embeddings, fix=EMBEDDINGS_ARGUMENT)
+        request = SearchRequest.of(query, self._tenant, k=k, mode=resolved, only=sources,
+                                   only_name="sources", min_confidence=min_confidence)  # fmt: skip
         stores = await self._open("passages")
-        answer = await queries.search_passages(
-            stores,
-            self._embeddings,
-            self._tenant,
-            query,
-            k=k,
-            mode=resolved.value,
-            source_ids=sources,
-            min_confidence=min_confidence,
-            fix=EMBEDDINGS_ARGUMENT,
-        )
+        answer = await queries.search_passages(stores, self._embeddings, request)
         if answer.matches or k == 0:
             return answer
         why = empty_hint(stores, self._tenant, passages=True, mode=resolved,

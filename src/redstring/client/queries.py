@@ -7,7 +7,6 @@ Every function takes the tenant explicitly and reads nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from uuid import UUID
 
 from redstring.client.answers import (
@@ -32,7 +31,8 @@ from redstring.domain.errors import (
     UnknownEntityError,
 )
 from redstring.domain.ids import EntityId, TenantId
-from redstring.domain.retrieval import RetrievalMode, parse_mode, require_k, require_query
+from redstring.domain.retrieval import RetrievalMode, parse_mode
+from redstring.domain.search_request import SearchRequest
 from redstring.ports.embedding_provider import EmbeddingProvider
 
 
@@ -55,42 +55,23 @@ def resolve_mode(
 
 
 async def search_entities(
-    stores: StoreSet,
-    embeddings: EmbeddingProvider | None,
-    tenant_id: TenantId,
-    query: str,
-    *,
-    k: int,
-    mode: str | None,
-    entity_types: Sequence[str] | None,
-    min_confidence: float | None = None,
-    fix: str = EMBEDDINGS_FLAGS,
+    stores: StoreSet, embeddings: EmbeddingProvider | None, request: SearchRequest
 ) -> EntitySearchAnswer:
-    """The `k` entities of `tenant_id` best matching `query`.
+    """The entities `request` asks for (`only`: the entity types kept).
 
-    Raises `ValueError` for a blank query or a negative `k`, and what
-    `resolve_mode` raises.
+    `request` was checked where it was built and its mode resolved by
+    `resolve_mode` for these `embeddings`.
     """
-    require_query(query)
-    require_k(k)
-    resolved = resolve_mode(mode, embeddings, fix=fix)
     retriever = (
         Retriever(embeddings=embeddings, vectors=stores.vectors, graph=stores.graph)
         if embeddings is not None
         else Retriever.lexical_only(graph=stores.graph)
     )
-    result = await retriever.retrieve(
-        query,
-        tenant_id,
-        k=k,
-        entity_types=entity_types,
-        mode=resolved,
-        min_confidence=min_confidence,
-    )
+    result = await retriever.search(request)
     return EntitySearchAnswer(
-        tenant_id=str(tenant_id),
-        query=query,
-        mode=resolved,
+        tenant_id=str(request.tenant_id),
+        query=request.text,
+        mode=request.mode,
         matches=[
             EntityHit(
                 rank=rank,
@@ -110,26 +91,14 @@ async def search_entities(
 
 
 async def search_passages(
-    stores: StoreSet,
-    embeddings: EmbeddingProvider | None,
-    tenant_id: TenantId,
-    query: str,
-    *,
-    k: int,
-    mode: str | None,
-    source_ids: Sequence[str] | None,
-    min_confidence: float | None = None,
-    fix: str = EMBEDDINGS_FLAGS,
+    stores: StoreSet, embeddings: EmbeddingProvider | None, request: SearchRequest
 ) -> PassageSearchAnswer:
-    """The `k` passages of `tenant_id` best matching `query`.
+    """The passages `request` asks for (`only`: the source ids kept).
 
-    Raises `ChunkStoreUnavailableError` when the backend keeps no chunks,
-    `ValueError` for a blank query or a negative `k`, and what `resolve_mode`
-    raises.
+    Raises `ChunkStoreUnavailableError` when the backend keeps no chunks.
+    `request` was checked where it was built and its mode resolved by
+    `resolve_mode` for these `embeddings`.
     """
-    require_query(query)
-    require_k(k)
-    resolved = resolve_mode(mode, embeddings, fix=fix)
     if stores.chunks is None:
         raise ChunkStoreUnavailableError(backend=stores.backend, command="passages")
     retriever = (
@@ -137,17 +106,10 @@ async def search_passages(
         if embeddings is not None
         else ChunkRetriever.lexical_only(chunks=stores.chunks)
     )
-    result = await retriever.retrieve_chunks(
-        query,
-        tenant_id,
-        k=k,
-        mode=resolved,
-        source_ids=source_ids,
-        min_confidence=min_confidence,
-    )
+    result = await retriever.search(request)
     return PassageSearchAnswer(
-        tenant_id=str(tenant_id),
-        query=query,
+        tenant_id=str(request.tenant_id),
+        query=request.text,
         mode=result.mode,
         matches=[
             PassageHit(

@@ -32,8 +32,15 @@ class StoreOpener(Protocol):
     """Opens the stores of one `--db` value for the length of an `async with`."""
 
     def __call__(
-        self, db: str, *, dimension: int | None, create: bool, migrate: bool
+        self,
+        db: str,
+        *,
+        dimension: int | None,
+        create: bool,
+        migrate: bool,
+        language: str | None = None,
     ) -> AbstractAsyncContextManager[StoreSet]:
         """`dimension=None` takes the one the database records; `create=False`
-        raises `DatabaseNotFoundError` for a database that does not exist."""
+        raises `DatabaseNotFoundError` for a database that does not exist;
+        `language` is the passages' text analysis (`None`: the database's)."""
         ...

@@ -3,7 +3,8 @@
 Composes `open_sqlite` and `open_postgres` behind one `StoreOpener`, so every
 command opens its database the same way whatever the backend. A value
 starting with `postgresql://` or `postgres://` is a PostgreSQL URL (needs the
-`postgres` extra); anything else is a SQLite file path.
+`postgres` extra); `:memory:` is a database held in this process and gone
+at close; anything else is a SQLite file path.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from redstring.chunks.in_memory import InMemoryChunkStore
 from redstring.client.embeddings import UNEMBEDDED_DIMENSION
 from redstring.client.store_set import StoreSet
 from redstring.composition.rebuild import lagging_tenants
@@ -23,13 +25,24 @@ from redstring.domain.errors import (
     InvalidArgumentError,
     MissingExtraError,
 )
+from redstring.domain.tokenize import DEFAULT_LANGUAGE
+from redstring.events.in_memory import InMemoryEventLog
+from redstring.graph.in_memory import InMemoryGraphStore
+from redstring.vector.in_memory import InMemoryVectorStore
 
 POSTGRES_PREFIXES = ("postgresql://", "postgres://")
+#: The `db` value of a database held in memory, as SQLite spells it.
+IN_MEMORY = ":memory:"
 
 
 @asynccontextmanager
 async def open_store_set(
-    db: str, *, dimension: int | None, create: bool, migrate: bool
+    db: str,
+    *,
+    dimension: int | None,
+    create: bool,
+    migrate: bool,
+    language: str | None = None,
 ) -> AsyncIterator[StoreSet]:
     """The stores of `db`, closed when the `async with` ends.
 
@@ -45,12 +58,25 @@ async def open_store_set(
     that this process may write is reopened writable and caught up first
     (B132). What the stores raise
     passes through: `SchemaMigrationRequiredError`, `SchemaTooNewError`,
-    `StoreUnavailableError`, `DimensionMismatchError`. A SQLite file this
-    call created is deleted at the end when nothing was written to it, so a
-    first call that fails leaves no empty database behind.
+    `StoreUnavailableError`, `DimensionMismatchError`, `AnalysisMismatchError`
+    (`language` other than the one a database holding passages records). A
+    SQLite file this call created is deleted at the end when nothing was
+    written to it, so a first call that fails leaves no empty database behind.
     """
+    if db == IN_MEMORY:
+        size = dimension or UNEMBEDDED_DIMENSION
+        yield StoreSet(
+            backend="memory",
+            graph=InMemoryGraphStore(),
+            vectors=InMemoryVectorStore(dimension=size),
+            chunks=InMemoryChunkStore(dimension=size, language=language or DEFAULT_LANGUAGE),
+            events=InMemoryEventLog(),
+        )
+        return
     if db.startswith(POSTGRES_PREFIXES):
-        async with _postgres(db, dimension=dimension, create=create, migrate=migrate) as stores:
+        async with _postgres(
+            db, dimension=dimension, create=create, migrate=migrate, language=language
+        ) as stores:
             yield stores
         return
     path = Path(db)
@@ -72,17 +98,20 @@ async def open_store_set(
             dimension=None if exists else (dimension or UNEMBEDDED_DIMENSION),
             migrate=migrate,
             read_only=not create and not migrate,
+            language=language,
         )
     except DimensionRequiredError:
         if not create:
             raise
         # An empty file, given to a command that writes: initialise it as a new one.
-        sqlite = open_sqlite(path, dimension=dimension or UNEMBEDDED_DIMENSION, migrate=migrate)
+        sqlite = open_sqlite(
+            path, dimension=dimension or UNEMBEDDED_DIMENSION, migrate=migrate, language=language
+        )
     if sqlite.database.read_only and await _lags_and_writable(sqlite, path):
         # A crash left the stores behind the log: a writable open folds the
         # missing events first (ADR 0134), so a reader never sees the lag (B132).
         await sqlite.close()
-        sqlite = open_sqlite(path)
+        sqlite = open_sqlite(path, language=language)
     # A file this open made, and nothing written to it: not left behind.
     unwritten = None if exists else sqlite.database.total_changes
     try:
@@ -121,7 +150,7 @@ async def _lags_and_writable(sqlite: SqliteStores, path: Path) -> bool:
 
 @asynccontextmanager
 async def _postgres(
-    url: str, *, dimension: int | None, create: bool, migrate: bool
+    url: str, *, dimension: int | None, create: bool, migrate: bool, language: str | None
 ) -> AsyncIterator[StoreSet]:
     try:
         from redstring.composition.postgres_stores import (  # noqa: PLC0415 (optional extra)
@@ -131,12 +160,14 @@ async def _postgres(
         raise MissingExtraError(extra="postgres", missing="psycopg and pgvector") from None
 
     try:
-        postgres = await open_postgres(url, dimension=dimension, migrate=migrate)
+        postgres = await open_postgres(url, dimension=dimension, migrate=migrate, language=language)
     except DimensionRequiredError:
         if dimension is not None or not create:
             raise
         # A new database, made by a command that writes: the unembedded default.
-        postgres = await open_postgres(url, dimension=UNEMBEDDED_DIMENSION, migrate=migrate)
+        postgres = await open_postgres(
+            url, dimension=UNEMBEDDED_DIMENSION, migrate=migrate, language=language
+        )
     try:
         yield StoreSet(
             backend="PostgreSQL",

@@ -62,6 +62,7 @@ class Redstring:
         migrate: bool = False,
         create: bool = True,
         opener: StoreOpener | None = None,
+        language: str | None = None,
     ) -> None:
         self._client = AsyncRedstring(
             db,
@@ -71,6 +72,7 @@ class Redstring:
             migrate=migrate,
             create=create,
             opener=opener,
+            language=language,
         )
         self._bridge = LoopThread("redstring-client")
         self._bridge.stop_when_collected(self, self._client.close)
@@ -155,6 +157,7 @@ class Redstring:
         root: str | os.PathLike[str] | None = None,
         encoding: str = "utf-8",
         progress: ProgressCallback | None = None,
+        pair_questions: int = 0,
     ) -> GraphBuildReport:
         """See `AsyncRedstring.build`."""
         return self._run(
@@ -168,6 +171,7 @@ class Redstring:
                 root=root,
                 encoding=encoding,
                 progress=progress,
+                pair_questions=pair_questions,
             )
         )
 

@@ -35,19 +35,12 @@ from redstring.domain.confidence import (
     bm25_coverage,
     nothing_matches,
     require_calibration,
-    require_min_confidence,
 )
 from redstring.domain.errors import DimensionMismatchError
 from redstring.domain.fusion import DEFAULT_PASSAGE_FUSION, FusionStrategy
 from redstring.domain.ids import TenantId
-from redstring.domain.retrieval import RetrievalMode, resolve_mode
-from redstring.domain.tokenize import tokenize
-from redstring.domain.validation import (
-    require_k,
-    require_query,
-    require_str_items,
-    require_tenant_id,
-)
+from redstring.domain.retrieval import RetrievalMode, require_served, resolve_mode
+from redstring.domain.search_request import SearchRequest
 from redstring.ports.chunk_store import ChunkStore, LexicalChunkSource, SemanticChunkSource
 from redstring.ports.embedding_provider import EmbeddingProvider
 
@@ -162,17 +155,38 @@ class ChunkRetriever:
         `None` or a number from 0 to 1, or a mode this retriever was not built for
         (naming the constructor that serves it). `k == 0` returns no matches.
         """
-        require_query(query)
-        require_k(k)
-        threshold = require_min_confidence(min_confidence)
-        require_tenant_id(tenant_id)
-        source_ids = require_str_items("source_ids", source_ids)
         resolved = resolve_mode(
             mode,
             default=self._default,
             semantic_available=self._semantic is not None,
             primary_constructor=_PRIMARY,
         )
+        return await self.search(
+            SearchRequest.of(
+                query,
+                tenant_id,
+                k=k,
+                mode=resolved,
+                only=source_ids,
+                only_name="source_ids",
+                min_confidence=min_confidence,
+            )
+        )
+
+    async def search(self, request: SearchRequest) -> ChunkRetrievalResult:
+        """`retrieve_chunks` for a request checked once already (`SearchRequest.of`).
+
+        `request.only` lists the source ids kept. Raises `ModeNeedsEmbeddingsError`
+        for a semantic or hybrid request to a lexical-only retriever; nothing
+        else is checked again.
+        """
+        require_served(
+            request.mode,
+            semantic_available=self._semantic is not None,
+            primary_constructor=_PRIMARY,
+        )
+        query, tenant_id, k, resolved = request.text, request.tenant_id, request.k, request.mode
+        source_ids, threshold = request.filter_list(), request.min_confidence
         if k == 0:
             return ChunkRetrievalResult(query=query, mode=resolved, matches=[])
         pair = self._semantic if resolved is not RetrievalMode.LEXICAL else None
@@ -196,7 +210,7 @@ class ChunkRetriever:
         fused = self._fusion.fuse(
             [(m.chunk.id, m.score) for m in semantic],
             [(chunk_id, bm25_relative(score, lexical[0][1])) for chunk_id, score in lexical],
-            query=query,
+            query=request.query,
         )[:k]
         if nothing_matches(confidence.values(), threshold):
             fused = []
@@ -247,8 +261,10 @@ async def _lexical_channel(
 ) -> tuple[list[tuple[ChunkId, float]], float]:
     """BM25 over the store's candidates for the query's terms, and the query's
     `bm25_ceiling` over the whole corpus; `([], 0.0)` when not run."""
-    terms = tokenize(query)
-    if source is None or not terms:
+    if source is None:
+        return [], 0.0
+    terms = source.analyzer.terms(query)
+    if not terms:
         return [], 0.0
     found = await source.lexical_candidates(terms, tenant_id, source_ids=source_ids)
     ceiling = bm25_ceiling(found.document_frequencies.tolist(), found.document_count)

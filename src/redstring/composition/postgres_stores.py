@@ -71,6 +71,7 @@ async def open_postgres(
     min_size: int = 1,
     max_size: int = 10,
     connect_timeout: float = 10.0,
+    language: str | None = None,
 ) -> PostgresStores:
     """Connect to `url` and open the stores in `schema`, creating their tables if absent.
 
@@ -89,7 +90,9 @@ async def open_postgres(
     `ForeignSchemaError` (nothing is written into it), and a recorded dimension
     that is not a positive integer `CorruptSettingError`. Every store is
     first caught up with the event log for each tenant it lags behind (a
-    crash between append and fold; ADR 0132, B130).
+    crash between append and fold; ADR 0132, B130). `language` is what
+    passages are analysed in for BM25 (a Snowball language, or "none"), see
+    `open_sqlite`.
     """
     dimension = require_dimension(dimension)
     database = await PostgresDatabase.connect(
@@ -119,7 +122,9 @@ async def open_postgres(
             ef_search=ef_search,
             exact_below=exact_below,
         )
-        chunks = await PostgresChunkStore.open(database, dimension=dimension, migrate=migrate)
+        chunks = await PostgresChunkStore.open(
+            database, dimension=dimension, migrate=migrate, language=language
+        )
         events = await PostgresEventLog.open(database, migrate=migrate)
         await catch_up_every_tenant(events, graph=graph, vectors=vectors, chunks=chunks)
     except BaseException:

@@ -46,7 +46,6 @@ from redstring.domain.confidence import (
     ConfidenceCalibration,
     nothing_matches,
     require_calibration,
-    require_min_confidence,
 )
 from redstring.domain.entity import Entity
 from redstring.domain.errors import DimensionMismatchError, MissingCapabilityError
@@ -57,14 +56,10 @@ from redstring.domain.retrieval import (
     RetrievalMode,
     RetrievalResult,
     ScoredEntity,
+    require_served,
     resolve_mode,
 )
-from redstring.domain.validation import (
-    require_k,
-    require_query,
-    require_str_items,
-    require_tenant_id,
-)
+from redstring.domain.search_request import SearchRequest
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.graph_store import GraphStore
 from redstring.ports.vector_store import VectorStore
@@ -208,25 +203,44 @@ class Retriever:
         is not a list of str, a `min_confidence` that is not `None` or a
         number from 0 to 1, or a mode this retriever was not built for.
         """
-        require_query(query)
-        require_k(k)
-        threshold = require_min_confidence(min_confidence)
-        require_tenant_id(tenant_id)
-        entity_types = require_str_items("entity_types", entity_types)
         resolved = resolve_mode(
             mode,
             default=self._default_mode,
             semantic_available=self._semantic is not None,
             primary_constructor=PRIMARY_CONSTRUCTOR,
         )
+        return await self.search(
+            SearchRequest.of(
+                query,
+                tenant_id,
+                k=k,
+                mode=resolved,
+                only=entity_types,
+                min_confidence=min_confidence,
+            )
+        )
+
+    async def search(self, request: SearchRequest) -> RetrievalResult:
+        """`retrieve` for a request checked once already (`SearchRequest.of`), mode resolved.
+
+        Raises `ModeNeedsEmbeddingsError` for a semantic or hybrid request to a
+        lexical-only retriever; nothing else is checked again.
+        """
+        require_served(
+            request.mode,
+            semantic_available=self._semantic is not None,
+            primary_constructor=PRIMARY_CONSTRUCTOR,
+        )
+        query, tenant_id, k = request.text, request.tenant_id, request.k
+        entity_types, threshold = request.filter_list(), request.min_confidence
         if k == 0:
             return RetrievalResult(query=query)
-        semantic_side = self._semantic if resolved is not RetrievalMode.LEXICAL else None
-        normalized = NormalizedQuery.of(query)
+        semantic_side = self._semantic if request.mode is not RetrievalMode.LEXICAL else None
+        normalized = request.query
         semantic, lexical = await asyncio.gather(
             self._rank_semantically(semantic_side, query, tenant_id, k, entity_types),
             self._rank_lexically(
-                resolved is not RetrievalMode.SEMANTIC,
+                request.mode is not RetrievalMode.SEMANTIC,
                 normalized,
                 tenant_id,
                 k,

@@ -68,6 +68,7 @@ def open_sqlite(
     search_mode: SqliteSearchMode = "exact",
     exact_below: int = EXACT_BELOW,
     probes: int = PROBES,
+    language: str | None = None,
 ) -> SqliteStores:
     """Open (creating if absent) the database file at `path` and the stores over it.
 
@@ -92,7 +93,11 @@ def open_sqlite(
     dimension that is not a positive integer `CorruptSettingError`. A
     writable open first catches every store up with the event log for each
     tenant it lags behind (a crash between append and fold; ADR 0132, B130);
-    a read-only one cannot, and reads the stores as they are.
+    a read-only one cannot, and reads the stores as they are. `language` is
+    what passages are analysed in for BM25: a Snowball language (stemming;
+    English also drops stopwords) or "none" (words as written). `None` keeps
+    the one the file records, English for a new file; another than a file
+    holding passages records raises `AnalysisMismatchError`.
     """
     dimension = require_dimension(dimension)
     name = f"SqliteDatabase({Path(path)})"
@@ -123,7 +128,7 @@ def open_sqlite(
             probes=probes,
         )
         chunks = SqliteChunkStore(
-            database, dimension=dimension, migrate=migrate, cache_bytes=budget
+            database, dimension=dimension, migrate=migrate, cache_bytes=budget, language=language
         )
         events = SqliteEventLog(database, migrate=migrate)
         if not read_only:

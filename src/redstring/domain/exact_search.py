@@ -14,7 +14,12 @@ import numpy as np
 import numpy.typing as npt
 from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
 
-from redstring.domain.errors import DimensionMismatchError, InvalidArgumentError, InvalidVectorError
+from redstring.domain.errors import (
+    DimensionMismatchError,
+    InvalidArgumentError,
+    InvalidVectorError,
+)
+from redstring.domain.validation import require_k
 
 FloatMatrix = npt.NDArray[np.float32]
 
@@ -47,21 +52,24 @@ def single_threaded_blas() -> Iterator[None]:
         yield
 
 
-def validate_search_args(k: int, min_score: float | None) -> None:
-    """Raise `InvalidArgumentError` for a negative `k` or a `min_score` outside 0..1."""
-    if k < 0:
-        raise InvalidArgumentError(
-            name="k",
-            value=k,
-            requirement="zero or more",
-            message=f"k must be zero or more, got {k}",
-        )
-    if min_score is not None and not 0.0 <= min_score <= 1.0:
+def validate_search_args(k: object, min_score: object) -> None:
+    """Refuse a `k` that is not an int of zero or more, and a `min_score` not a number in 0..1.
+
+    Each raises `InvalidArgumentError` (a `ValueError`) naming the argument.
+    """
+    require_k(k)
+    if min_score is None:
+        return
+    if isinstance(min_score, bool) or not isinstance(min_score, int | float):
         raise InvalidArgumentError(
             name="min_score",
             value=min_score,
-            requirement="on the 0..1 match scale",
-            message=f"min_score is on the 0..1 match scale, got {min_score}",
+            requirement=f"a number from 0 to 1 or None, not {type(min_score).__name__}; "
+            "pass e.g. min_score=0.5",
+        )
+    if not 0.0 <= min_score <= 1.0:
+        raise InvalidArgumentError(
+            name="min_score", value=min_score, requirement="on the 0..1 match scale"
         )
 
 
@@ -87,20 +95,41 @@ def top_k(
     scores = np.clip((1.0 + products) / 2.0, 0.0, 1.0)
     keep = np.ones(scores.shape[0], dtype=bool) if eligible is None else eligible.copy()
     if min_score is not None:
-        keep &= scores >= min_score
+        keep &= scores >= min_score - RESCORE_MARGIN
     rows = np.flatnonzero(keep)
     if rows.size == 0:
         return []
     candidate_scores = scores[rows]
     if rows.size > k:
         threshold = np.partition(candidate_scores, rows.size - k)[rows.size - k]
-        chosen = candidate_scores >= threshold
-        rows, candidate_scores = rows[chosen], candidate_scores[chosen]
+        chosen = candidate_scores >= threshold - RESCORE_MARGIN
+        rows = rows[chosen]
+    exact = _row_scores(matrix[rows], query)
+    if min_score is not None:
+        rows, exact = rows[exact >= min_score], exact[exact >= min_score]
     ranked = sorted(
-        zip(rows.tolist(), candidate_scores.tolist(), strict=True),
+        zip(rows.tolist(), exact.tolist(), strict=True),
         key=lambda pair: (-pair[1], ids[pair[0]]),
     )
     return ranked[:k]
+
+
+#: How far below the k-th BLAS score a row may be and still be rescored: far above the
+#: float32 rounding of a unit-vector dot product, which depends on the row's position.
+RESCORE_MARGIN = 1e-5
+
+
+def _row_scores(rows: FloatMatrix, query: FloatMatrix) -> npt.NDArray[np.float64]:
+    """Match scores of `rows`, each computed alike wherever it sits in the matrix.
+
+    BLAS rounds a row's product differently by its position in the block it
+    is computed in, so two equal rows could score apart and break their tie
+    by position; a float64 row-wise sum does not.
+    """
+    products = (rows.astype(np.float64) * query.astype(np.float64)).sum(axis=1)
+    return np.asarray(np.clip((1.0 + products) / 2.0, 0.0, 1.0), dtype=np.float32).astype(
+        np.float64
+    )
 
 
 def stored_vector(vector: Sequence[float], *, dimension: int, context: str) -> FloatMatrix:

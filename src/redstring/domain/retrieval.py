@@ -36,6 +36,7 @@ __all__ = [
     "parse_mode",
     "require_k",
     "require_query",
+    "require_served",
     "resolve_mode",
 ]
 
@@ -89,6 +90,18 @@ def resolve_mode(
     rather than silently degraded to its lexical half.
     """
     mode = default if requested is None else parse_mode(requested)
+    return require_served(
+        mode, semantic_available=semantic_available, primary_constructor=primary_constructor
+    )
+
+
+def require_served(
+    mode: RetrievalMode, *, semantic_available: bool, primary_constructor: str
+) -> RetrievalMode:
+    """`mode` if a retriever with (or without) a semantic channel can run it.
+
+    Raises `ModeNeedsEmbeddingsError` naming `primary_constructor` otherwise.
+    """
     if mode is not RetrievalMode.LEXICAL and not semantic_available:
         raise ModeNeedsEmbeddingsError(
             mode=mode.value,

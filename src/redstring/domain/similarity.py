@@ -1,7 +1,7 @@
 """String similarity between two names.
 
 Jaro-Winkler from `rapidfuzz`, which scores exactly as `jellyfish` (checked
-on corpus names by `tests/unit/domain/test_similarity_backends.py`) and is
+on corpus names by `tests/unit/domain/test_similarity.py`) and is
 faster (ADR 0070).
 """
 

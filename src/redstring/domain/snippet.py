@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from redstring.domain.normalization import normalize_name
-from redstring.domain.tokenize import tokenize
+from redstring.domain.tokenize import ENGLISH_STOPWORDS, words
 
 #: The shortest term (or word) a longer word (or term) is matched by as a prefix.
 MIN_PREFIX = 4
@@ -44,7 +44,7 @@ def best_window(text: str, query: str, width: int) -> str:
     beyond `width`. Without any match it is the text's start.
     """
     flat = " ".join(text.split())
-    terms = frozenset(tokenize(query))
+    terms = frozenset(words(query)) - ENGLISH_STOPWORDS
     hits = [
         (found.start(), found.end(), term)
         for found in _WORD.finditer(flat)

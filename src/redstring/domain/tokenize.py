@@ -1,25 +1,41 @@
-"""The one tokenizer of the chunk corpus: text to the terms BM25 counts.
+"""The text analysis of the chunk corpus: text to the terms BM25 counts.
 
-Stores index the terms `tokenize` gives and the retriever looks up the terms
-it gives for a query, so every adapter ranks on the same terms.
+An `Analyzer` is named by a language: a Snowball stemmer (PyStemmer) of that
+language and, for English, a short stopword list; or `"none"`, the words as
+written. A chunk store indexes the terms its analyzer gives and records the
+language with the index; a query is analysed by the same analyzer, so both
+sides meet on the same terms.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Final
 
+import Stemmer  # type: ignore[import-not-found]  # PyStemmer ships no type hints
+
+from redstring.domain.errors import (
+    AnalysisMismatchError,
+    CorruptSettingError,
+    InvalidArgumentError,
+)
 from redstring.domain.normalization import normalize_name
 
-#: A word: a run of Unicode letters and digits (underscore splits words).
-_WORD = re.compile(r"[^\W_]+")
-#: For ASCII text, every character `_WORD` does not match made a space: the words are then
-#: what `str.split` gives, several times faster than the regex (B101).
-_ASCII_SEPARATORS = {code: " " for code in range(128) if not re.fullmatch(_WORD, chr(code))}
+#: The language a new index is analysed in.
+DEFAULT_LANGUAGE: Final = "english"
+#: The language name of no analysis: casefolded words as written, nothing removed.
+NO_ANALYSIS: Final = "none"
+#: Every language an index can be analysed in.
+LANGUAGES: Final = frozenset(Stemmer.algorithms()) | {NO_ANALYSIS}
+#: What a database records for postings written before text analysis was a
+#: setting (casefolded words, a longer stopword list): they are analysed again on migration.
+UNANALYSED: Final = "unanalysed"
 
-#: Function words too common to tell passages apart. Deliberately short: a
-#: long list removes terms ("who", "first") that some queries are about.
-STOPWORDS: frozenset[str] = frozenset(
-    {
+#: English function words dropped before stemming: Lucene's English stop set
+#: (also bm25s's "en" list), plus "s" and "t", what is left of "Ada's" and
+#: "don't" once the apostrophe splits the word.
+ENGLISH_STOPWORDS: Final = frozenset(
+    [
         "a",
         "an",
         "and",
@@ -30,32 +46,20 @@ STOPWORDS: frozenset[str] = frozenset(
         "but",
         "by",
         "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "he",
-        "her",
-        "his",
-        "i",
         "if",
         "in",
         "into",
         "is",
         "it",
-        "its",
+        "no",
+        "not",
         "of",
         "on",
         "or",
-        "s",
-        "she",
-        "so",
-        "t",
-        "than",
+        "such",
         "that",
         "the",
         "their",
-        "them",
         "then",
         "there",
         "these",
@@ -63,24 +67,112 @@ STOPWORDS: frozenset[str] = frozenset(
         "this",
         "to",
         "was",
-        "we",
-        "were",
-        "which",
         "will",
         "with",
-    }
+        "s",
+        "t",
+    ]
 )
 
+#: A word: a run of Unicode letters and digits (underscore splits words).
+_WORD = re.compile(r"[^\W_]+")
+#: For ASCII text, every character `_WORD` does not match made a space: the words are then
+#: what `str.split` gives, several times faster than the regex (B101).
+_ASCII_SEPARATORS = {code: " " for code in range(128) if not re.fullmatch(_WORD, chr(code))}
+#: Words whose stems one analyzer remembers; past this the memory starts again.
+_REMEMBERED_WORDS = 1 << 18
 
-def tokenize(text: str) -> list[str]:
-    """The terms of `text`, in order, repeats kept.
 
-    `normalize_name` (NFKC, casefold) first, then runs of letters and digits,
-    then `STOPWORDS` removed. Total: a blank text gives `[]`.
-    """
+def words(text: str) -> list[str]:
+    """The words of `text`, in order: `normalize_name` (NFKC, casefold), then
+    runs of letters and digits. Total: a blank text gives `[]`."""
     folded = normalize_name(text)
     if folded.isascii():
-        words = folded.translate(_ASCII_SEPARATORS).split()
-    else:
-        words = _WORD.findall(folded)
-    return [term for term in words if term not in STOPWORDS]
+        return folded.translate(_ASCII_SEPARATORS).split()
+    return _WORD.findall(folded)
+
+
+class _Stems(dict[str, str]):
+    """Word to term, filled on first sight: the stem, or `""` for a stopword."""
+
+    def __init__(self, stemmer: Stemmer.Stemmer, stopwords: frozenset[str]) -> None:
+        super().__init__()
+        self._stem = stemmer.stemWord
+        self._stopwords = stopwords
+
+    def __missing__(self, word: str) -> str:
+        if len(self) >= _REMEMBERED_WORDS:
+            self.clear()
+        term = "" if word in self._stopwords else self._stem(word)
+        self[word] = term
+        return term
+
+
+class Analyzer:
+    """The terms of a text in one language, as an index and its queries count them.
+
+    `language` is a Snowball language (`LANGUAGES`) or `"none"`. Equal when
+    the languages are. Each word's stem is computed once and remembered.
+    """
+
+    __slots__ = ("_stems", "language")
+
+    def __init__(self, language: str = DEFAULT_LANGUAGE) -> None:
+        if not isinstance(language, str) or language.casefold() not in LANGUAGES:
+            raise InvalidArgumentError(
+                name="language",
+                value=language,
+                requirement=f"one of {', '.join(sorted(LANGUAGES))} ({NO_ANALYSIS!r}: no stemming)",
+            )
+        self.language: str = language.casefold()
+        self._stems: _Stems | None = None
+        if self.language != NO_ANALYSIS:
+            stopwords = ENGLISH_STOPWORDS if self.language == "english" else frozenset()
+            self._stems = _Stems(Stemmer.Stemmer(self.language), stopwords)
+
+    def terms(self, text: str) -> list[str]:
+        """The terms of `text`, in order, repeats kept: its `words`, stopwords
+        dropped, each stemmed. Total: a blank text gives `[]`."""
+        found = words(text)
+        if self._stems is None:
+            return found
+        return [term for term in map(self._stems.__getitem__, found) if term]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Analyzer) and other.language == self.language
+
+    def __hash__(self) -> int:
+        return hash(self.language)
+
+    def __repr__(self) -> str:
+        return f"Analyzer({self.language!r})"
+
+
+def settled_language(
+    asked: str | None, stored: str | None, *, holds_chunks: bool, store: str, path: str
+) -> str:
+    """The language a chunk index is opened in: `asked`, checked against what it records.
+
+    `stored` is the recorded language (`None`: none yet; `UNANALYSED`: postings
+    to analyse again), `asked` the caller's (`None`: whatever is recorded,
+    `DEFAULT_LANGUAGE` for a new or unanalysed index). An index holding
+    chunks keeps its language: another one asked raises
+    `AnalysisMismatchError`; an empty one takes the one asked. A recorded
+    value that names no language raises `CorruptSettingError`.
+    """
+    language = None if asked is None else Analyzer(asked).language
+    if stored is None or stored == UNANALYSED:
+        return language or DEFAULT_LANGUAGE
+    if stored not in LANGUAGES:
+        raise CorruptSettingError(
+            store=store,
+            path=path,
+            setting="chunks language",
+            value=stored,
+            expected="a language name",
+        )
+    if language is None:
+        return stored
+    if language != stored and holds_chunks:
+        raise AnalysisMismatchError(store=store, stored=stored, asked=language)
+    return language

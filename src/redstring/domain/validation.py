@@ -173,24 +173,85 @@ def require_documents(documents: Iterable[Any], *, name: str = "documents") -> N
         require_finite_json(f"{where}.metadata", document.metadata)
 
 
-def require_writable_graph(entities: Iterable[Any], relationships: Iterable[Any]) -> None:
+#: The most characters of an entity's name or of one alias. A name files blocking keys
+#: in proportion to its length (character trigrams), and every lexical query of its
+#: tenant that shares one reads it: a longer text belongs in the description.
+MAX_NAME_LENGTH = 1000
+
+
+def require_name(name: str, value: str) -> None:
+    """Refuse a name (or alias) longer than `MAX_NAME_LENGTH` characters."""
+    if len(value) > MAX_NAME_LENGTH:
+        raise InvalidArgumentError(
+            name=name,
+            value=value[:40] + "...",
+            requirement=f"at most {MAX_NAME_LENGTH} characters, not {len(value)}: a name "
+            "is what the entity is called; put longer text in its description",
+        )
+
+
+def require_keys(keys: object, *, name: str = "keys") -> None:
+    """Refuse `keys` unless it is a collection of str (a lone `str` reads as its characters)."""
+    if isinstance(keys, str | bytes) or not isinstance(keys, Iterable):
+        raise InvalidArgumentError(
+            name=name,
+            value=keys,
+            requirement=f"a list of str, not {type(keys).__name__}; pass [{keys!r}] for one key",
+        )
+    for index, key in enumerate(keys):
+        if not isinstance(key, str):
+            raise InvalidArgumentError(
+                name=f"{name}[{index}]", value=key, requirement="a str (a blocking key)"
+            )
+
+
+def require_instances(name: str, values: object, kind: type) -> list[Any]:
+    """`values` as a list whose every item is a `kind`, else `InvalidArgumentError` naming it."""
+    if isinstance(values, str | bytes | kind | Mapping) or not isinstance(values, Iterable):
+        raise InvalidArgumentError(
+            name=name,
+            value=values,
+            requirement=f"a list of {kind.__name__}, not {type(values).__name__}; "
+            "pass [value] for one",
+        )
+    items = list(values)
+    for index, item in enumerate(items):
+        if not isinstance(item, kind):
+            raise InvalidArgumentError(
+                name=f"{name}[{index}]",
+                value=item,
+                requirement=f"a {kind.__name__}, not {type(item).__name__}; build one with "
+                f"{kind.__name__}(...) or {kind.__name__}.model_validate(data)",
+            )
+    return items
+
+
+def require_writable_graph(entities: object, relationships: object) -> None:
     """Every entity and relationship a store is asked to write can be stored and read back.
 
-    Text fields must be encodable (no lone surrogate) and `properties` finite
-    JSON, so memory, SQLite and PostgreSQL hold the same thing. Called by each
-    graph store's `upsert` before it writes anything.
+    Each must be an `Entity` / `Relationship` (a dict is refused naming its
+    place); text fields must be encodable (no lone surrogate) and `properties`
+    finite JSON, so memory, SQLite and PostgreSQL hold the same thing. Called
+    by each graph store's `upsert` before it writes anything.
     """
-    for index, entity in enumerate(entities):
+    # entity imports ids, which imports this module: read at call time
+    from redstring.domain.entity import Entity, Relationship  # noqa: PLC0415
+
+    for index, entity in enumerate(require_instances("entities", entities, Entity)):
         where = f"entities[{index}]"
         require_tenant_id(entity.tenant_id, name=f"{where}.tenant_id")
         for field in ("entity_type", "name", "normalized_name", "description"):
             require_str(f"{where}.{field}", getattr(entity, field))
+        require_name(f"{where}.name", entity.name)
         for position, alias in enumerate(entity.aliases):
             require_str(f"{where}.aliases[{position}]", alias)
+            require_name(f"{where}.aliases[{position}]", alias)
         for position, document_id in enumerate(entity.source_document_ids):
             require_str(f"{where}.source_document_ids[{position}]", document_id)
         require_finite_json(f"{where}.properties", entity.properties)
-    for index, relationship in enumerate(relationships):
+    for index, relationship in enumerate(
+        require_instances("relationships", relationships, Relationship)
+    ):
         where = f"relationships[{index}]"
         require_tenant_id(relationship.tenant_id, name=f"{where}.tenant_id")
         require_str(f"{where}.relationship_type", relationship.relationship_type)

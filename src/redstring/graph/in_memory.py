@@ -17,7 +17,7 @@ from redstring.domain.errors import InvalidArgumentError, UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
-from redstring.domain.validation import require_tenant_id, require_writable_graph
+from redstring.domain.validation import require_keys, require_tenant_id, require_writable_graph
 from redstring.graph.in_memory_filing import Filing, Keys
 from redstring.storage.describe import DescribedStore
 
@@ -149,6 +149,7 @@ class InMemoryGraphStore(DescribedStore):
     async def find_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[Entity]]:
+        require_keys(keys)
         require_tenant_id(tenant_id)
         if limit < 1:
             raise InvalidArgumentError(
@@ -174,6 +175,7 @@ class InMemoryGraphStore(DescribedStore):
     async def find_ids_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[EntityId]]:
+        require_keys(keys)
         require_tenant_id(tenant_id)
         if limit < 1:
             raise InvalidArgumentError(

@@ -13,7 +13,7 @@ from redstring.domain.errors import InvalidArgumentError, UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
-from redstring.domain.validation import require_tenant_id, require_writable_graph
+from redstring.domain.validation import require_keys, require_tenant_id, require_writable_graph
 from redstring.storage.describe import DescribedStore
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.postgres_json import jsonb_text
@@ -255,6 +255,7 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
     async def find_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[Entity]]:
+        require_keys(keys)
         require_tenant_id(tenant_id)
         _require_limit(limit)
         # Per key, one index range cut at `limit` by LATERAL ... LIMIT: never a whole block.
@@ -275,6 +276,7 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
     async def find_ids_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[EntityId]]:
+        require_keys(keys)
         require_tenant_id(tenant_id)
         _require_limit(limit)
         rows = await self._rows(

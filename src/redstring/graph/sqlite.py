@@ -13,7 +13,7 @@ from redstring.domain.errors import InvalidArgumentError, UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
-from redstring.domain.validation import require_tenant_id, require_writable_graph
+from redstring.domain.validation import require_keys, require_tenant_id, require_writable_graph
 from redstring.graph.sqlite_keys import (
     Filing,
     capped_bodies,
@@ -212,6 +212,7 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
     async def find_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[Entity]]:
+        require_keys(keys)
         require_tenant_id(tenant_id)
         bodies = await self._blocks(capped_bodies, keys, tenant_id, limit)
         return {key: [Entity.model_validate_json(b) for b in bodies[key]] for key in keys}
@@ -219,6 +220,7 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
     async def find_ids_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, list[EntityId]]:
+        require_keys(keys)
         require_tenant_id(tenant_id)
         ids = await self._blocks(capped_ids, keys, tenant_id, limit)
         return {key: ids[key] for key in keys}

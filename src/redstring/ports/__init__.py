@@ -11,7 +11,8 @@ exchange beyond the root's types:
   `VectorRecord`, `VectorMatch`;
 - chunks: `ChunkStore` = `ChunkWriter` + `ChunkReader` + `LexicalChunkSource`
   + `SemanticChunkSource` + `ChunkPurge`; `ChunkManifest`, `ChunkSummary`,
-  `CorpusStats`, `LexicalCandidates` of `LexicalCandidate`s;
+  `CorpusStats`, `LexicalCandidates` of `LexicalCandidate`s, and the
+  `Analyzer` a chunk store turns text into terms with (a query too);
 - events: `EventLog` of `Event`s (`DocumentExtracted`, `DocumentChunked`,
   `EntitiesEmbedded`, `EntitiesMerged`, `EntitiesRetired`, `MergeUndone`);
 - models: `EmbeddingProvider`, `LlmProvider`, `CheckedLlmProvider`, `ServedLlmProvider`;
@@ -33,6 +34,7 @@ from redstring.domain.events import (
     MergeUndone,
 )
 from redstring.domain.summary import ChunkSummary, GraphSummary
+from redstring.domain.tokenize import Analyzer
 from redstring.domain.vector import VectorMatch, VectorRecord
 from redstring.ports.answer_memory import AnswerMemory
 from redstring.ports.chunk_store import (
@@ -58,6 +60,7 @@ from redstring.ports.transactions import SharedTransaction
 from redstring.ports.vector_store import VectorPurge, VectorSearcher, VectorStore, VectorWriter
 
 __all__ = [
+    "Analyzer",
     "AnswerMemory",
     "BlockingIndex",
     "BlockingIndexMaintenance",

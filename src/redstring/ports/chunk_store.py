@@ -1,10 +1,11 @@
 """Storing the passages documents were split into, per tenant, and finding them again.
 
-Chunks are keyed by (tenant, derived chunk id). Stores index the terms
-`redstring.domain.tokenize.tokenize` gives for each chunk's text and never
-tokenize any other way, so BM25 (`redstring.domain.bm25`) ranks identically
-over every adapter. Filters (`source_ids`) apply before `k`; `source_ids=None`
-means no filter and `[]` matches nothing.
+Chunks are keyed by (tenant, derived chunk id). A store indexes the terms
+its `analyzer` (`redstring.domain.tokenize.Analyzer`) gives for each chunk's
+text and never any other way, and a query is analysed by the same analyzer,
+so BM25 (`redstring.domain.bm25`) ranks identically over every adapter.
+Filters (`source_ids`) apply before `k`; `source_ids=None` means no filter
+and `[]` matches nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from redstring.domain.chunk import ChunkId, ChunkManifest, StoredChunk
 from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary
+from redstring.domain.tokenize import Analyzer
 
 
 @runtime_checkable
@@ -99,6 +101,11 @@ class ChunkReader(Protocol):
 class LexicalChunkSource(Protocol):
     """Lexical candidates from an inverted index of terms: a lookup, never a scan."""
 
+    @property
+    def analyzer(self) -> Analyzer:
+        """How this index turns text into terms; analyse a query with it before asking."""
+        ...
+
     async def lexical_candidates(
         self,
         terms: Sequence[str],
@@ -107,6 +114,8 @@ class LexicalChunkSource(Protocol):
         source_ids: Sequence[str] | None = None,
     ) -> LexicalCandidates:
         """Every chunk of `tenant_id` containing at least one of `terms`, with the statistics.
+
+        `terms` are as `analyzer` gives them; another form matches nothing.
 
         Columns (ADR 0186): each chunk appears once, by id, with its term count
         and the count of each asked term it contains (a caller fetches only the `k` best

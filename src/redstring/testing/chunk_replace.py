@@ -16,7 +16,6 @@ from redstring.domain.bm25 import CorpusStats
 from redstring.domain.chunk import ChunkId, StoredChunk
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import TenantId
-from redstring.domain.tokenize import tokenize
 from redstring.ports.chunk_store import ChunkStore
 from redstring.testing._chunks import DIMENSION, axis, passage
 from redstring.testing._support import fixed_id, fresh_tenant
@@ -43,7 +42,7 @@ async def _state(
 ) -> tuple[list[StoredChunk], CorpusStats, list[tuple[ChunkId, int]]]:
     """The source's chunks, the statistics of their terms, and each candidate's length."""
     chunks = await store.chunks_of_source("doc", tenant)
-    terms = sorted({t for c in chunks for t in tokenize(c.text)})
+    terms = sorted({t for c in chunks for t in store.analyzer.terms(c.text)})
     found = await store.lexical_candidates(terms, tenant)
     return chunks, found.stats, sorted((c.chunk_id, c.length) for c in found.candidates)
 
@@ -124,7 +123,7 @@ class ChunkReplaceCompliance(ABC):
             await store.replace_source("doc", tenant, given)
             chunks, stats, candidates = await _state(store, tenant)
             assert chunks == given
-            counts = {c.id: Counter(tokenize(c.text)) for c in given}
+            counts = {c.id: Counter(store.analyzer.terms(c.text)) for c in given}
             assert stats.document_count == len(given)
             total = sum(n.total() for n in counts.values())
             assert stats.average_length == pytest.approx(total / len(given) if given else 0.0)

@@ -32,7 +32,7 @@ class ChunkSearchCompliance(ABC):
         await store.upsert_chunks([embedded, bare])
         matches = await store.search_chunks(axis(0), tenant, k=10)
         assert [m.chunk.id for m in matches] == [embedded.id]
-        found = await store.lexical_candidates(["engine"], tenant)
+        found = await store.lexical_candidates(store.analyzer.terms("engine"), tenant)
         assert {c.chunk_id for c in found.candidates} == {bare.id, embedded.id}
 
     @pytest.mark.asyncio

@@ -1,10 +1,13 @@
 """The contract every `ChunkStore` adapter satisfies.
 
-Subclass `ChunkStoreCompliance` in a test module and implement `make_store`:
+Subclass `ChunkStoreCompliance` in a test module and implement `make_store`
+(and `reopen_store` when the index outlives the store, as a file does):
 
     class TestMine(ChunkStoreCompliance):
-        async def make_store(self, dimension: int) -> ChunkStore:
-            return MyChunkStore(dimension=dimension)
+        async def make_store(
+            self, dimension: int, *, language: str | None = None
+        ) -> ChunkStore:
+            return MyChunkStore(dimension=dimension, language=language)
 
 The suite is written against the port and the domain only.
 """
@@ -20,10 +23,10 @@ from hypothesis import strategies as st
 from pydantic import JsonValue
 
 from redstring.domain.errors import DimensionMismatchError, InvalidVectorError
-from redstring.domain.tokenize import tokenize
 from redstring.ports.chunk_store import ChunkStore
 from redstring.testing._chunks import DIMENSION, axis, frequencies, passage
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
+from redstring.testing.chunk_analysis import ChunkAnalysisCompliance
 from redstring.testing.chunk_ids import ChunkIdCompliance
 from redstring.testing.chunk_manifest import ChunkManifestCompliance
 from redstring.testing.chunk_replace import ChunkReplaceCompliance
@@ -35,6 +38,7 @@ from redstring.testing.tenant_summary import ChunkSummaryCompliance
 
 
 class ChunkStoreCompliance(
+    ChunkAnalysisCompliance,
     ChunkJsonNumberCompliance,
     ChunkTenantKeyCompliance,
     ChunkSummaryCompliance,
@@ -47,8 +51,8 @@ class ChunkStoreCompliance(
     """Behaviour any `ChunkStore` must show; see the module docstring."""
 
     @abstractmethod
-    async def make_store(self, dimension: int) -> ChunkStore:
-        """A new, empty store of `dimension`."""
+    async def make_store(self, dimension: int, *, language: str | None = None) -> ChunkStore:
+        """A new, empty store of `dimension` analysing in `language` (`None`: the default)."""
 
     # -- reading and writing ----------------------------------------------
 
@@ -109,15 +113,16 @@ class ChunkStoreCompliance(
         assert hit.score == pytest.approx(1.0, abs=1e-6)
         [hit] = await store.search_chunks(axis(0), second, k=5)
         assert hit.score == pytest.approx(0.5, abs=1e-6)
-        found = await store.lexical_candidates(["shared"], first)
+        shared = store.analyzer.terms("shared")
+        found = await store.lexical_candidates(shared, first)
         assert found.stats.document_count == 1
-        assert found.stats.document_frequencies == {"shared": 1}
+        assert found.stats.document_frequencies == {shared[0]: 1}
         assert [c.chunk_id for c in found.candidates] == [mine.id]
         await store.delete_source("doc", first)
         assert await store.chunks_of_source("doc", first) == []
         assert await store.list_chunks(first) == []
         assert len(await store.chunks_of_source("doc", second)) == 2
-        assert (await store.lexical_candidates(["shared"], second)).stats.document_count == 2
+        assert (await store.lexical_candidates(shared, second)).stats.document_count == 2
 
     @pytest.mark.asyncio
     async def test_a_tenant_with_nothing_stored_reads_empty_everywhere(self) -> None:
@@ -131,11 +136,12 @@ class ChunkStoreCompliance(
         assert await store.chunks_of_source("doc", tenant) == []
         assert await store.chunks_of_entity(fixed_id(1), tenant) == []
         assert await store.search_chunks(axis(0), tenant) == []
-        found = await store.lexical_candidates(["elsewhere"], tenant)
+        [elsewhere] = store.analyzer.terms("elsewhere")
+        found = await store.lexical_candidates([elsewhere], tenant)
         assert found.candidates == []
         assert found.stats.document_count == 0
         assert found.stats.average_length == 0.0
-        assert found.stats.document_frequencies == {"elsewhere": 0}
+        assert found.stats.document_frequencies == {elsewhere: 0}
         await store.delete_source("doc", tenant)
         await store.purge_tenant(tenant)
 
@@ -241,8 +247,9 @@ class ChunkStoreCompliance(
         assert await store.chunks_of_source("doc", tenant) == before
         assert await store.chunks_of_source("another", tenant) == []
         assert await store.chunks_of_source("doc", other) == []
-        found = await store.lexical_candidates(["original", "ok"], tenant)
-        assert found.stats.document_frequencies == {"original": 1, "ok": 0}
+        original, ok = store.analyzer.terms("original ok")
+        found = await store.lexical_candidates([original, ok], tenant)
+        assert found.stats.document_frequencies == {original: 1, ok: 0}
 
     @pytest.mark.asyncio
     async def test_replace_source_with_nothing_empties_it(self) -> None:
@@ -276,19 +283,21 @@ class ChunkStoreCompliance(
     # -- lexical ------------------------------------------------------------
 
     @pytest.mark.asyncio
-    async def test_postings_count_terms_as_tokenize_gives_them(self) -> None:
+    async def test_postings_count_terms_as_the_analyzer_gives_them(self) -> None:
         store = await self.make_store(DIMENSION)
         tenant = fresh_tenant()
         text = "The Engine, the ENGINE and the engine's notes"
         long, short = passage(tenant, "doc", text), passage(tenant, "doc", "notes", index=1)
         await store.upsert_chunks([long, short])
-        found = await store.lexical_candidates(["engine", "notes", "absent", "engine"], tenant)
+        engine, notes, absent = store.analyzer.terms("engine notes absent")
+        found = await store.lexical_candidates([engine, notes, absent, engine], tenant)
+        terms = store.analyzer.terms(text)
         assert found.stats.document_count == 2
-        assert found.stats.average_length == pytest.approx((len(tokenize(text)) + 1) / 2)
-        assert found.stats.document_frequencies == {"engine": 1, "notes": 2, "absent": 0}
+        assert found.stats.average_length == pytest.approx((len(terms) + 1) / 2)
+        assert found.stats.document_frequencies == {engine: 1, notes: 2, absent: 0}
         lengths = {c.chunk_id: c.length for c in found.candidates}
-        assert lengths == {long.id: len(tokenize(text)), short.id: 1}
-        assert frequencies(found) == {long.id: {"engine": 3, "notes": 1}, short.id: {"notes": 1}}
+        assert lengths == {long.id: len(terms), short.id: 1}
+        assert frequencies(found) == {long.id: {engine: 3, notes: 1}, short.id: {notes: 1}}
 
     @pytest.mark.asyncio
     async def test_a_chunk_of_stopwords_only_counts_in_the_corpus_but_posts_nothing(
@@ -301,11 +310,12 @@ class ChunkStoreCompliance(
             passage(tenant, "doc", "engine", index=1),
         )
         await store.upsert_chunks([empty, worded])
-        assert tokenize(empty.text) == []
-        found = await store.lexical_candidates(["the", "engine"], tenant)
+        assert store.analyzer.terms(empty.text) == []
+        [engine] = store.analyzer.terms("engine")
+        found = await store.lexical_candidates(["the", engine], tenant)
         assert found.stats.document_count == 2
         assert found.stats.average_length == pytest.approx(0.5)
-        assert found.stats.document_frequencies == {"the": 0, "engine": 1}
+        assert found.stats.document_frequencies == {"the": 0, engine: 1}
         assert [c.chunk_id for c in found.candidates] == [worded.id]
         await store.upsert_chunks([empty])
         assert await store.chunks_of_source("doc", tenant) == [empty, worded]
@@ -319,12 +329,13 @@ class ChunkStoreCompliance(
         await store.upsert_chunks([chunk, chunk])
         await store.replace_source("doc", tenant, [chunk])
         await store.replace_source("doc", tenant, [chunk, chunk])
-        found = await store.lexical_candidates(["engine"], tenant)
+        [engine] = store.analyzer.terms("engine")
+        found = await store.lexical_candidates([engine], tenant)
         assert found.stats.document_count == 1
         assert found.stats.average_length == pytest.approx(3.0)
-        assert found.stats.document_frequencies == {"engine": 1}
+        assert found.stats.document_frequencies == {engine: 1}
         assert [c.chunk_id for c in found.candidates] == [chunk.id]
-        assert found.candidates[0].term_frequencies["engine"] == 2
+        assert found.candidates[0].term_frequencies[engine] == 2
 
     @pytest.mark.asyncio
     async def test_the_lexical_filter_narrows_candidates_but_not_statistics(self) -> None:
@@ -332,9 +343,10 @@ class ChunkStoreCompliance(
         tenant = fresh_tenant()
         a, b = passage(tenant, "a", "engine one"), passage(tenant, "b", "engine two words")
         await store.upsert_chunks([a, b])
-        everything = await store.lexical_candidates(["engine"], tenant)
-        only_b = await store.lexical_candidates(["engine"], tenant, source_ids=["b"])
-        nothing = await store.lexical_candidates(["engine"], tenant, source_ids=[])
+        engine = store.analyzer.terms("engine")
+        everything = await store.lexical_candidates(engine, tenant)
+        only_b = await store.lexical_candidates(engine, tenant, source_ids=["b"])
+        nothing = await store.lexical_candidates(engine, tenant, source_ids=[])
         assert {c.chunk_id for c in everything.candidates} == {a.id, b.id}
         assert [c.chunk_id for c in only_b.candidates] == [b.id]
         assert nothing.candidates == []
@@ -371,8 +383,9 @@ class ChunkStoreCompliance(
         await store.upsert_chunks(
             [passage(other, "a", f"{word} n0", index=i) for i, word in enumerate(decoys)]
         )
+        terms = [t for word in terms for t in store.analyzer.terms(word)]
         found = await store.lexical_candidates(terms, tenant)
-        counted = {c.id: Counter(tokenize(c.text)) for c in chunks.values()}
+        counted = {c.id: Counter(store.analyzer.terms(c.text)) for c in chunks.values()}
         assert found.stats.document_count == len(chunks)
         total = sum(sum(counts.values()) for counts in counted.values())
         assert found.stats.average_length == pytest.approx(total / len(chunks) if chunks else 0.0)

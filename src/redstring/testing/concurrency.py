@@ -112,7 +112,9 @@ class ChunkStoreConcurrency(ABC):
                 await store.delete_source("doc", tenant)
 
         async def read() -> Hashable:
-            found = await store.lexical_candidates(["ada", "babbage", "engine"], tenant)
+            found = await store.lexical_candidates(
+                store.analyzer.terms("ada babbage engine"), tenant
+            )
             stats = found.stats
             return (
                 stats.document_count,

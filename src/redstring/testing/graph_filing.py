@@ -17,7 +17,9 @@ from uuid import UUID
 import pytest
 
 from redstring.domain.blocking import blocking_keys_for, prefix_key_for_name, token_keys_for
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EntityId
+from redstring.domain.validation import MAX_NAME_LENGTH
 from redstring.ports.graph_store import GraphStore
 from redstring.testing._graph_entities import person
 from redstring.testing._support import fixed_id, fresh_tenant
@@ -120,3 +122,44 @@ class GraphKeyFilingCompliance(ABC):
         assert await store.find_ids_by_blocking_keys([key], tenant) == {key: [fixed_id(1)]}
         assert await store.find_ids_by_blocking_keys([key], empty) == {key: []}
         assert await store.get_entities([fixed_id(1)], tenant) == [ada]
+
+    @pytest.mark.asyncio
+    async def test_a_lone_key_string_or_a_dict_for_an_entity_is_refused_naming_it(self) -> None:
+        store = await self.make_store()
+        tenant = fresh_tenant()
+        ada = person(tenant, "Ada Lovelace", entity_id=fixed_id(1))
+        await store.upsert([ada])
+        key = sorted(blocking_keys_for(ada))[0]
+        for method in (store.find_by_blocking_keys, store.find_ids_by_blocking_keys):
+            with pytest.raises(InvalidArgumentError, match=r"keys") as refused:
+                await method(key, tenant)
+            assert refused.value.name == "keys"
+            assert str([key]) in str(refused.value)  # the fix: a list of one key
+        entity_as_dict = ada.model_dump(mode="json")
+        with pytest.raises(InvalidArgumentError, match=r"entities\[0\]") as refused:
+            await store.upsert([entity_as_dict])  # type: ignore[list-item]
+        assert "Entity" in str(refused.value)
+        with pytest.raises(InvalidArgumentError, match=r"relationships\[0\]"):
+            await store.upsert([], [entity_as_dict])  # type: ignore[list-item]
+        with pytest.raises(InvalidArgumentError, match="entities"):
+            await store.upsert(ada)  # type: ignore[arg-type]
+        assert (await store.find_by_blocking_keys([key], tenant))[key] == [ada]
+
+    @pytest.mark.asyncio
+    async def test_a_name_or_alias_longer_than_the_limit_is_refused_before_any_key_is_filed(
+        self,
+    ) -> None:
+        store = await self.make_store()
+        tenant = fresh_tenant()
+        longest = "a" * MAX_NAME_LENGTH
+        kept = person(tenant, longest, entity_id=fixed_id(1))
+        await store.upsert([kept])
+        too_long = person(tenant, longest + "b", entity_id=fixed_id(2))
+        with pytest.raises(InvalidArgumentError, match=r"entities\[0\]\.name") as refused:
+            await store.upsert([too_long])
+        assert str(MAX_NAME_LENGTH) in str(refused.value)
+        aliased = kept.model_copy(update={"entity_id": fixed_id(3), "name": "Ada",
+                                          "aliases": ["Ada", longest + "b"]})  # fmt: skip
+        with pytest.raises(InvalidArgumentError, match=r"entities\[0\]\.aliases\[1\]"):
+            await store.upsert([aliased])
+        assert await store.list_entities(tenant) == [kept]

@@ -1,8 +1,8 @@
-"""Every store method refuses a tenant id that is not a `TenantId` (issue 14 item 5).
+"""Every store method refuses a tenant id that is not a `TenantId`.
 
 Mixed into the four store suites. A tenant's UUID *text* is the likeliest
-mistake: before ADR 0141 it found nothing in memory and the rows on SQLite
-and PostgreSQL. Every public method of the store that takes `tenant_id` is
+mistake: a store that accepted it would find nothing in memory and the rows
+on SQLite and PostgreSQL. Every public method of the store that takes `tenant_id` is
 called with `str(tenant)`, found by signature so a new method is covered
 without editing this file; each must raise `InvalidArgumentError` naming
 `tenant_id`, and nothing stored may change (`purge_tenant` included).

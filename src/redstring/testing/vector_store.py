@@ -18,7 +18,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from redstring.domain.errors import DimensionMismatchError, InvalidVectorError
+from redstring.domain.errors import (
+    DimensionMismatchError,
+    InvalidArgumentError,
+    InvalidVectorError,
+)
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.vector import VectorRecord
 from redstring.ports.vector_store import VectorStore
@@ -140,6 +144,26 @@ class VectorStoreCompliance(VectorTenantKeyCompliance, VectorStoreConcurrency):
         assert await store.search(basis(0), tenant, k=0) == []
         with pytest.raises(ValueError, match="k"):
             await store.search(basis(0), tenant, k=-1)
+
+    @pytest.mark.asyncio
+    async def test_a_k_or_min_score_of_another_type_is_refused_naming_it(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        await store.upsert([record(tenant, fixed_id(1), basis(0))])
+        wrong: list[dict[str, object]] = [
+            {"k": "5"},
+            {"k": 2.0},
+            {"k": True},
+            {"min_score": "0.5"},
+            {"min_score": True},
+            {"min_score": math.nan},
+        ]
+        for arguments in wrong:
+            name = next(iter(arguments))
+            with pytest.raises(InvalidArgumentError, match=name) as refused:
+                await store.search(basis(0), tenant, **arguments)  # type: ignore[arg-type]
+            assert refused.value.name == name
+        assert len(await store.search(basis(0), tenant, k=5, min_score=0.5)) == 1
 
     @pytest.mark.asyncio
     async def test_k_one_and_k_beyond_the_corpus(self) -> None:

@@ -15,9 +15,12 @@ from hypothesis import strategies as st
 from redstring.domain.bm25 import CorpusStats, LexicalCandidate, rank_chunks
 from redstring.domain.chunk import StoredChunk
 from redstring.domain.ids import TenantId
-from redstring.domain.tokenize import tokenize
+from redstring.domain.tokenize import Analyzer
 from redstring.stores import InMemoryChunkStore
 from tests.unit.domain.bm25_reference import reference_rank
+
+#: These tests are about the postings, not the analysis: terms are the words.
+WORDS_AS_WRITTEN = "none"
 
 
 @pytest.mark.parametrize("dimension", [0, -3])
@@ -53,7 +56,7 @@ async def test_each_embedding_is_kept_once_as_a_float32_row_not_also_as_a_list()
 async def test_cached_posting_arrays_follow_every_write() -> None:
     """The per-term arrays are built on a query and must not outlive a write (ADR 0186)."""
     tenant, other = TenantId(uuid.uuid4()), TenantId(uuid.uuid4())
-    store = InMemoryChunkStore(dimension=3)
+    store = InMemoryChunkStore(dimension=3, language=WORDS_AS_WRITTEN)
 
     def text(source: str, body: str, index: int = 0) -> StoredChunk:
         return StoredChunk(
@@ -135,7 +138,7 @@ async def _rank_after(
     writes: list[tuple[str, int, list[list[str]]]], query: list[str], k: int
 ) -> None:
     tenant = TenantId(uuid.UUID(int=7))
-    store = InMemoryChunkStore(dimension=3)
+    store = InMemoryChunkStore(dimension=3, language=WORDS_AS_WRITTEN)
     live: dict[str, StoredChunk] = {}
     for step, (kind, source, bodies) in enumerate(writes):
         chunks = _chunks_of(tenant, f"s{source}", bodies)
@@ -151,7 +154,7 @@ async def _rank_after(
             live.update({str(c.id): c for c in chunks})
         if step % 3 == 0:  # build the cached arrays between writes too
             await store.lexical_candidates(query, tenant)
-    counted = [(c, Counter(tokenize(c.text))) for c in live.values()]
+    counted = [(c, Counter(Analyzer(WORDS_AS_WRITTEN).terms(c.text))) for c in live.values()]
     total = sum(counts.total() for _, counts in counted)
     stats = CorpusStats.from_totals(
         document_count=len(counted),
@@ -175,7 +178,7 @@ async def _rank_after(
 @pytest.mark.asyncio
 async def test_rewriting_one_chunk_many_times_renumbers_and_still_ranks_it() -> None:
     tenant = TenantId(uuid.UUID(int=8))
-    store = InMemoryChunkStore(dimension=3)
+    store = InMemoryChunkStore(dimension=3, language=WORDS_AS_WRITTEN)
     keep = StoredChunk(
         tenant_id=tenant, source_id="k", text="comet mill mill mill mill", index=0, start=0, end=1
     )
@@ -223,7 +226,7 @@ def test_every_posting_equals_the_chunks_written_when_nothing_is_read_between_wr
 
 
 async def _postings_after(writes: list[tuple[str, int, int, list[list[str]], int]]) -> None:
-    store = InMemoryChunkStore(dimension=3)
+    store = InMemoryChunkStore(dimension=3, language=WORDS_AS_WRITTEN)
     live: dict[TenantId, dict[str, StoredChunk]] = {tenant: {} for tenant in TWO_TENANTS}
     for kind, which, source, bodies, times in writes:
         tenant = TWO_TENANTS[which]
@@ -240,7 +243,10 @@ async def _postings_after(writes: list[tuple[str, int, int, list[list[str]], int
         if kind != "delete":
             live[tenant].update({str(c.id): c for c in chunks})
     for tenant in TWO_TENANTS:
-        counted = {str(c.id): Counter(tokenize(c.text)) for c in live[tenant].values()}
+        counted = {
+            str(c.id): Counter(Analyzer(WORDS_AS_WRITTEN).terms(c.text))
+            for c in live[tenant].values()
+        }
         found = await store.lexical_candidates(list(WORDS), tenant)
         held = {str(c.chunk_id): (c.length, c.term_frequencies) for c in found.candidates}
         assert held == {
@@ -260,7 +266,7 @@ async def test_rewrites_with_no_read_between_them_do_not_pile_up_dead_postings()
     # renumber, or 3,000 rewrites of one chunk of 20 terms would hold
     # 3,000 x 20 x 16 bytes (~1 MB) of dead postings.
     tenant = TenantId(uuid.UUID(int=23))
-    store = InMemoryChunkStore(dimension=3)
+    store = InMemoryChunkStore(dimension=3, language=WORDS_AS_WRITTEN)
     words = [f"word{n}" for n in range(20)]
 
     def chunk(n: int) -> StoredChunk:
@@ -292,7 +298,7 @@ async def test_a_chunk_taken_out_after_renumbering_forgets_its_own_terms() -> No
     # Renumbering forgets terms no live chunk holds and numbers the rest again
     # (ADR 0290); a row kept across it must drop its terms under their new numbers.
     tenant = TenantId(uuid.UUID(int=24))
-    store = InMemoryChunkStore(dimension=3)
+    store = InMemoryChunkStore(dimension=3, language=WORDS_AS_WRITTEN)
 
     def chunk(source: str, text: str) -> StoredChunk:
         return StoredChunk(tenant_id=tenant, source_id=source, text=text, index=0, start=0, end=1)

@@ -27,5 +27,7 @@ class TestFakeEmbeddingProvider(EmbeddingProviderCompliance):
 
 
 class TestInMemoryChunkStore(ChunkStoreCompliance):
-    async def make_store(self, dimension: int) -> ChunkStore:
-        return InMemoryChunkStore(dimension=dimension)
+    async def make_store(self, dimension: int, *, language: str | None = None) -> ChunkStore:
+        if language is None:
+            return InMemoryChunkStore(dimension=dimension)
+        return InMemoryChunkStore(dimension=dimension, language=language)

@@ -23,7 +23,7 @@ def opener_of(stores: StoreSet) -> StoreOpener:
 
     @asynccontextmanager
     async def opener(
-        db: str, *, dimension: int | None, create: bool, migrate: bool
+        db: str, *, dimension: int | None, create: bool, migrate: bool, language: str | None = None
     ) -> AsyncIterator[StoreSet]:
         yield stores
 

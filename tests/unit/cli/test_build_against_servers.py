@@ -156,6 +156,7 @@ def test_without_the_openai_extra_build_names_the_extra(
         ("--llm-attempts", "-1", "REDSTRING_LLM_ATTEMPTS"),
         ("--max-tokens", "0", "REDSTRING_LLM_MAX_TOKENS"),
         ("--max-failed-share", "1.5", "REDSTRING_MAX_FAILED_SHARE"),
+        ("--pair-questions", "-1", "REDSTRING_PAIR_QUESTIONS"),
     ],
 )
 def test_bad_build_settings_are_one_line_from_a_flag_or_the_environment(

@@ -162,3 +162,27 @@ def test_an_answer_read_loosely_is_kept_and_read_the_same_way_again(tmp_path: Pa
     assert (asked_first, asked_again) == (5, 0)
     assert second["chunks_reused"] == 5
     assert first["types_outside_domain"] == second["types_outside_domain"] == {"spaceship": 5}
+
+
+def _entities_only(prompt: str) -> dict[str, Any]:
+    """A small model: entities, never a relationship, unless asked about one pair."""
+    if "Does the passage state a relationship between" in prompt:
+        return {"related": True, "type": "related_to"}
+    return {"entities": [{"name": "Ada", "type": "person"}, {"name": "London", "type": "location"}]}
+
+
+def test_pair_questions_are_asked_when_the_flag_says_so_and_kept_for_a_rerun(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "g.db"
+    asked = []
+    for _ in range(2):
+        with serve(profiled(Profile(), _entities_only)) as server:
+            status, out, err = _build(
+                server, db, "--domain", "general", "--pair-questions", "3", "--json"
+            )
+            assert status == 0, err
+            asked.append(len(server.calls("/chat/completions")))
+    report = json.loads(out)
+    assert report["relationships_written"] == 1  # Ada - London, one pair in each document
+    assert asked == [1 + 5 + 5, 1]  # the check, a chunk and a pair per document; then the check

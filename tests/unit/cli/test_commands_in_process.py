@@ -35,7 +35,13 @@ class Harness:
 
     @asynccontextmanager
     async def opener(
-        self, db: str, *, dimension: int | None, create: bool, migrate: bool
+        self,
+        db: str,
+        *,
+        dimension: int | None,
+        create: bool,
+        migrate: bool,
+        language: str | None = None,
     ) -> AsyncIterator[StoreSet]:
         self.opened.append({"db": db, "dimension": dimension, "create": create})
         yield self.stores

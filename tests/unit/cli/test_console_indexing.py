@@ -111,3 +111,29 @@ def test_the_clients_take_root_and_encoding_and_report_what_they_skipped(tmp_pat
         assert (again.documents, again.skipped) == (1, [])
         ids = sorted(row["source_id"] for row in rs.passages("notes Ada Grace", k=9).to_dicts())
     assert ids == ["corpus/a.md", "corpus/latin.txt", "corpus/sub/b.txt"]
+
+
+def test_language_chooses_the_analysis_of_a_new_database_which_then_keeps_it(
+    tmp_path: Path,
+) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.md").write_text("The engines were running all night.\n")
+    db = tmp_path / "x.db"
+    ran = redstring("index", "corpus", "--db", str(db), "--quiet", "--language", "none", *NONE,
+                    cwd=tmp_path)  # fmt: skip
+    assert ran.status == 0, ran.err
+
+    def hits(query: str) -> list[str]:
+        found = redstring("passages", query, "--db", str(db), "--json", *NONE)
+        assert found.status == 0, found.err
+        return [hit["source_id"] for hit in json.loads(found.out)["matches"]]
+
+    assert hits("engines running") == ["corpus/a.md"]  # the words as written
+    assert hits("engine runs") == []  # no stemming
+    refused = redstring("passages", "engines", "--db", str(db), "--language", "english", *NONE)
+    line = assert_one_error_line(refused)
+    assert "language='none'" in line
+    assert "language='english'" in line
+    unknown = redstring("passages", "x", "--db", str(db), "--language", "klingon", *NONE)
+    assert "--language" in assert_one_error_line(unknown, status=2)

@@ -40,7 +40,7 @@ class Broken(Exception):
 
 @asynccontextmanager
 async def broken_opener(
-    db: str, *, dimension: int | None, create: bool, migrate: bool
+    db: str, *, dimension: int | None, create: bool, migrate: bool, language: str | None = None
 ) -> AsyncIterator[StoreSet]:
     raise Broken("the disk caught fire")
     yield  # pragma: no cover
@@ -48,7 +48,7 @@ async def broken_opener(
 
 @asynccontextmanager
 async def silent_opener(
-    db: str, *, dimension: int | None, create: bool, migrate: bool
+    db: str, *, dimension: int | None, create: bool, migrate: bool, language: str | None = None
 ) -> AsyncIterator[StoreSet]:
     raise Broken()
     yield  # pragma: no cover
@@ -179,7 +179,7 @@ def test_a_heading_without_text_and_a_file_that_starts_with_prose_take_the_file_
 
 @asynccontextmanager
 async def interrupted_opener(
-    db: str, *, dimension: int | None, create: bool, migrate: bool
+    db: str, *, dimension: int | None, create: bool, migrate: bool, language: str | None = None
 ) -> AsyncIterator[StoreSet]:
     raise KeyboardInterrupt
     yield  # pragma: no cover
@@ -197,7 +197,7 @@ def test_a_provider_of_another_dimension_is_one_line_naming_the_fix() -> None:
 
     @asynccontextmanager
     async def opener(
-        db: str, *, dimension: int | None, create: bool, migrate: bool
+        db: str, *, dimension: int | None, create: bool, migrate: bool, language: str | None = None
     ) -> AsyncIterator[StoreSet]:
         yield stores
 

@@ -17,6 +17,7 @@ from redstring.client.store_set import StoreSet
 from redstring.errors import (
     DatabaseNotFoundError,
     EventLogUnavailableError,
+    InvalidArgumentError,
     ModelServerUnreachableError,
 )
 from tests.unit.cli.mcp_fixture_server import opener_of
@@ -48,22 +49,33 @@ def test_an_opener_gets_the_db_the_dimension_and_whether_to_create() -> None:
 
     @asynccontextmanager
     async def opener(
-        db: str, *, dimension: int | None, create: bool, migrate: bool
+        db: str, *, dimension: int | None, create: bool, migrate: bool, language: str | None = None
     ) -> AsyncIterator[StoreSet]:
-        calls.append({"db": db, "dimension": dimension, "create": create, "migrate": migrate})
+        calls.append(
+            {
+                "db": db,
+                "dimension": dimension,
+                "create": create,
+                "migrate": migrate,
+                "language": language,
+            }
+        )
         yield stores
         closed.append(db)
 
     with Redstring("a.db", embeddings=embeddings, create=False, opener=opener) as rs:
         rs.stats()
         rs.stats()  # one opening per client
-    with Redstring("b.db", embeddings="none", migrate=True, opener=opener) as rs:
+    with Redstring("b.db", embeddings="none", migrate=True, opener=opener, language="German") as rs:
         rs.stats()
     assert calls == [
-        {"db": "a.db", "dimension": embeddings.dimension, "create": False, "migrate": False},
-        {"db": "b.db", "dimension": None, "create": True, "migrate": True},
-    ]
+        {"db": "a.db", "dimension": embeddings.dimension, "create": False, "migrate": False,
+         "language": None},
+        {"db": "b.db", "dimension": None, "create": True, "migrate": True, "language": "german"},
+    ]  # fmt: skip
     assert closed == ["a.db", "b.db"]
+    with pytest.raises(InvalidArgumentError, match="language"):
+        Redstring("c.db", embeddings="none", opener=opener, language="klingon")
 
 
 def test_a_reading_client_refuses_a_missing_database_and_creates_nothing(

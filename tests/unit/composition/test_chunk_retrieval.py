@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from redstring import (
@@ -13,6 +15,7 @@ from redstring import (
     index_documents,
     new_tenant_id,
 )
+from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.composition.chunk_retrieval import CHANNEL_DEPTH
 from redstring.domain.chunk_retrieval import bm25_relative
 from redstring.domain.fusion import (
@@ -23,6 +26,7 @@ from redstring.domain.fusion import (
     weighted_evidence,
 )
 from redstring.errors import DimensionMismatchError
+from redstring.storage.sqlite import SqliteDatabase
 from redstring.stores import InMemoryChunkStore
 from tests.unit.composition.support import (
     RecordingEmbeddings,
@@ -385,3 +389,36 @@ async def test_asking_for_fewer_matches_never_changes_the_fused_order(query: str
         part = await retriever.retrieve_chunks(query, tenant, k=k)
         assert [m.chunk.id for m in part.matches] == [m.chunk.id for m in full.matches][:k]
         assert [m.score for m in part.matches] == [m.score for m in full.matches][:k]
+
+
+async def lexical_sources(store: InMemoryChunkStore | SqliteChunkStore, query: str) -> list[str]:
+    tenant = new_tenant_id()
+    await index_documents(
+        [
+            SourceDocument(id="stems", text="The engines were running all night."),
+            SourceDocument(id="other", text="A quiet mill by the river."),
+        ],
+        chunks=store,
+        tenant_id=tenant,
+    )
+    result = await ChunkRetriever.lexical_only(chunks=store).retrieve_chunks(query, tenant)
+    return sources([m.chunk for m in result.matches])
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("backend", ["memory", "sqlite"])
+async def test_a_query_is_analysed_as_the_store_analysed_its_passages(
+    backend: str, tmp_path: Path
+) -> None:
+    """Stemmed passages are found by another form of the word only if the query is
+    stemmed too; words as written only by the words as written."""
+
+    def store(language: str) -> InMemoryChunkStore | SqliteChunkStore:
+        if backend == "memory":
+            return InMemoryChunkStore(dimension=DIMENSION, language=language)
+        path = tmp_path / f"{language}.db"
+        return SqliteChunkStore(SqliteDatabase(path), dimension=DIMENSION, language=language)
+
+    assert await lexical_sources(store("english"), "engine runs") == ["stems"]
+    assert await lexical_sources(store("none"), "engines") == ["stems"]
+    assert await lexical_sources(store("none"), "engine runs") == []

@@ -58,7 +58,7 @@ def test_top_k_computes_its_product_under_the_one_thread_limit(monkeypatch) -> N
     assert all(threads == [1] * len(threads) for threads in seen)
 
 
-def test_the_scores_are_those_of_the_plain_product() -> None:
+def test_the_scores_are_those_of_the_row_products_in_float64() -> None:
     rng = np.random.default_rng(1)
     matrix = rng.standard_normal((200, 16)).astype(np.float32)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -66,7 +66,8 @@ def test_the_scores_are_those_of_the_plain_product() -> None:
     hits = top_k(
         matrix, query, [f"{i:03d}" for i in range(200)], k=5, eligible=None, min_score=None
     )
-    expected = np.clip((1.0 + matrix @ query) / 2.0, 0.0, 1.0)
+    products = matrix.astype(np.float64) @ query.astype(np.float64)
+    expected = np.clip((1.0 + products) / 2.0, 0.0, 1.0).astype(np.float32)
     for row, score in hits:
         assert score == float(expected[row])
     assert [row for row, _ in hits] == list(np.argsort(-expected, kind="stable")[:5])
@@ -82,3 +83,26 @@ def test_unit_rows_scales_every_row_across_block_boundaries(monkeypatch) -> None
     )
     assert scaled.dtype == np.float32
     assert np.array_equal(scaled, direct.astype(np.float32))
+
+
+def test_equal_rows_tie_by_id_wherever_they_are_stored() -> None:
+    """BLAS rounds a row's product by its position; equal rows must still tie and go by id."""
+    rng = np.random.default_rng(3)
+    differing = 0
+    for _ in range(60):
+        base = rng.standard_normal((301, 384)).astype(np.float32)
+        base /= np.linalg.norm(base, axis=1, keepdims=True)
+        matrix = np.concatenate([base, base])  # every row twice, 301 rows apart
+        ids = [f"{row:05d}" for row in range(matrix.shape[0])]
+        query = rng.standard_normal(384).astype(np.float32)
+        query /= np.linalg.norm(query)
+        stored = [ids[row] for row, _ in top_k(matrix, query, ids, k=50, eligible=None,
+                                               min_score=None)]  # fmt: skip
+        order = rng.permutation(matrix.shape[0])
+        moved_ids = [ids[row] for row in order]
+        moved = top_k(matrix[order], query, moved_ids, k=50, eligible=None, min_score=None)
+        differing += stored != [moved_ids[row] for row, _ in moved]
+        for first, second in zip(stored[::2], stored[1::2], strict=True):
+            assert int(first) % 301 == int(second) % 301  # each pair of equal rows together
+            assert first < second  # by ascending id
+    assert differing == 0

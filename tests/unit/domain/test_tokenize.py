@@ -1,64 +1,205 @@
-"""The corpus tokenizer."""
+"""The text analysis of the chunk corpus: words, stopwords, stems, and the setting's rules."""
 
 from __future__ import annotations
 
+import re
+
+import pytest
+import Stemmer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from redstring.domain.tokenize import STOPWORDS, tokenize
+from redstring.domain.errors import (
+    AnalysisMismatchError,
+    CorruptSettingError,
+    InvalidArgumentError,
+)
+from redstring.domain.normalization import normalize_name
+from redstring.domain.tokenize import (
+    DEFAULT_LANGUAGE,
+    ENGLISH_STOPWORDS,
+    LANGUAGES,
+    UNANALYSED,
+    Analyzer,
+    settled_language,
+    words,
+)
+
+ENGLISH = Analyzer()
+NONE = Analyzer("none")
 
 
 def test_words_are_casefolded_and_repeats_kept_in_order() -> None:
-    assert tokenize("Engine ENGINE engine, notes!") == ["engine", "engine", "engine", "notes"]
+    assert words("Engine ENGINE engine, notes!") == ["engine", "engine", "engine", "notes"]
+    assert NONE.terms("Engine ENGINE engine, notes!") == ["engine", "engine", "engine", "notes"]
 
 
-def test_stopwords_are_removed() -> None:
-    assert tokenize("The notes of the Engine and its author") == ["notes", "engine", "author"]
+def test_english_drops_stopwords_and_stems_what_is_left() -> None:
+    assert ENGLISH.terms("The notes of the Engine and its author") == [
+        "note",
+        "engin",
+        "it",
+        "author",
+    ]
+    assert ENGLISH.terms("running runs ran studies studied") == [
+        "run",
+        "run",
+        "ran",
+        "studi",
+        "studi",
+    ]
+
+
+def test_no_analysis_keeps_every_word_as_written() -> None:
+    assert NONE.terms("The notes of the Engine") == ["the", "notes", "of", "the", "engine"]
+
+
+def test_the_english_stopwords_are_lucenes_list_and_the_possessive_remnants() -> None:
+    lucene = set(
+        [
+            "a",
+            "an",
+            "and",
+            "are",
+            "as",
+            "at",
+            "be",
+            "but",
+            "by",
+            "for",
+            "if",
+            "in",
+            "into",
+            "is",
+            "it",
+            "no",
+            "not",
+            "of",
+            "on",
+            "or",
+            "such",
+            "that",
+            "the",
+            "their",
+            "then",
+            "there",
+            "these",
+            "they",
+            "this",
+            "to",
+            "was",
+            "will",
+            "with",
+        ]
+    )
+    assert lucene | {"s", "t"} == ENGLISH_STOPWORDS
+    assert ENGLISH.terms("Ada's engine didn't") == ["ada", "engin", "didn"]
+
+
+def test_other_languages_stem_their_own_words_and_drop_nothing() -> None:
+    german = Analyzer("german")
+    assert german.terms("Die Häuser und das Haus") == ["die", "haus", "und", "das", "haus"]
+    assert Analyzer("French").terms("les chevaux") == ["le", "cheval"]
 
 
 def test_nfkc_folds_compatibility_forms_and_casefold_folds_sharp_s() -> None:
     # Fullwidth letters, a ligature, and German sharp s.
-    assert tokenize("ＡＤＡ ﬁle Straße") == ["ada", "file", "strasse"]
+    assert words("ＡＤＡ ﬁle Straße") == ["ada", "file", "strasse"]
 
 
 def test_non_latin_scripts_are_words_too() -> None:
-    assert tokenize("Ada Λάβλεϊς — Лавлейс 1843") == ["ada", "λάβλεϊσ", "лавлейс", "1843"]
+    assert words("Ada Λάβλεϊς — Лавлейс 1843") == ["ada", "λάβλεϊσ", "лавлейс", "1843"]
 
 
 def test_punctuation_and_underscores_split_words() -> None:
-    assert tokenize("babbage's snake_case x-ray") == ["babbage", "snake", "case", "x", "ray"]
+    assert words("babbage's snake_case x-ray") == ["babbage", "s", "snake", "case", "x", "ray"]
 
 
 def test_blank_text_has_no_terms() -> None:
-    assert tokenize("") == []
-    assert tokenize("  \n the of ") == []
+    assert ENGLISH.terms("") == []
+    assert ENGLISH.terms("  \n the of ") == []
+    assert NONE.terms("") == []
 
 
 @settings(deadline=None)
 @given(st.text())
-def test_terms_are_never_stopwords_blank_or_containing_spaces(text: str) -> None:
-    for term in tokenize(text):
+def test_english_terms_are_the_stems_of_the_words_that_are_not_stopwords(text: str) -> None:
+    """The remembered stems change nothing: each term is PyStemmer's stem of its word."""
+    stemmer = Stemmer.Stemmer("english")
+    expected = [stemmer.stemWord(w) for w in words(text) if w not in ENGLISH_STOPWORDS]
+    assert ENGLISH.terms(text) == expected
+    for term in expected:
         assert term
-        assert term not in STOPWORDS
         assert not any(ch.isspace() for ch in term)
 
 
-def reference_tokenize(text: str) -> list[str]:
-    """`tokenize` as it stood before its ASCII path (B101): the regex over any text."""
-    import re  # noqa: PLC0415
+def test_the_remembered_stems_start_again_past_their_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import redstring.domain.tokenize as tokenize_module  # noqa: PLC0415
 
-    from redstring.domain.normalization import normalize_name  # noqa: PLC0415
+    monkeypatch.setattr(tokenize_module, "_REMEMBERED_WORDS", 3)
+    analyzer = Analyzer()
+    assert analyzer.terms("running jumping the walking talked") == [
+        "run",
+        "jump",
+        "walk",
+        "talk",
+    ]
+    assert analyzer.terms("running jumping") == ["run", "jump"]
 
-    words = re.findall(r"[^\W_]+", normalize_name(text))
-    return [word for word in words if word not in STOPWORDS]
+
+def reference_words(text: str) -> list[str]:
+    """`words` as it stood before its ASCII path (B101): the regex over any text."""
+    return re.findall(r"[^\W_]+", normalize_name(text))
 
 
 @settings(max_examples=400)
 @given(st.one_of(st.text(alphabet=st.characters(max_codepoint=127)), st.text()))
 def test_the_ascii_path_splits_exactly_as_the_regex_does(text: str) -> None:
-    assert tokenize(text) == reference_tokenize(text)
+    assert words(text) == reference_words(text)
 
 
 def test_every_ascii_character_splits_or_joins_as_the_regex_says() -> None:
     every = "".join(chr(code) for code in range(128))
-    assert tokenize(f"a{every}b x_y 1.5 don't") == reference_tokenize(f"a{every}b x_y 1.5 don't")
+    assert words(f"a{every}b x_y 1.5 don't") == reference_words(f"a{every}b x_y 1.5 don't")
+
+
+def test_a_language_is_named_case_blind_and_an_unknown_one_is_refused() -> None:
+    assert Analyzer("ENGLISH") == ENGLISH
+    assert DEFAULT_LANGUAGE == "english"
+    assert {"english", "german", "none"} <= LANGUAGES
+    with pytest.raises(InvalidArgumentError, match=r"language='klingon'.*english.*none"):
+        Analyzer("klingon")
+    with pytest.raises(InvalidArgumentError):
+        Analyzer(UNANALYSED)
+
+
+def settle(asked: str | None, stored: str | None, *, holds: bool = True) -> str:
+    return settled_language(asked, stored, holds_chunks=holds, store="S", path="p.db")
+
+
+def test_a_new_index_takes_the_language_asked_or_english() -> None:
+    assert settle(None, None, holds=False) == "english"
+    assert settle("German", None, holds=False) == "german"
+
+
+def test_an_index_keeps_its_language_and_refuses_another_while_it_holds_chunks() -> None:
+    assert settle(None, "german") == "german"
+    assert settle("german", "german") == "german"
+    with pytest.raises(AnalysisMismatchError) as refused:
+        settle("english", "german")
+    assert (refused.value.stored, refused.value.asked) == ("german", "english")
+    assert "language='german'" in str(refused.value)
+    assert "Open it without language" in str(refused.value)
+    assert settle("english", "german", holds=False) == "english"
+
+
+def test_unanalysed_postings_take_the_language_asked_or_english() -> None:
+    assert settle(None, UNANALYSED) == "english"
+    assert settle("none", UNANALYSED) == "none"
+
+
+def test_a_recorded_value_that_names_no_language_is_corrupt() -> None:
+    with pytest.raises(CorruptSettingError, match="chunks language"):
+        settle(None, "klingon")

@@ -14,7 +14,7 @@ from tests.unit.packaging.conftest import ROOT, Built
 
 README = ROOT / "README.md"
 #: The one command that runs the suite, under coverage: the README shows it and CI runs it.
-TEST_COMMAND = "uv run pytest --cov"
+TEST_COMMAND = "uv run pytest --cov -n auto"
 MARKER = "<!-- The user part ends here"
 REPOSITORY = "https://github.com/redstring-project/redstring/blob/main/"
 
@@ -56,6 +56,11 @@ def test_the_readme_puts_the_user_first_and_keeps_the_contributor_commands() -> 
     assert "uv run pytest" not in user
     for command in (TEST_COMMAND, "uv run python examples/end_to_end.py"):
         assert f"```bash\n{command}\n```" in contributor
+
+
+def test_the_readme_user_part_names_no_decision_record_or_backlog_id() -> None:
+    found = re.findall(r"\bADRs? \d+|\bB\d{2,3}\b|\bBACKLOG\b|\bissue \d+", user_part())
+    assert found == []
 
 
 def test_ci_runs_the_readmes_test_command_once() -> None:

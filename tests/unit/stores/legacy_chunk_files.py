@@ -4,7 +4,9 @@ Today's store writes only the current layout, so these helpers create the old
 tables with the old migrations and fill them with raw SQL the way the old
 writer did: one `chunk_postings` row per (tenant, term, chunk) with the
 chunk's length, `chunk_terms` document frequencies, `chunk_corpus` totals,
-and (from version 3) each row's JSON list of its terms.
+and (from version 3) each row's JSON list of its terms. Terms are what those
+versions' tokenizer gave (`legacy_terms`: casefolded words, a 49-word stopword
+list, no stemming).
 """
 
 from __future__ import annotations
@@ -22,9 +24,68 @@ import numpy as np
 from redstring.chunks.sqlite_codec import BLOCK, decode_block
 from redstring.chunks.sqlite_schema import SCHEMA
 from redstring.domain.chunk import ChunkId, StoredChunk, chunk_id_for
-from redstring.domain.tokenize import tokenize
+from redstring.domain.tokenize import Analyzer, words
 from redstring.storage.schema import Schema
 from redstring.storage.sqlite import SqliteDatabase
+
+#: The stopwords of the tokenizer before text analysis was a setting.
+LEGACY_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "his",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "s",
+        "she",
+        "so",
+        "t",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "which",
+        "will",
+        "with",
+    ]
+)
+
+
+def legacy_terms(text: str) -> list[str]:
+    """The terms versions 1-4 posted for `text`."""
+    return [word for word in words(text) if word not in LEGACY_STOPWORDS]
 
 
 def create_file(path: Path, version: int, *, dimension: int) -> None:
@@ -52,7 +113,7 @@ def write_chunks(
     with contextlib.closing(sqlite3.connect(path)) as raw:
         for chunk in chunks:
             tenant, cid = str(chunk.tenant_id), str(chunk_id(chunk.source_id, chunk.text))
-            counts = Counter(tokenize(chunk.text))
+            counts = Counter(legacy_terms(chunk.text))
             body = chunk.model_dump_json(exclude={"embedding"})
             blob = (
                 None
@@ -115,10 +176,14 @@ def stored_postings(path: Path, *, block_size: int = BLOCK) -> list[tuple[str, s
     return sorted(found)
 
 
-def expected_postings(chunks: Sequence[StoredChunk]) -> list[tuple[str, str, str, int]]:
-    """The postings `chunks` (the live ones) should have: a brute-force count."""
+def expected_postings(
+    chunks: Sequence[StoredChunk], analyzer: Analyzer | None = None
+) -> list[tuple[str, str, str, int]]:
+    """The postings `chunks` (the live ones) should have under `analyzer` (English by
+    default): a brute-force count."""
+    analyzer = analyzer or Analyzer()
     return sorted(
         (str(c.tenant_id), term, str(c.id), n)
         for c in chunks
-        for term, n in Counter(tokenize(c.text)).items()
+        for term, n in Counter(analyzer.terms(c.text)).items()
     )

@@ -31,11 +31,13 @@ class _OpensSchemas:
         for stores in self.opened:
             await stores.close()
 
-    async def open(self, dimension: int, **options: object) -> PostgresStores:
+    async def open(
+        self, dimension: int, schema: str | None = None, **options: object
+    ) -> PostgresStores:
         stores = await open_postgres(
             self.url,
             dimension=dimension,
-            schema=f"t_{uuid.uuid4().hex[:12]}",
+            schema=schema or f"t_{uuid.uuid4().hex[:12]}",
             min_size=1,
             max_size=2,
             **options,  # type: ignore[arg-type]
@@ -55,8 +57,20 @@ class TestPgVectorStoreExact(_OpensSchemas, VectorStoreCompliance):
 
 
 class TestPostgresChunkStore(_OpensSchemas, ChunkStoreCompliance):
-    async def make_store(self, dimension: int) -> ChunkStore:
-        return (await self.open(dimension)).chunks
+    #: Each store made, by `id`, to its schema.
+    schemas: dict[int, str]
+
+    async def make_store(self, dimension: int, *, language: str | None = None) -> ChunkStore:
+        return await self._chunks(dimension, None, language)
+
+    async def reopen_store(self, store: ChunkStore, *, language: str | None) -> ChunkStore:
+        """The same schema through a new pool."""
+        return await self._chunks(store.dimension, self.schemas[id(store)], language)
+
+    async def _chunks(self, dimension: int, schema: str | None, language: str | None) -> ChunkStore:
+        stores = await self.open(dimension, schema, language=language)
+        self.schemas = {**getattr(self, "schemas", {}), id(stores.chunks): stores.database.schema}
+        return stores.chunks
 
 
 class TestPostgresEventLog(_OpensSchemas, EventLogCompliance):

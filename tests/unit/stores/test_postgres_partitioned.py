@@ -149,9 +149,13 @@ class _PartitionedSchemas:
         ]
         assert not failures, "statements spread over several partitions:\n" + "\n".join(failures)
 
-    async def open(self, dimension: int) -> PostgresStores:
-        name = f"p_{uuid.uuid4().hex[:12]}"
-        stores = await open_postgres(self.url, dimension=dimension, schema=name, max_size=2)
+    async def open(
+        self, dimension: int, name: str | None = None, language: str | None = None
+    ) -> PostgresStores:
+        name = name or f"p_{uuid.uuid4().hex[:12]}"
+        stores = await open_postgres(
+            self.url, dimension=dimension, schema=name, max_size=2, language=language
+        )
         self.opened.append((name, stores))
         return stores
 
@@ -167,8 +171,20 @@ class TestPartitionedVectorStore(_PartitionedSchemas, VectorStoreCompliance):
 
 
 class TestPartitionedChunkStore(_PartitionedSchemas, ChunkStoreCompliance):
-    async def make_store(self, dimension: int) -> ChunkStore:
-        return (await self.open(dimension)).chunks
+    #: Each store made, by `id`, to its schema.
+    schemas: dict[int, str]
+
+    async def make_store(self, dimension: int, *, language: str | None = None) -> ChunkStore:
+        return await self._chunks(dimension, None, language)
+
+    async def reopen_store(self, store: ChunkStore, *, language: str | None) -> ChunkStore:
+        """The same schema through a new pool."""
+        return await self._chunks(store.dimension, self.schemas[id(store)], language)
+
+    async def _chunks(self, dimension: int, schema: str | None, language: str | None) -> ChunkStore:
+        stores = await self.open(dimension, schema, language=language)
+        self.schemas = {**getattr(self, "schemas", {}), id(stores.chunks): stores.database.schema}
+        return stores.chunks
 
 
 class TestPartitionedEventLog(_PartitionedSchemas, EventLogCompliance):

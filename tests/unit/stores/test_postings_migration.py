@@ -21,7 +21,7 @@ from redstring.composition.sqlite_stores import open_sqlite
 from redstring.domain.bm25 import rank_chunks
 from redstring.domain.chunk import StoredChunk
 from redstring.domain.ids import EntityId, TenantId
-from redstring.domain.tokenize import tokenize
+from redstring.domain.tokenize import Analyzer
 from redstring.errors import SchemaMigrationRequiredError
 from redstring.ports.chunk_store import ChunkStore
 from redstring.storage.schema import Schema
@@ -29,6 +29,7 @@ from redstring.storage.sqlite import SqliteDatabase
 from tests.unit.stores.legacy_chunk_files import (
     create_file,
     expected_postings,
+    legacy_terms,
     stored_postings,
     write_chunks,
 )
@@ -72,6 +73,8 @@ async def test_a_version_two_file_gains_each_rows_terms_and_loses_the_by_chunk_i
         version_three.setattr(
             sqlite_chunks, "SCHEMA", Schema("chunks", sqlite_chunks.SCHEMA.migrations[:3])
         )
+        # that version had no language setting (nor the chunk_texts table it reads)
+        version_three.setattr(sqlite_chunks, "open_language", lambda *_, **__: Analyzer())
         await open_sqlite(path, migrate=True).close()
     assert v3_postings(path) == before  # the postings themselves are untouched
     with contextlib.closing(sqlite3.connect(path)) as raw:
@@ -81,14 +84,15 @@ async def test_a_version_two_file_gains_each_rows_terms_and_loses_the_by_chunk_i
     assert "chunk_postings_by_chunk" not in indexes
     assert sorted(listed) == sorted(str(c.id) for c in [*old, kept[0]])
     for c in [*old, kept[0]]:
-        assert sorted(json.loads(listed[str(c.id)])) == sorted(set(tokenize(c.text)))
+        assert sorted(json.loads(listed[str(c.id)])) == sorted(set(legacy_terms(c.text)))
     stores = open_sqlite(path, migrate=True)  # on to version 4
     try:
         replacement = chunk(tenant, "notes", "engine once")
         await stores.chunks.replace_source("notes", tenant, [replacement])
         assert stored_postings(path) == expected_postings([replacement, *kept])
-        found = await stores.chunks.lexical_candidates(["engine", "mill", "ran"], tenant)
-        assert found.stats.document_frequencies == {"engine": 2, "mill": 0, "ran": 0}
+        engine, mill, ran = stores.chunks.analyzer.terms("engine mill ran")
+        found = await stores.chunks.lexical_candidates([engine, mill, ran], tenant)
+        assert found.stats.document_frequencies == {engine: 2, mill: 0, ran: 0}
         assert found.stats.document_count == 2
     finally:
         await stores.close()
@@ -96,7 +100,7 @@ async def test_a_version_two_file_gains_each_rows_terms_and_loses_the_by_chunk_i
 
 async def answers(store: ChunkStore, tenant: TenantId) -> list[object]:
     """What every read of the chunk store says about `tenant`."""
-    terms = ["engine", "mill", "ran", "notes", "absent"]
+    terms = store.analyzer.terms("engine mill ran notes absent")
     found = await store.lexical_candidates(terms, tenant)
     filtered = await store.lexical_candidates(terms, tenant, source_ids=["b"])
     every = await store.list_chunks(tenant)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from types import SimpleNamespace
 
 import psycopg
 import pytest
 
-import redstring.chunks.in_memory as in_memory
 from redstring.composition.index_documents import index_documents
 from redstring.composition.postgres_stores import open_postgres
 from redstring.domain.chunk import ChunkId, StoredChunk
@@ -63,8 +63,9 @@ async def test_in_memory_an_edit_tokenizes_and_files_only_the_added_chunks(
         part.next_slot,
     )
     tokenized: list[str] = []
-    real: Callable[[str], list[str]] = in_memory.tokenize
-    monkeypatch.setattr(in_memory, "tokenize", lambda text: tokenized.append(text) or real(text))
+    real: Callable[[str], list[str]] = store.analyzer.terms
+    recording = SimpleNamespace(terms=lambda text: tokenized.append(text) or real(text))
+    monkeypatch.setattr(store, "_analyzer", recording)
     await _index(store, tenant, document(edited=True))
     assert sorted(tokenized) == sorted(NEW[i] for i in ADDED)
     assert {i: part.slot_of[ChunkId(i)] for i in KEPT} == {i: slots[ChunkId(i)] for i in KEPT}

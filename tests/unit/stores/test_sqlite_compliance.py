@@ -58,14 +58,35 @@ class TestSqliteVectorStoreThroughTheIndex(_NewFiles, VectorStoreCompliance):
         )
 
 
-class TestSqliteChunkStore(_NewFiles, ChunkStoreCompliance):
-    async def make_store(self, dimension: int) -> ChunkStore:
-        return SqliteChunkStore(self.new_file(), dimension=dimension)
+class _ChunkFiles(_NewFiles):
+    cache_bytes: int | None = None
+    #: Each store made, by `id`, to the path of its file.
+    files: dict[int, Path]
+
+    async def make_store(self, dimension: int, *, language: str | None = None) -> ChunkStore:
+        return self._open(self.new_file(), dimension, language)
+
+    async def reopen_store(self, store: ChunkStore, *, language: str | None) -> ChunkStore:
+        """The same file through a new connection."""
+        return self._open(SqliteDatabase(self.files[id(store)]), store.dimension, language)
+
+    def _open(self, file: SqliteDatabase, dimension: int, language: str | None) -> ChunkStore:
+        if self.cache_bytes is None:
+            store = SqliteChunkStore(file, dimension=dimension, language=language)
+        else:
+            store = SqliteChunkStore(
+                file, dimension=dimension, language=language, cache_bytes=self.cache_bytes
+            )
+        self.files = {**getattr(self, "files", {}), id(store): file.path}
+        return store
 
 
-class TestSqliteChunkStoreWithoutCache(_NewFiles, ChunkStoreCompliance):
-    async def make_store(self, dimension: int) -> ChunkStore:
-        return SqliteChunkStore(self.new_file(), dimension=dimension, cache_bytes=0)
+class TestSqliteChunkStore(_ChunkFiles, ChunkStoreCompliance):
+    pass
+
+
+class TestSqliteChunkStoreWithoutCache(_ChunkFiles, ChunkStoreCompliance):
+    cache_bytes = 0
 
 
 class TestSqliteEventLog(_NewFiles, EventLogCompliance):

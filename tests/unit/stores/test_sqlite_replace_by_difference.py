@@ -18,7 +18,7 @@ from redstring.domain.chunk import StoredChunk, chunk_id_for
 from redstring.domain.chunking import SlidingWindowChunker
 from redstring.domain.document import SourceDocument
 from redstring.domain.ids import EntityId, TenantId
-from redstring.domain.tokenize import tokenize
+from redstring.domain.tokenize import Analyzer
 from redstring.llm.fake_embedding import FakeEmbeddingProvider
 from redstring.storage.sqlite import SqliteDatabase
 from tests.unit.stores.legacy_chunk_files import expected_postings, stored_postings
@@ -113,7 +113,7 @@ async def test_a_one_paragraph_edit_rewrites_only_the_chunks_and_postings_it_cha
     assert len(set(after.numbers.values()) - set(before.numbers.values())) == len(added)
     assert len(after.vectors.keys() - before.vectors.keys()) == len(added)
     # A block changed only if it holds a term of an added or removed chunk.
-    touched = {t for i in added | removed for t in tokenize({**old, **new}[i])}
+    touched = {t for i in added | removed for t in Analyzer().terms({**old, **new}[i])}
     changed = {
         key
         for key in before.blocks.keys() | after.blocks.keys()
@@ -164,8 +164,8 @@ async def test_a_chunk_written_again_in_place_takes_its_new_vector_and_entities(
         assert match.chunk.embedding == [0.0, 1.0]
         assert match.chunk.entity_ids == []
         assert await store.chunks_of_entity(bob, tenant) == []
-        found = await store.lexical_candidates(["engine"], tenant)
+        found = await store.lexical_candidates(store.analyzer.terms("engine"), tenant)
         assert found.stats.document_count == 1
-        assert found.stats.document_frequencies == {"engine": 1}
+        assert found.stats.document_frequencies == {"engin": 1}
     finally:
         database.close()

@@ -62,6 +62,7 @@ from redstring.domain.errors.models import (
     TruncatedCompletionError,
 )
 from redstring.domain.errors.stores import (
+    AnalysisMismatchError,
     CorruptSettingError,
     DamagedStoreError,
     DatabaseOpenError,
@@ -80,6 +81,7 @@ from redstring.domain.errors.stores import (
 )
 
 __all__ = [
+    "AnalysisMismatchError",
     "BuildError",
     "BuildFailedError",
     "ChunkExtractionError",

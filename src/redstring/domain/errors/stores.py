@@ -214,3 +214,18 @@ class SchemaMigrationRequiredError(SchemaVersionError):
             found=found,
             expected=expected,
         )
+
+
+class AnalysisMismatchError(IncompatibleStoreError, ValueError):
+    """A chunk index holding passages was opened with another `language` than it was built in."""
+
+    def __init__(self, *, store: str, stored: str, asked: str) -> None:
+        self.stored = stored
+        self.asked = asked
+        super().__init__(
+            f"{store}: its passages were indexed with language={stored!r}, and "
+            f"language={asked!r} was asked; nothing was changed. Open it without language "
+            f"(queries are then analysed as {stored!r}), or index the documents into a new "
+            f"database to use {asked!r}.",
+            store=store,
+        )
