@@ -50,7 +50,12 @@ def _memory_opener() -> StoreOpener:
 
     @asynccontextmanager
     async def opener(
-        db: str, *, dimension: int | None, create: bool, migrate: bool
+        db: str,
+        *,
+        dimension: int | None,
+        create: bool,
+        migrate: bool,
+        language: str | None = None,
     ) -> AsyncIterator[StoreSet]:
         yield stores
 
