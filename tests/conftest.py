@@ -1,12 +1,23 @@
-"""Session fixtures: one real PostgreSQL server for every Postgres test."""
+"""Session fixtures: one real PostgreSQL server for every Postgres test.
+
+Hypothesis draws the same examples on every run (`derandomize`), so a run's
+verdict depends on the code alone; `HYPOTHESIS_PROFILE=explore` draws new
+ones for a search by hand.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 from tests.postgres_server import new_database, running_server
+
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
 @pytest.fixture(scope="session")
