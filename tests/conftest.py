@@ -13,11 +13,20 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import settings
 
+from tests.cores import usable_cores
 from tests.postgres_server import new_database, running_server
 
 settings.register_profile("repeatable", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto` starts a worker per usable core (`PYTEST_XDIST_AUTO_NUM_WORKERS` still wins)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist reads it
+    return usable_cores()
 
 
 @pytest.fixture(scope="session")
