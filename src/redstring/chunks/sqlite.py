@@ -339,16 +339,47 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         wanted = None if source_ids is None else np.array(list(source_ids), dtype=np.str_)
 
         def work(connection: sqlite3.Connection) -> list[ChunkMatch]:
-            token = current_generation(connection, "chunk_generations", tenant)
-            matrix = self._cache.get(tenant, token, lambda: self._load(connection, tenant))
-            eligible = None if wanted is None else np.isin(matrix.sources, wanted)
-            hits = top_k(matrix.rows, query, matrix.ids, k=k, eligible=eligible, min_score=None)
-            chunks = {
-                str(c.id): c for c in _fetch(connection, tenant, [matrix.ids[r] for r, _ in hits])
-            }
-            return [ChunkMatch(chunk=chunks[matrix.ids[r]], score=score) for r, score in hits]
+            ranked = self._ranked(connection, tenant, query, k, wanted)
+            chunks = {str(c.id): c for c in _fetch(connection, tenant, [i for i, _ in ranked])}
+            return [ChunkMatch(chunk=chunks[chunk_id], score=score) for chunk_id, score in ranked]
 
         return await self._db.read(work, store=self._name)
+
+    async def semantic_ranking(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        source_ids: Sequence[str] | None = None,
+    ) -> list[tuple[ChunkId, float]]:
+        require_tenant_id(tenant_id)
+        validate_search_args(k, None)
+        query = unit_vector(vector, dimension=self._dimension, context="query vector")
+        if k == 0 or (source_ids is not None and not source_ids):
+            return []
+        tenant = str(tenant_id)
+        wanted = None if source_ids is None else np.array(list(source_ids), dtype=np.str_)
+
+        def work(connection: sqlite3.Connection) -> list[tuple[ChunkId, float]]:
+            return self._ranked(connection, tenant, query, k, wanted)
+
+        return await self._db.read(work, store=self._name)
+
+    def _ranked(
+        self,
+        connection: sqlite3.Connection,
+        tenant: str,
+        query: FloatMatrix,
+        k: int,
+        wanted: npt.NDArray[np.str_] | None,
+    ) -> list[tuple[ChunkId, float]]:
+        """The `k` best embedded chunks of `tenant` (of the `wanted` sources), by exact cosine."""
+        token = current_generation(connection, "chunk_generations", tenant)
+        matrix = self._cache.get(tenant, token, lambda: self._load(connection, tenant))
+        eligible = None if wanted is None else np.isin(matrix.sources, wanted)
+        hits = top_k(matrix.rows, query, matrix.ids, k=k, eligible=eligible, min_score=None)
+        return [(ChunkId(matrix.ids[r]), score) for r, score in hits]
 
     # -- helpers -----------------------------------------------------------
 
