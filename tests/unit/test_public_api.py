@@ -107,6 +107,8 @@ SURFACE: dict[str, set[str]] = {
     "redstring.stores": {
         "ApproximateVectorStore",
         "CacheBudget",
+        "CheckReport",
+        "DamagedRow",
         "InMemoryChunkStore",
         "InMemoryEventLog",
         "InMemoryGraphStore",
