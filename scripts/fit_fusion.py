@@ -19,7 +19,7 @@ figures beside the single channels, `EvidenceFusion` and plain RRF
 (ADR 0120). `--leave-one-out` instead chooses each fusion rule's few numbers
 without each family (and each source of a mixed family) in turn and grades
 the choice on what it left out, the rules judged by their worst left-out
-family (ADR 0360; `--adaptive`: ADR 0280's refit of `AdaptiveFusion`'s
+family (ADR 0365; `--adaptive`: ADR 0280's refit of `AdaptiveFusion`'s
 coefficients, and the passages). The machinery is `quality.fusion_fit`, `quality.fusion_rules`,
 `quality.fusion_loo` and `quality.fusion_cases`.
 """
@@ -100,7 +100,7 @@ if __name__ == "__main__":
         if args.only in (None, side):
             cases = collect(args.cache, args.recorded)
             if args.leave_one_out and side == "entities" and not args.adaptive:
-                print("## entities: each rule, each family left out (ADR 0360)\n", flush=True)
+                print("## entities: each rule, each family left out (ADR 0365)\n", flush=True)
                 print(rules_table(rules_loo(cases, rules())), flush=True)
             elif args.leave_one_out:
                 print(f"## {side}: leave one out\n", flush=True)

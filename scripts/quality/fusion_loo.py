@@ -44,7 +44,7 @@ from .harness import NO_MATCH
 MIN_LEFT_OUT = 15
 #: The fusion each side's refits are compared with (and whose constants they keep).
 DEFAULTS: dict[str, AdaptiveFusion] = {
-    "entities": AdaptiveFusion(),  # no longer the default (ADR 0360)
+    "entities": AdaptiveFusion(),  # no longer the default (ADR 0365)
     "passages": PASSAGE_ADAPTIVE_FUSION,
 }
 

@@ -1,4 +1,4 @@
-"""Fusion rules with few numbers, each chosen without the family it is graded on (ADR 0360).
+"""Fusion rules with few numbers, each chosen without the family it is graded on (ADR 0365).
 
 Run through `scripts.fit_fusion --recorded --leave-one-out` (entities).
 
@@ -100,7 +100,7 @@ class Rule:
 
 
 def rules() -> list[Rule]:
-    """The channels, plain RRF, the fixed fusions and the candidates of ADR 0360."""
+    """The channels, plain RRF, the fixed fusions and the candidates of ADR 0365."""
     return [
         Rule("SEMANTIC", 0, ((),), lambda p: Channel("semantic")),
         Rule("LEXICAL", 0, ((),), lambda p: Channel("lexical")),

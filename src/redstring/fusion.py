@@ -1,7 +1,7 @@
 """How the retrievers fuse their semantic and lexical channels (ADRs 0060, 0120, 0121),
 and how sure each result is (ADR 0170).
 
-`PooledEvidenceFusion` is `Retriever`'s default (ADR 0360) and
+`PooledEvidenceFusion` is `Retriever`'s default (ADR 0365) and
 `ReciprocalRankFusion` `ChunkRetriever`'s (ADR 0355); `EvidenceFusion` and
 `AdaptiveFusion` are one argument away (`Retriever(..., fusion=...)`).
 Your own strategy implements `FusionStrategy`, reading the query as a

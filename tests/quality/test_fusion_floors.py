@@ -88,12 +88,12 @@ LOST_UNDER_RRF = {
     ("python/lay_question", "mrr"),
     ("lee/first_sentence", "ndcg@10"),
 }
-#: Lost since entity HYBRID became `PooledEvidenceFusion` (ADR 0360), chosen by
+#: Lost since entity HYBRID became `PooledEvidenceFusion` (ADR 0365), chosen by
 #: the worst family left out of its choice: where the lexical channel is right
 #: with a modest score and the semantic one's junk is close, MRR trails LEXICAL
 #: (names/alias 0.433 against 0.463, world/other_language 0.425 against 0.458).
 #: The adaptive fusion held them on this holdout, fitted on both families; left
-#: out of its own fit it fell further (ADR 0360's table).
+#: out of its own fit it fell further (ADR 0365's table).
 LOST_UNDER_POOLED_EVIDENCE = {
     ("names/alias", "mrr"),
     ("world/other_language", "mrr"),

@@ -1,4 +1,4 @@
-"""A rule's numbers are chosen without the family it is graded on, by the worst (ADR 0360)."""
+"""A rule's numbers are chosen without the family it is graded on, by the worst (ADR 0365)."""
 
 from __future__ import annotations
 

@@ -108,6 +108,8 @@ SURFACE: dict[str, set[str]] = {
     "redstring.stores": {
         "ApproximateVectorStore",
         "CacheBudget",
+        "CheckReport",
+        "DamagedRow",
         "InMemoryChunkStore",
         "InMemoryEventLog",
         "InMemoryGraphStore",

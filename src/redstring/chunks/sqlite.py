@@ -11,7 +11,14 @@ import numpy as np
 import numpy.typing as npt
 
 from redstring.chunks.sqlite_analysis import open_language
-from redstring.chunks.sqlite_codec import decode_body, sql_block, sql_body, sql_terms
+from redstring.chunks.sqlite_check import damaged_chunk_rows
+from redstring.chunks.sqlite_codec import (
+    decode_body,
+    sql_block,
+    sql_body,
+    sql_counted_block,
+    sql_terms,
+)
 from redstring.chunks.sqlite_lexical import Lexicon, lexical_candidates, load_lexicon
 from redstring.chunks.sqlite_rows import (
     CHUNK_BITS,
@@ -32,6 +39,7 @@ from redstring.domain.chunk import (
     require_chunks_of_source,
 )
 from redstring.domain.chunk_retrieval import ChunkMatch
+from redstring.domain.damage import DamagedRow
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.exact_search import (
     FloatMatrix,
@@ -45,6 +53,7 @@ from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import Analyzer
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
+from redstring.storage.damage import decoding, float_vector, matrix_of
 from redstring.storage.describe import DescribedStore
 from redstring.storage.shared_transactions import SharedTransactions
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
@@ -68,7 +77,7 @@ _TENANT_TABLES = (
 )
 
 # Columns of chunk rows `r` with their vectors `v`, found by the key of the tenant's number.
-_CHUNK = "r.body, v.embedding"
+_CHUNK = "r.tenant_id, r.chunk_id, r.body, v.embedding"
 _BODY = (
     "SELECT {what} FROM {source}"
     " JOIN chunk_tenants t ON t.tenant_id = r.tenant_id"
@@ -123,6 +132,7 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         database.define_function("redstring_block", sql_block)
         database.define_function("redstring_terms", sql_terms, arity=1)
         database.define_function("redstring_body", sql_body, arity=1)
+        database.define_function("redstring_counted_block", sql_counted_block, arity=1)
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
         database.ensure_dimension("chunks", dimension, store=self._name, holds="embeddings")
         self._analyzer = open_language(database, language, store=self._name)
@@ -219,7 +229,7 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         wanted = sorted({str(chunk_id) for chunk_id in chunk_ids})
 
         def work(connection: sqlite3.Connection) -> list[StoredChunk]:
-            return _fetch(connection, str(tenant_id), wanted)
+            return _fetch(connection, str(tenant_id), wanted, self._dimension)
 
         return await self._db.read(work, store=self._name)
 
@@ -234,16 +244,16 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
     async def source_manifest(self, source_id: str, tenant_id: TenantId) -> list[ChunkManifest]:
         require_tenant_id(tenant_id)
         statement = (
-            _BODY.format(what="r.body, v.key", source="chunk_texts r")
+            _BODY.format(what="r.tenant_id, r.chunk_id, r.body, v.key", source="chunk_texts r")
             + " WHERE r.tenant_id = ? AND r.source_id = ? ORDER BY r.idx, r.chunk_id"
         )
 
         def work(connection: sqlite3.Connection) -> list[ChunkManifest]:
             return [
-                ChunkManifest.of(
-                    StoredChunk.model_validate_json(decode_body(body)), embedded=key is not None
+                ChunkManifest.of(_body(tenant, chunk_id, body), embedded=key is not None)
+                for tenant, chunk_id, body, key in connection.execute(
+                    statement, (str(tenant_id), source_id)
                 )
-                for body, key in connection.execute(statement, (str(tenant_id), source_id))
             ]
 
         return await self._db.read(work, store=self._name)
@@ -299,6 +309,12 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
 
         return await self._db.read(work, store=self._name)
 
+    async def damaged_rows(self) -> list[DamagedRow]:
+        """Every damaged row of the store's tables, of every tenant; nothing is written."""
+        return await self._db.read(
+            lambda c: damaged_chunk_rows(c, self._dimension), store=self._name
+        )
+
     # -- searching ---------------------------------------------------------
 
     async def lexical_candidates(
@@ -343,9 +359,8 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
             matrix = self._cache.get(tenant, token, lambda: self._load(connection, tenant))
             eligible = None if wanted is None else np.isin(matrix.sources, wanted)
             hits = top_k(matrix.rows, query, matrix.ids, k=k, eligible=eligible, min_score=None)
-            chunks = {
-                str(c.id): c for c in _fetch(connection, tenant, [matrix.ids[r] for r, _ in hits])
-            }
+            found = _fetch(connection, tenant, [matrix.ids[r] for r, _ in hits], self._dimension)
+            chunks = {str(c.id): c for c in found}
             return [ChunkMatch(chunk=chunks[matrix.ids[r]], score=score) for r, score in hits]
 
         return await self._db.read(work, store=self._name)
@@ -385,7 +400,10 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
 
     async def _select(self, statement: str, parameters: tuple[str, ...]) -> list[StoredChunk]:
         def work(connection: sqlite3.Connection) -> list[StoredChunk]:
-            return [_chunk(body, blob) for body, blob in connection.execute(statement, parameters)]
+            return [
+                _chunk(*row, dimension=self._dimension)
+                for row in connection.execute(statement, parameters)
+            ]
 
         return await self._db.read(work, store=self._name)
 
@@ -403,7 +421,13 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
             ids.append(chunk_id)
             sources.append(source_id)
             blobs.append(blob)
-        raw = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), self._dimension)
+        raw = matrix_of(
+            blobs,
+            self._dimension,
+            table="chunk_vectors",
+            tenant=tenant,
+            rows=[f"chunk {chunk_id}" for chunk_id in ids],
+        )
         return _Matrix(
             ids=ids,
             sources=np.array(sources, dtype=np.str_),
@@ -411,25 +435,39 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         )
 
 
-def _chunk(body: bytes, blob: bytes | None) -> StoredChunk:
-    chunk = StoredChunk.model_validate_json(decode_body(body))
-    if blob is not None:
-        chunk.embedding = np.frombuffer(blob, dtype=np.float32).tolist()
+def _body(tenant: str, chunk_id: str, body: bytes) -> StoredChunk:
+    """A chunk from its stored body; `DamagedRowError` naming the row for a damaged one."""
+    with decoding(table="chunk_texts", tenant=tenant, row=f"chunk {chunk_id}"):
+        chunk = StoredChunk.model_validate_json(decode_body(body))
+        if str(chunk.id) != chunk_id or str(chunk.tenant_id) != tenant:
+            raise ValueError("its body holds another chunk's id or tenant")
     return chunk
 
 
-def _fetch(connection: sqlite3.Connection, tenant: str, ids: Sequence[str]) -> list[StoredChunk]:
+def _chunk(
+    tenant: str, chunk_id: str, body: bytes, blob: bytes | None, *, dimension: int
+) -> StoredChunk:
+    chunk = _body(tenant, chunk_id, body)
+    if blob is not None:
+        with decoding(table="chunk_vectors", tenant=tenant, row=f"chunk {chunk_id}"):
+            chunk.embedding = float_vector(blob, dimension).tolist()
+    return chunk
+
+
+def _fetch(
+    connection: sqlite3.Connection, tenant: str, ids: Sequence[str], dimension: int
+) -> list[StoredChunk]:
     """The chunks of `ids` (distinct) in `tenant`, ordered by id string."""
-    found: list[tuple[str, bytes, bytes | None]] = []
+    found: list[tuple[str, str, bytes, bytes | None]] = []
     for part in chunked(ids):
         found.extend(
             connection.execute(
-                _BODY.format(what=f"r.chunk_id, {_CHUNK}", source="chunk_texts r")
+                _BODY.format(what=_CHUNK, source="chunk_texts r")
                 + f" WHERE r.tenant_id = ? AND r.chunk_id IN ({placeholders(len(part))})",
                 (tenant, *part),
             )
         )
-    return [_chunk(body, blob) for _, body, blob in sorted(found, key=lambda row: row[0])]
+    return [_chunk(*row, dimension=dimension) for row in sorted(found, key=lambda row: row[1])]
 
 
 def _ids_of_source(connection: sqlite3.Connection, tenant: str, source_id: str) -> list[str]:

@@ -89,6 +89,8 @@ class PassageSearchResult(BaseModel):
     mode: str
     matches: list[PassageMatch]
     note: str | None = None
+    #: With `explain`: how HYBRID fused the channels (e.g. "rrf k=60").
+    fusion: str | None = None
 
 
 class PassageText(BaseModel):
@@ -169,7 +171,7 @@ def passage_result(
 ) -> PassageSearchResult:
     """The compact form of a passage search, each text cut at `PASSAGE_TEXT`.
 
-    The channel scores only when `explain`.
+    The channel scores and the fusion only when `explain`.
     """
     matches = []
     for hit in answer.matches:
@@ -185,7 +187,12 @@ def passage_result(
                 lexical=_round(hit.lexical) if explain else None,
             )
         )
-    return PassageSearchResult(mode=answer.mode.value, matches=matches, note=note)
+    return PassageSearchResult(
+        mode=answer.mode.value,
+        matches=matches,
+        note=note,
+        fusion=answer.fusion if explain else None,
+    )
 
 
 def passage_text(chunk: StoredChunk, offset: int) -> PassageText:

@@ -111,6 +111,7 @@ async def search_passages(
         tenant_id=str(request.tenant_id),
         query=request.text,
         mode=result.mode,
+        fusion=result.fusion,
         matches=[
             PassageHit(
                 rank=rank,

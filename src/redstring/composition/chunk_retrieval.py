@@ -40,8 +40,15 @@ from redstring.domain.confidence import (
 )
 from redstring.domain.errors import DimensionMismatchError
 from redstring.domain.exact_rrf import certified_rrf
-from redstring.domain.fusion import DEFAULT_PASSAGE_FUSION, FusionStrategy, ReciprocalRankFusion
+from redstring.domain.fusion import (
+    DEFAULT_PASSAGE_FUSION,
+    RRF_K,
+    AdaptiveFusion,
+    FusionStrategy,
+    ReciprocalRankFusion,
+)
 from redstring.domain.ids import TenantId
+from redstring.domain.query import NormalizedQuery
 from redstring.domain.retrieval import RetrievalMode, require_served, resolve_mode
 from redstring.domain.search_request import SearchRequest
 from redstring.ports.chunk_store import ChunkStore, LexicalChunkSource, SemanticChunkSource
@@ -210,7 +217,9 @@ class ChunkRetriever:
             _semantic_channel(pair, query, tenant_id, depth, source_ids),
             _lexical_candidates(lexical_source, query, tenant_id, source_ids),
         )
+        label: str | None = None
         if exact:
+            label = f"rrf k={RRF_K}"
             lexical, fused = await self._exact_rrf(
                 pair=pair,
                 vector=vector,
@@ -221,11 +230,12 @@ class ChunkRetriever:
             )
         else:
             lexical = [] if found is None else rank_chunks(found, k=depth)
-            fused = self._fusion.fuse(
+            channels = (
                 [(m.chunk.id, m.score) for m in semantic],
                 [(chunk_id, bm25_relative(score, lexical[0][1])) for chunk_id, score in lexical],
-                query=request.query,
-            )[:k]
+            )
+            fused = self._fusion.fuse(*channels, query=request.query)[:k]
+            label = _label(self._fusion, *channels, query=request.query)
         cosine = {m.chunk.id: m.score for m in semantic}
         bm25 = dict(lexical)
         coverage = {chunk_id: bm25_coverage(score, ceiling) for chunk_id, score in lexical}
@@ -257,7 +267,12 @@ class ChunkRetriever:
             for chunk_id, score in fused
             if chunk_id in known  # deleted since it was ranked: skipped, no backfill
         ]
-        return ChunkRetrievalResult(query=query, mode=resolved, matches=matches)
+        return ChunkRetrievalResult(
+            query=query,
+            mode=resolved,
+            matches=matches,
+            fusion=label if resolved is RetrievalMode.HYBRID else None,
+        )
 
     async def _exact_rrf(
         self,
@@ -285,6 +300,20 @@ class ChunkRetriever:
                 return lexical, fused
             depth *= 2
             semantic[:] = await _search(pair, vector, tenant_id, depth, source_ids)
+
+
+def _label(
+    fusion: FusionStrategy,
+    semantic: list[tuple[ChunkId, float]],
+    lexical: list[tuple[ChunkId, float]],
+    *,
+    query: NormalizedQuery,
+) -> str:
+    """`ChunkRetrievalResult.fusion` for a strategy other than RRF."""
+    if isinstance(fusion, AdaptiveFusion):
+        weight = fusion.lexical_weight(semantic, lexical, query=query)
+        return f"adaptive lexical_weight={weight:.3f}"
+    return type(fusion).__name__
 
 
 #: How many chunks each channel ranks at least before a fusion other than RRF.

@@ -7,7 +7,7 @@ entities. `vector` and `graph` may not import each other and neither may
 import `llm`, so only this layer can hold all three.
 
 Two channels, fused by a `FusionStrategy` (`domain/fusion.py`; by default
-`PooledEvidenceFusion`, ADR 0360: rank fusion picks the candidates, their
+`PooledEvidenceFusion`, ADR 0365: rank fusion picks the candidates, their
 evidence orders them, and an entity holding every query word comes first;
 `ReciprocalRankFusion` and `EvidenceFusion` are one argument away):
 

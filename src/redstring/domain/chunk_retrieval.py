@@ -88,3 +88,8 @@ class ChunkRetrievalResult(BaseModel):
     query: str
     mode: RetrievalMode
     matches: list[ScoredChunk] = Field(default_factory=list)
+    #: How HYBRID fused the two channels: `"rrf k=60"` for reciprocal rank fusion
+    #: (computed over the full rankings), `"adaptive lexical_weight=0.123"` for
+    #: `AdaptiveFusion` with the weight it read, else the strategy's class name;
+    #: `None` when one channel ran.
+    fusion: str | None = None

@@ -4,7 +4,7 @@
 channels' scores share a range (0..1) but no unit. Measured on the quality
 corpus it let a weak channel's confident-looking junk outvote a strong
 channel, so `EvidenceFusion` reads each score on its stated scale (ADR
-0060). `PooledEvidenceFusion` is `Retriever`'s default (ADR 0360): rank
+0060). `PooledEvidenceFusion` is `Retriever`'s default (ADR 0365): rank
 fusion picks the candidates, the two channels' evidence at one fixed weight
 orders them, and an entity holding every query word comes first; its two
 fitted numbers were chosen by the worst family left out of the choice.
@@ -291,21 +291,21 @@ class AdaptiveFusion:
 
 
 # `PooledEvidenceFusion`'s numbers for entities: the lexical floor and weight
-# were chosen by the worst family left out of the choice (ADR 0360, `python -m
+# were chosen by the worst family left out of the choice (ADR 0365, `python -m
 # scripts.fit_fusion --leave-one-out`): every fold chose these two but for 3 of 34;
 # the power is ADR 0205's, and the same choice among 1, 2 and 3 changes no
 # left-out figure.
-#: The lexical score at or below which a lexical candidate is no evidence (ADR 0360).
+#: The lexical score at or below which a lexical candidate is no evidence (ADR 0365).
 POOLED_LEXICAL_FLOOR = 0.45
-#: The weight of the lexical evidence against the semantic (ADR 0360).
+#: The weight of the lexical evidence against the semantic (ADR 0365).
 POOLED_LEXICAL_WEIGHT = 0.85
-#: The exponent that sharpens each channel's evidence (ADR 0205, kept in ADR 0360).
+#: The exponent that sharpens each channel's evidence (ADR 0205, kept in ADR 0365).
 POOLED_POWER = 2.0
 
 
 @dataclass(frozen=True)
 class PooledEvidenceFusion:
-    """Rank fusion picks the candidates, their evidence orders them, exact words first (ADR 0360).
+    """Rank fusion picks the candidates, their evidence orders them, exact words first (ADR 0365).
 
     In order:
 
@@ -380,7 +380,7 @@ class PooledEvidenceFusion:
         return fused
 
 
-#: What `Retriever` fuses with unless told otherwise (ADR 0360; was `AdaptiveFusion`, ADR 0121).
+#: What `Retriever` fuses with unless told otherwise (ADR 0365; was `AdaptiveFusion`, ADR 0121).
 DEFAULT_FUSION: FusionStrategy = PooledEvidenceFusion()
 #: `AdaptiveFusion` with the passage constants, for `ChunkRetriever(..., fusion=...)`.
 PASSAGE_ADAPTIVE_FUSION = AdaptiveFusion(

@@ -268,6 +268,8 @@ async def test_search_passages_then_read_passage_continues_the_text() -> None:
     assert match["source"] == "notes.md"
     assert "more_at" not in match
     assert 0.0 < match["semantic"] <= 1.0
+    assert hit["structuredContent"]["fusion"] == "rrf k=60"  # explain says how it fused
+    assert "fusion" not in none["structuredContent"]  # LEXICAL, no explain
     assert whole["structuredContent"]["text"] == "Ada Lovelace wrote the first program in 1843."
     assert tail["structuredContent"]["text"] == "1843."
     assert past["structuredContent"]["text"] == ""

@@ -24,7 +24,11 @@ from redstring import (
 )
 from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.composition import chunk_retrieval
-from redstring.domain.fusion import DEFAULT_PASSAGE_FUSION, ReciprocalRankFusion
+from redstring.domain.fusion import (
+    DEFAULT_PASSAGE_FUSION,
+    PASSAGE_ADAPTIVE_FUSION,
+    ReciprocalRankFusion,
+)
 from redstring.domain.fusion import reciprocal_rank_fusion as full_rrf
 from redstring.llm.fake_embedding import FakeEmbeddingProvider
 from redstring.storage.sqlite import SqliteDatabase
@@ -101,6 +105,21 @@ def test_the_first_n_of_every_k_are_the_first_n_of_the_full_rankings_rrf(
 
 def test_the_default_passage_fusion_is_plain_rrf() -> None:
     assert ReciprocalRankFusion() == DEFAULT_PASSAGE_FUSION
+
+
+@pytest.mark.asyncio
+async def test_the_result_says_how_hybrid_fused() -> None:
+    embeddings = FakeEmbeddingProvider(dimension=DIMENSION)
+    store = InMemoryChunkStore(dimension=DIMENSION)
+    tenant = await index(store, ["engine notes", "mill river"], embeddings)
+    rrf = ChunkRetriever(embeddings=embeddings, chunks=store)
+    adaptive = ChunkRetriever(embeddings=embeddings, chunks=store, fusion=PASSAGE_ADAPTIVE_FUSION)
+    assert (await rrf.retrieve_chunks("engine", tenant)).fusion == "rrf k=60"
+    lexical = await rrf.retrieve_chunks("engine", tenant, mode=RetrievalMode.LEXICAL)
+    assert lexical.fusion is None
+    weighed = (await adaptive.retrieve_chunks("engine", tenant)).fusion
+    assert weighed is not None
+    assert weighed.startswith("adaptive lexical_weight=0.")
 
 
 class IdentifierBlindEmbeddings(FakeEmbeddingProvider):

@@ -1,4 +1,4 @@
-"""HYBRID puts an entity holding every query word first, whatever the model says (ADR 0360).
+"""HYBRID puts an entity holding every query word first, whatever the model says (ADR 0365).
 
 The reproduction of issue 26 (ADR 0350) through the default fusion: 8,000
 syllable names hide "Meir", "Satie" and "Rush" behind names that share their

@@ -1,4 +1,4 @@
-"""Rank fusion picks the candidates, their evidence orders them, exact words first (ADR 0360)."""
+"""Rank fusion picks the candidates, their evidence orders them, exact words first (ADR 0365)."""
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ def test_a_look_alike_both_channels_rank_does_not_pass_a_holder_at_depth_one() -
 
 
 def test_lexical_junk_below_the_floor_neither_enters_the_pool_nor_passes_semantic() -> None:
-    """A description's lexical candidates score about 0.41 (ADR 0360): no evidence, last."""
+    """A description's lexical candidates score about 0.41 (ADR 0365): no evidence, last."""
     right, junk = IDS[0], IDS[1]
     fused = FUSION.fuse([(right, 0.70)], [(junk, 0.44)])
     assert ids(fused) == [right, junk]
