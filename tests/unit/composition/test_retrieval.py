@@ -236,10 +236,11 @@ async def test_a_result_reports_both_component_scores_when_both_channels_ranked(
     assert top.semantic == pytest.approx(1.0)
     assert top.lexical == 1.0
     assert top.score == pytest.approx(2 / (RRF_K + 1))
-    # The default fusion reads the same two certainties as full evidence.
+    # The default fusion reads the same two certainties as full evidence (1.0), in the
+    # group of names holding every query word (3 + evidence, ADR 0365).
     default = await stores.retriever().retrieve("Ada Lovelace", TENANT, mode=RetrievalMode.HYBRID)
     assert default.matches[0].entity.name == "Ada Lovelace"
-    assert default.matches[0].score == pytest.approx(1.0)
+    assert default.matches[0].score == pytest.approx(3.0 + 1.0)
 
 
 @pytest.mark.asyncio
