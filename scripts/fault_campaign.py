@@ -36,10 +36,11 @@ Not a CI test: a bounded command whose printed figures go in docs/reliability.md
    thread during `index()`, 100 clients dropped unclosed (threads and file
    descriptors counted); each in its own process, no answer in time a hang.
 
-Every other kill of a loop is aimed at a first write (the writer starts at
-the first batch never written). The end of the report counts what was lost,
-left inconsistent (including rows `redstring check` lists after a kill),
-hangs, raw errors, wrong answers and leaks.
+Every other kill of a loop is aimed at a first write (a writer of a new
+tenant, killed up to 20 ms after it says it begins its first to third
+batch). The end of the report counts what was lost, left inconsistent
+(including rows `redstring check` lists after a kill), hangs, raw errors,
+wrong answers and leaks.
 """
 
 from __future__ import annotations
@@ -88,18 +89,17 @@ def _child(*argv: str) -> subprocess.Popen[str]:
 # -- child processes ---------------------------------------------------------
 
 
-async def _child_writer(
-    db: str, target: str, tenant: str, retry: bool, loop: bool, start: int = 0
-) -> None:
+async def _child_writer(db: str, target: str, tenant: str, retry: bool, loop: bool) -> None:
     stores = await open_stores(db)
     print("started", flush=True)
     try:
-        # A killed writer loops until killed, from batch `start` (the first not yet
-        # written, so a kill lands on a first write); a retrying one writes every batch
-        # 8 times over, so the faults land while it writes.
+        # A killed writer loops until killed; a retrying one writes every batch 8 times
+        # over, so the faults land while it writes.
         passes = 1000 if loop else 8 if retry else 1
-        for step in range(start, start + BATCHES * passes):
+        for step in range(BATCHES * passes):
             number = step % BATCHES
+            if loop:
+                print(f"writing {number}", flush=True)  # the campaign aims kills by this
             while True:
                 try:
                     await write_batch(stores, target, tenant, number)
@@ -179,10 +179,7 @@ def child_main(argv: list[str]) -> None:
     kind, *rest = argv
     if kind == "writer":
         db, target, tenant, mode = rest
-        loop, _, start = mode.partition(":")
-        asyncio.run(
-            _child_writer(db, target, tenant, mode == "retry", loop == "loop", int(start or 0))
-        )
+        asyncio.run(_child_writer(db, target, tenant, mode == "retry", mode == "loop"))
     elif kind == "reader":
         db, tenant, seconds, reopen = rest
         asyncio.run(_child_reader(db, tenant, float(seconds), int(reopen)))
@@ -237,6 +234,15 @@ class Report:
         print("counts: " + ", ".join(f"{name} {n}" for name, n in self.counts.items()))
 
 
+def _in_flight(output: str) -> int | None:
+    """The batch a killed writer was writing: the last it began and never reported done."""
+    lines = output.splitlines()
+    began = [line for line in lines if line.startswith("writing ")]
+    if not began or f"done {began[-1].split()[1]}" == (lines[-1] if lines else ""):
+        return None
+    return int(began[-1].split()[1])
+
+
 def _done_batches(output: str) -> set[int]:
     return {int(line.split()[1]) for line in output.splitlines() if line.startswith("done ")}
 
@@ -248,26 +254,31 @@ async def kill_loop(db: str, fresh_db: str, target: str, kills: int, report: Rep
     survived = problems = first_writes = 0
     done: set[int] = set()
     for kill in range(kills):
-        # Every other kill is aimed at a first write: the writer starts at the first batch
-        # never written and is killed after 0 to 2 batches; the others at any moment of a
-        # loop from batch 0, mostly re-writes of complete batches.
-        start = min(set(range(BATCHES)) - done, default=0) if kill % 2 == 0 else 0
-        child = _child("writer", db, target, tenant, f"loop:{start}")
+        # Every other kill is aimed at a first write: a writer of a tenant never written
+        # before, killed just after it says it begins its 1st to 3rd batch. The others land
+        # at any moment of a loop over the campaign tenant's batches, mostly re-writes.
+        aimed = kill % 2 == 0
+        owner = str(new_tenant_id()) if aimed else tenant
+        child = _child("writer", db, target, owner, "loop")
         assert child.stdout is not None
         child.stdout.readline()  # "started": the stores are open, writes begin now
-        if kill % 2 == 0:
+        read = []  # lines read before the kill, which communicate() no longer returns
+        if aimed:  # on its "writing N" line, then up to 20 ms into that write
             for _ in range(rng.randint(0, 2)):
-                child.stdout.readline()
-            await asyncio.sleep(rng.uniform(0.0, 0.03))
+                read += [child.stdout.readline(), child.stdout.readline()]
+            read.append(child.stdout.readline())
+            await asyncio.sleep(rng.uniform(0.0, 0.02))
         else:
             await asyncio.sleep(rng.uniform(0.05, 0.6))
         child.send_signal(signal.SIGKILL)
-        out, _ = child.communicate(timeout=60)
+        rest, _ = child.communicate(timeout=60)
+        out = "".join(read) + rest
         written = _done_batches(out)
-        last = max(written, default=start - 1)  # the batch in flight follows the last done
-        first_writes += (last + 1) % BATCHES not in done | written
-        done |= written
-        found = await check_state(db, target, tenant, must_hold=done)
+        before = set() if aimed else done
+        first_writes += _in_flight(out) not in before | {None}
+        if not aimed:
+            done |= written
+        found = await check_state(db, target, owner, must_hold=written | before)
         report.problems(found)
         survived += not found
         problems += bool(found)

@@ -4,8 +4,8 @@
     uv run python -m scripts.fit_fusion --only passages      # one side
     uv run python -m scripts.fit_fusion --cache /tmp/fusion  # keep the channel answers
     uv run python -m scripts.fit_fusion --recorded           # no model: replay the recording
-    uv run python -m scripts.fit_fusion --recorded --leave-one-out  # refit without each family
-    uv run python -m scripts.fit_fusion --recorded --leave-one-out --centre 0.003  # a candidate
+    uv run python -m scripts.fit_fusion --recorded --leave-one-out  # each rule, families left out
+    uv run python -m scripts.fit_fusion --recorded --leave-one-out --adaptive  # ADR 0280's refit
     uv run python -m scripts.fit_fusion --record             # re-record the CI floors' input
     uv run python -m scripts.fit_fusion --record passages/python  # that source only
     uv run python -m scripts.fit_fusion --floors             # replay it, write the HYBRID floors
@@ -16,9 +16,11 @@ Asks every graded query of every committed corpus of each channel alone
 (local MiniLM model), fits `AdaptiveFusion` on `fit` only and prints the
 constants to record in `redstring/domain/fusion.py` with both halves'
 figures beside the single channels, `EvidenceFusion` and plain RRF
-(ADR 0120). `--leave-one-out` instead refits the coefficients without each
-family (and each source of a mixed family) in turn and grades the refit on
-what it left out (ADR 0280). The machinery is `quality.fusion_fit`,
+(ADR 0120). `--leave-one-out` instead chooses each fusion rule's few numbers
+without each family (and each source of a mixed family) in turn and grades
+the choice on what it left out, the rules judged by their worst left-out
+family (ADR 0365; `--adaptive`: ADR 0280's refit of `AdaptiveFusion`'s
+coefficients, and the passages). The machinery is `quality.fusion_fit`, `quality.fusion_rules`,
 `quality.fusion_loo` and `quality.fusion_cases`.
 """
 
@@ -32,6 +34,8 @@ from scripts.quality.floors import FLOORS, floors_table, load_floors, plot_floor
 from scripts.quality.fusion_cases import entity_cases, passage_cases
 from scripts.quality.fusion_fit import CENTRE, RIDGE, run
 from scripts.quality.fusion_loo import Variant, leave_one_out, loo_table
+from scripts.quality.fusion_rules import leave_one_out as rules_loo
+from scripts.quality.fusion_rules import rules, rules_table
 from scripts.quality.recorded import RECORDED, record
 
 if __name__ == "__main__":
@@ -72,6 +76,11 @@ if __name__ == "__main__":
         default=RIDGE,
         help=f"with --leave-one-out: L2 price of the coefficients (default {RIDGE})",
     )
+    parser.add_argument(
+        "--adaptive",
+        action="store_true",
+        help="with --leave-one-out: refit AdaptiveFusion's coefficients instead (ADR 0280)",
+    )
     parser.add_argument("--plot", metavar="DIR", help=f"only plot {FLOORS.name} into DIR")
     args = parser.parse_args()
     if args.plot:
@@ -90,7 +99,10 @@ if __name__ == "__main__":
     for side, collect in (("entities", entity_cases), ("passages", passage_cases)):
         if args.only in (None, side):
             cases = collect(args.cache, args.recorded)
-            if args.leave_one_out:
+            if args.leave_one_out and side == "entities" and not args.adaptive:
+                print("## entities: each rule, each family left out (ADR 0365)\n", flush=True)
+                print(rules_table(rules_loo(cases, rules())), flush=True)
+            elif args.leave_one_out:
                 print(f"## {side}: leave one out\n", flush=True)
                 variant = Variant(ridge=args.ridge, centre=args.centre)
                 print(loo_table(leave_one_out(side, cases, variant)), flush=True)

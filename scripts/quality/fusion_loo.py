@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from redstring.domain.fusion import DEFAULT_FUSION, PASSAGE_ADAPTIVE_FUSION, AdaptiveFusion
+from redstring.domain.fusion import PASSAGE_ADAPTIVE_FUSION, AdaptiveFusion
 
 from .common import SPLITS
 from .fusion_fit import (
@@ -44,7 +44,7 @@ from .harness import NO_MATCH
 MIN_LEFT_OUT = 15
 #: The fusion each side's refits are compared with (and whose constants they keep).
 DEFAULTS: dict[str, AdaptiveFusion] = {
-    "entities": DEFAULT_FUSION,  # type: ignore[dict-item]
+    "entities": AdaptiveFusion(),  # no longer the default (ADR 0365)
     "passages": PASSAGE_ADAPTIVE_FUSION,
 }
 

@@ -88,9 +88,19 @@ LOST_UNDER_RRF = {
     ("python/lay_question", "mrr"),
     ("lee/first_sentence", "ndcg@10"),
 }
+#: Lost since entity HYBRID became `PooledEvidenceFusion` (ADR 0365), chosen by
+#: the worst family left out of its choice: where the lexical channel is right
+#: with a modest score and the semantic one's junk is close, MRR trails LEXICAL
+#: (names/alias 0.433 against 0.463, world/other_language 0.425 against 0.458).
+#: The adaptive fusion held them on this holdout, fitted on both families; left
+#: out of its own fit it fell further (ADR 0365's table).
+LOST_UNDER_POOLED_EVIDENCE = {
+    ("names/alias", "mrr"),
+    ("world/other_language", "mrr"),
+}
 
 
-def test_no_family_loses_since_adr_0230_but_those_rrf_moved() -> None:
+def test_no_family_loses_since_adr_0230_but_those_the_new_fusions_moved() -> None:
     """World/synonym, the last family below its better channel (ADR 0205), holds on 75 queries."""
     losing = {
         (family, metric)
@@ -98,4 +108,4 @@ def test_no_family_loses_since_adr_0230_but_those_rrf_moved() -> None:
         for metric, value in row["hybrid"].items()
         if value < max(row["semantic"][metric], row["lexical"][metric]) - TOLERANCE
     }
-    assert losing == LOST_UNDER_RRF
+    assert losing == LOST_UNDER_RRF | LOST_UNDER_POOLED_EVIDENCE

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import scripts.quality.fusion_loo as loo
-from redstring.domain.fusion import DEFAULT_FUSION, PASSAGE_ADAPTIVE_FUSION, AdaptiveFusion
+from redstring.domain.fusion import PASSAGE_ADAPTIVE_FUSION, AdaptiveFusion
 from redstring.domain.query_reading import FEATURE_NAMES
 from scripts.quality.fusion_fit import (
     W_GRID,
@@ -108,7 +108,7 @@ def test_each_refit_searches_without_its_group_and_is_graded_on_it_alone(
     assert table.splitlines()[2].endswith("| -0.500 | -0.500 | **no** |")
 
 
-@pytest.mark.parametrize("fusion", [DEFAULT_FUSION, PASSAGE_ADAPTIVE_FUSION])
+@pytest.mark.parametrize("fusion", [AdaptiveFusion(), PASSAGE_ADAPTIVE_FUSION])
 def test_a_fusion_is_rebuilt_from_its_constants_and_coefficients(fusion: AdaptiveFusion) -> None:
     assert fusion_of(np.array(fusion.coefficients), constants_of(fusion)) == fusion
 

@@ -102,6 +102,7 @@ SURFACE: dict[str, set[str]] = {
         "EvidenceFusion",
         "FusionStrategy",
         "NormalizedQuery",
+        "PooledEvidenceFusion",
         "ReciprocalRankFusion",
     },
     "redstring.stores": {

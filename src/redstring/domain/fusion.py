@@ -4,19 +4,23 @@
 channels' scores share a range (0..1) but no unit. Measured on the quality
 corpus it let a weak channel's confident-looking junk outvote a strong
 channel, so `EvidenceFusion` reads each score on its stated scale (ADR
-0060) and is `Retriever`'s default. `AdaptiveFusion` is that evidence
-fusion with a lexical weight read from the query and the channels' own
-answers (ADR 0120): the default of both retrievers since ADR 0121, with
-`EvidenceFusion` and `ReciprocalRankFusion` one argument away.
+0060). `PooledEvidenceFusion` is `Retriever`'s default (ADR 0365): rank
+fusion picks the candidates, the two channels' evidence at one fixed weight
+orders them, and an entity holding every query word comes first; its two
+fitted numbers were chosen by the worst family left out of the choice.
+`ChunkRetriever` fuses by plain RRF (ADR 0355). `AdaptiveFusion`, the
+default of both from ADR 0121, weighs the evidence by a logistic of the query
+and the answers.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from redstring.domain.lexical import HOLDS_EVERY_WORD
 from redstring.domain.query import NormalizedQuery
 from redstring.domain.query_reading import FEATURE_NAMES, fusion_features
 
@@ -286,8 +290,98 @@ class AdaptiveFusion:
         return self.lexical_floor
 
 
-#: What `Retriever` fuses with unless told otherwise (ADR 0121; was `EvidenceFusion`).
-DEFAULT_FUSION: FusionStrategy = AdaptiveFusion()
+# `PooledEvidenceFusion`'s numbers for entities: the lexical floor and weight
+# were chosen by the worst family left out of the choice (ADR 0365, `python -m
+# scripts.fit_fusion --leave-one-out`): every fold chose these two but for 3 of 34;
+# the power is ADR 0205's, and the same choice among 1, 2 and 3 changes no
+# left-out figure.
+#: The lexical score at or below which a lexical candidate is no evidence (ADR 0365).
+POOLED_LEXICAL_FLOOR = 0.45
+#: The weight of the lexical evidence against the semantic (ADR 0365).
+POOLED_LEXICAL_WEIGHT = 0.85
+#: The exponent that sharpens each channel's evidence (ADR 0205, kept in ADR 0365).
+POOLED_POWER = 2.0
+
+
+@dataclass(frozen=True)
+class PooledEvidenceFusion:
+    """Rank fusion picks the candidates, their evidence orders them, exact words first (ADR 0365).
+
+    In order:
+
+    1. every id whose lexical score reaches `HOLDS_EVERY_WORD` (its name or
+       an alias holds every query word whole, ADR 0350), by evidence;
+    2. the pool's first `depth` ids, by evidence, where the pool is
+       `reciprocal_rank_fusion` of the semantic ids and of the lexical ids
+       scoring above `lexical_floor`, and `depth` is the longer channel's
+       length (the depth the retriever read both channels to: its `k`);
+    3. the rest of the pool in rank-fusion order;
+    4. the lexical ids at or below the floor, in the lexical channel's order.
+
+    Evidence is `weighted_evidence` at `lexical_weight`, `lexical_floor` and
+    `power` (semantic floor 0), ties broken by the rank-fusion score of both
+    whole channels, then by `str(id)`. The fused score is ordinal: the
+    group's number (3, 2, 1, 0) plus the evidence (groups 3 and 2) or the
+    rank-fusion score (1 and 0), so it falls as the order goes. `query` is
+    not read. Raises `ValueError` for a floor outside 0..1 (exclusive of 1),
+    a weight outside 0..1 or a power that is not positive.
+    """
+
+    lexical_floor: float = POOLED_LEXICAL_FLOOR
+    lexical_weight: float = POOLED_LEXICAL_WEIGHT
+    power: float = POOLED_POWER
+
+    def __post_init__(self) -> None:
+        _require_evidence_parameters(self.lexical_floor, self.power)
+        if not 0.0 <= self.lexical_weight <= 1.0:
+            raise ValueError(
+                f"lexical_weight must be in [0, 1], got {self.lexical_weight}: "
+                "it is the lexical evidence's share of the fused evidence"
+            )
+
+    def fuse(
+        self,
+        semantic: Sequence[tuple[IdT, float]],
+        lexical: Sequence[tuple[IdT, float]],
+        *,
+        query: str | NormalizedQuery = "",
+    ) -> list[tuple[IdT, float]]:
+        """Ids in the four groups of the class docstring, each with its group-ordered score."""
+        evidence = dict(
+            weighted_evidence(
+                semantic,
+                lexical,
+                lexical_weight=self.lexical_weight,
+                lexical_floor=self.lexical_floor,
+                power=self.power,
+            )
+        )
+        semantic_ids = [i for i, _ in semantic]
+        rank = dict(reciprocal_rank_fusion([semantic_ids, [i for i, _ in lexical]]))
+        best_lexical: dict[IdT, float] = {}
+        for item, score in lexical:
+            best_lexical[item] = max(best_lexical.get(item, 0.0), score)
+        holders = {i for i, s in best_lexical.items() if s >= HOLDS_EVERY_WORD}
+        above = [i for i, _ in lexical if best_lexical[i] > self.lexical_floor]
+        pool = [i for i, _ in reciprocal_rank_fusion([semantic_ids, above])]
+        depth = max(len(semantic), len(lexical))
+        head = [i for i in pool[:depth] if i not in holders]
+        rest = [i for i in pool[depth:] if i not in holders]
+        pooled = set(pool) | holders
+        below = list(dict.fromkeys(i for i, _ in lexical if i not in pooled))
+
+        def by_evidence(items: Iterable[IdT]) -> list[IdT]:
+            return sorted(items, key=lambda i: (-evidence[i], -rank[i], str(i)))
+
+        fused = [(i, 3.0 + evidence[i]) for i in by_evidence(holders)]
+        fused += [(i, 2.0 + evidence[i]) for i in by_evidence(head)]
+        fused += [(i, 1.0 + rank[i]) for i in rest]
+        fused += [(i, rank[i]) for i in below]
+        return fused
+
+
+#: What `Retriever` fuses with unless told otherwise (ADR 0365; was `AdaptiveFusion`, ADR 0121).
+DEFAULT_FUSION: FusionStrategy = PooledEvidenceFusion()
 #: `AdaptiveFusion` with the passage constants, for `ChunkRetriever(..., fusion=...)`.
 PASSAGE_ADAPTIVE_FUSION = AdaptiveFusion(
     coefficients=PASSAGE_COEFFICIENTS,
@@ -300,3 +394,32 @@ PASSAGE_ADAPTIVE_FUSION = AdaptiveFusion(
 #: `ChunkRetriever` computes exactly over the full rankings (ADR 0355; was
 #: `PASSAGE_ADAPTIVE_FUSION` from ADR 0121, which trailed it on BEIR NFCorpus).
 DEFAULT_PASSAGE_FUSION: FusionStrategy = ReciprocalRankFusion()
+
+
+def fusion_label[IdT: Hashable](
+    fusion: FusionStrategy,
+    semantic: Sequence[tuple[IdT, float]],
+    lexical: Sequence[tuple[IdT, float]],
+    *,
+    query: str | NormalizedQuery,
+) -> str:
+    """How `fusion` fuses these answers, for a result to say (`explain`): its kind and
+    the numbers it used, the lexical weight included ("pooled_evidence lexical_floor=0.45
+    lexical_weight=0.85 power=2", "rrf k=60", "adaptive lexical_weight=0.123"); another
+    strategy by its class name."""
+    if isinstance(fusion, ReciprocalRankFusion):
+        return f"rrf k={RRF_K}"
+    if isinstance(fusion, PooledEvidenceFusion):
+        return (
+            f"pooled_evidence lexical_floor={fusion.lexical_floor:g} "
+            f"lexical_weight={fusion.lexical_weight:g} power={fusion.power:g}"
+        )
+    if isinstance(fusion, EvidenceFusion):
+        return (
+            f"evidence lexical_floor={fusion.lexical_floor:g} lexical_weight=0.5 "
+            f"power={fusion.power:g}"
+        )
+    if isinstance(fusion, AdaptiveFusion):
+        weight = fusion.lexical_weight(semantic, lexical, query=query)
+        return f"adaptive lexical_weight={weight:.3f}"
+    return type(fusion).__name__
