@@ -257,6 +257,19 @@ class RecordedChunks(InMemoryChunkStore):
         found = await self.search_chunks(vector, tenant_id, k=k, source_ids=source_ids)
         return [(m.chunk.id, m.score) for m in found]
 
+    async def semantic_ranks(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        chunk_ids: Sequence[ChunkId],
+        *,
+        source_ids: Sequence[str] | None = None,
+    ) -> dict[ChunkId, tuple[int, float]]:
+        found = await self.search_chunks(vector, tenant_id, k=len(self._by_place) or 10**6)
+        kept = [m for m in found if source_ids is None or m.chunk.source_id in source_ids]
+        places = {m.chunk.id: (rank, m.score) for rank, m in enumerate(kept, start=1)}
+        return {chunk_id: places[chunk_id] for chunk_id in chunk_ids if chunk_id in places}
+
 
 def recorded_semantic(
     name: str, corpus: EntityCorpus, answers: dict[str, Any], queries: Sequence[QualityQuery]

@@ -23,6 +23,7 @@ from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.exact_search import (
     FloatMatrix,
+    ranks_of,
     top_k,
     unit_vector,
     unit_vectors,
@@ -313,6 +314,34 @@ class InMemoryChunkStore(DescribedStore):
             eligible = np.isin(matrix.sources, np.array(list(source_ids), dtype=np.str_))
         hits = top_k(matrix.rows, query, matrix.id_strings, k=k, eligible=eligible, min_score=None)
         return [(matrix.ids[row], score) for row, score in hits]
+
+    async def semantic_ranks(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        chunk_ids: Sequence[ChunkId],
+        *,
+        source_ids: Sequence[str] | None = None,
+    ) -> dict[ChunkId, tuple[int, float]]:
+        require_tenant_id(tenant_id)
+        query = unit_vector(vector, dimension=self._dimension, context="query vector")
+        part = self._tenants.get(tenant_id)
+        if part is None or not chunk_ids:
+            return {}
+        matrix = _matrix(part)
+        eligible = None
+        if source_ids is not None:
+            eligible = np.isin(matrix.sources, np.array(list(source_ids), dtype=np.str_))
+        row_of = {chunk_id: row for row, chunk_id in enumerate(matrix.ids)}
+        asked = [c for c in dict.fromkeys(chunk_ids) if c in row_of]
+        found = ranks_of(
+            matrix.rows,
+            query,
+            matrix.id_strings,
+            wanted=[row_of[c] for c in asked],
+            eligible=eligible,
+        )
+        return {c: place for c, place in zip(asked, found, strict=True) if place is not None}
 
     def _units(self, chunks: Sequence[StoredChunk]) -> list[FloatMatrix | None]:
         """Each chunk's checked unit row (`None` without an embedding), scaled as one matrix.

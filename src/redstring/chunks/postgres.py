@@ -369,6 +369,46 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
         hits.sort(key=lambda hit: (-hit[1], str(hit[0])))
         return hits
 
+    async def semantic_ranks(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        chunk_ids: Sequence[ChunkId],
+        *,
+        source_ids: Sequence[str] | None = None,
+    ) -> dict[ChunkId, tuple[int, float]]:
+        require_tenant_id(tenant_id)
+        query = unit_vector(vector, dimension=self._dimension, context="query vector")
+        if not chunk_ids or (source_ids is not None and not source_ids):
+            return {}
+        asked = {str(c) for c in chunk_ids}
+        parameters: dict[str, object] = {"q": query, "tenant": tenant_id}
+        where = "tenant_id = %(tenant)s AND embedding IS NOT NULL"
+        if source_ids is not None:
+            where += " AND source_id = ANY(%(sources)s)"
+            parameters["sources"] = list(source_ids)
+        # Every embedded row scored exactly, as `semantic_ranking` orders them.
+        statement = self._db.sql(
+            "WITH scored AS MATERIALIZED (SELECT chunk_id, embedding <=> %(q)s AS distance"
+            f" FROM {{schema}}.chunk_rows WHERE {where})"
+            " SELECT chunk_id, distance FROM scored"
+        )
+
+        async def work(connection: Connection) -> list[tuple[Any, ...]]:
+            cursor = await connection.execute(statement, parameters)
+            return [tuple(row) for row in await cursor.fetchall()]
+
+        scored = [
+            (cosine_to_score(1.0 - float(d)), str(i))
+            for i, d in await self._db.read(work, store=self._name)
+        ]
+        scored.sort(key=lambda hit: (-hit[0], hit[1]))
+        return {
+            ChunkId(chunk_id): (rank, score)
+            for rank, (score, chunk_id) in enumerate(scored, start=1)
+            if chunk_id in asked
+        }
+
     # -- helpers -----------------------------------------------------------
 
     async def _select(self, template: str, parameters: tuple[object, ...]) -> list[StoredChunk]:

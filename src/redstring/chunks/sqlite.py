@@ -50,6 +50,7 @@ from redstring.domain.damage import DamagedRow
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.exact_search import (
     FloatMatrix,
+    ranks_of,
     stored_vector,
     top_k,
     unit_rows,
@@ -379,6 +380,33 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
 
         def work(connection: sqlite3.Connection) -> list[tuple[ChunkId, float]]:
             return self._ranked(connection, tenant, query, k, wanted)
+
+        return await self._db.read(work, store=self._name)
+
+    async def semantic_ranks(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        chunk_ids: Sequence[ChunkId],
+        *,
+        source_ids: Sequence[str] | None = None,
+    ) -> dict[ChunkId, tuple[int, float]]:
+        require_tenant_id(tenant_id)
+        query = unit_vector(vector, dimension=self._dimension, context="query vector")
+        if not chunk_ids:
+            return {}
+        tenant = str(tenant_id)
+        wanted = None if source_ids is None else np.array(list(source_ids), dtype=np.str_)
+
+        def work(connection: sqlite3.Connection) -> dict[ChunkId, tuple[int, float]]:
+            token = current_generation(connection, "chunk_generations", tenant)
+            matrix = self._cache.get(tenant, token, lambda: self._load(connection, tenant))
+            eligible = None if wanted is None else np.isin(matrix.sources, wanted)
+            row_of = {chunk_id: row for row, chunk_id in enumerate(matrix.ids)}
+            asked = [str(c) for c in dict.fromkeys(chunk_ids) if str(c) in row_of]
+            wanted_rows = [row_of[c] for c in asked]
+            found = ranks_of(matrix.rows, query, matrix.ids, wanted=wanted_rows, eligible=eligible)
+            return {ChunkId(c): p for c, p in zip(asked, found, strict=True) if p is not None}
 
         return await self._db.read(work, store=self._name)
 

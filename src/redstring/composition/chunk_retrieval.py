@@ -6,8 +6,8 @@ cosine over the chunks that carry an embedding; the lexical channel is BM25
 (`redstring.domain.bm25`) over the store's inverted index. HYBRID runs both
 concurrently and fuses them with a `FusionStrategy` (`domain/fusion.py`). The
 default, `ReciprocalRankFusion`, is computed exactly over both full rankings:
-the lexical one is read whole, the semantic one deeper until `certified_rrf`
-proves the first `k` (`domain/exact_rrf.py`). Another strategy sees each
+the lexical one is read whole, the semantic one to `k` and the store ranks
+each lexical candidate beyond them (`domain/exact_rrf.py`). Another strategy sees each
 chunk's semantic score on the 0..1 match scale and its BM25 score divided by
 the query's best BM25 score (`bm25_relative`). A chunk with no embedding is
 simply not a semantic candidate, so HYBRID over a partly embedded corpus still
@@ -38,7 +38,7 @@ from redstring.domain.confidence import (
     require_calibration,
 )
 from redstring.domain.errors import DimensionMismatchError
-from redstring.domain.exact_rrf import certified_rrf
+from redstring.domain.exact_rrf import rrf_of_ranks
 from redstring.domain.fusion import (
     DEFAULT_PASSAGE_FUSION,
     RRF_K,
@@ -157,9 +157,8 @@ class ChunkRetriever:
         (`nothing_matches`, read before `k`); otherwise it changes nothing.
 
         With the default fusion (`ReciprocalRankFusion`) HYBRID is the RRF of
-        both channels' full rankings, read only as deep as needed to certify
-        the first `k` (`certified_rrf`), so the first `n` results are the same
-        for every `k >= n`. Another fusion sees each channel's
+        both channels' full rankings (`rrf_of_ranks`), so the first `n` results
+        are the same for every `k >= n`. Another fusion sees each channel's
         `max(k, CHANNEL_DEPTH)` best, so only a `k` up to `CHANNEL_DEPTH`
         returns the first `k` of the same fused order.
         Raises `InvalidArgumentError` (a `ValueError`) naming the argument for
@@ -206,12 +205,7 @@ class ChunkRetriever:
         pair = self._semantic if resolved is not RetrievalMode.LEXICAL else None
         lexical_source = self._lexical if resolved is not RetrievalMode.SEMANTIC else None
         exact = isinstance(self._fusion, ReciprocalRankFusion)
-        if not exact:
-            depth = max(k, CHANNEL_DEPTH)
-        elif pair is not None and lexical_source is not None:
-            depth = max(k, RRF_START_DEPTH)
-        else:
-            depth = k  # one channel: its own order is the fused order
+        depth = k if exact else max(k, CHANNEL_DEPTH)
         (vector, semantic), (found, ceiling) = await asyncio.gather(
             _semantic_channel(pair, query, tenant_id, depth, source_ids),
             _lexical_candidates(lexical_source, query, tenant_id, source_ids),
@@ -223,7 +217,6 @@ class ChunkRetriever:
                 pair=pair,
                 vector=vector,
                 semantic=semantic,
-                depth=depth,
                 found=found,
                 request=request,
             )
@@ -280,28 +273,37 @@ class ChunkRetriever:
         pair: tuple[EmbeddingProvider, SemanticChunkSource] | None,
         vector: Sequence[float] | None,
         semantic: list[tuple[ChunkId, float]],
-        depth: int,
         found: LexicalCandidates | None,
         request: SearchRequest,
     ) -> tuple[list[tuple[ChunkId, float]], list[tuple[ChunkId, float]]]:
         """The lexical ranking and the first `k` of the RRF of both channels'
-        full rankings (`certified_rrf`); `semantic` (its first `depth`) grows in place.
+        full rankings (`rrf_of_ranks`); `semantic` (its first `k`) gains the
+        rank and score of every lexical candidate beyond them.
 
-        The lexical ranking is read whole (every candidate is scored anyway);
-        the semantic one is ranked again `RRF_GROWTH` times as deep until the first
-        `k` are certified. Ranking deeper costs little beyond a pass (an exact
-        store scores every row whatever `k`), so few deep passes beat many shallow ones.
+        The lexical ranking is read whole (every candidate is scored anyway).
         """
         k, tenant_id, source_ids = request.k, request.tenant_id, request.filter_list()
         lexical = [] if found is None else rank_chunks(found, k=max(1, len(found.chunk_ids)))
-        whole = ([chunk_id for chunk_id, _ in lexical], True)
-        while True:
-            ranked = [chunk_id for chunk_id, _ in semantic]
-            fused = certified_rrf([(ranked, len(ranked) < depth), whole], k=k)
-            if fused is not None:
-                return lexical, fused
-            depth *= RRF_GROWTH
-            semantic[:] = await _ranking(pair, vector, tenant_id, depth, source_ids)
+        semantic_rank = {chunk_id: rank for rank, (chunk_id, _) in enumerate(semantic, start=1)}
+        lexical_rank = {chunk_id: rank for rank, (chunk_id, _) in enumerate(lexical, start=1)}
+        # What every candidate is sure of (the first k semantic ids their exact
+        # score, a lexical candidate beyond them its lexical part) puts the
+        # answer's last at or above the k-th best of it. A candidate beyond the
+        # first k ranks below k semantically, so one that cannot reach that even
+        # then is never in the answer, and its semantic rank is not asked.
+        floor = rrf_of_ranks([semantic_rank, lexical_rank], k=k)[-1][1] if lexical else 0.0
+        reach = 1.0 / (RRF_K + k + 1)
+        beyond = [
+            chunk_id
+            for rank, (chunk_id, _) in enumerate(lexical, start=1)
+            if chunk_id not in semantic_rank and 1.0 / (RRF_K + rank) + reach >= floor
+        ]
+        if pair is not None and vector is not None and beyond and len(semantic) == k:
+            deeper = await pair[1].semantic_ranks(vector, tenant_id, beyond, source_ids=source_ids)
+            for chunk_id, (rank, score) in deeper.items():
+                semantic_rank[chunk_id] = rank
+                semantic.append((chunk_id, score))
+        return lexical, rrf_of_ranks([semantic_rank, lexical_rank], k=k)
 
 
 def _label(
@@ -320,10 +322,6 @@ def _label(
 
 #: How many chunks each channel ranks at least before a fusion other than RRF.
 CHANNEL_DEPTH = 10
-#: How deep the semantic channel is first read for the exact RRF of HYBRID.
-RRF_START_DEPTH = 50
-#: How many times deeper each further read of the semantic channel goes.
-RRF_GROWTH = 8
 
 
 async def _semantic_channel(

@@ -114,6 +114,49 @@ def top_k(
     return ranked[:k]
 
 
+def ranks_of(
+    matrix: FloatMatrix,
+    query: FloatMatrix,
+    ids: Sequence[str],
+    *,
+    wanted: Sequence[int],
+    eligible: npt.NDArray[np.bool_] | None,
+) -> list[tuple[int, float] | None]:
+    """`(rank, score)` `top_k` would give each `wanted` row, or `None` for an ineligible one.
+
+    The rank is one-based among the eligible rows, by the same exact score
+    and the same tie-break (ascending `ids[row]`) as `top_k`; every eligible
+    row is scored exactly, a block at a time, so no BLAS rounding enters.
+    """
+    keep = np.ones(matrix.shape[0], dtype=bool) if eligible is None else eligible
+    rows = np.flatnonzero(keep)
+    answers: list[tuple[int, float] | None] = [None] * len(wanted)
+    if rows.size == 0 or not wanted:
+        return answers
+    with single_threaded_blas():
+        products = matrix[rows] @ query
+    order = np.argsort(-np.clip((1.0 + products) / 2.0, 0.0, 1.0), kind="stable")
+    descending = -np.clip((1.0 + products[order]) / 2.0, 0.0, 1.0)  # ascending negatives
+    asked = np.asarray(wanted, dtype=np.int64)
+    at = np.minimum(np.searchsorted(rows, asked), rows.size - 1)
+    present = np.flatnonzero(rows[at] == asked)
+    score = _row_scores(matrix[asked[present]], query)
+    # A row whose BLAS score is beyond the margin is beyond the exact score too;
+    # only the rows inside the band around it are scored exactly.
+    above = np.searchsorted(descending, -(score + RESCORE_MARGIN), side="left")
+    upto = np.searchsorted(descending, -(score - RESCORE_MARGIN), side="right")
+    for n, i in enumerate(present.tolist()):
+        rank = int(above[n]) + 1
+        if upto[n] - above[n] > 1:
+            band = rows[order[above[n] : upto[n]]]
+            exact = _row_scores(matrix[band], query)
+            mine = ids[int(asked[i])]
+            rank += int((exact > score[n]).sum())
+            rank += sum(1 for r in band[exact == score[n]].tolist() if ids[r] < mine)
+        answers[i] = (rank, float(score[n]))
+    return answers
+
+
 #: How far below the k-th BLAS score a row may be and still be rescored: far above the
 #: float32 rounding of a unit-vector dot product, which depends on the row's position.
 RESCORE_MARGIN = 1e-5

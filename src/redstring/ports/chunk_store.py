@@ -169,6 +169,20 @@ class SemanticChunkSource(Protocol):
         """
         ...
 
+    async def semantic_ranks(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        chunk_ids: Sequence[ChunkId],
+        *,
+        source_ids: Sequence[str] | None = None,
+    ) -> dict[ChunkId, tuple[int, float]]:
+        """The one-based rank and score `semantic_ranking` gives each of
+        `chunk_ids` (a ranking deep enough to hold it); an id it never ranks
+        (not stored, not embedded, another tenant's, not of `source_ids`) is absent.
+        """
+        ...
+
 
 @runtime_checkable
 class ChunkPurge(Protocol):

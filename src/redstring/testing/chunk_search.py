@@ -126,3 +126,25 @@ class ChunkSearchCompliance(ABC):
             await store.semantic_ranking(axis(0), tenant, k=-1)
         with pytest.raises(DimensionMismatchError):
             await store.semantic_ranking([1.0] * (DIMENSION + 1), fresh_tenant())
+
+    @pytest.mark.asyncio
+    async def test_semantic_ranks_are_the_places_in_the_whole_ranking(self) -> None:
+        """Tied rows, an unembedded row, another tenant's same ids and a source
+        filter: each asked id's rank and score are its place in `semantic_ranking`."""
+        store = await self.make_store(DIMENSION)
+        tenant, other = fresh_tenant(), fresh_tenant()
+        rows = [
+            passage(tenant, f"s{n % 3}", f"row {n}", index=n, embedding=blend(0, 1 + n % 4, 0.5))
+            for n in range(12)
+        ]
+        bare = passage(tenant, "s0", "bare row", index=12)
+        await store.upsert_chunks([*rows, bare])
+        await store.upsert_chunks([r.model_copy(update={"tenant_id": other}) for r in rows[:3]])
+        asked = [c.id for c in reversed([*rows, bare])]
+        for sources in (None, ["s1", "s2"]):
+            whole = await store.semantic_ranking(axis(0), tenant, k=50, source_ids=sources)
+            places = {i: (rank, s) for rank, (i, s) in enumerate(whole, start=1)}
+            ranks = await store.semantic_ranks(axis(0), tenant, asked, source_ids=sources)
+            assert ranks == places
+        assert await store.semantic_ranks(axis(0), tenant, []) == {}
+        assert await store.semantic_ranks(axis(0), fresh_tenant(), asked) == {}

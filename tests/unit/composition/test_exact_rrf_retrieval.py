@@ -7,7 +7,6 @@ import random
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from unittest import mock
 
 import numpy as np
 import pytest
@@ -23,7 +22,6 @@ from redstring import (
     new_tenant_id,
 )
 from redstring.chunks.sqlite import SqliteChunkStore
-from redstring.composition import chunk_retrieval
 from redstring.domain.fusion import (
     DEFAULT_PASSAGE_FUSION,
     PASSAGE_ADAPTIVE_FUSION,
@@ -96,11 +94,11 @@ async def first_n_agree(backend: str, corpus: list[str], query: str, embedded: l
 def test_the_first_n_of_every_k_are_the_first_n_of_the_full_rankings_rrf(
     backend: str, corpus: list[str], query: str, data: st.DataObject
 ) -> None:
-    """Read from depth 1, so every query deepens the semantic channel; some
-    passages have no vector, so the semantic channel is short of the corpus."""
+    """Every k from 1 to past the corpus, so the store ranks lexical candidates
+    below the first k; some passages have no vector, so the semantic channel is
+    short of the corpus."""
     embedded = data.draw(st.lists(st.booleans(), min_size=len(corpus), max_size=len(corpus)))
-    with mock.patch.object(chunk_retrieval, "RRF_START_DEPTH", 1):
-        asyncio.run(first_n_agree(backend, corpus, query, embedded))
+    asyncio.run(first_n_agree(backend, corpus, query, embedded))
 
 
 def test_the_default_passage_fusion_is_plain_rrf() -> None:
