@@ -14,7 +14,6 @@ from redstring.domain.fusion import (
     POOLED_LEXICAL_FLOOR,
     POOLED_LEXICAL_WEIGHT,
     POOLED_POWER,
-    AdaptiveFusion,
     EvidenceFusion,
     IdT,
     PooledEvidenceFusion,
@@ -137,7 +136,6 @@ def test_the_label_names_each_fusion_and_the_numbers_it_used() -> None:
             FUSION,
             ReciprocalRankFusion(),
             EvidenceFusion(lexical_floor=0.6, power=3.0),
-            AdaptiveFusion(coefficients=(0.0,) * 14),
             Channelless(),
         )
     ]
@@ -145,7 +143,6 @@ def test_the_label_names_each_fusion_and_the_numbers_it_used() -> None:
         "pooled_evidence lexical_floor=0.45 lexical_weight=0.85 power=2",
         "rrf k=60",
         "evidence lexical_floor=0.6 lexical_weight=0.5 power=3",
-        "adaptive lexical_weight=0.500",
         "Channelless",
     ]
 
