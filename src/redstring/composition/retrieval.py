@@ -50,7 +50,7 @@ from redstring.domain.confidence import (
 )
 from redstring.domain.entity import Entity
 from redstring.domain.errors import DimensionMismatchError, MissingCapabilityError
-from redstring.domain.fusion import DEFAULT_FUSION, FusionStrategy
+from redstring.domain.fusion import DEFAULT_FUSION, FusionStrategy, fusion_label
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.query import NormalizedQuery
 from redstring.domain.retrieval import (
@@ -254,16 +254,22 @@ class Retriever:
             )
             for entity_id in (*semantic.ids, *lexical.ids)
         }
-        fused = self._fusion.fuse(
+        channels = (
             [(i, semantic.scores[i]) for i in semantic.ids],
             [(i, lexical.scores[i]) for i in lexical.ids],
-            query=normalized,
-        )[:k]
+        )
+        fused = self._fusion.fuse(*channels, query=normalized)[:k]
+        label = (
+            fusion_label(self._fusion, *channels, query=normalized)
+            if request.mode is RetrievalMode.HYBRID
+            else None
+        )
         if nothing_matches(confidence.values(), threshold):
             fused = []
         entities = await self._resolve([entity_id for entity_id, _ in fused], lexical, tenant_id)
         return RetrievalResult(
             query=query,
+            fusion=label,
             matches=[
                 ScoredEntity(
                     entity=entities[entity_id],

@@ -394,3 +394,32 @@ PASSAGE_ADAPTIVE_FUSION = AdaptiveFusion(
 #: `ChunkRetriever` computes exactly over the full rankings (ADR 0355; was
 #: `PASSAGE_ADAPTIVE_FUSION` from ADR 0121, which trailed it on BEIR NFCorpus).
 DEFAULT_PASSAGE_FUSION: FusionStrategy = ReciprocalRankFusion()
+
+
+def fusion_label[IdT: Hashable](
+    fusion: FusionStrategy,
+    semantic: Sequence[tuple[IdT, float]],
+    lexical: Sequence[tuple[IdT, float]],
+    *,
+    query: str | NormalizedQuery,
+) -> str:
+    """How `fusion` fuses these answers, for a result to say (`explain`): its kind and
+    the numbers it used, the lexical weight included ("pooled_evidence lexical_floor=0.45
+    lexical_weight=0.85 power=2", "rrf k=60", "adaptive lexical_weight=0.123"); another
+    strategy by its class name."""
+    if isinstance(fusion, ReciprocalRankFusion):
+        return f"rrf k={RRF_K}"
+    if isinstance(fusion, PooledEvidenceFusion):
+        return (
+            f"pooled_evidence lexical_floor={fusion.lexical_floor:g} "
+            f"lexical_weight={fusion.lexical_weight:g} power={fusion.power:g}"
+        )
+    if isinstance(fusion, EvidenceFusion):
+        return (
+            f"evidence lexical_floor={fusion.lexical_floor:g} lexical_weight=0.5 "
+            f"power={fusion.power:g}"
+        )
+    if isinstance(fusion, AdaptiveFusion):
+        weight = fusion.lexical_weight(semantic, lexical, query=query)
+        return f"adaptive lexical_weight={weight:.3f}"
+    return type(fusion).__name__

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from uuid import UUID
 
 import pytest
@@ -13,11 +14,17 @@ from redstring.domain.fusion import (
     POOLED_LEXICAL_FLOOR,
     POOLED_LEXICAL_WEIGHT,
     POOLED_POWER,
+    AdaptiveFusion,
+    EvidenceFusion,
+    IdT,
     PooledEvidenceFusion,
+    ReciprocalRankFusion,
+    fusion_label,
     reciprocal_rank_fusion,
     weighted_evidence,
 )
 from redstring.domain.lexical import HOLDS_EVERY_WORD
+from redstring.domain.query import NormalizedQuery
 
 IDS = [UUID(int=n) for n in range(1, 9)]
 scores = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
@@ -120,3 +127,37 @@ def test_lexical_junk_below_the_floor_neither_enters_the_pool_nor_passes_semanti
 def test_parameters_outside_their_range_are_refused(kwargs: dict[str, float]) -> None:
     with pytest.raises(ValueError, match=r"lexical_floor|lexical_weight|power"):
         PooledEvidenceFusion(**kwargs)
+
+
+def test_the_label_names_each_fusion_and_the_numbers_it_used() -> None:
+    semantic, lexical = [(IDS[0], 0.9)], [(IDS[1], 0.8)]
+    labels = [
+        fusion_label(fusion, semantic, lexical, query="Ada")
+        for fusion in (
+            FUSION,
+            ReciprocalRankFusion(),
+            EvidenceFusion(lexical_floor=0.6, power=3.0),
+            AdaptiveFusion(coefficients=(0.0,) * 14),
+            Channelless(),
+        )
+    ]
+    assert labels == [
+        "pooled_evidence lexical_floor=0.45 lexical_weight=0.85 power=2",
+        "rrf k=60",
+        "evidence lexical_floor=0.6 lexical_weight=0.5 power=3",
+        "adaptive lexical_weight=0.500",
+        "Channelless",
+    ]
+
+
+class Channelless:
+    """A strategy the label knows nothing of (a caller's own): the semantic channel alone."""
+
+    def fuse(
+        self,
+        semantic: Sequence[tuple[IdT, float]],
+        lexical: Sequence[tuple[IdT, float]],
+        *,
+        query: str | NormalizedQuery = "",
+    ) -> list[tuple[IdT, float]]:
+        return list(semantic)
