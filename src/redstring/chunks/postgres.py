@@ -335,6 +335,40 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
         hits.sort(key=lambda hit: (-hit[0], str(hit[1].id)))
         return [ChunkMatch(chunk=chunk, score=score) for score, chunk in hits[:k]]
 
+    async def semantic_ranking(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        source_ids: Sequence[str] | None = None,
+    ) -> list[tuple[ChunkId, float]]:
+        require_tenant_id(tenant_id)
+        validate_search_args(k, None)
+        query = unit_vector(vector, dimension=self._dimension, context="query vector")
+        if k == 0 or (source_ids is not None and not source_ids):
+            return []
+        parameters: dict[str, object] = {"q": query, "tenant": tenant_id, "k": k}
+        where = "tenant_id = %(tenant)s AND embedding IS NOT NULL"
+        if source_ids is not None:
+            where += " AND source_id = ANY(%(sources)s)"
+            parameters["sources"] = list(source_ids)
+        # As `search_chunks` ranks, every embedded row exactly; no body is read.
+        statement = self._db.sql(
+            "WITH scored AS MATERIALIZED (SELECT chunk_id, embedding <=> %(q)s AS distance"
+            f" FROM {{schema}}.chunk_rows WHERE {where})"
+            " SELECT chunk_id, distance FROM scored ORDER BY distance, chunk_id LIMIT %(k)s"
+        )
+
+        async def work(connection: Connection) -> list[tuple[Any, ...]]:
+            cursor = await connection.execute(statement, parameters)
+            return [tuple(row) for row in await cursor.fetchall()]
+
+        rows = await self._db.read(work, store=self._name)
+        hits = [(ChunkId(str(i)), cosine_to_score(1.0 - float(d))) for i, d in rows]
+        hits.sort(key=lambda hit: (-hit[1], str(hit[0])))
+        return hits
+
     # -- helpers -----------------------------------------------------------
 
     async def _select(self, template: str, parameters: tuple[object, ...]) -> list[StoredChunk]:

@@ -13,13 +13,20 @@ import numpy.typing as npt
 from redstring.chunks.sqlite_analysis import open_language
 from redstring.chunks.sqlite_check import damaged_chunk_rows
 from redstring.chunks.sqlite_codec import (
-    decode_body,
     sql_block,
     sql_body,
     sql_counted_block,
     sql_terms,
 )
 from redstring.chunks.sqlite_lexical import Lexicon, lexical_candidates, load_lexicon
+from redstring.chunks.sqlite_reads import (
+    BODY,
+    CHUNK,
+    chunk_of_body,
+    chunk_of_row,
+    fetch_chunks,
+    source_chunk_ids,
+)
 from redstring.chunks.sqlite_rows import (
     CHUNK_BITS,
     Row,
@@ -53,10 +60,10 @@ from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import Analyzer
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
-from redstring.storage.damage import decoding, float_vector, matrix_of
+from redstring.storage.damage import matrix_of
 from redstring.storage.describe import DescribedStore
 from redstring.storage.shared_transactions import SharedTransactions
-from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
+from redstring.storage.sqlite import SqliteDatabase
 from redstring.storage.tenant_cache import (
     DEFAULT_CACHE_BYTES,
     CacheBudget,
@@ -74,14 +81,6 @@ _TENANT_TABLES = (
     "chunk_corpus",
     "chunk_generations",
     "chunk_tenants",
-)
-
-# Columns of chunk rows `r` with their vectors `v`, found by the key of the tenant's number.
-_CHUNK = "r.tenant_id, r.chunk_id, r.body, v.embedding"
-_BODY = (
-    "SELECT {what} FROM {source}"
-    " JOIN chunk_tenants t ON t.tenant_id = r.tenant_id"
-    f" LEFT JOIN chunk_vectors v ON v.key = (t.number << {CHUNK_BITS}) + r.number"
 )
 
 
@@ -183,7 +182,7 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         def work(connection: sqlite3.Connection) -> None:
             # By difference: chunks kept by id keep their postings (B100).
             kept = {row.chunk_id for row in rows}
-            gone = [i for i in _ids_of_source(connection, tenant, source_id) if i not in kept]
+            gone = [i for i in source_chunk_ids(connection, tenant, source_id) if i not in kept]
             remove_rows(connection, tenant, gone)
             insert_rows(connection, place_rows(connection, tenant, rows))
             bump_generations(connection, "chunk_generations", [tenant])
@@ -195,7 +194,7 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         tenant = str(tenant_id)
 
         def work(connection: sqlite3.Connection) -> None:
-            old = _ids_of_source(connection, tenant, source_id)
+            old = source_chunk_ids(connection, tenant, source_id)
             if old:
                 remove_rows(connection, tenant, old)
                 bump_generations(connection, "chunk_generations", [tenant])
@@ -229,14 +228,14 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         wanted = sorted({str(chunk_id) for chunk_id in chunk_ids})
 
         def work(connection: sqlite3.Connection) -> list[StoredChunk]:
-            return _fetch(connection, str(tenant_id), wanted, self._dimension)
+            return fetch_chunks(connection, str(tenant_id), wanted, self._dimension)
 
         return await self._db.read(work, store=self._name)
 
     async def chunks_of_source(self, source_id: str, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)
         return await self._select(
-            _BODY.format(what=_CHUNK, source="chunk_texts r")
+            BODY.format(what=CHUNK, source="chunk_texts r")
             + " WHERE r.tenant_id = ? AND r.source_id = ? ORDER BY r.idx, r.chunk_id",
             (str(tenant_id), source_id),
         )
@@ -244,13 +243,13 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
     async def source_manifest(self, source_id: str, tenant_id: TenantId) -> list[ChunkManifest]:
         require_tenant_id(tenant_id)
         statement = (
-            _BODY.format(what="r.tenant_id, r.chunk_id, r.body, v.key", source="chunk_texts r")
+            BODY.format(what="r.tenant_id, r.chunk_id, r.body, v.key", source="chunk_texts r")
             + " WHERE r.tenant_id = ? AND r.source_id = ? ORDER BY r.idx, r.chunk_id"
         )
 
         def work(connection: sqlite3.Connection) -> list[ChunkManifest]:
             return [
-                ChunkManifest.of(_body(tenant, chunk_id, body), embedded=key is not None)
+                ChunkManifest.of(chunk_of_body(tenant, chunk_id, body), embedded=key is not None)
                 for tenant, chunk_id, body, key in connection.execute(
                     statement, (str(tenant_id), source_id)
                 )
@@ -263,8 +262,8 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         return await self._select(
             # CROSS JOIN keeps the entity's postings outermost: the planner would
             # otherwise walk the tenant's rows in output order to save a sort.
-            _BODY.format(
-                what=_CHUNK,
+            BODY.format(
+                what=CHUNK,
                 source="chunk_entities e CROSS JOIN chunk_texts r"
                 " ON r.tenant_id = e.tenant_id AND r.chunk_id = e.chunk_id",
             )
@@ -276,7 +275,7 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
     async def list_chunks(self, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)
         return await self._select(
-            _BODY.format(what=_CHUNK, source="chunk_texts r")
+            BODY.format(what=CHUNK, source="chunk_texts r")
             + " WHERE r.tenant_id = ? ORDER BY r.source_id, r.idx, r.chunk_id",
             (str(tenant_id),),
         )
@@ -355,15 +354,48 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         wanted = None if source_ids is None else np.array(list(source_ids), dtype=np.str_)
 
         def work(connection: sqlite3.Connection) -> list[ChunkMatch]:
-            token = current_generation(connection, "chunk_generations", tenant)
-            matrix = self._cache.get(tenant, token, lambda: self._load(connection, tenant))
-            eligible = None if wanted is None else np.isin(matrix.sources, wanted)
-            hits = top_k(matrix.rows, query, matrix.ids, k=k, eligible=eligible, min_score=None)
-            found = _fetch(connection, tenant, [matrix.ids[r] for r, _ in hits], self._dimension)
+            ranked = self._ranked(connection, tenant, query, k, wanted)
+            found = fetch_chunks(connection, tenant, [i for i, _ in ranked], self._dimension)
             chunks = {str(c.id): c for c in found}
-            return [ChunkMatch(chunk=chunks[matrix.ids[r]], score=score) for r, score in hits]
+            return [ChunkMatch(chunk=chunks[chunk_id], score=score) for chunk_id, score in ranked]
 
         return await self._db.read(work, store=self._name)
+
+    async def semantic_ranking(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        source_ids: Sequence[str] | None = None,
+    ) -> list[tuple[ChunkId, float]]:
+        require_tenant_id(tenant_id)
+        validate_search_args(k, None)
+        query = unit_vector(vector, dimension=self._dimension, context="query vector")
+        if k == 0 or (source_ids is not None and not source_ids):
+            return []
+        tenant = str(tenant_id)
+        wanted = None if source_ids is None else np.array(list(source_ids), dtype=np.str_)
+
+        def work(connection: sqlite3.Connection) -> list[tuple[ChunkId, float]]:
+            return self._ranked(connection, tenant, query, k, wanted)
+
+        return await self._db.read(work, store=self._name)
+
+    def _ranked(
+        self,
+        connection: sqlite3.Connection,
+        tenant: str,
+        query: FloatMatrix,
+        k: int,
+        wanted: npt.NDArray[np.str_] | None,
+    ) -> list[tuple[ChunkId, float]]:
+        """The `k` best embedded chunks of `tenant` (of the `wanted` sources), by exact cosine."""
+        token = current_generation(connection, "chunk_generations", tenant)
+        matrix = self._cache.get(tenant, token, lambda: self._load(connection, tenant))
+        eligible = None if wanted is None else np.isin(matrix.sources, wanted)
+        hits = top_k(matrix.rows, query, matrix.ids, k=k, eligible=eligible, min_score=None)
+        return [(ChunkId(matrix.ids[r]), score) for r, score in hits]
 
     # -- helpers -----------------------------------------------------------
 
@@ -401,7 +433,7 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
     async def _select(self, statement: str, parameters: tuple[str, ...]) -> list[StoredChunk]:
         def work(connection: sqlite3.Connection) -> list[StoredChunk]:
             return [
-                _chunk(*row, dimension=self._dimension)
+                chunk_of_row(*row, dimension=self._dimension)
                 for row in connection.execute(statement, parameters)
             ]
 
@@ -433,48 +465,3 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
             sources=np.array(sources, dtype=np.str_),
             rows=unit_rows(raw) if ids else raw,
         )
-
-
-def _body(tenant: str, chunk_id: str, body: bytes) -> StoredChunk:
-    """A chunk from its stored body; `DamagedRowError` naming the row for a damaged one."""
-    with decoding(table="chunk_texts", tenant=tenant, row=f"chunk {chunk_id}"):
-        chunk = StoredChunk.model_validate_json(decode_body(body))
-        if str(chunk.id) != chunk_id or str(chunk.tenant_id) != tenant:
-            raise ValueError("its body holds another chunk's id or tenant")
-    return chunk
-
-
-def _chunk(
-    tenant: str, chunk_id: str, body: bytes, blob: bytes | None, *, dimension: int
-) -> StoredChunk:
-    chunk = _body(tenant, chunk_id, body)
-    if blob is not None:
-        with decoding(table="chunk_vectors", tenant=tenant, row=f"chunk {chunk_id}"):
-            chunk.embedding = float_vector(blob, dimension).tolist()
-    return chunk
-
-
-def _fetch(
-    connection: sqlite3.Connection, tenant: str, ids: Sequence[str], dimension: int
-) -> list[StoredChunk]:
-    """The chunks of `ids` (distinct) in `tenant`, ordered by id string."""
-    found: list[tuple[str, str, bytes, bytes | None]] = []
-    for part in chunked(ids):
-        found.extend(
-            connection.execute(
-                _BODY.format(what=_CHUNK, source="chunk_texts r")
-                + f" WHERE r.tenant_id = ? AND r.chunk_id IN ({placeholders(len(part))})",
-                (tenant, *part),
-            )
-        )
-    return [_chunk(*row, dimension=dimension) for row in sorted(found, key=lambda row: row[1])]
-
-
-def _ids_of_source(connection: sqlite3.Connection, tenant: str, source_id: str) -> list[str]:
-    return [
-        str(row[0])
-        for row in connection.execute(
-            "SELECT chunk_id FROM chunk_texts WHERE tenant_id = ? AND source_id = ?",
-            (tenant, source_id),
-        )
-    ]

@@ -24,7 +24,6 @@ from collections.abc import Sequence
 from redstring.domain.bm25 import LexicalCandidates, rank_chunks
 from redstring.domain.chunk import ChunkId
 from redstring.domain.chunk_retrieval import (
-    ChunkMatch,
     ChunkRetrievalResult,
     ScoredChunk,
     bm25_relative,
@@ -230,17 +229,17 @@ class ChunkRetriever:
         else:
             lexical = [] if found is None else rank_chunks(found, k=depth)
             channels = (
-                [(m.chunk.id, m.score) for m in semantic],
+                semantic,
                 [(chunk_id, bm25_relative(score, lexical[0][1])) for chunk_id, score in lexical],
             )
             fused = self._fusion.fuse(*channels, query=request.query)[:k]
             label = fusion_label(self._fusion, *channels, query=request.query)
-        cosine = {m.chunk.id: m.score for m in semantic}
+        cosine = dict(semantic)
         bm25 = dict(lexical)
         coverage = {chunk_id: bm25_coverage(score, ceiling) for chunk_id, score in lexical}
         # Confidence rises with each channel's score, so each channel's best
         # holds the highest confidence of every candidate (read before k).
-        best = [semantic[0].chunk.id] if semantic else []
+        best = [semantic[0][0]] if semantic else []
         best += [lexical[0][0]] if lexical else []
         confidence = {
             chunk_id: self._confidence.confidence(
@@ -250,10 +249,11 @@ class ChunkRetriever:
         }
         if nothing_matches(confidence.values(), threshold):
             fused = []
-        known = {m.chunk.id: m.chunk for m in semantic}
-        missing = [chunk_id for chunk_id, _ in fused if chunk_id not in known]
-        if missing:
-            known.update((c.id, c) for c in await self._lexical.get_chunks(missing, tenant_id))
+        # Only the answer's chunks are read; the channels ranked ids.
+        wanted = [chunk_id for chunk_id, _ in fused]
+        known = (
+            {c.id: c for c in await self._lexical.get_chunks(wanted, tenant_id)} if wanted else {}
+        )
         matches = [
             ScoredChunk(
                 chunk=known[chunk_id],
@@ -278,7 +278,7 @@ class ChunkRetriever:
         *,
         pair: tuple[EmbeddingProvider, SemanticChunkSource] | None,
         vector: Sequence[float] | None,
-        semantic: list[ChunkMatch],
+        semantic: list[tuple[ChunkId, float]],
         depth: int,
         found: LexicalCandidates | None,
         request: SearchRequest,
@@ -287,24 +287,28 @@ class ChunkRetriever:
         full rankings (`certified_rrf`); `semantic` (its first `depth`) grows in place.
 
         The lexical ranking is read whole (every candidate is scored anyway);
-        the semantic one is read again twice as deep until the first `k` are certified.
+        the semantic one is ranked again `RRF_GROWTH` times as deep until the first
+        `k` are certified. Ranking deeper costs little beyond a pass (an exact
+        store scores every row whatever `k`), so few deep passes beat many shallow ones.
         """
         k, tenant_id, source_ids = request.k, request.tenant_id, request.filter_list()
         lexical = [] if found is None else rank_chunks(found, k=max(1, len(found.chunk_ids)))
         whole = ([chunk_id for chunk_id, _ in lexical], True)
         while True:
-            ranked = [m.chunk.id for m in semantic]
+            ranked = [chunk_id for chunk_id, _ in semantic]
             fused = certified_rrf([(ranked, len(ranked) < depth), whole], k=k)
             if fused is not None:
                 return lexical, fused
-            depth *= 2
-            semantic[:] = await _search(pair, vector, tenant_id, depth, source_ids)
+            depth *= RRF_GROWTH
+            semantic[:] = await _ranking(pair, vector, tenant_id, depth, source_ids)
 
 
 #: How many chunks each channel ranks at least before a fusion other than RRF.
 CHANNEL_DEPTH = 10
 #: How deep the semantic channel is first read for the exact RRF of HYBRID.
 RRF_START_DEPTH = 50
+#: How many times deeper each further read of the semantic channel goes.
+RRF_GROWTH = 8
 
 
 async def _semantic_channel(
@@ -313,25 +317,25 @@ async def _semantic_channel(
     tenant_id: TenantId,
     k: int,
     source_ids: Sequence[str] | None,
-) -> tuple[list[float] | None, list[ChunkMatch]]:
-    """The query's `embed_query` vector and its `k` best by exact cosine;
-    `(None, [])` when not run."""
+) -> tuple[list[float] | None, list[tuple[ChunkId, float]]]:
+    """The query's `embed_query` vector and its `k` best chunk ids by exact
+    cosine, with their scores; `(None, [])` when not run."""
     if pair is None:
         return None, []
     [vector] = await pair[0].embed_query([query])
-    return vector, await _search(pair, vector, tenant_id, k, source_ids)
+    return vector, await _ranking(pair, vector, tenant_id, k, source_ids)
 
 
-async def _search(
+async def _ranking(
     pair: tuple[EmbeddingProvider, SemanticChunkSource] | None,
     vector: Sequence[float] | None,
     tenant_id: TenantId,
     k: int,
     source_ids: Sequence[str] | None,
-) -> list[ChunkMatch]:
+) -> list[tuple[ChunkId, float]]:
     if pair is None or vector is None:
         return []
-    return await pair[1].search_chunks(vector, tenant_id, k=k, source_ids=source_ids)
+    return await pair[1].semantic_ranking(vector, tenant_id, k=k, source_ids=source_ids)
 
 
 async def _lexical_candidates(

@@ -56,7 +56,10 @@ def certified_rrf[IdT: Hashable](
     last, floor = top[-1]
     if unread >= floor:
         return None
+    widest = max(reach, default=0.0) * len(prefixes)
     for item, score in fused[k:]:
+        if score + widest < floor:
+            break  # best first: no later id can reach the last one either
         bound = score + slack(item)
         if bound > floor or (bound == floor and str(item) < str(last)):
             return None

@@ -47,3 +47,12 @@ def test_fewer_than_k_only_when_every_channel_is_complete() -> None:
 def test_negative_k_is_refused() -> None:
     with pytest.raises(ValueError, match="k must be zero or more"):
         certified_rrf([], k=-1)
+
+
+def test_an_id_below_the_last_one_that_could_still_tie_it_defers_the_answer() -> None:
+    # 'm' is lexical's second (1/62) and semantic has not shown it past depth 2,
+    # so it may still gain 1/63 and tie 'z' (1/62 + 1/63), winning on its id.
+    read = [(["a", "z"], False), (["a", "m", "z"], True)]
+    assert certified_rrf(read, k=2) is None
+    whole = [(["a", "z", "m"], True), (["a", "m", "z"], True)]
+    assert [item for item, _ in certified_rrf(whole, k=2) or []] == ["a", "m"]
