@@ -14,8 +14,9 @@ score fusion of both channels read at `k`, the path of the adaptive fusion
 that was the default before ADR 0355 and is gone since ADR 0365), bm25s
 with the same Snowball stemmer and stopwords, LanceDB full-text search and
 LanceDB hybrid (its defaults); the expected calibration error of HYBRID's
-`confidence` against relevance over each query's top 10; how deep HYBRID read the semantic channel, and the
-mean time per query of each of our modes in the same run.
+`confidence` against relevance over each query's top 10; how deep HYBRID
+read the semantic channel, and the mean time per query of each of our modes
+in the same run.
 """
 
 from __future__ import annotations
