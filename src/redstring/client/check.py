@@ -1,7 +1,8 @@
 """`check`: every damaged row of the stores one client opened, reported, nothing changed.
 
-A store that can scan itself has `damaged_rows()` (the SQLite stores do);
-the others are named in the report's `unchecked`.
+A store that can scan itself has `damaged_rows()` (the SQLite stores, and
+the PostgreSQL graph and chunk stores, do); the others are named in the
+report's `unchecked`.
 """
 
 from __future__ import annotations

@@ -327,5 +327,12 @@ async def test_postgres_bodies_that_no_longer_validate_raise_a_damaged_row_namin
         _assert_names(raised.value, "chunk_rows", f"chunk {CHUNKS[2].id}", TENANT)
         with pytest.raises(DamagedRowError):
             await stores.chunks.search_chunks([0, 0, 1, 0], TENANT, k=1)
+        # `check` scans PostgreSQL's JSON rows too: every damaged one, the rest read
+        assert [(r.table, r.tenant, r.row) for r in await stores.graph.damaged_rows()] == [
+            ("graph_entities", str(TENANT), f"entity {ADA.id}")
+        ]
+        assert [(r.table, r.row) for r in await stores.chunks.damaged_rows()] == [
+            ("chunk_rows", f"chunk {CHUNKS[2].id}")
+        ]
     finally:
         await stores.close()
