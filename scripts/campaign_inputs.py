@@ -21,6 +21,7 @@ from redstring import (
     RedstringError,
     Retriever,
     SourceDocument,
+    StoredChunk,
     index_documents,
     new_tenant_id,
 )
@@ -29,6 +30,9 @@ from redstring.composition.sqlite_stores import open_sqlite
 from scripts import ROOT, campaign_mcp
 
 TIMEOUT = 30.0
+
+#: Verdicts that fail the campaign: a raw error, no answer in time, a wrong answer, a leak.
+FAILING = ("RAW", "HANG", "WRONG", "LEAK")
 
 
 def _verdict(error: BaseException | None) -> str:
@@ -85,13 +89,39 @@ async def api_sweep(folder: Path) -> list[tuple[str, str]]:
             chunks=stores.chunks,
             tenant_id=tenant,
         ),
+        # Issue 27, item 7: store methods given values of another type.
+        "vectors.search k='5'": lambda: stores.vectors.search([1, 0, 0, 0], tenant, k="5"),
+        "vectors.search min_score='0.5'": lambda: stores.vectors.search(
+            [1, 0, 0, 0], tenant, min_score="0.5"
+        ),
+        "graph.upsert([dict])": lambda: stores.graph.upsert(
+            [{"tenant_id": tenant, "entity_type": "person", "name": "Ada"}]
+        ),
+        "find_by_blocking_keys('w:ada')": lambda: stores.graph.find_by_blocking_keys(
+            "w:ada", tenant
+        ),
+        # Item 8: one outsized name.
+        "upsert a 1,000,000-character name": lambda: stores.graph.upsert(
+            [Entity(tenant_id=tenant, entity_type="person", name="a" * 1_000_000)]
+        ),
         "open_sqlite dimension=0": lambda: _open(folder / "zero.db", 0),
         "open_sqlite dimension='4'": lambda: _open(folder / "text.db", "4"),
         "open_sqlite on a folder": lambda: _open(folder, 4),
     }
-    results = [(name, await _try(work)) for name, work in bad.items()]
+    results = [(name, _must_refuse(name, await _try(work))) for name, work in bad.items()]
     await stores.close()
     return results
+
+
+#: The inputs accepted as they should be; every other one of the API sweep must be refused.
+ACCEPTABLE = frozenset({"index a document id with \\x1f"})
+
+
+def _must_refuse(name: str, verdict: str) -> str:
+    """An input accepted that should have been refused is a wrong answer, not a pass."""
+    if verdict == "accepted" and name not in ACCEPTABLE:
+        return "WRONG accepted (it should be refused)"
+    return verdict
 
 
 async def _open(path: Path, dimension: Any) -> None:
@@ -162,15 +192,31 @@ async def mcp_sweep(folder: Path) -> list[tuple[str, str]]:
     async with open_sqlite(db, dimension=4) as stores:
         ada = Entity(tenant_id=DEFAULT_TENANT, entity_type="person", name="Ada Lovelace")
         await stores.graph.upsert([ada])
+        text = "Ada Lovelace wrote notes on the engine."
+        await stores.chunks.upsert_chunks(  # a passage, so an ignored argument gets an answer
+            [
+                StoredChunk(
+                    tenant_id=DEFAULT_TENANT,
+                    source_id="notes.md",
+                    text=text,
+                    index=0,
+                    start=0,
+                    end=len(text),
+                )
+            ]
+        )
     return await campaign_mcp.mcp_sweep(db, TIMEOUT)
 
 
 async def sweep(folder: Path, report: Any) -> None:
-    """Run the three sweeps and add one line per input, and a tally per surface."""
+    """Run the sweeps and add one line per input, and a tally per surface."""
+    from scripts.campaign_damage import damage_sweep  # noqa: PLC0415
+
     surfaces = {
         "Python API": await api_sweep(folder),
         "command line": cli_sweep(folder),
         "MCP server": await mcp_sweep(folder),
+        "damaged files": await damage_sweep(folder),
     }
     for surface, results in surfaces.items():
         tally = Counter(verdict.split()[0] for _, verdict in results)
@@ -179,5 +225,6 @@ async def sweep(folder: Path, report: Any) -> None:
             report.add(
                 f"inputs: {surface}",
                 f"{name}: {verdict}",
-                failed=verdict.startswith(("RAW", "HANG")),
+                failed=verdict.startswith(FAILING),
             )
+            report.tally(verdict)

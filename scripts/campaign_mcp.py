@@ -37,6 +37,39 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "search_passages lone surrogate": ("search_passages", {"query": "\ud800"}),
     "read_passage unknown id": ("read_passage", {"chunk_id": "c:nope"}),
     "an unknown tool": ("drop_tables", {}),
+    # Issue 27, item 4: undeclared arguments (meant: sources, entity_types, min_confidence).
+    "search_passages source_ids (undeclared)": (
+        "search_passages",
+        {"query": "Ada", "source_ids": ["other.md"]},
+    ),
+    "search_entities types (undeclared)": ("search_entities", {"query": "Ada", "types": ["x"]}),
+    "search_passages minConfidence (undeclared)": (
+        "search_passages",
+        {"query": "Ada", "minConfidence": 0.9},
+    ),
+}
+
+#: Calls answered as they should be (the query repaired to U+FFFD, then searched); every
+#: other call must be refused: accepting it is a wrong answer.
+ACCEPTABLE = frozenset(
+    {
+        "search_entities lone surrogate",
+        "search_entities surrogate pair halves",
+        "search_passages lone surrogate",
+    }
+)
+
+#: Issue 27, item 5: frames with an id that are no valid request (`None`: the id goes here).
+FRAMES: dict[str, dict[str, Any]] = {
+    "a frame with an id and nothing else": {"jsonrpc": "2.0", "id": None},
+    "params that are a list": {"jsonrpc": "2.0", "id": None, "method": "tools/list", "params": [1]},
+    "params that are a string": {
+        "jsonrpc": "2.0",
+        "id": None,
+        "method": "tools/call",
+        "params": "search",
+    },
+    "a method that is a number": {"jsonrpc": "2.0", "id": None, "method": 7},
 }
 
 
@@ -115,9 +148,23 @@ async def mcp_sweep(db: Path, wait: float) -> list[tuple[str, str]]:
                 }
             )
             verdict = _verdict(await server.reply(number))
+            if verdict == "accepted" and name not in ACCEPTABLE:
+                verdict = "WRONG accepted (it should be refused)"
             results.append((name, verdict))
             if verdict == "HANG":
                 break  # the server is stuck behind the unanswered call
+        for number, (name, frame) in enumerate(FRAMES.items(), start=len(CALLS) + 1):
+            await server.send({**frame, "id": number})
+            answer = await server.reply(number)
+            code = None if answer is None else answer.get("error", {}).get("code")
+            verdict = (
+                "HANG (no reply: the client waits forever)"
+                if answer is None
+                else f"refused (JSON-RPC error {code})"
+                if code == -32600
+                else f"WRONG reply {json.dumps(answer)[:80]}"
+            )
+            results.append((name, verdict))
     finally:
         if process.returncode is None:
             process.kill()

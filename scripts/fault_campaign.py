@@ -23,9 +23,24 @@ Not a CI test: a bounded command whose printed figures go in docs/reliability.md
    checked against its own statistics. On SQLite another process also holds
    the write lock for 1 s at a time (shorter than the 5 s busy timeout) and
    readers re-open the file every few queries.
-4. Bad input through the Python API, the command line and the MCP server:
-   each input is reported as refused (by which error), accepted, a raw
-   (non-redstring) error, or a hang.
+4. Bad input through the Python API (store methods given values of another
+   type, an outsized name), the command line and the MCP server (undeclared
+   arguments, frames that are no request): each input is reported as refused
+   (by which error), accepted, a raw (non-redstring) error, a wrong answer
+   (accepted where it must be refused), or a hang.
+5. Damaged files: a copy of a SQLite file per damage (a flipped byte in a
+   chunk body or an entity's JSON, a postings block cut by a whole posting,
+   short vector blobs); each read must raise `DamagedRowError` and
+   `redstring check` list the row and exit 3.
+6. The blocking client: a callback calling the client, `close()` from another
+   thread during `index()`, 100 clients dropped unclosed (threads and file
+   descriptors counted); each in its own process, no answer in time a hang.
+
+Every other kill of a loop is aimed at a first write (a writer of a new
+tenant, killed up to 20 ms after it says it begins its first to third
+batch). The end of the report counts what was lost, left inconsistent
+(including rows `redstring check` lists after a kill), hangs, raw errors,
+wrong answers and leaks.
 """
 
 from __future__ import annotations
@@ -83,6 +98,8 @@ async def _child_writer(db: str, target: str, tenant: str, retry: bool, loop: bo
         passes = 1000 if loop else 8 if retry else 1
         for step in range(BATCHES * passes):
             number = step % BATCHES
+            if loop:
+                print(f"writing {number}", flush=True)  # the campaign aims kills by this
             while True:
                 try:
                     await write_batch(stores, target, tenant, number)
@@ -178,11 +195,29 @@ def child_main(argv: list[str]) -> None:
 
 
 class Report:
-    """Lines per store, printed at the end."""
+    """Lines per store, printed at the end, and the counts the issue asks for."""
 
     def __init__(self) -> None:
         self.lines: dict[str, list[str]] = {}
         self.failures = 0
+        self.counts: Counter[str] = Counter(
+            {"lost": 0, "inconsistent": 0, "hangs": 0, "raw errors": 0, "wrong": 0, "leaks": 0}
+        )
+
+    def tally(self, verdict: str) -> None:
+        """Count a sweep's verdict under the issue's headings (a refusal counts nothing)."""
+        for prefix, heading in (
+            ("HANG", "hangs"),
+            ("RAW", "raw errors"),
+            ("WRONG", "wrong"),
+            ("LEAK", "leaks"),
+        ):
+            self.counts[heading] += verdict.startswith(prefix)
+
+    def problems(self, found: list[str]) -> None:
+        """Count a state check's problems: a batch lost, or anything else inconsistent."""
+        for problem in found:
+            self.counts["lost" if "lost" in problem else "inconsistent"] += 1
 
     def add(self, store: str, line: str, *, failed: bool = False) -> None:
         self.lines.setdefault(store, []).append(("FAIL " if failed else "") + line)
@@ -196,6 +231,16 @@ class Report:
             for line in lines:
                 print(f"  {line}")
         print(f"\nfailures: {self.failures}")
+        print("counts: " + ", ".join(f"{name} {n}" for name, n in self.counts.items()))
+
+
+def _in_flight(output: str) -> int | None:
+    """The batch a killed writer was writing: the last it began and never reported done."""
+    lines = output.splitlines()
+    began = [line for line in lines if line.startswith("writing ")]
+    if not began or f"done {began[-1].split()[1]}" == (lines[-1] if lines else ""):
+        return None
+    return int(began[-1].split()[1])
 
 
 def _done_batches(output: str) -> set[int]:
@@ -206,17 +251,35 @@ async def kill_loop(db: str, fresh_db: str, target: str, kills: int, report: Rep
     """`kills` SIGKILLs of a writer of `target`, each followed by the state checks."""
     tenant = str(new_tenant_id())
     rng = random.Random(f"{db}{target}")
-    survived = problems = 0
+    survived = problems = first_writes = 0
     done: set[int] = set()
-    for _ in range(kills):
-        child = _child("writer", db, target, tenant, "loop")
+    for kill in range(kills):
+        # Every other kill is aimed at a first write: a writer of a tenant never written
+        # before, killed just after it says it begins its 1st to 3rd batch. The others land
+        # at any moment of a loop over the campaign tenant's batches, mostly re-writes.
+        aimed = kill % 2 == 0
+        owner = str(new_tenant_id()) if aimed else tenant
+        child = _child("writer", db, target, owner, "loop")
         assert child.stdout is not None
         child.stdout.readline()  # "started": the stores are open, writes begin now
-        await asyncio.sleep(rng.uniform(0.05, 0.6))
+        read = []  # lines read before the kill, which communicate() no longer returns
+        if aimed:  # on its "writing N" line, then up to 20 ms into that write
+            for _ in range(rng.randint(0, 2)):
+                read += [child.stdout.readline(), child.stdout.readline()]
+            read.append(child.stdout.readline())
+            await asyncio.sleep(rng.uniform(0.0, 0.02))
+        else:
+            await asyncio.sleep(rng.uniform(0.05, 0.6))
         child.send_signal(signal.SIGKILL)
-        out, _ = child.communicate(timeout=60)
-        done |= _done_batches(out)
-        found = await check_state(db, target, tenant, must_hold=done)
+        rest, _ = child.communicate(timeout=60)
+        out = "".join(read) + rest
+        written = _done_batches(out)
+        before = set() if aimed else done
+        first_writes += _in_flight(out) not in before | {None}
+        if not aimed:
+            done |= written
+        found = await check_state(db, target, owner, must_hold=written | before)
+        report.problems(found)
         survived += not found
         problems += bool(found)
         for problem in found:
@@ -226,6 +289,7 @@ async def kill_loop(db: str, fresh_db: str, target: str, kills: int, report: Rep
     reference = _child("writer", fresh_db, target, tenant, "no-retry")
     reference.communicate(timeout=600)
     final = await check_state(db, target, tenant, must_hold=set(range(BATCHES)), compare=fresh_db)
+    report.problems(final)
     behind = (
         f"kills that left the graph behind the log {sum(n > 0 for n in CAUGHT_UP)} "
         "(each caught up by the next open), "
@@ -233,7 +297,8 @@ async def kill_loop(db: str, fresh_db: str, target: str, kills: int, report: Rep
     CAUGHT_UP.clear()
     report.add(
         _label(db, target),
-        f"{target}: kills survived {survived}/{kills}, integrity problems {problems}, "
+        f"{target}: kills survived {survived}/{kills} ({first_writes} on a first write), "
+        f"integrity problems {problems}, "
         + (behind if target == "folded" else "")
         + f"batches done before kills {len(done)}, final state "
         + ("equal to an uninterrupted run" if not final else f"DIFFERS: {final}"),
@@ -271,6 +336,8 @@ async def readers_under_load(db: str, seconds: float, report: Report) -> None:
     for r in readers:
         errors.update(r.get("errors", {}))
     holds = f", lock held 1 s x {results[3].get('holds', 0)}" if len(results) > 3 else ""
+    report.counts["inconsistent"] += inconsistent
+    report.counts["raw errors"] += sum(n for e, n in errors.items() if e.startswith("RAW"))
     report.add(
         _label(db),
         f"readers under load: {queries} queries by 2 processes against {writes} writes{holds}; "
@@ -349,6 +416,8 @@ async def postgres_faults(server_url: str, server: Any, report: Report) -> None:
     fatal = [line for line in out.splitlines() if line.startswith("fatal ")]
     _child("writer", fresh, "entities", tenant, "retry").communicate(timeout=600)
     final = await check_state(db, "entities", tenant, must_hold=set(range(BATCHES)), compare=fresh)
+    report.problems(final)
+    report.counts["raw errors"] += len(raw)
     report.add(
         "PostgreSQL",
         f"backend kills {terminated} and 1 server crash+restart under a writer: writer exit "
@@ -357,6 +426,25 @@ async def postgres_faults(server_url: str, server: Any, report: Report) -> None:
         + ("equal to an uninterrupted run" if not final else f"DIFFERS: {final}"),
         failed=bool(final or raw or child.returncode != 0),
     )
+
+
+def client_cases(folder: Path, report: Report) -> None:
+    """Issue 27, items 1 to 3: each case in its own process, a hang if no answer in 120 s."""
+    from scripts.campaign_client import CASES, run_case  # noqa: PLC0415
+    from scripts.campaign_inputs import FAILING  # noqa: PLC0415
+
+    wanted = {
+        "reentrant": "a progress callback calling the client",
+        "close": "close() from another thread during index() of 120 files",
+        "leak": "100 clients dropped without close()",
+    }
+    for case in CASES:
+        found = run_case(case, folder / "client", timeout=120.0)
+        verdict = str(found.pop("verdict"))
+        details = ", ".join(f"{k} {v}" for k, v in found.items())
+        line = f"{wanted[case]}: {verdict}" + (f" ({details})" if details else "")
+        report.add("blocking client", line, failed=verdict.startswith(FAILING))
+        report.tally(verdict)
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -395,6 +483,8 @@ async def run(args: argparse.Namespace) -> int:
             await postgres_faults(url, server, report)
     if not args.skip_inputs:
         await sweep(folder, report)
+    if not args.skip_client:
+        client_cases(folder, report)
     report.print()
     print(f"(batches of {BATCH} items, {BATCHES} batches per writer)")
     return 1 if report.failures else 0
@@ -410,7 +500,12 @@ def main() -> None:
     parser.add_argument("--backends", nargs="+", default=["sqlite", "postgres"])
     parser.add_argument("--targets", nargs="+", default=list(TARGETS), choices=TARGETS)
     parser.add_argument("--folder", default=".campaign", help="where the SQLite files go")
-    parser.add_argument("--skip-inputs", action="store_true", help="skip the bad-input sweep")
+    parser.add_argument(
+        "--skip-inputs", action="store_true", help="skip the bad-input and damaged-file sweeps"
+    )
+    parser.add_argument(
+        "--skip-client", action="store_true", help="skip the blocking client's hang and leak cases"
+    )
     args = parser.parse_args()
     args.folder = Path(args.folder).resolve()
     args.folder.mkdir(parents=True, exist_ok=True)

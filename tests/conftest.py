@@ -1,13 +1,33 @@
-"""Session fixtures: one real PostgreSQL server for every Postgres test."""
+"""Session fixtures: one real PostgreSQL server for every Postgres test.
+
+Hypothesis draws the same examples on every run (`derandomize`), so a run's
+verdict depends on the code alone; `HYPOTHESIS_PROFILE=explore` draws new
+ones for a search by hand.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
+from tests.cores import usable_cores
 from tests.postgres_server import new_database, running_server
 from tests.schema_pool import SchemaPool
+
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto` starts a worker per usable core (`PYTEST_XDIST_AUTO_NUM_WORKERS` still wins)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist reads it
+    return usable_cores()
 
 
 @pytest.fixture(scope="session")

@@ -36,7 +36,7 @@ from redstring import (
     TenantId,
     index_documents,
 )
-from redstring.domain.chunk import StoredChunk
+from redstring.domain.chunk import ChunkId, StoredChunk
 from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.vector import VectorMatch
 from redstring.llm.local_embedding import MODEL_SHA256, LocalEmbeddingProvider
@@ -245,6 +245,17 @@ class RecordedChunks(InMemoryChunkStore):
             if source_ids is None or source in source_ids
         ]
         return kept[:k]
+
+    async def semantic_ranking(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        source_ids: Sequence[str] | None = None,
+    ) -> list[tuple[ChunkId, float]]:
+        found = await self.search_chunks(vector, tenant_id, k=k, source_ids=source_ids)
+        return [(m.chunk.id, m.score) for m in found]
 
 
 def recorded_semantic(

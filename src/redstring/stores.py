@@ -12,7 +12,10 @@
 - what a client opens (`AsyncRedstring(opener=...)`): a `StoreSet`, by a `StoreOpener`;
 - a `Schema` is what an adapter of your own asks a database to ensure;
 - upkeep through the event log: `rebuild_stores`, `catch_up_stores`,
-  `undo_merge`, `rekey_graph` (the client's `rebuild()` reports a `RebuildReport`).
+  `undo_merge`, `rekey_graph` (the client's `rebuild()` reports a `RebuildReport`);
+- a scan for damaged rows: the SQLite stores' and the PostgreSQL graph and
+  chunk stores' `damaged_rows()`, each a
+  `DamagedRow`, gathered by the client's `check()` into a `CheckReport`.
 
 Every adapter passes its port's suite in `redstring.testing`.
 """
@@ -24,12 +27,14 @@ from typing import TYPE_CHECKING, Any
 
 from redstring.chunks.in_memory import InMemoryChunkStore
 from redstring.chunks.sqlite import SqliteChunkStore
+from redstring.client.check import CheckReport
 from redstring.client.store_set import StoreOpener, StoreSet
 from redstring.client.upkeep import RebuildReport
 from redstring.composition.rebuild import catch_up_stores, rebuild_stores
 from redstring.composition.rekey import RekeyReport, rekey_graph
 from redstring.composition.sqlite_stores import SqliteStores, open_sqlite
 from redstring.composition.undo import undo_merge
+from redstring.domain.damage import DamagedRow
 from redstring.domain.errors import MissingExtraError
 from redstring.events.in_memory import InMemoryEventLog
 from redstring.events.sqlite import SqliteEventLog
@@ -76,6 +81,8 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "ApproximateVectorStore",
     "CacheBudget",
+    "CheckReport",
+    "DamagedRow",
     "InMemoryChunkStore",
     "InMemoryEventLog",
     "InMemoryGraphStore",

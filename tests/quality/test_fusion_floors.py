@@ -77,13 +77,30 @@ def test_hybrid_holds_its_floor_and_the_better_channel_in_every_family(
     assert not failures, "\n".join(failures)
 
 
-#: Lost since BM25 stems (ADR 0345): stemmed BM25 gained on elements/uses (lexical hit@10
-#: 0.364 -> 0.400) while the passage fusion, fitted on unstemmed scores, fell (hybrid 0.400 ->
-#: 0.345; MRR 0.210 -> 0.186). The fusion refit of issue 26 must empty this set.
-LOST_SINCE_STEMMING = {("elements/uses", "hit@10"), ("elements/uses", "mrr")}
+#: Lost since passage HYBRID became plain RRF (ADR 0355), which trails the
+#: semantic channel where the lexical one is much weaker: python/lay_question
+#: (semantic hit@10 0.922, MRR 0.632; lexical 0.672, 0.430; RRF 0.875, 0.556)
+#: and lee/first_sentence (nDCG@10 0.848 semantic, 0.834 RRF). The adaptive
+#: fusion held these, fitted on them; it trailed RRF on BEIR (docs/benchmarks.md).
+#: elements/uses, lost since stemming (ADR 0345), holds again under RRF.
+LOST_UNDER_RRF = {
+    ("python/lay_question", "hit@10"),
+    ("python/lay_question", "mrr"),
+    ("lee/first_sentence", "ndcg@10"),
+}
+#: Lost since entity HYBRID became `PooledEvidenceFusion` (ADR 0365), chosen by
+#: the worst family left out of its choice: where the lexical channel is right
+#: with a modest score and the semantic one's junk is close, MRR trails LEXICAL
+#: (names/alias 0.433 against 0.463, world/other_language 0.425 against 0.458).
+#: The adaptive fusion held them on this holdout, fitted on both families; left
+#: out of its own fit it fell further (ADR 0365's table).
+LOST_UNDER_POOLED_EVIDENCE = {
+    ("names/alias", "mrr"),
+    ("world/other_language", "mrr"),
+}
 
 
-def test_no_family_loses_since_adr_0230_but_those_stemming_moved() -> None:
+def test_no_family_loses_since_adr_0230_but_those_the_new_fusions_moved() -> None:
     """World/synonym, the last family below its better channel (ADR 0205), holds on 75 queries."""
     losing = {
         (family, metric)
@@ -91,4 +108,4 @@ def test_no_family_loses_since_adr_0230_but_those_stemming_moved() -> None:
         for metric, value in row["hybrid"].items()
         if value < max(row["semantic"][metric], row["lexical"][metric]) - TOLERANCE
     }
-    assert losing == LOST_SINCE_STEMMING
+    assert losing == LOST_UNDER_RRF | LOST_UNDER_POOLED_EVIDENCE

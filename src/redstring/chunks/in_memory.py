@@ -289,6 +289,18 @@ class InMemoryChunkStore(DescribedStore):
         k: int = 10,
         source_ids: Sequence[str] | None = None,
     ) -> list[ChunkMatch]:
+        ranked = await self.semantic_ranking(vector, tenant_id, k=k, source_ids=source_ids)
+        rows = self._tenants[tenant_id].rows if ranked else {}
+        return [ChunkMatch(chunk=rows[chunk_id].chunk(), score=score) for chunk_id, score in ranked]
+
+    async def semantic_ranking(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        source_ids: Sequence[str] | None = None,
+    ) -> list[tuple[ChunkId, float]]:
         require_tenant_id(tenant_id)
         validate_search_args(k, None)
         query = unit_vector(vector, dimension=self._dimension, context="query vector")
@@ -300,9 +312,7 @@ class InMemoryChunkStore(DescribedStore):
         if source_ids is not None:
             eligible = np.isin(matrix.sources, np.array(list(source_ids), dtype=np.str_))
         hits = top_k(matrix.rows, query, matrix.id_strings, k=k, eligible=eligible, min_score=None)
-        return [
-            ChunkMatch(chunk=part.rows[matrix.ids[row]].chunk(), score=score) for row, score in hits
-        ]
+        return [(matrix.ids[row], score) for row, score in hits]
 
     def _units(self, chunks: Sequence[StoredChunk]) -> list[FloatMatrix | None]:
         """Each chunk's checked unit row (`None` without an embedding), scaled as one matrix.

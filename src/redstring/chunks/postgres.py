@@ -18,13 +18,15 @@ from redstring.domain.chunk import (
     require_chunks_of_source,
 )
 from redstring.domain.chunk_retrieval import ChunkMatch
-from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.damage import DamagedRow
+from redstring.domain.errors import DamagedRowError, InvalidArgumentError
 from redstring.domain.exact_search import unit_vector, validate_search_args
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import DEFAULT_LANGUAGE, Analyzer
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 from redstring.domain.vector import cosine_to_score
+from redstring.storage.damage import damage_of, decoding
 from redstring.storage.describe import DescribedStore
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.shared_transactions import SharedTransactions
@@ -157,7 +159,7 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
     ) -> list[StoredChunk]:
         require_tenant_id(tenant_id)
         return await self._select(
-            "SELECT body, embedding FROM {schema}.chunk_rows"
+            "SELECT body, embedding, tenant_id::text, chunk_id FROM {schema}.chunk_rows"
             " WHERE tenant_id = %s AND chunk_id = ANY(%s) ORDER BY chunk_id",
             (tenant_id, sorted({str(c) for c in chunk_ids})),
         )
@@ -165,7 +167,7 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
     async def chunks_of_source(self, source_id: str, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)
         return await self._select(
-            "SELECT body, embedding FROM {schema}.chunk_rows"
+            "SELECT body, embedding, tenant_id::text, chunk_id FROM {schema}.chunk_rows"
             " WHERE tenant_id = %s AND source_id = %s ORDER BY idx, chunk_id",
             (tenant_id, source_id),
         )
@@ -173,15 +175,15 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
     async def source_manifest(self, source_id: str, tenant_id: TenantId) -> list[ChunkManifest]:
         require_tenant_id(tenant_id)
         statement = self._db.sql(
-            "SELECT body, embedding IS NOT NULL FROM {schema}.chunk_rows"
+            "SELECT body, embedding IS NOT NULL, tenant_id::text, chunk_id FROM {schema}.chunk_rows"
             " WHERE tenant_id = %s AND source_id = %s ORDER BY idx, chunk_id"
         )
 
         async def work(connection: Connection) -> list[ChunkManifest]:
             cursor = await connection.execute(statement, (tenant_id, source_id))
             return [
-                ChunkManifest.of(StoredChunk.model_validate(body), embedded=bool(embedded))
-                for body, embedded in await cursor.fetchall()
+                ChunkManifest.of(_body(body, tenant, chunk_id, self._name), embedded=bool(embedded))
+                for body, embedded, tenant, chunk_id in await cursor.fetchall()
             ]
 
         return await self._db.read(work, store=self._name)
@@ -189,7 +191,8 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
     async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)
         return await self._select(
-            "SELECT r.body, r.embedding FROM {schema}.chunk_entities e"
+            "SELECT r.body, r.embedding, r.tenant_id::text, r.chunk_id"
+            " FROM {schema}.chunk_entities e"
             " JOIN {schema}.chunk_rows r ON r.tenant_id = e.tenant_id AND r.chunk_id = e.chunk_id"
             " WHERE e.tenant_id = %s AND e.entity_id = %s"
             ' ORDER BY r.source_id COLLATE "C", r.idx, r.chunk_id',
@@ -199,7 +202,8 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
     async def list_chunks(self, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)
         return await self._select(
-            "SELECT body, embedding FROM {schema}.chunk_rows WHERE tenant_id = %s"
+            "SELECT body, embedding, tenant_id::text, chunk_id FROM {schema}.chunk_rows"
+            " WHERE tenant_id = %s"
             ' ORDER BY source_id COLLATE "C", idx, chunk_id',
             (tenant_id,),
         )
@@ -226,6 +230,26 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
             return chunk_summary_of(
                 ((str(s), int(n)) for s, n, _ in rows), embedded=sum(int(e) for _, _, e in rows)
             )
+
+        return await self._db.read(work, store=self._name)
+
+    async def damaged_rows(self) -> list[DamagedRow]:
+        """Every chunk row whose JSON does not read back as its chunk, of every tenant."""
+        statement = self._db.sql(
+            "SELECT body, tenant_id::text, chunk_id FROM {schema}.chunk_rows"
+            " ORDER BY tenant_id, chunk_id"
+        )
+
+        async def work(connection: Connection) -> list[DamagedRow]:
+            found: list[DamagedRow] = []
+            cursor = await connection.execute(statement)
+            for body, tenant, chunk_id in await cursor.fetchall():
+                try:
+                    _body(body, tenant, chunk_id, self._name)
+                except DamagedRowError as error:
+                    row = error.row
+                    found.append(damage_of(table="chunk_rows", tenant=tenant, row=row, error=error))
+            return found
 
         return await self._db.read(work, store=self._name)
 
@@ -315,7 +339,8 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
             f" FROM {{schema}}.chunk_rows WHERE {where}),"
             " best AS (SELECT chunk_id, distance FROM scored ORDER BY distance, chunk_id"
             " LIMIT %(k)s)"
-            " SELECT r.body, r.embedding, best.distance FROM best JOIN {schema}.chunk_rows r"
+            " SELECT r.body, r.embedding, r.tenant_id::text, r.chunk_id, best.distance"
+            " FROM best JOIN {schema}.chunk_rows r"
             " ON r.tenant_id = %(tenant)s AND r.chunk_id = best.chunk_id"
         )
 
@@ -324,9 +349,46 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
             return [tuple(row) for row in await cursor.fetchall()]
 
         rows = await self._db.read(work, store=self._name)
-        hits = [(cosine_to_score(1.0 - float(d)), _chunk(body, e)) for body, e, d in rows]
+        hits = [
+            (cosine_to_score(1.0 - float(d)), _chunk(body, e, tenant, chunk_id, self._name))
+            for body, e, tenant, chunk_id, d in rows
+        ]
         hits.sort(key=lambda hit: (-hit[0], str(hit[1].id)))
         return [ChunkMatch(chunk=chunk, score=score) for score, chunk in hits[:k]]
+
+    async def semantic_ranking(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        source_ids: Sequence[str] | None = None,
+    ) -> list[tuple[ChunkId, float]]:
+        require_tenant_id(tenant_id)
+        validate_search_args(k, None)
+        query = unit_vector(vector, dimension=self._dimension, context="query vector")
+        if k == 0 or (source_ids is not None and not source_ids):
+            return []
+        parameters: dict[str, object] = {"q": query, "tenant": tenant_id, "k": k}
+        where = "tenant_id = %(tenant)s AND embedding IS NOT NULL"
+        if source_ids is not None:
+            where += " AND source_id = ANY(%(sources)s)"
+            parameters["sources"] = list(source_ids)
+        # As `search_chunks` ranks, every embedded row exactly; no body is read.
+        statement = self._db.sql(
+            "WITH scored AS MATERIALIZED (SELECT chunk_id, embedding <=> %(q)s AS distance"
+            f" FROM {{schema}}.chunk_rows WHERE {where})"
+            " SELECT chunk_id, distance FROM scored ORDER BY distance, chunk_id LIMIT %(k)s"
+        )
+
+        async def work(connection: Connection) -> list[tuple[Any, ...]]:
+            cursor = await connection.execute(statement, parameters)
+            return [tuple(row) for row in await cursor.fetchall()]
+
+        rows = await self._db.read(work, store=self._name)
+        hits = [(ChunkId(str(i)), cosine_to_score(1.0 - float(d))) for i, d in rows]
+        hits.sort(key=lambda hit: (-hit[1], str(hit[0])))
+        return hits
 
     # -- helpers -----------------------------------------------------------
 
@@ -335,7 +397,10 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
 
         async def work(connection: Connection) -> list[StoredChunk]:
             cursor = await connection.execute(statement, parameters)
-            return [_chunk(body, embedding) for body, embedding in await cursor.fetchall()]
+            return [
+                _chunk(body, embedding, tenant, chunk_id, self._name)
+                for body, embedding, tenant, chunk_id in await cursor.fetchall()
+            ]
 
         return await self._db.read(work, store=self._name)
 
@@ -351,9 +416,18 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
         return [str(row[0]) for row in await cursor.fetchall()]
 
 
-def _chunk(body: Any, embedding: Any) -> StoredChunk:
-    """A chunk from its stored JSON (decoded by psycopg) and its pgvector value."""
-    chunk = StoredChunk.model_validate(body)
+def _body(body: Any, tenant: str, chunk_id: str, store: str) -> StoredChunk:
+    """A chunk from its stored JSON (decoded by psycopg); `DamagedRowError` naming a damaged row."""
+    with decoding(store=store, table="chunk_rows", tenant=tenant, row=f"chunk {chunk_id}"):
+        chunk = StoredChunk.model_validate(body)
+        if str(chunk.id) != chunk_id or str(chunk.tenant_id) != tenant:
+            raise ValueError("its body holds another chunk's id or tenant")
+    return chunk
+
+
+def _chunk(body: Any, embedding: Any, tenant: str, chunk_id: str, store: str) -> StoredChunk:
+    """A chunk from its stored JSON and its pgvector value."""
+    chunk = _body(body, tenant, chunk_id, store)
     if embedding is not None:
         chunk.embedding = embedding.to_list()
     return chunk

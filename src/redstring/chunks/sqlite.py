@@ -11,8 +11,22 @@ import numpy as np
 import numpy.typing as npt
 
 from redstring.chunks.sqlite_analysis import open_language
-from redstring.chunks.sqlite_codec import decode_body, sql_block, sql_body, sql_terms
+from redstring.chunks.sqlite_check import damaged_chunk_rows
+from redstring.chunks.sqlite_codec import (
+    sql_block,
+    sql_body,
+    sql_counted_block,
+    sql_terms,
+)
 from redstring.chunks.sqlite_lexical import Lexicon, lexical_candidates, load_lexicon
+from redstring.chunks.sqlite_reads import (
+    BODY,
+    CHUNK,
+    chunk_of_body,
+    chunk_of_row,
+    fetch_chunks,
+    source_chunk_ids,
+)
 from redstring.chunks.sqlite_rows import (
     CHUNK_BITS,
     Row,
@@ -32,6 +46,7 @@ from redstring.domain.chunk import (
     require_chunks_of_source,
 )
 from redstring.domain.chunk_retrieval import ChunkMatch
+from redstring.domain.damage import DamagedRow
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.exact_search import (
     FloatMatrix,
@@ -45,9 +60,10 @@ from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import Analyzer
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
+from redstring.storage.damage import matrix_of
 from redstring.storage.describe import DescribedStore
 from redstring.storage.shared_transactions import SharedTransactions
-from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders
+from redstring.storage.sqlite import SqliteDatabase
 from redstring.storage.tenant_cache import (
     DEFAULT_CACHE_BYTES,
     CacheBudget,
@@ -65,14 +81,6 @@ _TENANT_TABLES = (
     "chunk_corpus",
     "chunk_generations",
     "chunk_tenants",
-)
-
-# Columns of chunk rows `r` with their vectors `v`, found by the key of the tenant's number.
-_CHUNK = "r.body, v.embedding"
-_BODY = (
-    "SELECT {what} FROM {source}"
-    " JOIN chunk_tenants t ON t.tenant_id = r.tenant_id"
-    f" LEFT JOIN chunk_vectors v ON v.key = (t.number << {CHUNK_BITS}) + r.number"
 )
 
 
@@ -123,6 +131,7 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         database.define_function("redstring_block", sql_block)
         database.define_function("redstring_terms", sql_terms, arity=1)
         database.define_function("redstring_body", sql_body, arity=1)
+        database.define_function("redstring_counted_block", sql_counted_block, arity=1)
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
         database.ensure_dimension("chunks", dimension, store=self._name, holds="embeddings")
         self._analyzer = open_language(database, language, store=self._name)
@@ -173,7 +182,7 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         def work(connection: sqlite3.Connection) -> None:
             # By difference: chunks kept by id keep their postings (B100).
             kept = {row.chunk_id for row in rows}
-            gone = [i for i in _ids_of_source(connection, tenant, source_id) if i not in kept]
+            gone = [i for i in source_chunk_ids(connection, tenant, source_id) if i not in kept]
             remove_rows(connection, tenant, gone)
             insert_rows(connection, place_rows(connection, tenant, rows))
             bump_generations(connection, "chunk_generations", [tenant])
@@ -185,7 +194,7 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         tenant = str(tenant_id)
 
         def work(connection: sqlite3.Connection) -> None:
-            old = _ids_of_source(connection, tenant, source_id)
+            old = source_chunk_ids(connection, tenant, source_id)
             if old:
                 remove_rows(connection, tenant, old)
                 bump_generations(connection, "chunk_generations", [tenant])
@@ -219,14 +228,14 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         wanted = sorted({str(chunk_id) for chunk_id in chunk_ids})
 
         def work(connection: sqlite3.Connection) -> list[StoredChunk]:
-            return _fetch(connection, str(tenant_id), wanted)
+            return fetch_chunks(connection, str(tenant_id), wanted, self._dimension)
 
         return await self._db.read(work, store=self._name)
 
     async def chunks_of_source(self, source_id: str, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)
         return await self._select(
-            _BODY.format(what=_CHUNK, source="chunk_texts r")
+            BODY.format(what=CHUNK, source="chunk_texts r")
             + " WHERE r.tenant_id = ? AND r.source_id = ? ORDER BY r.idx, r.chunk_id",
             (str(tenant_id), source_id),
         )
@@ -234,16 +243,16 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
     async def source_manifest(self, source_id: str, tenant_id: TenantId) -> list[ChunkManifest]:
         require_tenant_id(tenant_id)
         statement = (
-            _BODY.format(what="r.body, v.key", source="chunk_texts r")
+            BODY.format(what="r.tenant_id, r.chunk_id, r.body, v.key", source="chunk_texts r")
             + " WHERE r.tenant_id = ? AND r.source_id = ? ORDER BY r.idx, r.chunk_id"
         )
 
         def work(connection: sqlite3.Connection) -> list[ChunkManifest]:
             return [
-                ChunkManifest.of(
-                    StoredChunk.model_validate_json(decode_body(body)), embedded=key is not None
+                ChunkManifest.of(chunk_of_body(tenant, chunk_id, body), embedded=key is not None)
+                for tenant, chunk_id, body, key in connection.execute(
+                    statement, (str(tenant_id), source_id)
                 )
-                for body, key in connection.execute(statement, (str(tenant_id), source_id))
             ]
 
         return await self._db.read(work, store=self._name)
@@ -253,8 +262,8 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         return await self._select(
             # CROSS JOIN keeps the entity's postings outermost: the planner would
             # otherwise walk the tenant's rows in output order to save a sort.
-            _BODY.format(
-                what=_CHUNK,
+            BODY.format(
+                what=CHUNK,
                 source="chunk_entities e CROSS JOIN chunk_texts r"
                 " ON r.tenant_id = e.tenant_id AND r.chunk_id = e.chunk_id",
             )
@@ -266,7 +275,7 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
     async def list_chunks(self, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)
         return await self._select(
-            _BODY.format(what=_CHUNK, source="chunk_texts r")
+            BODY.format(what=CHUNK, source="chunk_texts r")
             + " WHERE r.tenant_id = ? ORDER BY r.source_id, r.idx, r.chunk_id",
             (str(tenant_id),),
         )
@@ -298,6 +307,12 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
             return chunk_summary_of(((source, int(n)) for source, n in rows), embedded=embedded)
 
         return await self._db.read(work, store=self._name)
+
+    async def damaged_rows(self) -> list[DamagedRow]:
+        """Every damaged row of the store's tables, of every tenant; nothing is written."""
+        return await self._db.read(
+            lambda c: damaged_chunk_rows(c, self._dimension), store=self._name
+        )
 
     # -- searching ---------------------------------------------------------
 
@@ -339,16 +354,48 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         wanted = None if source_ids is None else np.array(list(source_ids), dtype=np.str_)
 
         def work(connection: sqlite3.Connection) -> list[ChunkMatch]:
-            token = current_generation(connection, "chunk_generations", tenant)
-            matrix = self._cache.get(tenant, token, lambda: self._load(connection, tenant))
-            eligible = None if wanted is None else np.isin(matrix.sources, wanted)
-            hits = top_k(matrix.rows, query, matrix.ids, k=k, eligible=eligible, min_score=None)
-            chunks = {
-                str(c.id): c for c in _fetch(connection, tenant, [matrix.ids[r] for r, _ in hits])
-            }
-            return [ChunkMatch(chunk=chunks[matrix.ids[r]], score=score) for r, score in hits]
+            ranked = self._ranked(connection, tenant, query, k, wanted)
+            found = fetch_chunks(connection, tenant, [i for i, _ in ranked], self._dimension)
+            chunks = {str(c.id): c for c in found}
+            return [ChunkMatch(chunk=chunks[chunk_id], score=score) for chunk_id, score in ranked]
 
         return await self._db.read(work, store=self._name)
+
+    async def semantic_ranking(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        source_ids: Sequence[str] | None = None,
+    ) -> list[tuple[ChunkId, float]]:
+        require_tenant_id(tenant_id)
+        validate_search_args(k, None)
+        query = unit_vector(vector, dimension=self._dimension, context="query vector")
+        if k == 0 or (source_ids is not None and not source_ids):
+            return []
+        tenant = str(tenant_id)
+        wanted = None if source_ids is None else np.array(list(source_ids), dtype=np.str_)
+
+        def work(connection: sqlite3.Connection) -> list[tuple[ChunkId, float]]:
+            return self._ranked(connection, tenant, query, k, wanted)
+
+        return await self._db.read(work, store=self._name)
+
+    def _ranked(
+        self,
+        connection: sqlite3.Connection,
+        tenant: str,
+        query: FloatMatrix,
+        k: int,
+        wanted: npt.NDArray[np.str_] | None,
+    ) -> list[tuple[ChunkId, float]]:
+        """The `k` best embedded chunks of `tenant` (of the `wanted` sources), by exact cosine."""
+        token = current_generation(connection, "chunk_generations", tenant)
+        matrix = self._cache.get(tenant, token, lambda: self._load(connection, tenant))
+        eligible = None if wanted is None else np.isin(matrix.sources, wanted)
+        hits = top_k(matrix.rows, query, matrix.ids, k=k, eligible=eligible, min_score=None)
+        return [(ChunkId(matrix.ids[r]), score) for r, score in hits]
 
     # -- helpers -----------------------------------------------------------
 
@@ -385,7 +432,10 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
 
     async def _select(self, statement: str, parameters: tuple[str, ...]) -> list[StoredChunk]:
         def work(connection: sqlite3.Connection) -> list[StoredChunk]:
-            return [_chunk(body, blob) for body, blob in connection.execute(statement, parameters)]
+            return [
+                chunk_of_row(*row, dimension=self._dimension)
+                for row in connection.execute(statement, parameters)
+            ]
 
         return await self._db.read(work, store=self._name)
 
@@ -403,40 +453,15 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
             ids.append(chunk_id)
             sources.append(source_id)
             blobs.append(blob)
-        raw = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), self._dimension)
+        raw = matrix_of(
+            blobs,
+            self._dimension,
+            table="chunk_vectors",
+            tenant=tenant,
+            rows=[f"chunk {chunk_id}" for chunk_id in ids],
+        )
         return _Matrix(
             ids=ids,
             sources=np.array(sources, dtype=np.str_),
             rows=unit_rows(raw) if ids else raw,
         )
-
-
-def _chunk(body: bytes, blob: bytes | None) -> StoredChunk:
-    chunk = StoredChunk.model_validate_json(decode_body(body))
-    if blob is not None:
-        chunk.embedding = np.frombuffer(blob, dtype=np.float32).tolist()
-    return chunk
-
-
-def _fetch(connection: sqlite3.Connection, tenant: str, ids: Sequence[str]) -> list[StoredChunk]:
-    """The chunks of `ids` (distinct) in `tenant`, ordered by id string."""
-    found: list[tuple[str, bytes, bytes | None]] = []
-    for part in chunked(ids):
-        found.extend(
-            connection.execute(
-                _BODY.format(what=f"r.chunk_id, {_CHUNK}", source="chunk_texts r")
-                + f" WHERE r.tenant_id = ? AND r.chunk_id IN ({placeholders(len(part))})",
-                (tenant, *part),
-            )
-        )
-    return [_chunk(body, blob) for _, body, blob in sorted(found, key=lambda row: row[0])]
-
-
-def _ids_of_source(connection: sqlite3.Connection, tenant: str, source_id: str) -> list[str]:
-    return [
-        str(row[0])
-        for row in connection.execute(
-            "SELECT chunk_id FROM chunk_texts WHERE tenant_id = ? AND source_id = ?",
-            (tenant, source_id),
-        )
-    ]

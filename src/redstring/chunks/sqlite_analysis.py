@@ -15,6 +15,7 @@ import numpy as np
 
 from redstring.chunks.sqlite_codec import BLOCK, decode_body, encode_block, encode_terms
 from redstring.domain.tokenize import UNANALYSED, Analyzer, settled_language
+from redstring.storage.damage import decoding
 from redstring.storage.sqlite import SqliteDatabase
 from redstring.storage.tenant_cache import bump_generations
 
@@ -70,7 +71,7 @@ def _analyse_tenant(
     connection: sqlite3.Connection, tenant: str, number: int, analyzer: Analyzer
 ) -> None:
     chunks = [
-        (str(chunk_id), int(chunk_number), Counter(analyzer.terms(_text(body))))
+        (str(chunk_id), int(chunk_number), Counter(analyzer.terms(_text(tenant, chunk_id, body))))
         for chunk_id, chunk_number, body in connection.execute(
             "SELECT chunk_id, number, body FROM chunk_texts WHERE tenant_id = ?", (tenant,)
         )
@@ -112,5 +113,6 @@ def _analyse_tenant(
     )
 
 
-def _text(body: bytes) -> str:
-    return str(json.loads(decode_body(body))["text"])
+def _text(tenant: str, chunk_id: str, body: bytes) -> str:
+    with decoding(table="chunk_texts", tenant=tenant, row=f"chunk {chunk_id}"):
+        return str(json.loads(decode_body(body))["text"])

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from redstring.chunks.sqlite_codec import BLOCK, Ints, decode_block
+from redstring.chunks.sqlite_codec import BLOCK, BLOCKS, Ints, block_row, decode_block
 from redstring.chunks.sqlite_rows import tenant_number, term_numbers
 from redstring.domain.bm25 import CorpusStats, LexicalCandidates
 from redstring.domain.errors import InconsistentCorpusError
+from redstring.storage.damage import decoding
 from redstring.storage.sqlite import chunked, placeholders
 from redstring.storage.tenant_cache import held_bytes
 
@@ -69,7 +70,7 @@ def lexical_candidates(
     count, total = (0, 0) if row is None else (int(row[0]), int(row[1]))
     number = tenant_number(connection, tenant)
     words = {} if number is None else term_numbers(connection, tenant, asked)
-    columns = _postings(connection, number, words) if number is not None else {}
+    columns = _postings(connection, tenant, number, words) if number is not None else {}
     frequencies = {term: len(columns[term][0]) if term in columns else 0 for term in asked}
     stats = CorpusStats.from_totals(
         document_count=count, total_length=total, document_frequencies=frequencies
@@ -80,7 +81,7 @@ def lexical_candidates(
 
 
 def _postings(
-    connection: sqlite3.Connection, number: int, words: dict[str, int]
+    connection: sqlite3.Connection, tenant: str, number: int, words: dict[str, int]
 ) -> dict[str, tuple[Ints, Ints]]:
     """`term -> (chunk numbers, counts)` over all of each term's blocks."""
     term_of = {n: term for term, n in words.items()}
@@ -91,7 +92,10 @@ def _postings(
             f" WHERE tenant = ? AND term IN ({placeholders(len(part))})",
             (number, *part),
         ):
-            slots, counts = decode_block(blob)
+            with decoding(
+                table=BLOCKS, tenant=tenant, row=block_row(term_of[int(term)], int(block))
+            ):
+                slots, counts = decode_block(blob)
             numbers, tfs = parts.setdefault(term_of[int(term)], ([], []))
             numbers.append(slots + int(block) * BLOCK)
             tfs.append(counts)

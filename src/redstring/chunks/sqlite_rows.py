@@ -17,6 +17,9 @@ import numpy as np
 
 from redstring.chunks.sqlite_codec import (
     BLOCK,
+    BLOCKS,
+    Ints,
+    block_row,
     decode_block,
     decode_body,
     decode_terms,
@@ -27,6 +30,7 @@ from redstring.chunks.sqlite_codec import (
 from redstring.chunks.term_counts import TermCounts
 from redstring.domain.chunk import naming_model
 from redstring.domain.tokenize import Analyzer
+from redstring.storage.damage import decoding
 from redstring.storage.sqlite import chunked, placeholders
 
 #: A chunk's key in `chunk_vectors`: the tenant's number above these bits, the chunk's below.
@@ -94,13 +98,15 @@ def remove_rows(connection: sqlite3.Connection, tenant: str, ids: Sequence[str])
     count = total = 0
     for part in chunked(distinct):
         marks = placeholders(len(part))
-        for chunk_number, terms, length in connection.execute(
-            "SELECT number, terms, length FROM chunk_texts"
+        for chunk_id, chunk_number, terms, length in connection.execute(
+            "SELECT chunk_id, number, terms, length FROM chunk_texts"
             f" WHERE tenant_id = ? AND chunk_id IN ({marks})",
             (tenant, *part),
         ):
             block, slot = divmod(int(chunk_number), BLOCK)
-            for term in decode_terms(terms).tolist():
+            with decoding(table="chunk_texts", tenant=tenant, row=f"chunk {chunk_id}"):
+                listed = decode_terms(terms).tolist()
+            for term in listed:
                 gone[(term, block)].append(slot)
             keys.append((vector_key(number, int(chunk_number)),))
             count, total = count + 1, total + int(length)
@@ -112,7 +118,7 @@ def remove_rows(connection: sqlite3.Connection, tenant: str, ids: Sequence[str])
     if not count:
         return
     connection.executemany("DELETE FROM chunk_vectors WHERE key = ?", keys)
-    _rewrite_blocks(connection, number, gone)
+    _rewrite_blocks(connection, tenant, number, gone)
     connection.execute(
         "UPDATE chunk_corpus SET document_count = document_count - ?,"
         " total_length = total_length - ? WHERE tenant_id = ?",
@@ -121,13 +127,16 @@ def remove_rows(connection: sqlite3.Connection, tenant: str, ids: Sequence[str])
 
 
 def _rewrite_blocks(
-    connection: sqlite3.Connection, number: int, gone: dict[tuple[int, int], list[int]]
+    connection: sqlite3.Connection,
+    tenant: str,
+    number: int,
+    gone: dict[tuple[int, int], list[int]],
 ) -> None:
     """Take the `gone` slots out of each `(term, block)`, deleting blocks left empty."""
     updates: list[tuple[bytes, int, int, int]] = []
     deletes: list[tuple[int, int, int]] = []
     for (term, block), blob in _blocks(connection, number, gone):
-        slots, counts = decode_block(blob)
+        slots, counts = _decoded_block(tenant, term, block, blob)
         keep = ~np.isin(slots, gone[(term, block)])
         if keep.any():
             updates.append((encode_block(slots[keep], counts[keep]), number, term, block))
@@ -140,6 +149,12 @@ def _rewrite_blocks(
     connection.executemany(
         "DELETE FROM chunk_posting_blocks WHERE tenant = ? AND term = ? AND block = ?", deletes
     )
+
+
+def _decoded_block(tenant: str, term: int, block: int, blob: bytes) -> tuple[Ints, Ints]:
+    """`decode_block`, a damaged blob raising `DamagedRowError` naming the block."""
+    with decoding(table=BLOCKS, tenant=tenant, row=block_row(term, block)):
+        return decode_block(blob)
 
 
 def _blocks(
@@ -186,10 +201,12 @@ def place_rows(connection: sqlite3.Connection, tenant: str, rows: Sequence[Row])
             absent.append(_with_model(given, None) if given.keep else given)
             continue
         key, body = stored[given.chunk_id]
-        old = decode_body(body)
+        with decoding(table="chunk_texts", tenant=tenant, row=f"chunk {given.chunk_id}"):
+            old = decode_body(body)
+            model = json.loads(old).get("embedding_model") if given.keep else None
         row = given
         if old != given.body.encode("utf-8") and given.keep:
-            row = _with_model(given, json.loads(old).get("embedding_model"))
+            row = _with_model(given, model)
         if old != row.body.encode("utf-8"):  # entity ids are in the body
             connection.execute(
                 "UPDATE chunk_texts SET idx = ?, body = ? WHERE tenant_id = ? AND chunk_id = ?",
@@ -311,7 +328,7 @@ def _insert_tenant(connection: sqlite3.Connection, tenant: str, rows: Sequence[R
         "INSERT INTO chunk_entities (tenant_id, entity_id, chunk_id) VALUES (?, ?, ?)",
         [(tenant, e, row.chunk_id) for row in rows for e in row.entity_ids],
     )
-    _write_blocks(connection, number, first_chunk, fresh)
+    _write_blocks(connection, tenant, number, first_chunk, fresh)
     connection.execute(
         "UPDATE chunk_tenants SET next_chunk = ?, next_term = ? WHERE tenant_id = ?",
         (first_chunk + len(rows), next_term + len(new), tenant),
@@ -327,6 +344,7 @@ def _insert_tenant(connection: sqlite3.Connection, tenant: str, rows: Sequence[R
 
 def _write_blocks(
     connection: sqlite3.Connection,
+    tenant: str,
     number: int,
     first_chunk: int,
     fresh: dict[tuple[int, int], tuple[list[int], list[int]]],
@@ -342,7 +360,7 @@ def _write_blocks(
     if first_chunk % BLOCK:
         shared = first_chunk // BLOCK
         for key, blob in _blocks(connection, number, (k for k in fresh if k[1] == shared)):
-            slots, counts = decode_block(blob)
+            slots, counts = _decoded_block(tenant, *key, blob)
             new_slots, new_counts = merged[key]
             merged[key] = (np.concatenate([slots, new_slots]), np.concatenate([counts, new_counts]))
     connection.executemany(

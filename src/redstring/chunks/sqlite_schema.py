@@ -110,5 +110,11 @@ SCHEMA = Schema(
             " SELECT 'chunks', 'language', 'unanalysed' WHERE EXISTS (SELECT 1 FROM chunk_texts)"
             " ON CONFLICT (component, name) DO NOTHING",
         ],
+        # 6: each postings block records how many postings it holds, so a blob cut
+        # short is told by its length instead of read as fewer postings (ADR 0360).
+        [
+            "UPDATE chunk_posting_blocks SET postings = redstring_counted_block(postings)",
+            "UPDATE chunk_generations SET token = lower(hex(randomblob(16)))",
+        ],
     ],
 )

@@ -76,6 +76,8 @@ async def run(args: argparse.Namespace, context: Context) -> int:
         "undo": _undo,
         "rebuild": _rebuild,
     }
+    if args.command == "check":
+        return await _check(args, context)
     await handlers[args.command](args, context)
     return 0
 
@@ -275,6 +277,32 @@ async def _rebuild(args: argparse.Namespace, context: Context) -> None:
         f"{report.entities} entities, {report.relationships} relationships, "
         f"{report.vectors} vectors\n"
     )
+
+
+#: `redstring check`'s exit status when it found a damaged row (1 is an error, 2 a usage error).
+DAMAGE_FOUND = 3
+
+
+async def _check(args: argparse.Namespace, context: Context) -> int:
+    client = _client(args, context, None, read_only=True)
+    async with _closing(client):
+        report = await client.check()
+    if args.json:
+        context.out.write(report.model_dump_json(indent=2) + "\n")
+    else:
+        for row in report.damaged:
+            context.out.write(f"damaged: {row}\n")
+        scanned = ", ".join(report.checked) or "no store"
+        found = answers.count(len(report.damaged), "damaged row")
+        context.out.write(f"checked {scanned} of {report.db}: {found}\n")
+        if report.unchecked:
+            context.out.write(f"not checked (they cannot scan): {', '.join(report.unchecked)}\n")
+        if report.damaged:
+            context.out.write(
+                "nothing was changed; restore the file from a backup, or index the documents "
+                "again into a new path\n"
+            )
+    return 0 if report.ok else DAMAGE_FOUND
 
 
 async def _mcp(args: argparse.Namespace, context: Context) -> None:

@@ -268,6 +268,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="empty the tenant's graph and vectors and replay its event log into them",
     )
     rebuild.add_argument("--json", action="store_true", help="print the report as JSON")
+    check = sub.add_parser(
+        "check",
+        parents=[p["db"]],
+        help="read every row of the database and list each damaged one, changing nothing"
+        " (exit status 3 when one is found)",
+    )
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
     sub.add_parser(
         "mcp",
         parents=[p["db"], p["embed"], p["key"]],

@@ -69,6 +69,8 @@ class EntitySearchResult(BaseModel):
     columns: list[str]
     matches: list[list[Cell]]
     note: str | None = None
+    #: With `explain`: how HYBRID fused the channels, with the weight it used.
+    fusion: str | None = None
 
 
 class PassageMatch(BaseModel):
@@ -89,6 +91,8 @@ class PassageSearchResult(BaseModel):
     mode: str
     matches: list[PassageMatch]
     note: str | None = None
+    #: With `explain`: how HYBRID fused the channels (e.g. "rrf k=60").
+    fusion: str | None = None
 
 
 class PassageText(BaseModel):
@@ -141,7 +145,8 @@ class TenantDescription(BaseModel):
 def entity_result(
     answer: EntitySearchAnswer, note: str | None, *, explain: bool
 ) -> EntitySearchResult:
-    """The rows of an entity search under `ENTITY_COLUMNS`; channel scores only when `explain`."""
+    """The rows of an entity search under `ENTITY_COLUMNS`; channel scores and the fusion
+    only when `explain`."""
     rows: list[list[Cell]] = []
     for hit in answer.matches:
         description, rest = _cut(hit.description, 0, DESCRIPTION_TEXT)
@@ -160,7 +165,11 @@ def entity_result(
         rows.append(row)
     columns = ENTITY_COLUMNS + EXPLAIN_COLUMNS if explain else ENTITY_COLUMNS
     return EntitySearchResult(
-        mode=answer.mode.value, columns=list(columns), matches=rows, note=note
+        mode=answer.mode.value,
+        columns=list(columns),
+        matches=rows,
+        note=note,
+        fusion=answer.fusion if explain else None,
     )
 
 
@@ -169,7 +178,7 @@ def passage_result(
 ) -> PassageSearchResult:
     """The compact form of a passage search, each text cut at `PASSAGE_TEXT`.
 
-    The channel scores only when `explain`.
+    The channel scores and the fusion only when `explain`.
     """
     matches = []
     for hit in answer.matches:
@@ -185,7 +194,12 @@ def passage_result(
                 lexical=_round(hit.lexical) if explain else None,
             )
         )
-    return PassageSearchResult(mode=answer.mode.value, matches=matches, note=note)
+    return PassageSearchResult(
+        mode=answer.mode.value,
+        matches=matches,
+        note=note,
+        fusion=answer.fusion if explain else None,
+    )
 
 
 def passage_text(chunk: StoredChunk, offset: int) -> PassageText:

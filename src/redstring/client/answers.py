@@ -112,6 +112,8 @@ class EntitySearchAnswer(_Rows[EntityHit]):
     matches: list[EntityHit]
     #: Why `matches` is empty, when it is (ADR 0163); `None` otherwise.
     hint: str | None = None
+    #: How HYBRID fused the channels (`RetrievalResult.fusion`); `None` for one channel.
+    fusion: str | None = None
 
     def _rows(self) -> list[EntityHit]:
         return self.matches
@@ -166,6 +168,8 @@ class PassageSearchAnswer(_Rows[PassageHit]):
     matches: list[PassageHit]
     #: Why `matches` is empty, when it is (ADR 0163); `None` otherwise.
     hint: str | None = None
+    #: How HYBRID fused the channels (`ChunkRetrievalResult.fusion`); `None` for one channel.
+    fusion: str | None = None
 
     def _rows(self) -> list[PassageHit]:
         return self.matches

@@ -26,6 +26,8 @@ from redstring.client.answers import (
     StatsAnswer,
 )
 from redstring.client.catalogue import TenantCatalogue, describe_tenant, read_passage
+from redstring.client.check import CheckReport
+from redstring.client.check import check as check_stores
 from redstring.client.documents import Documents, gather_documents
 from redstring.client.embeddings import EmbeddingChoice, resolve_embeddings
 from redstring.client.errors import EMBEDDINGS_ARGUMENT
@@ -430,6 +432,15 @@ class AsyncRedstring:
         """
         stores = await self._open("passage")
         return await read_passage(stores, self._tenant, passage_id)
+
+    async def check(self) -> CheckReport:
+        """Every damaged row of the database, of every tenant, read and reported; nothing changes.
+
+        A row that would raise `DamagedRowError` when read is listed with its
+        table, tenant and what is wrong (`redstring check` from the command line).
+        """
+        stores = await self._open("check")
+        return await check_stores(stores, self._db)
 
     async def rekey(self, *, force: bool = False) -> RekeyReport:
         """Re-file the tenant's blocking index under the current key version.

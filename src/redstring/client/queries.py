@@ -72,6 +72,7 @@ async def search_entities(
         tenant_id=str(request.tenant_id),
         query=request.text,
         mode=request.mode,
+        fusion=result.fusion,
         matches=[
             EntityHit(
                 rank=rank,
@@ -111,6 +112,7 @@ async def search_passages(
         tenant_id=str(request.tenant_id),
         query=request.text,
         mode=result.mode,
+        fusion=result.fusion,
         matches=[
             PassageHit(
                 rank=rank,

@@ -24,6 +24,7 @@ from redstring.client.answers import (
     StatsAnswer,
 )
 from redstring.client.catalogue import TenantCatalogue
+from redstring.client.check import CheckReport
 from redstring.client.client import DEFAULT_DB, AsyncRedstring
 from redstring.client.documents import Documents
 from redstring.client.embeddings import EmbeddingChoice
@@ -221,6 +222,10 @@ class Redstring:
         """See `AsyncRedstring.passage`."""
         return self._run(self._client.passage(passage_id))
 
+    def check(self) -> CheckReport:
+        """See `AsyncRedstring.check`."""
+        return self._run(self._client.check())
+
     def rekey(self, *, force: bool = False) -> RekeyReport:
         """See `AsyncRedstring.rekey`."""
         return self._run(self._client.rekey(force=force))
@@ -235,5 +240,5 @@ class Redstring:
 
 
 _METHODS = ("index", "build", "search", "passages", "entity", "stats", "describe", "passage")
-for _name in (*_METHODS, "rekey", "undo", "rebuild"):
+for _name in (*_METHODS, "check", "rekey", "undo", "rebuild"):
     getattr(Redstring, _name).__doc__ = getattr(AsyncRedstring, _name).__doc__

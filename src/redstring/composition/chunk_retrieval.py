@@ -1,17 +1,19 @@
-"""Retrieving passages: an embedding provider and a chunk store, fused by evidence.
+"""Retrieving passages: an embedding provider and a chunk store, fused by rank.
 
 Composes an `EmbeddingProvider` (queries embedded with `embed_query`) with a
 chunk store's semantic and lexical capabilities. The semantic channel is exact
 cosine over the chunks that carry an embedding; the lexical channel is BM25
 (`redstring.domain.bm25`) over the store's inverted index. HYBRID runs both
-concurrently and fuses them with a `FusionStrategy` (`domain/fusion.py`),
-which sees each chunk's semantic score on the 0..1 match scale and its BM25
-score divided by the query's best BM25 score (`bm25_relative`), so both reach
-it on 0..1 without a fixed squeeze of an unbounded score. A chunk with no
-embedding is simply not a semantic candidate, so HYBRID over a partly embedded
-corpus still answers those chunks lexically. BM25 ranks chunk ids; only the
-fused `k` best are fetched, and one deleted in between is skipped without
-backfilling (fewer than `k` is already a legal answer).
+concurrently and fuses them with a `FusionStrategy` (`domain/fusion.py`). The
+default, `ReciprocalRankFusion`, is computed exactly over both full rankings:
+the lexical one is read whole, the semantic one deeper until `certified_rrf`
+proves the first `k` (`domain/exact_rrf.py`). Another strategy sees each
+chunk's semantic score on the 0..1 match scale and its BM25 score divided by
+the query's best BM25 score (`bm25_relative`). A chunk with no embedding is
+simply not a semantic candidate, so HYBRID over a partly embedded corpus still
+answers those chunks lexically. Only the fused `k` best are fetched, and one
+deleted in between is skipped without backfilling (fewer than `k` is already
+a legal answer).
 """
 
 from __future__ import annotations
@@ -19,10 +21,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from redstring.domain.bm25 import rank_chunks
+from redstring.domain.bm25 import LexicalCandidates, rank_chunks
 from redstring.domain.chunk import ChunkId
 from redstring.domain.chunk_retrieval import (
-    ChunkMatch,
     ChunkRetrievalResult,
     ScoredChunk,
     bm25_relative,
@@ -37,7 +38,14 @@ from redstring.domain.confidence import (
     require_calibration,
 )
 from redstring.domain.errors import DimensionMismatchError
-from redstring.domain.fusion import DEFAULT_PASSAGE_FUSION, FusionStrategy
+from redstring.domain.exact_rrf import certified_rrf
+from redstring.domain.fusion import (
+    DEFAULT_PASSAGE_FUSION,
+    RRF_K,
+    FusionStrategy,
+    ReciprocalRankFusion,
+    fusion_label,
+)
 from redstring.domain.ids import TenantId
 from redstring.domain.retrieval import RetrievalMode, require_served, resolve_mode
 from redstring.domain.search_request import SearchRequest
@@ -55,8 +63,9 @@ class ChunkRetriever:
     dimensions with `DimensionMismatchError`, before anything is embedded.
     `ChunkRetriever.lexical_only(chunks=...)` needs no provider, defaults to
     LEXICAL and refuses SEMANTIC and HYBRID with `ValueError`. `fusion`
-    merges the channels in HYBRID (default `PASSAGE_ADAPTIVE_FUSION`, ADR 0121;
-    pass `ReciprocalRankFusion()` for plain RRF). `ScoredChunk.confidence` reads
+    merges the channels in HYBRID (default `ReciprocalRankFusion()`, computed
+    exactly over the channels' full rankings, ADR 0355; another `FusionStrategy`
+    is one argument away). `ScoredChunk.confidence` reads
     the channel scores through `confidence` (default `PASSAGE_CONFIDENCE`,
     fitted for the local MiniLM model; ADR 0170).
     """
@@ -146,8 +155,12 @@ class ChunkRetriever:
         the answer when no candidate of either channel reaches it
         (`nothing_matches`, read before `k`); otherwise it changes nothing.
 
-        Each channel ranks its `max(k, CHANNEL_DEPTH)` best, so any `k` up to
-        `CHANNEL_DEPTH` returns the first `k` of the same fused order.
+        With the default fusion (`ReciprocalRankFusion`) HYBRID is the RRF of
+        both channels' full rankings, read only as deep as needed to certify
+        the first `k` (`certified_rrf`), so the first `n` results are the same
+        for every `k >= n`. Another fusion sees each channel's
+        `max(k, CHANNEL_DEPTH)` best, so only a `k` up to `CHANNEL_DEPTH`
+        returns the first `k` of the same fused order.
         Raises `InvalidArgumentError` (a `ValueError`) naming the argument for
         a query that is not non-blank encodable text, a `k` that is not an int
         of zero or more, a tenant id that is not a UUID, a `source_ids` that is
@@ -191,33 +204,56 @@ class ChunkRetriever:
             return ChunkRetrievalResult(query=query, mode=resolved, matches=[])
         pair = self._semantic if resolved is not RetrievalMode.LEXICAL else None
         lexical_source = self._lexical if resolved is not RetrievalMode.SEMANTIC else None
-        # Each channel ranks at least CHANNEL_DEPTH, so the fused top does not
-        # depend on how many matches the caller asked for.
-        depth = max(k, CHANNEL_DEPTH)
-        semantic, (lexical, ceiling) = await asyncio.gather(
+        exact = isinstance(self._fusion, ReciprocalRankFusion)
+        if not exact:
+            depth = max(k, CHANNEL_DEPTH)
+        elif pair is not None and lexical_source is not None:
+            depth = max(k, RRF_START_DEPTH)
+        else:
+            depth = k  # one channel: its own order is the fused order
+        (vector, semantic), (found, ceiling) = await asyncio.gather(
             _semantic_channel(pair, query, tenant_id, depth, source_ids),
-            _lexical_channel(lexical_source, query, tenant_id, depth, source_ids),
+            _lexical_candidates(lexical_source, query, tenant_id, source_ids),
         )
-        cosine = {m.chunk.id: m.score for m in semantic}
+        label: str | None = None
+        if exact:
+            label = f"rrf k={RRF_K}"
+            lexical, fused = await self._exact_rrf(
+                pair=pair,
+                vector=vector,
+                semantic=semantic,
+                depth=depth,
+                found=found,
+                request=request,
+            )
+        else:
+            lexical = [] if found is None else rank_chunks(found, k=depth)
+            channels = (
+                semantic,
+                [(chunk_id, bm25_relative(score, lexical[0][1])) for chunk_id, score in lexical],
+            )
+            fused = self._fusion.fuse(*channels, query=request.query)[:k]
+            label = fusion_label(self._fusion, *channels, query=request.query)
+        cosine = dict(semantic)
         bm25 = dict(lexical)
         coverage = {chunk_id: bm25_coverage(score, ceiling) for chunk_id, score in lexical}
+        # Confidence rises with each channel's score, so each channel's best
+        # holds the highest confidence of every candidate (read before k).
+        best = [semantic[0][0]] if semantic else []
+        best += [lexical[0][0]] if lexical else []
         confidence = {
             chunk_id: self._confidence.confidence(
                 semantic=cosine.get(chunk_id), lexical=coverage.get(chunk_id)
             )
-            for chunk_id in (*cosine, *coverage)
+            for chunk_id in (*best, *(chunk_id for chunk_id, _ in fused))
         }
-        fused = self._fusion.fuse(
-            [(m.chunk.id, m.score) for m in semantic],
-            [(chunk_id, bm25_relative(score, lexical[0][1])) for chunk_id, score in lexical],
-            query=request.query,
-        )[:k]
         if nothing_matches(confidence.values(), threshold):
             fused = []
-        known = {m.chunk.id: m.chunk for m in semantic}
-        missing = [chunk_id for chunk_id, _ in fused if chunk_id not in known]
-        if missing:
-            known.update((c.id, c) for c in await self._lexical.get_chunks(missing, tenant_id))
+        # Only the answer's chunks are read; the channels ranked ids.
+        wanted = [chunk_id for chunk_id, _ in fused]
+        known = (
+            {c.id: c for c in await self._lexical.get_chunks(wanted, tenant_id)} if wanted else {}
+        )
         matches = [
             ScoredChunk(
                 chunk=known[chunk_id],
@@ -230,11 +266,49 @@ class ChunkRetriever:
             for chunk_id, score in fused
             if chunk_id in known  # deleted since it was ranked: skipped, no backfill
         ]
-        return ChunkRetrievalResult(query=query, mode=resolved, matches=matches)
+        return ChunkRetrievalResult(
+            query=query,
+            mode=resolved,
+            matches=matches,
+            fusion=label if resolved is RetrievalMode.HYBRID else None,
+        )
+
+    async def _exact_rrf(
+        self,
+        *,
+        pair: tuple[EmbeddingProvider, SemanticChunkSource] | None,
+        vector: Sequence[float] | None,
+        semantic: list[tuple[ChunkId, float]],
+        depth: int,
+        found: LexicalCandidates | None,
+        request: SearchRequest,
+    ) -> tuple[list[tuple[ChunkId, float]], list[tuple[ChunkId, float]]]:
+        """The lexical ranking and the first `k` of the RRF of both channels'
+        full rankings (`certified_rrf`); `semantic` (its first `depth`) grows in place.
+
+        The lexical ranking is read whole (every candidate is scored anyway);
+        the semantic one is ranked again `RRF_GROWTH` times as deep until the first
+        `k` are certified. Ranking deeper costs little beyond a pass (an exact
+        store scores every row whatever `k`), so few deep passes beat many shallow ones.
+        """
+        k, tenant_id, source_ids = request.k, request.tenant_id, request.filter_list()
+        lexical = [] if found is None else rank_chunks(found, k=max(1, len(found.chunk_ids)))
+        whole = ([chunk_id for chunk_id, _ in lexical], True)
+        while True:
+            ranked = [chunk_id for chunk_id, _ in semantic]
+            fused = certified_rrf([(ranked, len(ranked) < depth), whole], k=k)
+            if fused is not None:
+                return lexical, fused
+            depth *= RRF_GROWTH
+            semantic[:] = await _ranking(pair, vector, tenant_id, depth, source_ids)
 
 
-#: How many chunks each channel ranks at least before fusion.
+#: How many chunks each channel ranks at least before a fusion other than RRF.
 CHANNEL_DEPTH = 10
+#: How deep the semantic channel is first read for the exact RRF of HYBRID.
+RRF_START_DEPTH = 50
+#: How many times deeper each further read of the semantic channel goes.
+RRF_GROWTH = 8
 
 
 async def _semantic_channel(
@@ -243,29 +317,40 @@ async def _semantic_channel(
     tenant_id: TenantId,
     k: int,
     source_ids: Sequence[str] | None,
-) -> list[ChunkMatch]:
-    """Exact cosine of the query's `embed_query` vector; `[]` when not run."""
+) -> tuple[list[float] | None, list[tuple[ChunkId, float]]]:
+    """The query's `embed_query` vector and its `k` best chunk ids by exact
+    cosine, with their scores; `(None, [])` when not run."""
     if pair is None:
-        return []
-    embeddings, source = pair
-    [vector] = await embeddings.embed_query([query])
-    return await source.search_chunks(vector, tenant_id, k=k, source_ids=source_ids)
+        return None, []
+    [vector] = await pair[0].embed_query([query])
+    return vector, await _ranking(pair, vector, tenant_id, k, source_ids)
 
 
-async def _lexical_channel(
-    source: LexicalChunkSource | None,
-    query: str,
+async def _ranking(
+    pair: tuple[EmbeddingProvider, SemanticChunkSource] | None,
+    vector: Sequence[float] | None,
     tenant_id: TenantId,
     k: int,
     source_ids: Sequence[str] | None,
-) -> tuple[list[tuple[ChunkId, float]], float]:
-    """BM25 over the store's candidates for the query's terms, and the query's
-    `bm25_ceiling` over the whole corpus; `([], 0.0)` when not run."""
+) -> list[tuple[ChunkId, float]]:
+    if pair is None or vector is None:
+        return []
+    return await pair[1].semantic_ranking(vector, tenant_id, k=k, source_ids=source_ids)
+
+
+async def _lexical_candidates(
+    source: LexicalChunkSource | None,
+    query: str,
+    tenant_id: TenantId,
+    source_ids: Sequence[str] | None,
+) -> tuple[LexicalCandidates | None, float]:
+    """The store's candidates for the query's terms, and the query's
+    `bm25_ceiling` over the whole corpus; `(None, 0.0)` when not run."""
     if source is None:
-        return [], 0.0
+        return None, 0.0
     terms = source.analyzer.terms(query)
     if not terms:
-        return [], 0.0
+        return None, 0.0
     found = await source.lexical_candidates(terms, tenant_id, source_ids=source_ids)
     ceiling = bm25_ceiling(found.document_frequencies.tolist(), found.document_count)
-    return rank_chunks(found, k=k), ceiling
+    return found, ceiling

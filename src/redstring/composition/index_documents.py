@@ -27,6 +27,7 @@ from redstring.domain.errors import (
     DimensionMismatchError,
     DuplicateDocumentError,
     InvalidArgumentError,
+    ModelError,
 )
 from redstring.domain.ids import TenantId
 from redstring.domain.validation import require_documents, require_tenant_id
@@ -271,7 +272,7 @@ async def _embed_batch(
     batch, run.pending = run.pending[:batch_size], run.pending[batch_size:]
     vectors = await embeddings.embed([plan.chunks[position].text for plan, position in batch])
     if len(vectors) != len(batch):
-        raise ValueError(
+        raise ModelError(
             f"the embedding provider returned {len(vectors)} vectors for {len(batch)} texts; "
             "a provider must return one vector per text"
         )

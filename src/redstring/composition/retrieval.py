@@ -7,8 +7,9 @@ entities. `vector` and `graph` may not import each other and neither may
 import `llm`, so only this layer can hold all three.
 
 Two channels, fused by a `FusionStrategy` (`domain/fusion.py`; by default
-`AdaptiveFusion`, ADR 0121, with `EvidenceFusion` and `ReciprocalRankFusion`
-one argument away):
+`PooledEvidenceFusion`, ADR 0365: rank fusion picks the candidates, their
+evidence orders them, and an entity holding every query word comes first;
+`ReciprocalRankFusion` and `EvidenceFusion` are one argument away):
 
 - semantic: `embed_query` of the query, then `VectorSearcher.search`;
 - lexical: `rank_lexically` (`composition/lexical_channel.py`): the entities
@@ -49,7 +50,7 @@ from redstring.domain.confidence import (
 )
 from redstring.domain.entity import Entity
 from redstring.domain.errors import DimensionMismatchError, MissingCapabilityError
-from redstring.domain.fusion import DEFAULT_FUSION, FusionStrategy
+from redstring.domain.fusion import DEFAULT_FUSION, FusionStrategy, fusion_label
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.query import NormalizedQuery
 from redstring.domain.retrieval import (
@@ -110,8 +111,8 @@ class Retriever:
         fusion: FusionStrategy = DEFAULT_FUSION,
         confidence: ConfidenceCalibration = ENTITY_CONFIDENCE,
     ) -> None:
-        """Wire every channel; `fusion` merges them (default `AdaptiveFusion()`;
-        pass `EvidenceFusion()` or `ReciprocalRankFusion()` for the older ones).
+        """Wire every channel; `fusion` merges them (default `PooledEvidenceFusion()`;
+        pass `ReciprocalRankFusion()` or `EvidenceFusion()` for the older ones).
         `confidence` maps the channel scores to each result's confidence
         (default `ENTITY_CONFIDENCE`, fitted for the local MiniLM model; refit
         for another with `scripts/fit_confidence.py`, ADR 0170).
@@ -253,16 +254,22 @@ class Retriever:
             )
             for entity_id in (*semantic.ids, *lexical.ids)
         }
-        fused = self._fusion.fuse(
+        channels = (
             [(i, semantic.scores[i]) for i in semantic.ids],
             [(i, lexical.scores[i]) for i in lexical.ids],
-            query=normalized,
-        )[:k]
+        )
+        fused = self._fusion.fuse(*channels, query=normalized)[:k]
+        label = (
+            fusion_label(self._fusion, *channels, query=normalized)
+            if request.mode is RetrievalMode.HYBRID
+            else None
+        )
         if nothing_matches(confidence.values(), threshold):
             fused = []
         entities = await self._resolve([entity_id for entity_id, _ in fused], lexical, tenant_id)
         return RetrievalResult(
             query=query,
+            fusion=label,
             matches=[
                 ScoredEntity(
                     entity=entities[entity_id],

@@ -4,21 +4,23 @@
 channels' scores share a range (0..1) but no unit. Measured on the quality
 corpus it let a weak channel's confident-looking junk outvote a strong
 channel, so `EvidenceFusion` reads each score on its stated scale (ADR
-0060) and is `Retriever`'s default. `AdaptiveFusion` is that evidence
-fusion with a lexical weight read from the query and the channels' own
-answers (ADR 0120): the default of both retrievers since ADR 0121, with
-`EvidenceFusion` and `ReciprocalRankFusion` one argument away.
+0060). `PooledEvidenceFusion` is `Retriever`'s default (ADR 0365): rank
+fusion picks the candidates, the two channels' evidence at one fixed weight
+orders them, and an entity holding every query word comes first; its two
+fitted numbers were chosen by the worst family left out of the choice.
+`ChunkRetriever` fuses by plain RRF (ADR 0355). `AdaptiveFusion`, the
+default of both from ADR 0121 (a logistic of 14 features of the query and the
+answers weighing the evidence, 36 fitted numbers in all), is gone (ADR 0365).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from redstring.domain.lexical import HOLDS_EVERY_WORD
 from redstring.domain.query import NormalizedQuery
-from redstring.domain.query_reading import FEATURE_NAMES, fusion_features
 
 #: The k of 1/(k + rank), from Cormack, Clarke and Buettcher, "Reciprocal Rank
 #: Fusion Outperforms Condorcet and Individual Rank Learning Methods" (SIGIR 2009).
@@ -67,9 +69,9 @@ class FusionStrategy(Protocol):
 
         `query` is the text both channels answered, or its `NormalizedQuery`
         (the retrievers pass the one they built, so it is normalised once); a
-        strategy may read it (`AdaptiveFusion` does) or not. The fused score is ordinal:
-        comparable within one call only. An empty channel contributes
-        nothing. The order is total (ties by `str(id)`).
+        strategy may read it or not (none of the library's does). The fused
+        score is ordinal: comparable within one call only. An empty channel
+        contributes nothing. The order is total (ties by `str(id)`).
         """
         ...
 
@@ -179,122 +181,126 @@ def weighted_evidence[IdT: Hashable](
     return [(item, evidence[item]) for item in ordered]
 
 
-# `AdaptiveFusion`'s fitted constants (ADR 0120; entities refitted in ADRs 0122
-# and 0205, the latter with the two code features, the code floor and the
-# length-balanced lexical score):
-# the coefficients of `FEATURE_NAMES`, then the lexical floor, semantic floor
-# and power. Produced on the fit half only by `uv run python
-# scripts/fit_fusion.py --recorded` (the local MiniLM model's recorded
-# answers, names + world corpora, element passages + Lee, lexical channel of
-# ADRs 0115 and 0205); the holdout figures are in the ADRs and docs/benchmarks.md.
-#: Entities (`Retriever`).
-ENTITY_COEFFICIENTS: tuple[float, ...] = (
-    1.479, -1.37, -0.917, 1.668, -3.412, -0.373, -0.941, -0.156, -0.127, 0.649, -0.603, -1.353,
-    0.154, -0.843
-)  # fmt: skip
-ENTITY_LEXICAL_FLOOR = 0.3
-ENTITY_CODE_LEXICAL_FLOOR: float | None = 0.4
-ENTITY_SEMANTIC_FLOOR = 0.0
-ENTITY_POWER = 2.0
-#: Passages (`ChunkRetriever`), whose lexical score is `bm25_relative`.
-PASSAGE_COEFFICIENTS: tuple[float, ...] = (
-    -5.668, 0.688, -0.604, 0.0, 0.0, 0.0, 0.0, 0.0, 1.46, 1.763, 1.2, 0.0,
-    0.0, 0.0
-)  # fmt: skip
-PASSAGE_LEXICAL_FLOOR = 0.0
-PASSAGE_SEMANTIC_FLOOR = 0.0
-PASSAGE_POWER = 3.0
+# `PooledEvidenceFusion`'s numbers for entities: the lexical floor and weight
+# were chosen by the worst family left out of the choice (ADR 0365, `python -m
+# scripts.fit_fusion --leave-one-out`): every fold chose these two but for 3 of 34;
+# the power is ADR 0205's, and the same choice among 1, 2 and 3 changes no
+# left-out figure.
+#: The lexical score at or below which a lexical candidate is no evidence (ADR 0365).
+POOLED_LEXICAL_FLOOR = 0.45
+#: The weight of the lexical evidence against the semantic (ADR 0365).
+POOLED_LEXICAL_WEIGHT = 0.85
+#: The exponent that sharpens each channel's evidence (ADR 0205, kept in ADR 0365).
+POOLED_POWER = 2.0
 
 
 @dataclass(frozen=True)
-class AdaptiveFusion:
-    """Evidence fusion whose lexical weight depends on the query and the answers.
+class PooledEvidenceFusion:
+    """Rank fusion picks the candidates, their evidence orders them, exact words first (ADR 0365).
 
-    `w = 1 / (1 + exp(-(coefficients . features)))`, with `features` the
-    `fusion_features(query, semantic, lexical)` vector (how much the query
-    reads like prose, how sure each channel is; `FEATURE_NAMES`). The fused
-    score of an id is then `weighted_evidence` with that `w`:
-    `(1 - w) * E_sem(semantic score) + w * E_lex(lexical score)`, so it is
-    explained by the two channel scores a result carries plus the one weight
-    `lexical_weight` returns for the query. `E_lex` stretches above
-    `floor_for(query)`: `code_lexical_floor` for a code, else
-    `lexical_floor`. All coefficients zero (and no code floor) is
-    `EvidenceFusion` with the same floor and power. Raises `ValueError` for a
-    coefficient vector of the wrong length or a non-finite coefficient, and
-    for floors and power as `EvidenceFusion` does.
+    In order:
+
+    1. every id whose lexical score reaches `HOLDS_EVERY_WORD` (its name or
+       an alias holds every query word whole, ADR 0350), by evidence;
+    2. the pool's first `depth` ids, by evidence, where the pool is
+       `reciprocal_rank_fusion` of the semantic ids and of the lexical ids
+       scoring above `lexical_floor`, and `depth` is the longer channel's
+       length (the depth the retriever read both channels to: its `k`);
+    3. the rest of the pool in rank-fusion order;
+    4. the lexical ids at or below the floor, in the lexical channel's order.
+
+    Evidence is `weighted_evidence` at `lexical_weight`, `lexical_floor` and
+    `power` (semantic floor 0), ties broken by the rank-fusion score of both
+    whole channels, then by `str(id)`. The fused score is ordinal: the
+    group's number (3, 2, 1, 0) plus the evidence (groups 3 and 2) or the
+    rank-fusion score (1 and 0), so it falls as the order goes. `query` is
+    not read. Raises `ValueError` for a floor outside 0..1 (exclusive of 1),
+    a weight outside 0..1 or a power that is not positive.
     """
 
-    coefficients: tuple[float, ...] = ENTITY_COEFFICIENTS
-    lexical_floor: float = ENTITY_LEXICAL_FLOOR
-    semantic_floor: float = ENTITY_SEMANTIC_FLOOR
-    power: float = ENTITY_POWER
-    #: The lexical floor for a code (`NormalizedQuery.short`), whose lexical
-    #: readings are length-balanced and so lower (ADR 0205); `None` is `lexical_floor`.
-    code_lexical_floor: float | None = ENTITY_CODE_LEXICAL_FLOOR
+    lexical_floor: float = POOLED_LEXICAL_FLOOR
+    lexical_weight: float = POOLED_LEXICAL_WEIGHT
+    power: float = POOLED_POWER
 
     def __post_init__(self) -> None:
-        if len(self.coefficients) != len(FEATURE_NAMES) or not all(
-            math.isfinite(c) for c in self.coefficients
-        ):
-            raise ValueError(
-                f"coefficients must be {len(FEATURE_NAMES)} finite numbers, one per "
-                f"feature {FEATURE_NAMES}, got {self.coefficients!r}"
-            )
         _require_evidence_parameters(self.lexical_floor, self.power)
-        if self.code_lexical_floor is not None:
-            _require_evidence_parameters(self.code_lexical_floor, self.power)
-        if not 0.0 <= self.semantic_floor < 1.0:
+        if not 0.0 <= self.lexical_weight <= 1.0:
             raise ValueError(
-                f"semantic_floor must be in [0, 1), got {self.semantic_floor}: "
-                "it is the cosine that counts as no evidence"
+                f"lexical_weight must be in [0, 1], got {self.lexical_weight}: "
+                "it is the lexical evidence's share of the fused evidence"
             )
-
-    def lexical_weight(
-        self,
-        semantic: Sequence[tuple[IdT, float]],
-        lexical: Sequence[tuple[IdT, float]],
-        *,
-        query: str | NormalizedQuery,
-    ) -> float:
-        """The weight `w` of the lexical evidence for this query and these answers."""
-        features = fusion_features(query, semantic, lexical)
-        z = sum(c * f for c, f in zip(self.coefficients, features, strict=True))
-        return 0.5 * (1.0 + math.tanh(0.5 * z))  # the logistic, without overflow
 
     def fuse(
         self,
         semantic: Sequence[tuple[IdT, float]],
         lexical: Sequence[tuple[IdT, float]],
         *,
-        query: str | NormalizedQuery,
+        query: str | NormalizedQuery = "",
     ) -> list[tuple[IdT, float]]:
-        """Ids best first by `weighted_evidence` at `lexical_weight`; see the class docstring."""
-        normalized = query if isinstance(query, NormalizedQuery) else NormalizedQuery.of(query)
-        return weighted_evidence(
-            semantic,
-            lexical,
-            lexical_weight=self.lexical_weight(semantic, lexical, query=normalized),
-            lexical_floor=self.floor_for(normalized),
-            semantic_floor=self.semantic_floor,
-            power=self.power,
+        """Ids in the four groups of the class docstring, each with its group-ordered score."""
+        evidence = dict(
+            weighted_evidence(
+                semantic,
+                lexical,
+                lexical_weight=self.lexical_weight,
+                lexical_floor=self.lexical_floor,
+                power=self.power,
+            )
         )
+        semantic_ids = [i for i, _ in semantic]
+        rank = dict(reciprocal_rank_fusion([semantic_ids, [i for i, _ in lexical]]))
+        best_lexical: dict[IdT, float] = {}
+        for item, score in lexical:
+            best_lexical[item] = max(best_lexical.get(item, 0.0), score)
+        holders = {i for i, s in best_lexical.items() if s >= HOLDS_EVERY_WORD}
+        above = [i for i, _ in lexical if best_lexical[i] > self.lexical_floor]
+        pool = [i for i, _ in reciprocal_rank_fusion([semantic_ids, above])]
+        depth = max(len(semantic), len(lexical))
+        head = [i for i in pool[:depth] if i not in holders]
+        rest = [i for i in pool[depth:] if i not in holders]
+        pooled = set(pool) | holders
+        below = list(dict.fromkeys(i for i, _ in lexical if i not in pooled))
 
-    def floor_for(self, query: NormalizedQuery) -> float:
-        """The lexical floor for `query`: `code_lexical_floor` for a code, if set."""
-        if query.short and self.code_lexical_floor is not None:
-            return self.code_lexical_floor
-        return self.lexical_floor
+        def by_evidence(items: Iterable[IdT]) -> list[IdT]:
+            return sorted(items, key=lambda i: (-evidence[i], -rank[i], str(i)))
+
+        fused = [(i, 3.0 + evidence[i]) for i in by_evidence(holders)]
+        fused += [(i, 2.0 + evidence[i]) for i in by_evidence(head)]
+        fused += [(i, 1.0 + rank[i]) for i in rest]
+        fused += [(i, rank[i]) for i in below]
+        return fused
 
 
-#: What `Retriever` fuses with unless told otherwise (ADR 0121; was `EvidenceFusion`).
-DEFAULT_FUSION: FusionStrategy = AdaptiveFusion()
-#: `AdaptiveFusion` with the passage constants, for `ChunkRetriever(..., fusion=...)`.
-PASSAGE_ADAPTIVE_FUSION = AdaptiveFusion(
-    coefficients=PASSAGE_COEFFICIENTS,
-    lexical_floor=PASSAGE_LEXICAL_FLOOR,
-    code_lexical_floor=None,
-    semantic_floor=PASSAGE_SEMANTIC_FLOOR,
-    power=PASSAGE_POWER,
-)
-#: What `ChunkRetriever` fuses with unless told otherwise (ADR 0121; was plain RRF).
-DEFAULT_PASSAGE_FUSION: FusionStrategy = PASSAGE_ADAPTIVE_FUSION
+#: What `Retriever` fuses with unless told otherwise (ADR 0365; was `AdaptiveFusion`, ADR 0121).
+DEFAULT_FUSION: FusionStrategy = PooledEvidenceFusion()
+#: What `ChunkRetriever` fuses with unless told otherwise: plain RRF, which
+#: `ChunkRetriever` computes exactly over the full rankings (ADR 0355; was
+#: `PASSAGE_ADAPTIVE_FUSION` from ADR 0121, which trailed it on BEIR NFCorpus).
+DEFAULT_PASSAGE_FUSION: FusionStrategy = ReciprocalRankFusion()
+
+
+def fusion_label[IdT: Hashable](
+    fusion: FusionStrategy,
+    semantic: Sequence[tuple[IdT, float]],
+    lexical: Sequence[tuple[IdT, float]],
+    *,
+    query: str | NormalizedQuery,
+) -> str:
+    """How `fusion` fuses these answers, for a result to say (`explain`): its kind and
+    the numbers it used, the lexical weight included ("pooled_evidence lexical_floor=0.45
+    lexical_weight=0.85 power=2", "rrf k=60"); another strategy by its class name.
+    `semantic`, `lexical` and `query` are what a strategy whose weight depends on the
+    answers would read."""
+    if isinstance(fusion, ReciprocalRankFusion):
+        return f"rrf k={RRF_K}"
+    if isinstance(fusion, PooledEvidenceFusion):
+        return (
+            f"pooled_evidence lexical_floor={fusion.lexical_floor:g} "
+            f"lexical_weight={fusion.lexical_weight:g} power={fusion.power:g}"
+        )
+    if isinstance(fusion, EvidenceFusion):
+        return (
+            f"evidence lexical_floor={fusion.lexical_floor:g} lexical_weight=0.5 "
+            f"power={fusion.power:g}"
+        )
+    return type(fusion).__name__

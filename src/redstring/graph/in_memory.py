@@ -17,7 +17,8 @@ from redstring.domain.errors import InvalidArgumentError, UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
-from redstring.domain.validation import require_keys, require_tenant_id, require_writable_graph
+from redstring.domain.validation import require_keys, require_tenant_id
+from redstring.domain.writable_graph import require_writable_graph
 from redstring.graph.in_memory_filing import Filing, Keys
 from redstring.storage.describe import DescribedStore
 

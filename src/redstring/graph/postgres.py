@@ -5,15 +5,19 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from uuid import UUID
 
 from redstring.domain.blocking import KEY_VERSION, MAX_BLOCK_MEMBERS, blocking_keys_for
+from redstring.domain.damage import DamagedRow
 from redstring.domain.entity import Entity, Relationship
-from redstring.domain.errors import InvalidArgumentError, UnknownEntityError
+from redstring.domain.errors import DamagedRowError, InvalidArgumentError, UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
-from redstring.domain.validation import require_keys, require_tenant_id, require_writable_graph
+from redstring.domain.validation import require_keys, require_tenant_id
+from redstring.domain.writable_graph import require_writable_graph
+from redstring.storage.damage import damage_of, decoding
 from redstring.storage.describe import DescribedStore
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.postgres_json import jsonb_text
@@ -165,7 +169,8 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
     ) -> list[Entity]:
         require_tenant_id(tenant_id)
         return await self._entities(
-            "SELECT body::text FROM {schema}.graph_entities WHERE tenant_id = %s AND id = ANY(%s)",
+            "SELECT body::text, tenant_id::text, id::text"
+            " FROM {schema}.graph_entities WHERE tenant_id = %s AND id = ANY(%s)",
             (tenant_id, list(dict.fromkeys(entity_ids))),
         )
 
@@ -178,15 +183,19 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
             " FROM {schema}.graph_entities WHERE tenant_id = %s AND id = ANY(%s)",
             (tenant_id, list(dict.fromkeys(entity_ids))),
         )
-        return {
-            EntityId(UUID(entity_id)): [name, *json.loads(aliases)]
-            for entity_id, name, aliases in rows
-        }
+        names: dict[EntityId, list[str]] = {}
+        for entity_id, name, aliases in rows:
+            with self._decoding("graph_entities", str(tenant_id), f"entity {entity_id}"):
+                listed = json.loads(aliases) if isinstance(aliases, str) else None
+                if not isinstance(name, str) or not isinstance(listed, list):
+                    raise ValueError("its JSON holds no name or no list of aliases")
+                names[EntityId(UUID(entity_id))] = [name, *map(str, listed)]
+        return names
 
     async def find_by_type(self, entity_type: str, tenant_id: TenantId) -> list[Entity]:
         require_tenant_id(tenant_id)
         return await self._entities(
-            "SELECT body::text FROM {schema}.graph_entities"
+            "SELECT body::text, tenant_id::text, id::text FROM {schema}.graph_entities"
             " WHERE tenant_id = %s AND normalized_type = %s ORDER BY id",
             (tenant_id, normalize_name(entity_type)),
         )
@@ -194,13 +203,36 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
     async def list_entities(self, tenant_id: TenantId) -> list[Entity]:
         require_tenant_id(tenant_id)
         return await self._entities(
-            "SELECT body::text FROM {schema}.graph_entities WHERE tenant_id = %s ORDER BY id",
+            "SELECT body::text, tenant_id::text, id::text"
+            " FROM {schema}.graph_entities WHERE tenant_id = %s ORDER BY id",
             (tenant_id,),
         )
 
     async def list_tenants(self) -> list[TenantId]:
         rows = await self._rows("SELECT DISTINCT tenant_id::text FROM {schema}.graph_entities", ())
         return sorted((TenantId(UUID(row[0])) for row in rows), key=str)
+
+    async def damaged_rows(self) -> list[DamagedRow]:
+        """Every entity and relationship row whose JSON does not read back, of every tenant."""
+        found: list[DamagedRow] = []
+        for table, read, extra in (
+            ("graph_entities", self._entity, ""),
+            ("graph_relationships", self._relationship, ", source_id::text, target_id::text"),
+        ):
+            rows = await self._rows(
+                f"SELECT body::text, tenant_id::text, id::text{extra} FROM {{schema}}.{table}"
+                " ORDER BY tenant_id, id",
+                (),
+            )
+            for body, tenant, row_id, *ends in rows:
+                try:
+                    decoded = read(body, tenant, row_id)
+                    if ends and isinstance(decoded, Relationship):
+                        with self._decoding(table, tenant, f"relationship {row_id}"):
+                            _require_ends(decoded, ends)
+                except DamagedRowError as error:
+                    found.append(damage_of(table=table, tenant=tenant, row=error.row, error=error))
+        return found
 
     async def graph_summary(self, tenant_id: TenantId) -> GraphSummary:
         # One statement, so both counts come from one snapshot; index-only scans.
@@ -219,28 +251,31 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
     async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
         require_tenant_id(tenant_id)
         rows = await self._rows(
-            "SELECT body::text FROM {schema}.graph_relationships WHERE tenant_id = %s ORDER BY id",
+            "SELECT body::text, tenant_id::text, id::text"
+            " FROM {schema}.graph_relationships WHERE tenant_id = %s ORDER BY id",
             (tenant_id,),
         )
-        return [Relationship.model_validate_json(row[0]) for row in rows]
+        return [self._relationship(*row) for row in rows]
 
     async def relationships_of(
         self, entity_id: EntityId, tenant_id: TenantId
     ) -> list[Relationship]:
         require_tenant_id(tenant_id)
         rows = await self._rows(
-            "SELECT body::text FROM {schema}.graph_relationships WHERE tenant_id = %s"
+            "SELECT body::text, tenant_id::text, id::text"
+            " FROM {schema}.graph_relationships WHERE tenant_id = %s"
             " AND (source_id = %s OR target_id = %s) ORDER BY id",
             (tenant_id, entity_id, entity_id),
         )
-        return [Relationship.model_validate_json(row[0]) for row in rows]
+        return [self._relationship(*row) for row in rows]
 
     async def neighbours(
         self, entity_id: EntityId, tenant_id: TenantId
     ) -> list[tuple[Relationship, Entity]]:
         require_tenant_id(tenant_id)
         rows = await self._rows(
-            "SELECT r.body::text, e.body::text FROM {schema}.graph_relationships r"
+            "SELECT r.body::text, r.tenant_id::text, r.id::text, e.body::text, e.id::text"
+            " FROM {schema}.graph_relationships r"
             " JOIN {schema}.graph_entities e ON e.tenant_id = r.tenant_id"
             " AND e.id = CASE WHEN r.source_id = %(me)s THEN r.target_id ELSE r.source_id END"
             " WHERE r.tenant_id = %(tenant)s AND (r.source_id = %(me)s OR r.target_id = %(me)s)"
@@ -248,8 +283,8 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
             {"me": entity_id, "tenant": tenant_id},
         )
         return [
-            (Relationship.model_validate_json(rel), Entity.model_validate_json(other))
-            for rel, other in rows
+            (self._relationship(rel, tenant, r), self._entity(other, tenant, e))
+            for rel, tenant, r, other, e in rows
         ]
 
     async def find_by_blocking_keys(
@@ -260,7 +295,8 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
         _require_limit(limit)
         # Per key, one index range cut at `limit` by LATERAL ... LIMIT: never a whole block.
         rows = await self._rows(
-            "SELECT k.key, e.body::text FROM unnest(%(keys)s::text[]) AS k(key)"
+            "SELECT k.key, e.body::text, e.tenant_id::text, e.id::text"
+            " FROM unnest(%(keys)s::text[]) AS k(key)"
             " CROSS JOIN LATERAL (SELECT b.entity_id FROM {schema}.graph_blocking_keys b"
             " WHERE b.tenant_id = %(tenant)s AND b.key = k.key"
             " ORDER BY b.entity_id LIMIT %(limit)s) b"
@@ -269,8 +305,8 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
             {"keys": list(dict.fromkeys(keys)), "tenant": tenant_id, "limit": limit},
         )
         result: dict[str, list[Entity]] = {key: [] for key in keys}
-        for key, body in rows:
-            result[key].append(Entity.model_validate_json(body))
+        for key, *row in rows:
+            result[key].append(self._entity(*row))
         return result
 
     async def find_ids_by_blocking_keys(
@@ -320,10 +356,13 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
 
         async def work(connection: Connection) -> int:
             cursor = await connection.execute(
-                q("SELECT body::text FROM {schema}.graph_entities WHERE tenant_id = %s"),
+                q(
+                    "SELECT body::text, tenant_id::text, id::text"
+                    " FROM {schema}.graph_entities WHERE tenant_id = %s"
+                ),
                 (tenant_id,),
             )
-            entities = [Entity.model_validate_json(row[0]) for row in await cursor.fetchall()]
+            entities = [self._entity(*row) for row in await cursor.fetchall()]
             await connection.execute(
                 q("DELETE FROM {schema}.graph_blocking_keys WHERE tenant_id = %s"), (tenant_id,)
             )
@@ -383,9 +422,31 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
         return await self._db.read(work, store=self._name)
 
     async def _entities(self, template: str, parameters: tuple[object, ...]) -> list[Entity]:
-        return [
-            Entity.model_validate_json(row[0]) for row in await self._rows(template, parameters)
-        ]
+        return [self._entity(*row) for row in await self._rows(template, parameters)]
+
+    def _entity(self, body: str, tenant: str, entity_id: str) -> Entity:
+        """An entity from its stored JSON; `DamagedRowError` naming the row for a damaged one."""
+        with self._decoding("graph_entities", tenant, f"entity {entity_id}"):
+            entity = Entity.model_validate_json(body)
+            if str(entity.id) != entity_id or str(entity.tenant_id) != tenant:
+                raise ValueError("its JSON holds another row's id or tenant")
+        return entity
+
+    def _relationship(self, body: str, tenant: str, relationship_id: str) -> Relationship:
+        """A relationship from its stored JSON, as `_entity`."""
+        with self._decoding("graph_relationships", tenant, f"relationship {relationship_id}"):
+            found = Relationship.model_validate_json(body)
+            if str(found.id) != relationship_id or str(found.tenant_id) != tenant:
+                raise ValueError("its JSON holds another row's id or tenant")
+        return found
+
+    def _decoding(self, table: str, tenant: str, row: str) -> AbstractContextManager[None]:
+        return decoding(store=self._name, table=table, tenant=tenant, row=row)
+
+
+def _require_ends(relationship: Relationship, ends: list[str]) -> None:
+    if [str(relationship.source_id), str(relationship.target_id)] != ends:
+        raise ValueError("its JSON joins other entities than its row's columns")
 
 
 def _require_limit(limit: int) -> None:

@@ -5,15 +5,19 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from uuid import UUID
 
 from redstring.domain.blocking import KEY_VERSION, MAX_BLOCK_MEMBERS, blocking_keys_for
+from redstring.domain.damage import DamagedRow
 from redstring.domain.entity import Entity, Relationship
 from redstring.domain.errors import InvalidArgumentError, UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
-from redstring.domain.validation import require_keys, require_tenant_id, require_writable_graph
+from redstring.domain.validation import require_keys, require_tenant_id
+from redstring.domain.writable_graph import require_writable_graph
+from redstring.graph.sqlite_check import damaged_graph_rows
 from redstring.graph.sqlite_keys import (
     Filing,
     capped_bodies,
@@ -25,6 +29,7 @@ from redstring.graph.sqlite_keys import (
     unfile,
 )
 from redstring.graph.sqlite_schema import SCHEMA, UUID_BYTES_FUNCTION, uuid_bytes
+from redstring.storage.damage import decoding
 from redstring.storage.describe import DescribedStore
 from redstring.storage.shared_transactions import SharedTransactions
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders, rows_in
@@ -102,10 +107,10 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
         wanted = [str(i) for i in dict.fromkeys(entity_ids)]
 
         def work(connection: sqlite3.Connection) -> list[tuple[object, ...]]:
-            statement = "SELECT body FROM graph_entities WHERE tenant_id = ? AND id"
+            statement = "SELECT tenant_id, id, body FROM graph_entities WHERE tenant_id = ? AND id"
             return rows_in(connection, statement, str(tenant_id), wanted)
 
-        return [Entity.model_validate_json(str(body)) for (body,) in await self._read(work)]
+        return [self._entity(*row) for row in await self._read(work)]
 
     async def get_names(
         self, entity_ids: Sequence[EntityId], tenant_id: TenantId
@@ -115,21 +120,27 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
         asked = {str(i): i for i in entity_ids}
 
         def work(connection: sqlite3.Connection) -> list[tuple[object, ...]]:
-            statement = (
-                "SELECT id, json_extract(body, '$.name'), json_extract(body, '$.aliases')"
+            statement = (  # a damaged body gives NULLs, not json_extract's error
+                "SELECT id, CASE WHEN json_valid(body) THEN json_extract(body, '$.name') END,"
+                " CASE WHEN json_valid(body) THEN json_extract(body, '$.aliases') END"
                 " FROM graph_entities WHERE tenant_id = ? AND id"
             )
             return rows_in(connection, statement, str(tenant_id), list(asked))
 
-        return {
-            asked[str(entity_id)]: [str(name), *json.loads(str(aliases))]
-            for entity_id, name, aliases in await self._read(work)
-        }
+        names: dict[EntityId, list[str]] = {}
+        for entity_id, name, aliases in await self._read(work):
+            with self._decoding("graph_entities", str(tenant_id), f"entity {entity_id}"):
+                listed = json.loads(str(aliases))
+                if not isinstance(name, str) or not isinstance(listed, list):
+                    raise ValueError("its JSON holds no name or no list of aliases")
+                names[asked[str(entity_id)]] = [name, *map(str, listed)]
+        return names
 
     async def find_by_type(self, entity_type: str, tenant_id: TenantId) -> list[Entity]:
         require_tenant_id(tenant_id)
         return await self._entities(
-            "SELECT body FROM graph_entities WHERE tenant_id = ? AND normalized_type = ?"
+            "SELECT tenant_id, id, body FROM graph_entities"
+            " WHERE tenant_id = ? AND normalized_type = ?"
             " ORDER BY id",
             (str(tenant_id), normalize_name(entity_type)),
         )
@@ -137,7 +148,8 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
     async def list_entities(self, tenant_id: TenantId) -> list[Entity]:
         require_tenant_id(tenant_id)
         return await self._entities(
-            "SELECT body FROM graph_entities WHERE tenant_id = ? ORDER BY id", (str(tenant_id),)
+            "SELECT tenant_id, id, body FROM graph_entities WHERE tenant_id = ? ORDER BY id",
+            (str(tenant_id),),
         )
 
     async def list_tenants(self) -> list[TenantId]:
@@ -168,7 +180,7 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
     async def list_relationships(self, tenant_id: TenantId) -> list[Relationship]:
         require_tenant_id(tenant_id)
         return await self._relationships(
-            "SELECT body FROM graph_relationships WHERE tenant_id = ? ORDER BY id",
+            "SELECT tenant_id, id, body FROM graph_relationships WHERE tenant_id = ? ORDER BY id",
             (str(tenant_id),),
         )
 
@@ -178,7 +190,7 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
         # A UNION of two index lookups: with OR, SQLite may walk the tenant's whole range.
         require_tenant_id(tenant_id)
         return await self._relationships(
-            "SELECT body FROM (SELECT id, body FROM graph_relationships"
+            "SELECT :tenant, id, body FROM (SELECT id, body FROM graph_relationships"
             " WHERE tenant_id = :tenant AND source_id = :me UNION SELECT id, body"
             " FROM graph_relationships WHERE tenant_id = :tenant AND target_id = :me) ORDER BY id",
             {"tenant": str(tenant_id), "me": str(entity_id)},
@@ -190,11 +202,11 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
         require_tenant_id(tenant_id)
         me = str(entity_id)
 
-        def work(connection: sqlite3.Connection) -> list[tuple[str, str]]:
+        def work(connection: sqlite3.Connection) -> list[tuple[str, str, str, str]]:
             return [
-                (row[0], row[1])
+                (row[0], row[1], row[2], row[3])
                 for row in connection.execute(
-                    "SELECT r.body, e.body FROM (SELECT id, body, target_id AS other"
+                    "SELECT r.id, r.body, e.id, e.body FROM (SELECT id, body, target_id AS other"
                     " FROM graph_relationships WHERE tenant_id = :tenant AND source_id = :me"
                     " UNION SELECT id, body, source_id AS other FROM graph_relationships"
                     " WHERE tenant_id = :tenant AND target_id = :me) r"
@@ -204,9 +216,10 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
                 )
             ]
 
+        tenant = str(tenant_id)
         return [
-            (Relationship.model_validate_json(rel), Entity.model_validate_json(other))
-            for rel, other in await self._read(work)
+            (self._relationship(tenant, r, rel), self._entity(tenant, e, other))
+            for r, rel, e, other in await self._read(work)
         ]
 
     async def find_by_blocking_keys(
@@ -215,7 +228,8 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
         require_keys(keys)
         require_tenant_id(tenant_id)
         bodies = await self._blocks(capped_bodies, keys, tenant_id, limit)
-        return {key: [Entity.model_validate_json(b) for b in bodies[key]] for key in keys}
+        tenant = str(tenant_id)
+        return {key: [self._entity(tenant, *row) for row in bodies[key]] for key in keys}
 
     async def find_ids_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
@@ -262,6 +276,10 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
 
         return await self._read(work)
 
+    async def damaged_rows(self) -> list[DamagedRow]:
+        """Every damaged entity and relationship row, of every tenant; nothing is written."""
+        return await self._read(damaged_graph_rows)
+
     async def rebuild_blocking_index(self, tenant_id: TenantId) -> int:
         require_tenant_id(tenant_id)
         tenant = str(tenant_id)
@@ -271,7 +289,7 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
                 "SELECT id, body FROM graph_entities WHERE tenant_id = ?", (tenant,)
             ).fetchall()
             filings = [
-                Filing(tenant, entity_id, _keys_of(Entity.model_validate_json(body)))
+                Filing(tenant, entity_id, _keys_of(self._entity(tenant, entity_id, body)))
                 for entity_id, body in rows
             ]
             rebuild(connection, tenant, filings)
@@ -321,17 +339,41 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
         await self._db.write(work, store=self._name)
 
     async def _entities(self, query: str, parameters: tuple[str, ...]) -> list[Entity]:
-        bodies = await self._read(lambda c: [row[0] for row in c.execute(query, parameters)])
-        return [Entity.model_validate_json(body) for body in bodies]
+        rows = await self._read(lambda c: c.execute(query, parameters).fetchall())
+        return [self._entity(*row) for row in rows]
 
     async def _relationships(
         self, query: str, parameters: tuple[str, ...] | dict[str, str]
     ) -> list[Relationship]:
-        bodies = await self._read(lambda c: [row[0] for row in c.execute(query, parameters)])
-        return [Relationship.model_validate_json(body) for body in bodies]
+        rows = await self._read(lambda c: c.execute(query, parameters).fetchall())
+        return [self._relationship(*row) for row in rows]
+
+    def _entity(self, tenant: object, entity_id: object, body: object) -> Entity:
+        """An entity from its stored JSON; `DamagedRowError` naming the row for a damaged one."""
+        with self._decoding("graph_entities", str(tenant), f"entity {entity_id}"):
+            return _checked(Entity.model_validate_json(_text(body)), tenant, entity_id)
+
+    def _relationship(self, tenant: object, relationship_id: object, body: object) -> Relationship:
+        """A relationship from its stored JSON, as `_entity`."""
+        with self._decoding("graph_relationships", str(tenant), f"relationship {relationship_id}"):
+            return _checked(Relationship.model_validate_json(_text(body)), tenant, relationship_id)
+
+    def _decoding(self, table: str, tenant: str, row: str) -> AbstractContextManager[None]:
+        return decoding(store=self._name, table=table, tenant=tenant, row=row)
 
     async def _read[R](self, work: Callable[[sqlite3.Connection], R]) -> R:
         return await self._db.read(work, store=self._name)
+
+
+def _text(body: object) -> str | bytes:
+    return body if isinstance(body, str | bytes) else str(body)
+
+
+def _checked[T: (Entity, Relationship)](decoded: T, tenant: object, row_id: object) -> T:
+    """`decoded`, unless its JSON names another id or tenant than its row."""
+    if str(decoded.id) != str(row_id) or str(decoded.tenant_id) != str(tenant):
+        raise ValueError("its JSON holds another row's id or tenant")
+    return decoded
 
 
 def _keys_of(entity: Entity) -> tuple[str, ...]:

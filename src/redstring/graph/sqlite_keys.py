@@ -18,6 +18,7 @@ from itertools import repeat
 from uuid import UUID
 
 from redstring.domain.ids import EntityId, entity_id_from_bytes
+from redstring.storage.damage import decoding
 from redstring.storage.sqlite import rows_in
 
 _BLOCK = "SELECT entity FROM graph_keys WHERE tenant = ? AND key = ? ORDER BY entity LIMIT ?"
@@ -27,7 +28,7 @@ _ID_TEXT = (
     " || '-' || substr(b.h, 17, 4) || '-' || substr(b.h, 21)"
 )
 _BODIES = (
-    f"SELECT e.body FROM (SELECT entity, lower(hex(entity)) AS h FROM ({_BLOCK})) b"
+    f"SELECT e.id, e.body FROM (SELECT entity, lower(hex(entity)) AS h FROM ({_BLOCK})) b"
     f" JOIN graph_entities e ON e.tenant_id = ? AND e.id = {_ID_TEXT} ORDER BY b.entity"
 )
 _COUNT = "SELECT count(*) FROM (SELECT 1 FROM graph_keys WHERE tenant = ? AND key = ? LIMIT ?)"
@@ -146,13 +147,13 @@ def capped_ids(
 
 def capped_bodies(
     connection: sqlite3.Connection, tenant: str, keys: Sequence[str], limit: int
-) -> dict[str, list[str]]:
-    """`capped_ids` with each member's stored body (JSON) for its id, in the same order."""
+) -> dict[str, list[tuple[str, str]]]:
+    """`capped_ids` with each member's stored body (JSON), as `(id, body)`, in the same order."""
     number = tenant_number(connection, tenant)
     if number is None:
         return {key: [] for key in keys}
     return {
-        key: [body for (body,) in connection.execute(_BODIES, (number, key, limit, tenant))]
+        key: [(i, body) for i, body in connection.execute(_BODIES, (number, key, limit, tenant))]
         for key in keys
     }
 
@@ -177,7 +178,11 @@ def _held_keys(
         tenant,
         entity_ids,
     )
-    return {str(entity_id): json.loads(str(keys)) for entity_id, keys in rows}
+    held: dict[str, list[str]] = {}
+    for entity_id, keys in rows:
+        with decoding(table="graph_entities", tenant=tenant, row=f"entity {entity_id}"):
+            held[str(entity_id)] = [str(key) for key in json.loads(str(keys))]
+    return held
 
 
 def _by_tenant(filings: Sequence[Filing]) -> dict[str, list[Filing]]:

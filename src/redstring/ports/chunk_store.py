@@ -153,6 +153,22 @@ class SemanticChunkSource(Protocol):
         """
         ...
 
+    async def semantic_ranking(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        source_ids: Sequence[str] | None = None,
+    ) -> list[tuple[ChunkId, float]]:
+        """`search_chunks`'s answer as `(chunk id, score)` pairs, no chunk read.
+
+        The same ids in the same order with the same scores, and the same
+        refusals; what a caller that ranks deep and reads only a few needs
+        (the exact RRF of `ChunkRetriever`, ADR 0355).
+        """
+        ...
+
 
 @runtime_checkable
 class ChunkPurge(Protocol):

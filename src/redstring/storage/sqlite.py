@@ -23,12 +23,14 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from redstring.domain.errors import (
+    DamagedRowError,
     DatabaseOpenError,
     DimensionMismatchError,
     ReadOnlyDatabaseError,
     StoreOperationError,
     StoreUnavailableError,
 )
+from redstring.storage.damage import named
 from redstring.storage.schema import Schema, pending_migrations, positive_setting
 
 #: SQLite refuses statements with more host parameters than this (3.32+ allows 32766).
@@ -402,6 +404,11 @@ class SqliteDatabase:
             yield
         except sqlite3.Error as error:
             raise translate_sqlite_error(error, store=store) from error
+        except DamagedRowError as error:
+            renamed = named(error, store)
+            if renamed is error:
+                raise
+            raise renamed from error.__cause__
 
 
 def _has_table(connection: sqlite3.Connection, table: str) -> bool:

@@ -17,7 +17,8 @@ from redstring.testing._support import fresh_tenant
 
 
 class ChunkSearchCompliance(ABC):
-    """`search_chunks`: embedded rows only, scores on 0..1, filters before `k`, ties by id."""
+    """`search_chunks`: embedded rows only, scores on 0..1, filters before `k`, ties by id;
+    `semantic_ranking`: the same answer as ids and scores."""
 
     @abstractmethod
     async def make_store(self, dimension: int) -> ChunkStore:
@@ -102,3 +103,26 @@ class ChunkSearchCompliance(ABC):
         assert match.score == pytest.approx(1.0, abs=1e-6)
         await store.upsert_chunks([chunk.model_copy(update={"embedding": None})])
         assert await store.search_chunks(axis(1), tenant, k=5) == []
+
+    @pytest.mark.asyncio
+    async def test_semantic_ranking_is_search_chunks_as_ids_and_scores(self) -> None:
+        """Ties, unembedded rows, a source filter and every k, with the same ids in
+        another tenant: the ranking is `search_chunks` without the bodies."""
+        store = await self.make_store(DIMENSION)
+        tenant, other = fresh_tenant(), fresh_tenant()
+        rows = [
+            passage(tenant, f"s{n % 3}", f"row {n}", index=n, embedding=blend(0, 1 + n % 4, 0.5))
+            for n in range(12)
+        ]
+        rows.append(passage(tenant, "s0", "bare row", index=12))
+        await store.upsert_chunks(rows)
+        await store.upsert_chunks([r.model_copy(update={"tenant_id": other}) for r in rows])
+        for k in (0, 1, 5, 12, 50):
+            for sources in (None, ["s1", "s2"], []):
+                found = await store.search_chunks(axis(0), tenant, k=k, source_ids=sources)
+                ranked = await store.semantic_ranking(axis(0), tenant, k=k, source_ids=sources)
+                assert ranked == [(m.chunk.id, m.score) for m in found]
+        with pytest.raises(ValueError, match="k"):
+            await store.semantic_ranking(axis(0), tenant, k=-1)
+        with pytest.raises(DimensionMismatchError):
+            await store.semantic_ranking([1.0] * (DIMENSION + 1), fresh_tenant())

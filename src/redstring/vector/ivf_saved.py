@@ -70,6 +70,9 @@ class SavedIvf:
         _, training, trained, changed, blob = found
         if changed > RETRAIN_SHARE * trained:
             return None
+        width = 4 * part.rows.shape[1]
+        if not isinstance(blob, bytes) or not blob or len(blob) % width:
+            return None  # a damaged saved index is derived data: trained again, not an error
         centres = np.frombuffer(blob, dtype=np.float32).reshape(-1, part.rows.shape[1])
         slots: list[int] = []
         lists: list[int] = []

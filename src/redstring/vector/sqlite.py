@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from redstring.domain.damage import DamagedRow
 from redstring.domain.errors import InvalidArgumentError, MissingExtraError
 from redstring.domain.exact_search import (
     stored_vectors,
@@ -20,6 +21,13 @@ from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.validation import require_tenant_id
 from redstring.domain.vector import VectorMatch, VectorRecord
+from redstring.storage.damage import (
+    DECODE_FAILURES,
+    damage_of,
+    decoding,
+    float_vector,
+    matrix_of,
+)
 from redstring.storage.describe import DescribedStore
 from redstring.storage.schema import Schema
 from redstring.storage.shared_transactions import SharedTransactions
@@ -250,15 +258,43 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
                 )
             return found
 
-        return [
-            VectorRecord(
-                tenant_id=tenant_id,
-                entity_id=EntityId(uuid.UUID(entity_id)),
-                entity_type=entity_type,
-                vector=np.frombuffer(blob, dtype=np.float32).tolist(),
+        records: list[VectorRecord] = []
+        for entity_id, entity_type, blob in await self._db.read(work, store=self._name):
+            with decoding(
+                store=self._name,
+                table="vector_records",
+                tenant=str(tenant_id),
+                row=f"entity {entity_id}",
+            ):
+                vector = float_vector(blob, self._dimension).tolist()
+            records.append(
+                VectorRecord(
+                    tenant_id=tenant_id,
+                    entity_id=EntityId(uuid.UUID(entity_id)),
+                    entity_type=entity_type,
+                    vector=vector,
+                )
             )
-            for entity_id, entity_type, blob in await self._db.read(work, store=self._name)
-        ]
+        return records
+
+    async def damaged_rows(self) -> list[DamagedRow]:
+        """Every vector row that is not `dimension` finite float32s, of every tenant."""
+
+        def work(connection: sqlite3.Connection) -> list[DamagedRow]:
+            found: list[DamagedRow] = []
+            for tenant, entity_id, blob in connection.execute(
+                "SELECT tenant_id, entity_id, vector FROM vector_records ORDER BY tenant_id"
+            ):
+                try:
+                    float_vector(blob, self._dimension)
+                except DECODE_FAILURES as error:
+                    row = f"entity {entity_id}"
+                    found.append(
+                        damage_of(table="vector_records", tenant=tenant, row=row, error=error)
+                    )
+            return found
+
+        return await self._db.read(work, store=self._name)
 
     async def count(self, tenant_id: TenantId) -> int:
         require_tenant_id(tenant_id)
@@ -338,5 +374,11 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
             types.append(entity_type)
             normalized.append(normalized_type)
             blobs.append(blob)
-        raw = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(ids), self._dimension)
+        raw = matrix_of(
+            blobs,
+            self._dimension,
+            table="vector_records",
+            tenant=tenant,
+            rows=[f"entity {entity_id}" for entity_id in ids],
+        )
         return TenantRows.of(ids, types, normalized, unit_rows(raw) if ids else raw)

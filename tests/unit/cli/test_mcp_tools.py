@@ -159,7 +159,9 @@ def test_search_entities_answers_compactly_over_stdio(wire: RawServer) -> None:
     assert plain["structuredContent"]["columns"] == list(ENTITY_COLUMNS)
     assert {len(row) for row in plain["structuredContent"]["matches"]} == {len(ENTITY_COLUMNS)}
     answer = result["structuredContent"]
-    assert set(answer) == {"mode", "columns", "matches"}
+    assert set(answer) == {"mode", "columns", "matches", "fusion"}
+    assert answer["fusion"] == "pooled_evidence lexical_floor=0.45 lexical_weight=0.85 power=2"
+    assert "fusion" not in plain["structuredContent"]  # only with explain
     assert answer["columns"] == [*ENTITY_COLUMNS, "semantic", "lexical"]
     first = entities(result)[0]
     assert (first["id"], first["name"], first["type"]) == (str(ADA), "Ada Lovelace", "person")
@@ -268,6 +270,8 @@ async def test_search_passages_then_read_passage_continues_the_text() -> None:
     assert match["source"] == "notes.md"
     assert "more_at" not in match
     assert 0.0 < match["semantic"] <= 1.0
+    assert hit["structuredContent"]["fusion"] == "rrf k=60"  # explain says how it fused
+    assert "fusion" not in none["structuredContent"]  # LEXICAL, no explain
     assert whole["structuredContent"]["text"] == "Ada Lovelace wrote the first program in 1843."
     assert tail["structuredContent"]["text"] == "1843."
     assert past["structuredContent"]["text"] == ""

@@ -83,6 +83,18 @@ class RendezvousChunkStore(InMemoryChunkStore):
             await self.barrier.wait()
         return await super().search_chunks(vector, tenant_id, k=k, source_ids=source_ids)
 
+    async def semantic_ranking(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        *,
+        k: int = 10,
+        source_ids: Sequence[str] | None = None,
+    ) -> list[tuple[ChunkId, float]]:
+        async with asyncio.timeout(2):
+            await self.barrier.wait()
+        return await super().semantic_ranking(vector, tenant_id, k=k, source_ids=source_ids)
+
     async def lexical_candidates(
         self,
         terms: Sequence[str],

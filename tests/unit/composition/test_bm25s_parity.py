@@ -118,6 +118,8 @@ def bm25s_scores(texts: list[str], query: str) -> list[float]:
     tokens = bm25s.tokenize(
         texts, stopwords="en", stemmer=stemmer.stemWords, return_ids=False, show_progress=False
     )
+    if not any(tokens):  # every word of every text a stopword: bm25s cannot index it
+        return [0.0] * len(texts)
     index = bm25s.BM25(method="lucene", k1=1.2, b=0.75)
     index.index(tokens, show_progress=False)
     [asked] = bm25s.tokenize(

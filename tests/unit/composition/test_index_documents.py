@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from redstring import SourceDocument, index_documents, new_tenant_id
 from redstring.building import SlidingWindowChunker
-from redstring.errors import DimensionMismatchError, DuplicateDocumentError
+from redstring.errors import DimensionMismatchError, DuplicateDocumentError, ModelError
 from redstring.stores import InMemoryChunkStore
 from tests.factories import make_entity
 from tests.unit.composition.support import RecordingChunkStore, RecordingEmbeddings
@@ -327,3 +329,25 @@ async def test_new_metadata_alone_rewrites_the_source_without_re_embedding() -> 
     stored = await store.chunks_of_source("ada.txt", tenant)
     assert (report.unchanged, report.chunks_written, report.embedded) == (0, len(stored), 0)
     assert all(c.metadata == {"author": "someone else"} for c in stored)
+
+
+class _OneVectorShort(RecordingEmbeddings):
+    """A provider that answers a batch with one vector too few."""
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return (await super().embed(texts))[:-1]
+
+
+@pytest.mark.asyncio
+async def test_a_provider_returning_too_few_vectors_is_a_model_error_and_writes_nothing() -> None:
+    store = InMemoryChunkStore(dimension=DIMENSION)
+    tenant = new_tenant_id()
+    with pytest.raises(ModelError, match="one vector per text"):
+        await index_documents(
+            [ADA],
+            chunks=store,
+            tenant_id=tenant,
+            embeddings=_OneVectorShort(dimension=DIMENSION),
+            chunker=SMALL,
+        )
+    assert await store.chunks_of_source("ada.txt", tenant) == []

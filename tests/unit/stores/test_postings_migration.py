@@ -184,3 +184,31 @@ def test_migration_four_finds_each_term_number_by_its_whole_key(tmp_path: Path) 
         database.close()
     assert lookups
     assert all("term=?" in step for step in lookups), lookups
+
+
+@pytest.mark.asyncio
+async def test_a_version_five_file_gains_each_blocks_count_and_ranks_the_same(
+    tmp_path: Path,
+) -> None:
+    """Version 6 (ADR 0360): each postings block records its count, so a cut one is found."""
+    path, tenant = tmp_path / "v5.db", new_tenant_id()
+    chunks = [chunk(tenant, "notes", f"the engine {word} ran", i) for i, word in enumerate("abc")]
+    async with open_sqlite(path, dimension=2) as stores:
+        await stores.chunks.upsert_chunks(chunks)
+        before = await stores.chunks.lexical_candidates(["engin", "ran", "b"], tenant)
+    with contextlib.closing(sqlite3.connect(path)) as raw:  # back to version 5's layout
+        blocks = raw.execute("SELECT tenant, term, block, postings FROM chunk_posting_blocks")
+        raw.executemany(
+            "UPDATE chunk_posting_blocks SET postings = ? WHERE tenant = ? AND term = ?"
+            " AND block = ?",
+            [(blob[:1] + blob[2:], t, term, b) for t, term, b, blob in blocks.fetchall()],
+        )
+        raw.execute("UPDATE redstring_schema SET version = 5 WHERE component = 'chunks'")
+        raw.commit()
+    with pytest.raises(SchemaMigrationRequiredError):
+        open_sqlite(path)
+    async with open_sqlite(path, migrate=True) as stores:
+        after = await stores.chunks.lexical_candidates(["engin", "ran", "b"], tenant)
+        assert await stores.chunks.damaged_rows() == []
+    assert after.candidates == before.candidates
+    assert after.stats == before.stats

@@ -64,6 +64,7 @@ from redstring.domain.errors.models import (
 from redstring.domain.errors.stores import (
     AnalysisMismatchError,
     CorruptSettingError,
+    DamagedRowError,
     DamagedStoreError,
     DatabaseOpenError,
     DimensionRequiredError,
@@ -90,6 +91,7 @@ __all__ = [
     "ClientClosedError",
     "CompletionError",
     "CorruptSettingError",
+    "DamagedRowError",
     "DamagedStoreError",
     "DatabaseNotFoundError",
     "DatabaseOpenError",

@@ -57,6 +57,28 @@ class DamagedStoreError(StoreError):
     """A database holds what redstring never writes: restore it, or build it again."""
 
 
+class DamagedRowError(DamagedStoreError):
+    """A stored row does not decode: a chunk body, postings block, vector or entity JSON damaged.
+
+    `table`, `tenant` and `row` name it (`row` is its id, or the key of a
+    packed row: a term and block); `problem` says what is wrong with it.
+    Nothing was changed. `redstring check` (or the client's `check()`) lists
+    every damaged row of a file without stopping at the first.
+    """
+
+    def __init__(self, *, store: str, table: str, tenant: str, row: str, problem: str) -> None:
+        self.table = table
+        self.tenant = tenant
+        self.row = row
+        self.problem = problem
+        super().__init__(
+            f"{store}: table {table}, tenant {tenant}, {row}: damaged ({problem}); "
+            "nothing was changed. Run `redstring check --db PATH` to list every damaged row, "
+            "then restore the file from a backup, or index the documents again into a new path.",
+            store=store,
+        )
+
+
 class InconsistentCorpusError(DamagedStoreError):
     """A chunk store's lexical answer contradicts itself.
 

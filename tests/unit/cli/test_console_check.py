@@ -1,0 +1,89 @@
+"""`redstring check` and the client's `check()` on a file damaged through sqlite3 (issue 27).
+
+Every damaged row is listed, the exit status is 3 when one is found (0 for a
+sound file), nothing is changed; a command reading a damaged row fails with
+one line naming it instead of a raw `zlib.error`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from pathlib import Path
+
+from redstring import Redstring
+from tests.unit.cli.console import assert_one_error_line, redstring
+
+NONE = ["--embeddings", "none"]
+
+
+def _indexed(tmp_path: Path) -> str:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("Ada Lovelace wrote notes on the Analytical Engine.\n")
+    (folder / "b.md").write_text("Grace Hopper wrote the first compiler.\n")
+    db = str(tmp_path / "t.db")
+    with Redstring(db, embeddings="none") as rs:
+        rs.index(folder)
+    return db
+
+
+def _damage(db: str) -> list[str]:
+    """Flip a byte of one chunk body and cut one postings block; the chunk ids damaged."""
+    with contextlib.closing(sqlite3.connect(db)) as raw:
+        chunk_id, body = raw.execute(
+            "SELECT chunk_id, body FROM chunk_texts ORDER BY chunk_id LIMIT 1"
+        ).fetchone()
+        flipped = bytearray(body)
+        flipped[len(flipped) // 2] ^= 0x5A
+        raw.execute(
+            "UPDATE chunk_texts SET body = ? WHERE chunk_id = ?", (bytes(flipped), chunk_id)
+        )
+        raw.execute(  # the first term's block, cut to 3 bytes: no block is that short
+            "UPDATE chunk_posting_blocks SET postings = substr(postings, 1, 3)"
+            " WHERE (tenant, term, block) = (SELECT tenant, term, block"
+            " FROM chunk_posting_blocks ORDER BY term LIMIT 1)"
+        )
+        raw.commit()
+    return [chunk_id]
+
+
+def test_check_lists_every_damaged_row_and_exits_3_and_a_sound_file_exits_0(
+    tmp_path: Path,
+) -> None:
+    db = _indexed(tmp_path)
+    sound = redstring("check", "--db", db)
+    assert sound.status == 0, sound.err
+    assert sound.out.endswith(": 0 damaged rows\n")
+    [chunk_id] = _damage(db)
+    with contextlib.closing(sqlite3.connect(db)) as raw:
+        before = raw.execute("SELECT * FROM chunk_texts ORDER BY chunk_id").fetchall()
+    found = redstring("check", "--db", db)
+    assert found.status == 3, found.err
+    lines = [line for line in found.out.splitlines() if line.startswith("damaged: ")]
+    assert len(lines) == 2
+    assert any("chunk_texts: tenant " in line and chunk_id in line for line in lines)
+    assert any(line.startswith("damaged: chunk_posting_blocks: ") for line in lines)
+    assert ": 2 damaged rows" in found.out
+    as_json = json.loads(redstring("check", "--db", db, "--json").out)
+    assert sorted(row["table"] for row in as_json["damaged"]) == [
+        "chunk_posting_blocks",
+        "chunk_texts",
+    ]
+    with contextlib.closing(sqlite3.connect(db)) as raw:
+        assert raw.execute("SELECT * FROM chunk_texts ORDER BY chunk_id").fetchall() == before
+    with Redstring(db, embeddings="none") as rs:
+        report = rs.check()
+    assert not report.ok
+    assert report.checked == ["SqliteGraphStore", "SqliteVectorStore", "SqliteChunkStore"]
+    assert sorted(row.table for row in report.damaged) == ["chunk_posting_blocks", "chunk_texts"]
+
+
+def test_a_command_reading_a_damaged_row_fails_with_one_line_naming_it(tmp_path: Path) -> None:
+    db = _indexed(tmp_path)
+    _damage(db)
+    line = assert_one_error_line(redstring("passages", "Ada notes Grace", "--db", db, *NONE))
+    assert line.startswith("redstring: error: SqliteChunkStore(")
+    assert ": damaged (" in line
+    assert "redstring check" in line

@@ -1,0 +1,168 @@
+"""HYBRID passages: the RRF of both channels' full rankings, whatever `k` asks (ADR 0355)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from redstring import (
+    ChunkRetriever,
+    RetrievalMode,
+    SourceDocument,
+    TenantId,
+    index_documents,
+    new_tenant_id,
+)
+from redstring.chunks.sqlite import SqliteChunkStore
+from redstring.composition import chunk_retrieval
+from redstring.domain.fusion import (
+    DEFAULT_PASSAGE_FUSION,
+    EvidenceFusion,
+    ReciprocalRankFusion,
+)
+from redstring.domain.fusion import reciprocal_rank_fusion as full_rrf
+from redstring.llm.fake_embedding import FakeEmbeddingProvider
+from redstring.storage.sqlite import SqliteDatabase
+from redstring.stores import InMemoryChunkStore
+
+DIMENSION = 16
+WORDS = ["engine", "mill", "river", "notes", "widget", "lamp", "stone", "gear", "wheel", "salt"]
+
+texts = st.lists(
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=5).map(" ".join), min_size=1, max_size=24
+)
+
+
+def open_store(backend: str, folder: Path) -> InMemoryChunkStore | SqliteChunkStore:
+    if backend == "memory":
+        return InMemoryChunkStore(dimension=DIMENSION)
+    return SqliteChunkStore(SqliteDatabase(folder / "chunks.db"), dimension=DIMENSION)
+
+
+async def index(
+    store: InMemoryChunkStore | SqliteChunkStore,
+    corpus: Sequence[str],
+    embeddings: FakeEmbeddingProvider,
+    *,
+    embedded: Sequence[bool] | None = None,
+) -> TenantId:
+    tenant = new_tenant_id()
+    documents = [SourceDocument(id=f"s{i:03d}", text=text) for i, text in enumerate(corpus)]
+    with_vectors = [d for i, d in enumerate(documents) if embedded is None or embedded[i]]
+    without = [d for d in documents if d not in with_vectors]
+    for batch, provider in ((with_vectors, embeddings), (without, None)):
+        if batch:
+            await index_documents(batch, chunks=store, tenant_id=tenant, embeddings=provider)
+    return tenant
+
+
+async def first_n_agree(backend: str, corpus: list[str], query: str, embedded: list[bool]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        store = open_store(backend, Path(folder))
+        embeddings = FakeEmbeddingProvider(dimension=DIMENSION)
+        tenant = await index(store, corpus, embeddings, embedded=embedded)
+        retriever = ChunkRetriever(embeddings=embeddings, chunks=store)
+        everything = len(corpus) + 2
+        semantic = await retriever.retrieve_chunks(
+            query, tenant, k=everything, mode=RetrievalMode.SEMANTIC
+        )
+        lexical = await retriever.retrieve_chunks(
+            query, tenant, k=everything, mode=RetrievalMode.LEXICAL
+        )
+        expected = full_rrf(
+            [[m.chunk.id for m in semantic.matches], [m.chunk.id for m in lexical.matches]]
+        )
+        whole = await retriever.retrieve_chunks(query, tenant, k=everything)
+        assert [(m.chunk.id, m.score) for m in whole.matches] == expected
+        for n in range(1, len(corpus) + 1):
+            part = await retriever.retrieve_chunks(query, tenant, k=n)
+            assert part.matches == whole.matches[:n]
+
+
+@pytest.mark.parametrize("backend", ["memory", "sqlite"])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(corpus=texts, query=st.sampled_from(WORDS), data=st.data())
+def test_the_first_n_of_every_k_are_the_first_n_of_the_full_rankings_rrf(
+    backend: str, corpus: list[str], query: str, data: st.DataObject
+) -> None:
+    """Read from depth 1, so every query deepens the semantic channel; some
+    passages have no vector, so the semantic channel is short of the corpus."""
+    embedded = data.draw(st.lists(st.booleans(), min_size=len(corpus), max_size=len(corpus)))
+    with mock.patch.object(chunk_retrieval, "RRF_START_DEPTH", 1):
+        asyncio.run(first_n_agree(backend, corpus, query, embedded))
+
+
+def test_the_default_passage_fusion_is_plain_rrf() -> None:
+    assert ReciprocalRankFusion() == DEFAULT_PASSAGE_FUSION
+
+
+@pytest.mark.asyncio
+async def test_the_result_says_how_hybrid_fused() -> None:
+    embeddings = FakeEmbeddingProvider(dimension=DIMENSION)
+    store = InMemoryChunkStore(dimension=DIMENSION)
+    tenant = await index(store, ["engine notes", "mill river"], embeddings)
+    rrf = ChunkRetriever(embeddings=embeddings, chunks=store)
+    weighted = ChunkRetriever(embeddings=embeddings, chunks=store, fusion=EvidenceFusion())
+    assert (await rrf.retrieve_chunks("engine", tenant)).fusion == "rrf k=60"
+    lexical = await rrf.retrieve_chunks("engine", tenant, mode=RetrievalMode.LEXICAL)
+    assert lexical.fusion is None
+    weighed = (await weighted.retrieve_chunks("engine", tenant)).fusion
+    assert weighed == "evidence lexical_floor=0.6 lexical_weight=0.5 power=3"
+
+
+class IdentifierBlindEmbeddings(FakeEmbeddingProvider):
+    """A model that reads an identifier as noise: the passage holding it points
+    away from the query, and every other passage close to it (cosine about 0.95)."""
+
+    def __init__(self, *, dimension: int, identifier: str) -> None:
+        super().__init__(dimension=dimension)
+        self._identifier = identifier
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        [query] = np.array(await super().embed([self._identifier]))
+        vectors = []
+        for text, own in zip(texts, np.array(await super().embed(texts)), strict=True):
+            vector = -query if self._identifier in text else query + 0.3 * own
+            vectors.append((vector / np.linalg.norm(vector)).tolist())
+        return vectors
+
+    async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
+        return await super().embed(texts)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("backend", ["memory", "sqlite"])
+async def test_an_identifier_in_exactly_one_passage_is_hybrids_first_result(
+    backend: str, tmp_path: Path
+) -> None:
+    """The identifier splits into terms ('frobnic', 'widget', 'v2') that no
+    other passage holds, and the semantic channel ranks its passage last of
+    400, every other passage reading close to the query: it is the only
+    lexical candidate, and RRF puts it first."""
+    identifier = "frobnicate_widget_v2"
+    rng = random.Random(7)
+    filler = ["engine", "mill", "river", "notes", "lamp", "stone", "gear", "wheel", "salt"]
+    corpus = [" ".join(rng.choices(filler, k=12)) for _ in range(400)]
+    corpus[rng.randrange(len(corpus))] = f"call {identifier} before the mill opens"
+    embeddings = IdentifierBlindEmbeddings(dimension=DIMENSION, identifier=identifier)
+    store = open_store(backend, tmp_path)
+    tenant = await index(store, corpus, embeddings)
+    retriever = ChunkRetriever(embeddings=embeddings, chunks=store)
+    semantic = await retriever.retrieve_chunks(
+        identifier, tenant, k=len(corpus), mode=RetrievalMode.SEMANTIC
+    )
+    assert identifier in semantic.matches[-1].chunk.text  # the model gives it nothing
+    for k in (1, 10):
+        result = await retriever.retrieve_chunks(identifier, tenant, k=k)
+        assert identifier in result.matches[0].chunk.text

@@ -1,0 +1,160 @@
+"""Rank fusion picks the candidates, their evidence orders them, exact words first (ADR 0365)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from uuid import UUID
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from redstring.domain.fusion import (
+    DEFAULT_FUSION,
+    POOLED_LEXICAL_FLOOR,
+    POOLED_LEXICAL_WEIGHT,
+    POOLED_POWER,
+    EvidenceFusion,
+    IdT,
+    PooledEvidenceFusion,
+    ReciprocalRankFusion,
+    fusion_label,
+    reciprocal_rank_fusion,
+    weighted_evidence,
+)
+from redstring.domain.lexical import HOLDS_EVERY_WORD
+from redstring.domain.query import NormalizedQuery
+
+IDS = [UUID(int=n) for n in range(1, 9)]
+scores = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+channel = st.lists(st.tuples(st.sampled_from(IDS), scores), max_size=6, unique_by=lambda p: p[0])
+ranked = channel.map(lambda pairs: sorted(pairs, key=lambda pair: (-pair[1], str(pair[0]))))
+FUSION = PooledEvidenceFusion()
+
+
+def ids(fused: list[tuple[UUID, float]]) -> list[UUID]:
+    return [item for item, _ in fused]
+
+
+def test_the_default_is_the_pooled_evidence_with_the_chosen_numbers() -> None:
+    assert (
+        PooledEvidenceFusion(
+            lexical_floor=POOLED_LEXICAL_FLOOR,
+            lexical_weight=POOLED_LEXICAL_WEIGHT,
+            power=POOLED_POWER,
+        )
+        == DEFAULT_FUSION
+    )
+    assert (POOLED_LEXICAL_FLOOR, POOLED_LEXICAL_WEIGHT, POOLED_POWER) == (0.45, 0.85, 2.0)
+
+
+@given(ranked, ranked)
+def test_every_ranked_id_comes_once_and_the_scores_fall_as_the_order_goes(
+    semantic: list[tuple[UUID, float]], lexical: list[tuple[UUID, float]]
+) -> None:
+    fused = FUSION.fuse(semantic, lexical)
+    assert sorted(ids(fused)) == sorted({i for i, _ in semantic} | {i for i, _ in lexical})
+    values = [score for _, score in fused]
+    assert values == sorted(values, reverse=True)
+
+
+@given(ranked, ranked)
+def test_an_id_holding_every_query_word_comes_before_every_other(
+    semantic: list[tuple[UUID, float]], lexical: list[tuple[UUID, float]]
+) -> None:
+    fused = ids(FUSION.fuse(semantic, lexical))
+    holders = {i for i, s in lexical if s >= HOLDS_EVERY_WORD}
+    assert set(fused[: len(holders)]) == holders
+
+
+@given(ranked, ranked)
+def test_the_rank_fusion_of_the_lexical_ids_above_the_floor_picks_the_first_depth(
+    semantic: list[tuple[UUID, float]], lexical: list[tuple[UUID, float]]
+) -> None:
+    """After the holders come exactly the first `depth` of the pool, by their evidence."""
+    holders = {i for i, s in lexical if s >= HOLDS_EVERY_WORD}
+    above = [i for i, s in lexical if s > POOLED_LEXICAL_FLOOR]
+    pool = [i for i, _ in reciprocal_rank_fusion([[i for i, _ in semantic], above])]
+    head = [i for i in pool[: max(len(semantic), len(lexical))] if i not in holders]
+    fused = FUSION.fuse(semantic, lexical)
+    assert set(ids(fused)[len(holders) : len(holders) + len(head)]) == set(head)
+    evidence = dict(
+        weighted_evidence(
+            semantic,
+            lexical,
+            lexical_weight=POOLED_LEXICAL_WEIGHT,
+            lexical_floor=POOLED_LEXICAL_FLOOR,
+            power=POOLED_POWER,
+        )
+    )
+    for item, score in fused[len(holders) : len(holders) + len(head)]:
+        assert score == pytest.approx(2.0 + evidence[item])
+
+
+@given(st.lists(scores, max_size=6), st.booleans())
+def test_one_channel_alone_keeps_its_own_order(values: list[float], lexical: bool) -> None:
+    """LEXICAL and SEMANTIC modes go through the fusion with the other channel empty."""
+    ranking = list(zip(IDS, sorted(values, reverse=True), strict=False))
+    fused = FUSION.fuse([], ranking) if lexical else FUSION.fuse(ranking, [])
+    assert ids(fused) == [item for item, _ in ranking]
+
+
+def test_a_look_alike_both_channels_rank_does_not_pass_a_holder_at_depth_one() -> None:
+    """At k=1 the pool is one id, the look-alike; the holder still comes first."""
+    holder, alike = IDS[0], IDS[1]
+    fused = FUSION.fuse([(alike, 0.95)], [(holder, HOLDS_EVERY_WORD), (alike, 0.89)])
+    assert ids(fused) == [holder, alike]
+
+
+def test_lexical_junk_below_the_floor_neither_enters_the_pool_nor_passes_semantic() -> None:
+    """A description's lexical candidates score about 0.41 (ADR 0365): no evidence, last."""
+    right, junk = IDS[0], IDS[1]
+    fused = FUSION.fuse([(right, 0.70)], [(junk, 0.44)])
+    assert ids(fused) == [right, junk]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"lexical_floor": 1.0},
+        {"lexical_floor": -0.1},
+        {"lexical_weight": 1.1},
+        {"lexical_weight": -0.1},
+        {"power": 0.0},
+    ],
+)
+def test_parameters_outside_their_range_are_refused(kwargs: dict[str, float]) -> None:
+    with pytest.raises(ValueError, match=r"lexical_floor|lexical_weight|power"):
+        PooledEvidenceFusion(**kwargs)
+
+
+def test_the_label_names_each_fusion_and_the_numbers_it_used() -> None:
+    semantic, lexical = [(IDS[0], 0.9)], [(IDS[1], 0.8)]
+    labels = [
+        fusion_label(fusion, semantic, lexical, query="Ada")
+        for fusion in (
+            FUSION,
+            ReciprocalRankFusion(),
+            EvidenceFusion(lexical_floor=0.6, power=3.0),
+            Channelless(),
+        )
+    ]
+    assert labels == [
+        "pooled_evidence lexical_floor=0.45 lexical_weight=0.85 power=2",
+        "rrf k=60",
+        "evidence lexical_floor=0.6 lexical_weight=0.5 power=3",
+        "Channelless",
+    ]
+
+
+class Channelless:
+    """A strategy the label knows nothing of (a caller's own): the semantic channel alone."""
+
+    def fuse(
+        self,
+        semantic: Sequence[tuple[IdT, float]],
+        lexical: Sequence[tuple[IdT, float]],
+        *,
+        query: str | NormalizedQuery = "",
+    ) -> list[tuple[IdT, float]]:
+        return list(semantic)
