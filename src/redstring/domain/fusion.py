@@ -10,7 +10,7 @@ orders them, and an entity holding every query word comes first; its two
 fitted numbers were chosen by the worst family left out of the choice.
 `ChunkRetriever` fuses by plain RRF (ADR 0355). `AdaptiveFusion`, the
 default of both from ADR 0121 (a logistic of 14 features of the query and the
-answers weighing the evidence, 36 fitted numbers in all), is gone (ADR 0365).
+answers weighing the evidence, 35 fitted numbers for both sides), is gone (ADR 0365).
 """
 
 from __future__ import annotations
