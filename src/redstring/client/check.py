@@ -45,7 +45,7 @@ async def check(stores: StoreSet, db: str) -> CheckReport:
     checked: list[str] = []
     unchecked: list[str] = []
     damaged: list[DamagedRow] = []
-    for store in (stores.graph, stores.vectors, stores.chunks):
+    for store in (stores.graph, stores.vectors, stores.chunks, stores.events):
         if store is None:
             continue
         name = type(store).__name__

@@ -76,7 +76,12 @@ def test_check_lists_every_damaged_row_and_exits_3_and_a_sound_file_exits_0(
     with Redstring(db, embeddings="none") as rs:
         report = rs.check()
     assert not report.ok
-    assert report.checked == ["SqliteGraphStore", "SqliteVectorStore", "SqliteChunkStore"]
+    assert report.checked == [
+        "SqliteGraphStore",
+        "SqliteVectorStore",
+        "SqliteChunkStore",
+        "SqliteEventLog",
+    ]
     assert sorted(row.table for row in report.damaged) == ["chunk_posting_blocks", "chunk_texts"]
 
 
