@@ -312,8 +312,7 @@ async def test_postgres_bodies_that_no_longer_validate_raise_a_damaged_row_namin
             )
             admin.execute(
                 sql.SQL(
-                    "UPDATE {}.chunk_rows SET body = jsonb_set(body, '{{index}}', '\"x\"')"
-                    " WHERE chunk_id = %s"
+                    "UPDATE {}.chunk_rows SET body = jsonb_build_array(body) WHERE chunk_id = %s"
                 ).format(sql.Identifier(schema)),
                 (str(CHUNKS[2].id),),
             )
@@ -329,6 +328,9 @@ async def test_postgres_bodies_that_no_longer_validate_raise_a_damaged_row_namin
         _assert_names(raised.value, "chunk_rows", f"chunk {CHUNKS[2].id}", TENANT)
         with pytest.raises(DamagedRowError):
             await stores.chunks.search_chunks([0, 0, 1, 0], TENANT, k=1)
+        with pytest.raises(DamagedRowError) as raised:  # replacing it by difference refuses too
+            await stores.chunks.replace_source("notes", TENANT, CHUNKS)
+        _assert_names(raised.value, "chunk_rows", f"chunk {CHUNKS[2].id}", TENANT)
         # `check` scans PostgreSQL's JSON rows too: every damaged one, the rest read
         assert [(r.table, r.tenant, r.row) for r in await stores.graph.damaged_rows()] == [
             ("graph_entities", str(TENANT), f"entity {ADA.id}")
