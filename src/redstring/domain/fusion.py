@@ -19,6 +19,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.lexical import HOLDS_EVERY_WORD
 from redstring.domain.query import NormalizedQuery
 
@@ -137,12 +138,14 @@ class EvidenceFusion:
 
 def _require_evidence_parameters(lexical_floor: float, power: float) -> None:
     if not 0.0 <= lexical_floor < 1.0:
-        raise ValueError(
-            f"lexical_floor must be in [0, 1), got {lexical_floor}: "
-            "it is the lexical similarity that counts as no evidence"
+        raise InvalidArgumentError(
+            name="lexical_floor",
+            value=lexical_floor,
+            requirement="a number from 0 up to (not including) 1: "
+            "the lexical similarity that counts as no evidence",
         )
     if not power > 0.0:
-        raise ValueError(f"power must be positive, got {power}")
+        raise InvalidArgumentError(name="power", value=power, requirement="a positive number")
 
 
 def weighted_evidence[IdT: Hashable](
@@ -225,9 +228,10 @@ class PooledEvidenceFusion:
     def __post_init__(self) -> None:
         _require_evidence_parameters(self.lexical_floor, self.power)
         if not 0.0 <= self.lexical_weight <= 1.0:
-            raise ValueError(
-                f"lexical_weight must be in [0, 1], got {self.lexical_weight}: "
-                "it is the lexical evidence's share of the fused evidence"
+            raise InvalidArgumentError(
+                name="lexical_weight",
+                value=self.lexical_weight,
+                requirement="a number from 0 to 1: the lexical evidence's share of the whole",
             )
 
     def fuse(

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.fusion import (
     DEFAULT_FUSION,
     DEFAULT_PASSAGE_FUSION,
@@ -134,7 +135,7 @@ def test_every_ranked_id_appears_once_with_non_increasing_scores(
     ("floor", "power"), [(-0.1, 4.0), (1.0, 4.0), (0.8, 0.0), (0.8, -1.0), (0.8, float("nan"))]
 )
 def test_parameters_outside_their_range_are_refused(floor: float, power: float) -> None:
-    with pytest.raises(ValueError, match=r"lexical_floor|power"):
+    with pytest.raises(InvalidArgumentError, match=r"lexical_floor|power"):
         EvidenceFusion(lexical_floor=floor, power=power)
 
 

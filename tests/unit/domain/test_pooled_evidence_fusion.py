@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.fusion import (
     DEFAULT_FUSION,
     POOLED_LEXICAL_FLOOR,
@@ -124,7 +125,7 @@ def test_lexical_junk_below_the_floor_neither_enters_the_pool_nor_passes_semanti
     ],
 )
 def test_parameters_outside_their_range_are_refused(kwargs: dict[str, float]) -> None:
-    with pytest.raises(ValueError, match=r"lexical_floor|lexical_weight|power"):
+    with pytest.raises(InvalidArgumentError, match=r"lexical_floor|lexical_weight|power"):
         PooledEvidenceFusion(**kwargs)
 
 
