@@ -9,12 +9,14 @@ Each DIR is a collection in BEIR's layout (`scripts/quality/beir.py`);
 MiniLM vectors (`LocalEmbeddingProvider`, computed once and kept under
 `.cache/beir/`, which git ignores). Printed per collection: nDCG@10 and
 Recall@100 of `ChunkRetriever` HYBRID (the default fusion), LEXICAL,
-SEMANTIC, `fusion=ReciprocalRankFusion()`, `fusion=PASSAGE_ADAPTIVE_FUSION`
-(the default before ADR 0355), bm25s with the same Snowball stemmer and
-stopwords, LanceDB full-text search and LanceDB hybrid (its defaults); the
-expected calibration error of HYBRID's `confidence` against relevance over
-each query's top 10; how deep HYBRID read the semantic channel, and the
-mean time per query of each of our modes in the same run.
+SEMANTIC, `fusion=ReciprocalRankFusion()`, `fusion=EvidenceFusion()` (a
+score fusion of both channels read at `k`, the path of the adaptive fusion
+that was the default before ADR 0355 and is gone since ADR 0365), bm25s
+with the same Snowball stemmer and stopwords, LanceDB full-text search and
+LanceDB hybrid (its defaults); the expected calibration error of HYBRID's
+`confidence` against relevance over each query's top 10; how deep HYBRID
+read the semantic channel, and the mean time per query of each of our modes
+in the same run.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ import Stemmer  # type: ignore[import-not-found]
 
 from redstring import ChunkRetriever, RetrievalMode, StoredChunk
 from redstring.domain.chunk import ChunkId
-from redstring.domain.fusion import PASSAGE_ADAPTIVE_FUSION, FusionStrategy, ReciprocalRankFusion
+from redstring.domain.fusion import EvidenceFusion, FusionStrategy, ReciprocalRankFusion
 from redstring.domain.ids import TenantId
 from redstring.llm.local_embedding import LocalEmbeddingProvider
 from redstring.stores import InMemoryChunkStore
@@ -151,7 +153,7 @@ async def our_runs(collection: Collection, vectors: CachedVectors) -> dict[str, 
         "LEXICAL": (RetrievalMode.LEXICAL, None),
         "SEMANTIC": (RetrievalMode.SEMANTIC, None),
         "ReciprocalRankFusion()": (RetrievalMode.HYBRID, ReciprocalRankFusion()),
-        "PASSAGE_ADAPTIVE_FUSION (before)": (RetrievalMode.HYBRID, PASSAGE_ADAPTIVE_FUSION),
+        "EvidenceFusion() (channels at k)": (RetrievalMode.HYBRID, EvidenceFusion()),
     }
     rankings: dict[str, dict[str, list[str]]] = {}
     timings: dict[str, float] = {}
@@ -179,7 +181,7 @@ async def our_runs(collection: Collection, vectors: CachedVectors) -> dict[str, 
         timings[label] = (time.perf_counter() - started) * 1000 / len(collection.queries)
     # k=10, the default, timed twice in turn; the second (warm) pass is reported.
     at_ten: dict[str, float] = {}
-    for label in ("HYBRID (default)", "PASSAGE_ADAPTIVE_FUSION (before)") * 2:
+    for label in ("HYBRID (default)", "EvidenceFusion() (channels at k)") * 2:
         _, fusion = systems[label]
         retriever = (
             ChunkRetriever(embeddings=vectors, chunks=store)

@@ -25,6 +25,7 @@ from redstring import Entity, RedstringError, StoredChunk, new_tenant_id
 from redstring.composition.sqlite_stores import open_sqlite
 from redstring.domain.ids import TenantId
 from redstring.domain.vector import VectorRecord
+from redstring.ports import DocumentChunked
 from scripts import ROOT
 
 TIMEOUT = 30.0
@@ -54,6 +55,11 @@ async def _written(path: Path) -> None:
     async with open_sqlite(path, dimension=4) as stores:
         await stores.chunks.upsert_chunks(_chunks(TENANT))
         await stores.graph.upsert(ENTITIES)
+        await stores.events.append(
+            [DocumentChunked(tenant_id=TENANT, document_id=f"doc{n}", chunks=[]) for n in range(3)]
+        )
+        for projection in ("graph", "vectors", "chunks"):  # folded: no catch-up on open
+            await stores.events.record_position(TENANT, projection, 3)
         await stores.vectors.upsert(
             [
                 VectorRecord(tenant_id=TENANT, entity_id=e.id, entity_type="person", vector=v)
@@ -121,6 +127,12 @@ def _short_entity_vector(raw: sqlite3.Connection) -> str:
     return "vector_records"
 
 
+def _event_json(raw: sqlite3.Connection) -> str:
+    rowid, body = _first(raw, "SELECT rowid, body FROM event_log WHERE sequence = 2")
+    raw.execute("UPDATE event_log SET body = ? WHERE rowid = ?", ("!" + body[1:], rowid))
+    return "event_log"
+
+
 def _reads(stores: Any) -> dict[str, Callable[[], Awaitable[Any]]]:
     analyzer = getattr(stores.chunks, "analyzer", None)  # an older tree has none: words as written
     words = ["engine", "mill"] if analyzer is None else analyzer.terms("engine mill")
@@ -130,6 +142,7 @@ def _reads(stores: Any) -> dict[str, Callable[[], Awaitable[Any]]]:
         "chunk_posting_blocks": lambda: stores.chunks.lexical_candidates(words, TENANT),
         "chunk_vectors": lambda: stores.chunks.search_chunks([1, 0, 0, 0], TENANT, k=5),
         "vector_records": lambda: stores.vectors.search([1, 0, 0, 0], TENANT, k=5),
+        "event_log": lambda: stores.events.read(TENANT),
     }
 
 
@@ -139,6 +152,7 @@ DAMAGES: dict[str, Callable[[sqlite3.Connection], str]] = {
     "a postings block cut by one whole posting": _cut_block,
     "a short chunk vector blob": _short_chunk_vector,
     "a short entity vector blob": _short_entity_vector,
+    "a flipped byte in an event's JSON": _event_json,
 }
 
 

@@ -177,7 +177,7 @@ async def check_state(
             raw.close()
             if verdict != [("ok",)]:
                 problems.append(f"integrity_check: {verdict}")
-            for store in (stores.graph, stores.vectors, stores.chunks):  # `redstring check`
+            for store in (stores.graph, stores.vectors, stores.chunks, stores.events):  # check
                 problems += [f"damaged row: {row}" for row in await store.damaged_rows()]
         if compare is not None:
             other = await open_stores(compare)

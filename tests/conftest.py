@@ -15,6 +15,7 @@ from hypothesis import settings
 
 from tests.cores import usable_cores
 from tests.postgres_server import new_database, running_server
+from tests.schema_pool import SchemaPool
 
 settings.register_profile("repeatable", derandomize=True)
 settings.register_profile("explore", derandomize=False)
@@ -41,3 +42,9 @@ def postgres_url(postgres_server_url: str) -> Iterator[str]:
     """A new database private to one test module, dropped after it."""
     with new_database(postgres_server_url) as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def schema_pool(postgres_url: str) -> SchemaPool:
+    """Schemas of the module's database a finished test left, emptied for the next."""
+    return SchemaPool(postgres_url)

@@ -3,7 +3,7 @@
 Run through `scripts.fit_fusion --recorded --leave-one-out` (entities).
 
 For every left-out group (a family, or a big source of a family that mixes
-sources: `fusion_loo.left_out_groups`), a rule's numbers are chosen on the
+sources: `left_out_groups`, ADR 0280), a rule's numbers are chosen on the
 fit half of every *other* family, by the worst of them: the grid point whose
 worst group (family, or a source of at least `MIN_GROUP` fit queries in a
 mixed family) falls least below the bar `max(SEMANTIC, LEXICAL, RRF)` over
@@ -32,7 +32,7 @@ from redstring.domain.fusion import (
 from redstring.domain.query import NormalizedQuery
 
 from .fusion_fit import Case, fused_order, groups_of
-from .fusion_loo import left_out_groups
+from .harness import NO_MATCH
 
 METRICS = ("hit10", "mrr")
 #: Lexical weights a one-weight rule is chosen among.
@@ -43,6 +43,31 @@ FLOORS = (0.0, 0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
 BIASES = tuple(float(b) for b in np.linspace(-6.0, 6.0, 13))
 SLOPES = tuple(float(s) for s in np.linspace(-20.0, 20.0, 11))
 Params = tuple[float, ...]
+#: Fewest holdout queries a source needs to be left out on its own (ADR 0280).
+MIN_LEFT_OUT = 15
+Member = Callable[[Case], bool]
+
+
+def left_out_groups(cases: Sequence[Case]) -> dict[str, Member]:
+    """Every family, and `family|source` for each source of a family that mixes two or more
+    sources of at least `MIN_LEFT_OUT` holdout queries each."""
+    groups: dict[str, Member] = {}
+    held: dict[str, dict[str, int]] = {}
+    for case in cases:
+        if case.family.endswith(f"/{NO_MATCH}"):
+            continue  # graded by nothing a fusion can move
+        groups.setdefault(case.family, lambda c, f=case.family: c.family == f)
+        if case.split == "holdout":
+            by_source = held.setdefault(case.family, {})
+            by_source[case.source] = by_source.get(case.source, 0) + 1
+    for family, by_source in sorted(held.items()):
+        big = sorted(s for s, n in by_source.items() if n >= MIN_LEFT_OUT)
+        if len(big) >= 2:
+            for source in big:
+                groups[f"{family}|{source}"] = lambda c, f=family, s=source: (
+                    c.family == f and c.source == s
+                )
+    return dict(sorted(groups.items()))
 
 
 @dataclass(frozen=True)

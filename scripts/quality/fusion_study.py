@@ -12,8 +12,13 @@ from typing import Any
 
 import redstring.domain.lexical as lexical_module
 from redstring import EntityId, RetrievalMode, Retriever
-from redstring.domain.fusion import DEFAULT_FUSION, AdaptiveFusion
-from redstring.fusion import EvidenceFusion, FusionStrategy, ReciprocalRankFusion
+from redstring.domain.fusion import DEFAULT_FUSION
+from redstring.fusion import (
+    EvidenceFusion,
+    FusionStrategy,
+    PooledEvidenceFusion,
+    ReciprocalRankFusion,
+)
 
 from .common import SPLITS
 from .harness import NO_MATCH, Metrics, QualityQuery, Ranked, fmt, measure_by_shape, rank_all
@@ -69,7 +74,7 @@ def shortfalls(
 def candidates() -> dict[str, FusionStrategy]:
     found: dict[str, FusionStrategy] = {
         "rrf k=60 (seeds)": ReciprocalRankFusion(),
-        "adaptive (ADR 0120)": AdaptiveFusion(),
+        "pooled evidence (ADR 0365)": PooledEvidenceFusion(),
     }
     for constant in RRF_CONSTANTS:
         if constant != 60:

@@ -1,9 +1,9 @@
-"""How the retrievers fuse their semantic and lexical channels (ADRs 0060, 0120, 0121),
+"""How the retrievers fuse their semantic and lexical channels (ADRs 0060, 0355, 0365),
 and how sure each result is (ADR 0170).
 
 `PooledEvidenceFusion` is `Retriever`'s default (ADR 0365) and
-`ReciprocalRankFusion` `ChunkRetriever`'s (ADR 0355); `EvidenceFusion` and
-`AdaptiveFusion` are one argument away (`Retriever(..., fusion=...)`).
+`ReciprocalRankFusion` `ChunkRetriever`'s (ADR 0355); `EvidenceFusion` is
+one argument away (`Retriever(..., fusion=...)`).
 Your own strategy implements `FusionStrategy`, reading the query as a
 `NormalizedQuery`. A result's `confidence` comes from a
 `ConfidenceCalibration` of two `ChannelCalibration`s: `ENTITY_CONFIDENCE`
@@ -24,7 +24,6 @@ from redstring.domain.confidence import (
     ConfidenceCalibration,
 )
 from redstring.domain.fusion import (
-    AdaptiveFusion,
     EvidenceFusion,
     FusionStrategy,
     PooledEvidenceFusion,
@@ -36,7 +35,6 @@ __all__ = [
     "ENTITY_CONFIDENCE",
     "PASSAGE_CONFIDENCE",
     "SUGGESTED_MIN_CONFIDENCE",
-    "AdaptiveFusion",
     "ChannelCalibration",
     "ConfidenceCalibration",
     "EvidenceFusion",

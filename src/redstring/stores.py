@@ -13,7 +13,8 @@
 - a `Schema` is what an adapter of your own asks a database to ensure;
 - upkeep through the event log: `rebuild_stores`, `catch_up_stores`,
   `undo_merge`, `rekey_graph` (the client's `rebuild()` reports a `RebuildReport`);
-- a scan for damaged rows: the SQLite stores' `damaged_rows()`, each a
+- a scan for damaged rows: the SQLite stores' and the PostgreSQL graph and
+  chunk stores' `damaged_rows()`, each a
   `DamagedRow`, gathered by the client's `check()` into a `CheckReport`.
 
 Every adapter passes its port's suite in `redstring.testing`.

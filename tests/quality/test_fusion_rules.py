@@ -50,3 +50,28 @@ def test_the_choice_is_the_best_worst_group_not_the_best_mean() -> None:
     groups = {"big": np.arange(9), "small": np.array([9])}
     assert (1.0 + 0.5) / 2 > (0.8 + 0.6) / 2
     assert fr.choose(table, {"RRF": zero}, groups) == 1
+
+
+def _sourced(family: str, source: str, fit: int, holdout: int) -> list[Case]:
+    return [
+        Case(family, split, f"q{n}", (), (), frozenset({"t"}), source=source)
+        for split, count in (("fit", fit), ("holdout", holdout))
+        for n in range(count)
+    ]
+
+
+def test_groups_are_families_and_the_big_sources_of_a_mixed_family() -> None:
+    big = fr.MIN_LEFT_OUT
+    cases = [
+        *_sourced("w/mixed", "a", 3, big),
+        *_sourced("w/mixed", "b", 3, big),
+        *_sourced("w/mixed", "tiny", 3, big - 1),
+        *_sourced("w/one", "a", 3, big),
+        *_sourced("w/one_big", "a", 3, big),
+        *_sourced("w/one_big", "small", 30, big - 1),  # the fit count does not count
+        *_sourced("p/no_match", "", 3, big),
+    ]
+    groups = fr.left_out_groups(cases)
+    assert list(groups) == ["w/mixed", "w/mixed|a", "w/mixed|b", "w/one", "w/one_big"]
+    assert sum(groups["w/mixed|b"](c) for c in cases) == 3 + big
+    assert sum(groups["w/mixed"](c) for c in cases) == 3 * (3 + big) - 1

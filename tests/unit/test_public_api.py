@@ -96,7 +96,6 @@ SURFACE: dict[str, set[str]] = {
         "ENTITY_CONFIDENCE",
         "PASSAGE_CONFIDENCE",
         "SUGGESTED_MIN_CONFIDENCE",
-        "AdaptiveFusion",
         "ChannelCalibration",
         "ConfidenceCalibration",
         "EvidenceFusion",

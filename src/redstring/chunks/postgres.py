@@ -18,14 +18,15 @@ from redstring.domain.chunk import (
     require_chunks_of_source,
 )
 from redstring.domain.chunk_retrieval import ChunkMatch
-from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.damage import DamagedRow
+from redstring.domain.errors import DamagedRowError, InvalidArgumentError
 from redstring.domain.exact_search import unit_vector, validate_search_args
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import DEFAULT_LANGUAGE, Analyzer
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 from redstring.domain.vector import cosine_to_score
-from redstring.storage.damage import decoding
+from redstring.storage.damage import damage_of, decoding
 from redstring.storage.describe import DescribedStore
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.shared_transactions import SharedTransactions
@@ -229,6 +230,26 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
             return chunk_summary_of(
                 ((str(s), int(n)) for s, n, _ in rows), embedded=sum(int(e) for _, _, e in rows)
             )
+
+        return await self._db.read(work, store=self._name)
+
+    async def damaged_rows(self) -> list[DamagedRow]:
+        """Every chunk row whose JSON does not read back as its chunk, of every tenant."""
+        statement = self._db.sql(
+            "SELECT body, tenant_id::text, chunk_id FROM {schema}.chunk_rows"
+            " ORDER BY tenant_id, chunk_id"
+        )
+
+        async def work(connection: Connection) -> list[DamagedRow]:
+            found: list[DamagedRow] = []
+            cursor = await connection.execute(statement)
+            for body, tenant, chunk_id in await cursor.fetchall():
+                try:
+                    _body(body, tenant, chunk_id, self._name)
+                except DamagedRowError as error:
+                    row = error.row
+                    found.append(damage_of(table="chunk_rows", tenant=tenant, row=row, error=error))
+            return found
 
         return await self._db.read(work, store=self._name)
 

@@ -19,6 +19,7 @@ from redstring.chunks.term_counts import TermCounts
 from redstring.domain.chunk import StoredChunk, naming_model
 from redstring.domain.exact_search import stored_vector
 from redstring.domain.tokenize import Analyzer
+from redstring.storage.damage import decoding
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.postgres_json import jsonb_text
 
@@ -86,7 +87,13 @@ async def place_rows(
         ),
         (tenant, [row.chunk_id for row in rows]),
     )
-    stored: dict[str, dict[str, Any]] = {str(i): b for i, b in await cursor.fetchall()}
+    stored: dict[str, dict[str, Any]] = {}
+    for chunk_id, body in await cursor.fetchall():
+        where = {"table": "chunk_rows", "tenant": str(tenant), "row": f"chunk {chunk_id}"}
+        with decoding(store=f"PostgresChunkStore(schema={db.schema})", **where):
+            if not isinstance(body, dict):
+                raise ValueError("its body is not a JSON object")
+        stored[str(chunk_id)] = body
     absent: list[Row] = []
     bodies: list[tuple[object, ...]] = []
     regrouped: list[Row] = []

@@ -8,10 +8,11 @@ configure, calls the client and prints the answer.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TextIO
 
 from pydantic import BaseModel
@@ -31,6 +32,7 @@ from redstring.client import answers, render
 from redstring.client.client import AsyncRedstring
 from redstring.client.documents import read_documents
 from redstring.client.store_set import StoreOpener
+from redstring.client.stores import open_store_set
 from redstring.client.tenants import parse_tenant
 from redstring.composition.build_graph import GraphBuildReport
 from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE
@@ -284,7 +286,9 @@ DAMAGE_FOUND = 3
 
 
 async def _check(args: argparse.Namespace, context: Context) -> int:
-    client = _client(args, context, None, read_only=True)
+    # Read-only, and a file whose stores lag its log is read as it is, not caught up first.
+    opener = context.opener or functools.partial(open_store_set, catch_up=False)
+    client = _client(args, replace(context, opener=opener), None, read_only=True)
     async with _closing(client):
         report = await client.check()
     if args.json:

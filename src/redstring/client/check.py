@@ -1,7 +1,8 @@
 """`check`: every damaged row of the stores one client opened, reported, nothing changed.
 
-A store that can scan itself has `damaged_rows()` (the SQLite stores do);
-the others are named in the report's `unchecked`.
+A store that can scan itself has `damaged_rows()` (the SQLite stores, and
+the PostgreSQL graph and chunk stores, do); the others are named in the
+report's `unchecked`.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ async def check(stores: StoreSet, db: str) -> CheckReport:
     checked: list[str] = []
     unchecked: list[str] = []
     damaged: list[DamagedRow] = []
-    for store in (stores.graph, stores.vectors, stores.chunks):
+    for store in (stores.graph, stores.vectors, stores.chunks, stores.events):
         if store is None:
             continue
         name = type(store).__name__

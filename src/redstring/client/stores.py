@@ -43,6 +43,7 @@ async def open_store_set(
     create: bool,
     migrate: bool,
     language: str | None = None,
+    catch_up: bool = True,
 ) -> AsyncIterator[StoreSet]:
     """The stores of `db`, closed when the `async with` ends.
 
@@ -56,7 +57,8 @@ async def open_store_set(
     never takes the write lock, and can read a file it cannot write; only a
     file whose stores lag its event log (a crash between append and fold) and
     that this process may write is reopened writable and caught up first
-    (B132). What the stores raise
+    (B132), unless `catch_up` is false (`redstring check`, which must change
+    nothing, reads such a file as it is). What the stores raise
     passes through: `SchemaMigrationRequiredError`, `SchemaTooNewError`,
     `StoreUnavailableError`, `DimensionMismatchError`, `AnalysisMismatchError`
     (`language` other than the one a database holding passages records). A
@@ -107,7 +109,7 @@ async def open_store_set(
         sqlite = open_sqlite(
             path, dimension=dimension or UNEMBEDDED_DIMENSION, migrate=migrate, language=language
         )
-    if sqlite.database.read_only and await _lags_and_writable(sqlite, path):
+    if catch_up and sqlite.database.read_only and await _lags_and_writable(sqlite, path):
         # A crash left the stores behind the log: a writable open folds the
         # missing events first (ADR 0134), so a reader never sees the lag (B132).
         await sqlite.close()

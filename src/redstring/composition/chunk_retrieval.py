@@ -42,12 +42,11 @@ from redstring.domain.exact_rrf import rrf_of_ranks
 from redstring.domain.fusion import (
     DEFAULT_PASSAGE_FUSION,
     RRF_K,
-    AdaptiveFusion,
     FusionStrategy,
     ReciprocalRankFusion,
+    fusion_label,
 )
 from redstring.domain.ids import TenantId
-from redstring.domain.query import NormalizedQuery
 from redstring.domain.retrieval import RetrievalMode, require_served, resolve_mode
 from redstring.domain.search_request import SearchRequest
 from redstring.ports.chunk_store import ChunkStore, LexicalChunkSource, SemanticChunkSource
@@ -65,8 +64,8 @@ class ChunkRetriever:
     `ChunkRetriever.lexical_only(chunks=...)` needs no provider, defaults to
     LEXICAL and refuses SEMANTIC and HYBRID with `ValueError`. `fusion`
     merges the channels in HYBRID (default `ReciprocalRankFusion()`, computed
-    exactly over the channels' full rankings, ADR 0355; `PASSAGE_ADAPTIVE_FUSION`,
-    ADR 0121, is one argument away). `ScoredChunk.confidence` reads
+    exactly over the channels' full rankings, ADR 0355; another `FusionStrategy`
+    is one argument away). `ScoredChunk.confidence` reads
     the channel scores through `confidence` (default `PASSAGE_CONFIDENCE`,
     fitted for the local MiniLM model; ADR 0170).
     """
@@ -227,7 +226,7 @@ class ChunkRetriever:
                 [(chunk_id, bm25_relative(score, lexical[0][1])) for chunk_id, score in lexical],
             )
             fused = self._fusion.fuse(*channels, query=request.query)[:k]
-            label = _label(self._fusion, *channels, query=request.query)
+            label = fusion_label(self._fusion, *channels, query=request.query)
         cosine = dict(semantic)
         bm25 = dict(lexical)
         coverage = {chunk_id: bm25_coverage(score, ceiling) for chunk_id, score in lexical}
@@ -304,20 +303,6 @@ class ChunkRetriever:
                 semantic_rank[chunk_id] = rank
                 semantic.append((chunk_id, score))
         return lexical, rrf_of_ranks([semantic_rank, lexical_rank], k=k)
-
-
-def _label(
-    fusion: FusionStrategy,
-    semantic: list[tuple[ChunkId, float]],
-    lexical: list[tuple[ChunkId, float]],
-    *,
-    query: NormalizedQuery,
-) -> str:
-    """`ChunkRetrievalResult.fusion` for a strategy other than RRF."""
-    if isinstance(fusion, AdaptiveFusion):
-        weight = fusion.lexical_weight(semantic, lexical, query=query)
-        return f"adaptive lexical_weight={weight:.3f}"
-    return type(fusion).__name__
 
 
 #: How many chunks each channel ranks at least before a fusion other than RRF.

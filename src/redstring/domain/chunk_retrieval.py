@@ -89,7 +89,6 @@ class ChunkRetrievalResult(BaseModel):
     mode: RetrievalMode
     matches: list[ScoredChunk] = Field(default_factory=list)
     #: How HYBRID fused the two channels: `"rrf k=60"` for reciprocal rank fusion
-    #: (computed over the full rankings), `"adaptive lexical_weight=0.123"` for
-    #: `AdaptiveFusion` with the weight it read, else the strategy's class name;
-    #: `None` when one channel ran.
+    #: (computed over the full rankings), else `fusion_label` of the strategy (its
+    #: kind and numbers, or its class name); `None` when one channel ran.
     fusion: str | None = None

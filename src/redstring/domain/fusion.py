@@ -9,20 +9,19 @@ fusion picks the candidates, the two channels' evidence at one fixed weight
 orders them, and an entity holding every query word comes first; its two
 fitted numbers were chosen by the worst family left out of the choice.
 `ChunkRetriever` fuses by plain RRF (ADR 0355). `AdaptiveFusion`, the
-default of both from ADR 0121, weighs the evidence by a logistic of the query
-and the answers.
+default of both from ADR 0121 (a logistic of 14 features of the query and the
+answers weighing the evidence, 35 fitted numbers for both sides), is gone (ADR 0365).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.lexical import HOLDS_EVERY_WORD
 from redstring.domain.query import NormalizedQuery
-from redstring.domain.query_reading import FEATURE_NAMES, fusion_features
 
 #: The k of 1/(k + rank), from Cormack, Clarke and Buettcher, "Reciprocal Rank
 #: Fusion Outperforms Condorcet and Individual Rank Learning Methods" (SIGIR 2009).
@@ -71,9 +70,9 @@ class FusionStrategy(Protocol):
 
         `query` is the text both channels answered, or its `NormalizedQuery`
         (the retrievers pass the one they built, so it is normalised once); a
-        strategy may read it (`AdaptiveFusion` does) or not. The fused score is ordinal:
-        comparable within one call only. An empty channel contributes
-        nothing. The order is total (ties by `str(id)`).
+        strategy may read it or not (none of the library's does). The fused
+        score is ordinal: comparable within one call only. An empty channel
+        contributes nothing. The order is total (ties by `str(id)`).
         """
         ...
 
@@ -139,12 +138,14 @@ class EvidenceFusion:
 
 def _require_evidence_parameters(lexical_floor: float, power: float) -> None:
     if not 0.0 <= lexical_floor < 1.0:
-        raise ValueError(
-            f"lexical_floor must be in [0, 1), got {lexical_floor}: "
-            "it is the lexical similarity that counts as no evidence"
+        raise InvalidArgumentError(
+            name="lexical_floor",
+            value=lexical_floor,
+            requirement="a number from 0 up to (not including) 1: "
+            "the lexical similarity that counts as no evidence",
         )
     if not power > 0.0:
-        raise ValueError(f"power must be positive, got {power}")
+        raise InvalidArgumentError(name="power", value=power, requirement="a positive number")
 
 
 def weighted_evidence[IdT: Hashable](
@@ -181,113 +182,6 @@ def weighted_evidence[IdT: Hashable](
     rank_scores = dict(reciprocal_rank_fusion([[i for i, _ in semantic], [i for i, _ in lexical]]))
     ordered = sorted(evidence, key=lambda item: (-evidence[item], -rank_scores[item], str(item)))
     return [(item, evidence[item]) for item in ordered]
-
-
-# `AdaptiveFusion`'s fitted constants (ADR 0120; entities refitted in ADRs 0122
-# and 0205, the latter with the two code features, the code floor and the
-# length-balanced lexical score):
-# the coefficients of `FEATURE_NAMES`, then the lexical floor, semantic floor
-# and power. Produced on the fit half only by `uv run python
-# scripts/fit_fusion.py --recorded` (the local MiniLM model's recorded
-# answers, names + world corpora, element passages + Lee, lexical channel of
-# ADRs 0115 and 0205); the holdout figures are in the ADRs and docs/benchmarks.md.
-#: Entities (`Retriever`).
-ENTITY_COEFFICIENTS: tuple[float, ...] = (
-    1.479, -1.37, -0.917, 1.668, -3.412, -0.373, -0.941, -0.156, -0.127, 0.649, -0.603, -1.353,
-    0.154, -0.843
-)  # fmt: skip
-ENTITY_LEXICAL_FLOOR = 0.3
-ENTITY_CODE_LEXICAL_FLOOR: float | None = 0.4
-ENTITY_SEMANTIC_FLOOR = 0.0
-ENTITY_POWER = 2.0
-#: Passages (`ChunkRetriever`), whose lexical score is `bm25_relative`.
-PASSAGE_COEFFICIENTS: tuple[float, ...] = (
-    -5.668, 0.688, -0.604, 0.0, 0.0, 0.0, 0.0, 0.0, 1.46, 1.763, 1.2, 0.0,
-    0.0, 0.0
-)  # fmt: skip
-PASSAGE_LEXICAL_FLOOR = 0.0
-PASSAGE_SEMANTIC_FLOOR = 0.0
-PASSAGE_POWER = 3.0
-
-
-@dataclass(frozen=True)
-class AdaptiveFusion:
-    """Evidence fusion whose lexical weight depends on the query and the answers.
-
-    `w = 1 / (1 + exp(-(coefficients . features)))`, with `features` the
-    `fusion_features(query, semantic, lexical)` vector (how much the query
-    reads like prose, how sure each channel is; `FEATURE_NAMES`). The fused
-    score of an id is then `weighted_evidence` with that `w`:
-    `(1 - w) * E_sem(semantic score) + w * E_lex(lexical score)`, so it is
-    explained by the two channel scores a result carries plus the one weight
-    `lexical_weight` returns for the query. `E_lex` stretches above
-    `floor_for(query)`: `code_lexical_floor` for a code, else
-    `lexical_floor`. All coefficients zero (and no code floor) is
-    `EvidenceFusion` with the same floor and power. Raises `ValueError` for a
-    coefficient vector of the wrong length or a non-finite coefficient, and
-    for floors and power as `EvidenceFusion` does.
-    """
-
-    coefficients: tuple[float, ...] = ENTITY_COEFFICIENTS
-    lexical_floor: float = ENTITY_LEXICAL_FLOOR
-    semantic_floor: float = ENTITY_SEMANTIC_FLOOR
-    power: float = ENTITY_POWER
-    #: The lexical floor for a code (`NormalizedQuery.short`), whose lexical
-    #: readings are length-balanced and so lower (ADR 0205); `None` is `lexical_floor`.
-    code_lexical_floor: float | None = ENTITY_CODE_LEXICAL_FLOOR
-
-    def __post_init__(self) -> None:
-        if len(self.coefficients) != len(FEATURE_NAMES) or not all(
-            math.isfinite(c) for c in self.coefficients
-        ):
-            raise ValueError(
-                f"coefficients must be {len(FEATURE_NAMES)} finite numbers, one per "
-                f"feature {FEATURE_NAMES}, got {self.coefficients!r}"
-            )
-        _require_evidence_parameters(self.lexical_floor, self.power)
-        if self.code_lexical_floor is not None:
-            _require_evidence_parameters(self.code_lexical_floor, self.power)
-        if not 0.0 <= self.semantic_floor < 1.0:
-            raise ValueError(
-                f"semantic_floor must be in [0, 1), got {self.semantic_floor}: "
-                "it is the cosine that counts as no evidence"
-            )
-
-    def lexical_weight(
-        self,
-        semantic: Sequence[tuple[IdT, float]],
-        lexical: Sequence[tuple[IdT, float]],
-        *,
-        query: str | NormalizedQuery,
-    ) -> float:
-        """The weight `w` of the lexical evidence for this query and these answers."""
-        features = fusion_features(query, semantic, lexical)
-        z = sum(c * f for c, f in zip(self.coefficients, features, strict=True))
-        return 0.5 * (1.0 + math.tanh(0.5 * z))  # the logistic, without overflow
-
-    def fuse(
-        self,
-        semantic: Sequence[tuple[IdT, float]],
-        lexical: Sequence[tuple[IdT, float]],
-        *,
-        query: str | NormalizedQuery,
-    ) -> list[tuple[IdT, float]]:
-        """Ids best first by `weighted_evidence` at `lexical_weight`; see the class docstring."""
-        normalized = query if isinstance(query, NormalizedQuery) else NormalizedQuery.of(query)
-        return weighted_evidence(
-            semantic,
-            lexical,
-            lexical_weight=self.lexical_weight(semantic, lexical, query=normalized),
-            lexical_floor=self.floor_for(normalized),
-            semantic_floor=self.semantic_floor,
-            power=self.power,
-        )
-
-    def floor_for(self, query: NormalizedQuery) -> float:
-        """The lexical floor for `query`: `code_lexical_floor` for a code, if set."""
-        if query.short and self.code_lexical_floor is not None:
-            return self.code_lexical_floor
-        return self.lexical_floor
 
 
 # `PooledEvidenceFusion`'s numbers for entities: the lexical floor and weight
@@ -334,9 +228,10 @@ class PooledEvidenceFusion:
     def __post_init__(self) -> None:
         _require_evidence_parameters(self.lexical_floor, self.power)
         if not 0.0 <= self.lexical_weight <= 1.0:
-            raise ValueError(
-                f"lexical_weight must be in [0, 1], got {self.lexical_weight}: "
-                "it is the lexical evidence's share of the fused evidence"
+            raise InvalidArgumentError(
+                name="lexical_weight",
+                value=self.lexical_weight,
+                requirement="a number from 0 to 1: the lexical evidence's share of the whole",
             )
 
     def fuse(
@@ -382,14 +277,6 @@ class PooledEvidenceFusion:
 
 #: What `Retriever` fuses with unless told otherwise (ADR 0365; was `AdaptiveFusion`, ADR 0121).
 DEFAULT_FUSION: FusionStrategy = PooledEvidenceFusion()
-#: `AdaptiveFusion` with the passage constants, for `ChunkRetriever(..., fusion=...)`.
-PASSAGE_ADAPTIVE_FUSION = AdaptiveFusion(
-    coefficients=PASSAGE_COEFFICIENTS,
-    lexical_floor=PASSAGE_LEXICAL_FLOOR,
-    code_lexical_floor=None,
-    semantic_floor=PASSAGE_SEMANTIC_FLOOR,
-    power=PASSAGE_POWER,
-)
 #: What `ChunkRetriever` fuses with unless told otherwise: plain RRF, which
 #: `ChunkRetriever` computes exactly over the full rankings (ADR 0355; was
 #: `PASSAGE_ADAPTIVE_FUSION` from ADR 0121, which trailed it on BEIR NFCorpus).
@@ -405,8 +292,9 @@ def fusion_label[IdT: Hashable](
 ) -> str:
     """How `fusion` fuses these answers, for a result to say (`explain`): its kind and
     the numbers it used, the lexical weight included ("pooled_evidence lexical_floor=0.45
-    lexical_weight=0.85 power=2", "rrf k=60", "adaptive lexical_weight=0.123"); another
-    strategy by its class name."""
+    lexical_weight=0.85 power=2", "rrf k=60"); another strategy by its class name.
+    `semantic`, `lexical` and `query` are what a strategy whose weight depends on the
+    answers would read."""
     if isinstance(fusion, ReciprocalRankFusion):
         return f"rrf k={RRF_K}"
     if isinstance(fusion, PooledEvidenceFusion):
@@ -419,7 +307,4 @@ def fusion_label[IdT: Hashable](
             f"evidence lexical_floor={fusion.lexical_floor:g} lexical_weight=0.5 "
             f"power={fusion.power:g}"
         )
-    if isinstance(fusion, AdaptiveFusion):
-        weight = fusion.lexical_weight(semantic, lexical, query=query)
-        return f"adaptive lexical_weight={weight:.3f}"
     return type(fusion).__name__

@@ -7,10 +7,13 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from redstring.domain.damage import DamagedRow
+from redstring.domain.errors import DamagedRowError
 from redstring.domain.events import Event, event_from_json, event_to_json
 from redstring.domain.ids import TenantId
 from redstring.domain.validation import require_tenant_id
 from redstring.events.reading import check_read_bounds, lagging
+from redstring.storage.damage import DECODE_FAILURES, damage_of, decoding
 from redstring.storage.describe import DescribedStore
 from redstring.storage.schema import Schema
 from redstring.storage.shared_transactions import SharedTransactions
@@ -68,7 +71,9 @@ class SqliteEventLog(SharedTransactions[SqliteDatabase], DescribedStore):
 
     Each `append` is one write transaction: it numbers each tenant's new
     events after that tenant's last one, and an event whose id the tenant's
-    log (or the batch) already holds is answered with the stored copy.
+    log (or the batch) already holds is answered with the stored copy. An
+    event or remembered answer that does not read back raises
+    `DamagedRowError` naming it; `damaged_rows()` lists every one.
     """
 
     def __init__(self, database: SqliteDatabase, *, migrate: bool = False) -> None:
@@ -115,11 +120,11 @@ class SqliteEventLog(SharedTransactions[SqliteDatabase], DescribedStore):
 
         def work(connection: sqlite3.Connection) -> list[Event]:
             rows = connection.execute(
-                "SELECT body FROM event_log WHERE tenant_id = ? AND sequence > ?"
+                "SELECT sequence, body FROM event_log WHERE tenant_id = ? AND sequence > ?"
                 " ORDER BY sequence LIMIT ?",
                 (str(tenant_id), after, -1 if limit is None else limit),
             )
-            return [event_from_json(body) for (body,) in rows]
+            return [_event(str(tenant_id), sequence, body) for sequence, body in rows]
 
         return await self._db.read(work, store=self._name)
 
@@ -175,6 +180,10 @@ class SqliteEventLog(SharedTransactions[SqliteDatabase], DescribedStore):
 
         return await self._db.read(work, store=self._name)
 
+    async def damaged_rows(self) -> list[DamagedRow]:
+        """Every event and remembered answer that does not read back, of every tenant."""
+        return await self._db.read(damaged_event_rows, store=self._name)
+
     async def recall(self, tenant_id: TenantId, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
         require_tenant_id(tenant_id)
         wanted = list(dict.fromkeys(keys))
@@ -188,7 +197,9 @@ class SqliteEventLog(SharedTransactions[SqliteDatabase], DescribedStore):
                     f" AND key IN ({', '.join('?' * len(part))})",
                     (str(tenant_id), *part),
                 )
-                found.update((key, json.loads(value)) for key, value in rows)
+                for key, value in rows:
+                    with decoding(table="answer_memory", tenant=str(tenant_id), row=f"key {key}"):
+                        found[key] = _answer(value)
             return found
 
         return await self._db.read(work, store=self._name)
@@ -216,6 +227,50 @@ def _last(connection: sqlite3.Connection, tenant: str) -> int:
 
 def _by_id(connection: sqlite3.Connection, tenant: str, event_id: str) -> Event | None:
     row = connection.execute(
-        "SELECT body FROM event_log WHERE tenant_id = ? AND event_id = ?", (tenant, event_id)
+        "SELECT sequence, body FROM event_log WHERE tenant_id = ? AND event_id = ?",
+        (tenant, event_id),
     ).fetchone()
-    return None if row is None else event_from_json(str(row[0]))
+    return None if row is None else _event(tenant, row[0], row[1])
+
+
+def _event(tenant: str, sequence: object, body: object) -> Event:
+    """An event from its stored JSON; `DamagedRowError` naming the row for a damaged one."""
+    with decoding(table="event_log", tenant=tenant, row=f"event {sequence}"):
+        event = event_from_json(body if isinstance(body, str) else str(body))
+        if str(event.tenant_id) != tenant or event.sequence != sequence:
+            raise ValueError("its JSON holds another tenant or sequence than its row")
+    return event
+
+
+def _answer(value: object) -> dict[str, Any]:
+    answer = json.loads(value if isinstance(value, str | bytes) else str(value))
+    if not isinstance(answer, dict):
+        raise ValueError("a remembered answer that is not a JSON object")
+    return answer
+
+
+def damaged_event_rows(connection: sqlite3.Connection) -> list[DamagedRow]:
+    """Every event and remembered answer that does not read back; gaps in a tenant's sequence."""
+    found: list[DamagedRow] = []
+    expected: dict[str, int] = {}
+    for tenant, sequence, body in connection.execute(
+        "SELECT tenant_id, sequence, body FROM event_log ORDER BY tenant_id, sequence"
+    ):
+        row = f"event {sequence}"
+        expected[tenant] = expected.get(tenant, 0) + 1
+        try:
+            _event(tenant, sequence, body)
+            if sequence != expected[tenant]:
+                raise ValueError(f"the tenant's log skips from {expected[tenant] - 1}")
+        except (DamagedRowError, ValueError) as error:  # _event raises the first, a gap the other
+            found.append(damage_of(table="event_log", tenant=tenant, row=row, error=error))
+        expected[tenant] = sequence
+    for tenant, key, value in connection.execute(
+        "SELECT tenant_id, key, value FROM answer_memory ORDER BY tenant_id, key"
+    ):
+        try:
+            _answer(value)
+        except DECODE_FAILURES as error:
+            row = f"key {key}"
+            found.append(damage_of(table="answer_memory", tenant=tenant, row=row, error=error))
+    return found

@@ -9,14 +9,15 @@ from contextlib import AbstractContextManager
 from uuid import UUID
 
 from redstring.domain.blocking import KEY_VERSION, MAX_BLOCK_MEMBERS, blocking_keys_for
+from redstring.domain.damage import DamagedRow
 from redstring.domain.entity import Entity, Relationship
-from redstring.domain.errors import InvalidArgumentError, UnknownEntityError
+from redstring.domain.errors import DamagedRowError, InvalidArgumentError, UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
 from redstring.domain.validation import require_keys, require_tenant_id
 from redstring.domain.writable_graph import require_writable_graph
-from redstring.storage.damage import decoding
+from redstring.storage.damage import damage_of, decoding
 from redstring.storage.describe import DescribedStore
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.postgres_json import jsonb_text
@@ -210,6 +211,28 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
     async def list_tenants(self) -> list[TenantId]:
         rows = await self._rows("SELECT DISTINCT tenant_id::text FROM {schema}.graph_entities", ())
         return sorted((TenantId(UUID(row[0])) for row in rows), key=str)
+
+    async def damaged_rows(self) -> list[DamagedRow]:
+        """Every entity and relationship row whose JSON does not read back, of every tenant."""
+        found: list[DamagedRow] = []
+        for table, read, extra in (
+            ("graph_entities", self._entity, ""),
+            ("graph_relationships", self._relationship, ", source_id::text, target_id::text"),
+        ):
+            rows = await self._rows(
+                f"SELECT body::text, tenant_id::text, id::text{extra} FROM {{schema}}.{table}"
+                " ORDER BY tenant_id, id",
+                (),
+            )
+            for body, tenant, row_id, *ends in rows:
+                try:
+                    decoded = read(body, tenant, row_id)
+                    if ends and isinstance(decoded, Relationship):
+                        with self._decoding(table, tenant, f"relationship {row_id}"):
+                            _require_ends(decoded, ends)
+                except DamagedRowError as error:
+                    found.append(damage_of(table=table, tenant=tenant, row=error.row, error=error))
+        return found
 
     async def graph_summary(self, tenant_id: TenantId) -> GraphSummary:
         # One statement, so both counts come from one snapshot; index-only scans.
@@ -419,6 +442,11 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
 
     def _decoding(self, table: str, tenant: str, row: str) -> AbstractContextManager[None]:
         return decoding(store=self._name, table=table, tenant=tenant, row=row)
+
+
+def _require_ends(relationship: Relationship, ends: list[str]) -> None:
+    if [str(relationship.source_id), str(relationship.target_id)] != ends:
+        raise ValueError("its JSON joins other entities than its row's columns")
 
 
 def _require_limit(limit: int) -> None:

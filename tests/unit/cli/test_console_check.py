@@ -7,12 +7,16 @@ one line naming it instead of a raw `zlib.error`.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import sqlite3
 from pathlib import Path
 
 from redstring import Redstring
+from redstring.client.tenants import DEFAULT_TENANT
+from redstring.composition.sqlite_stores import open_sqlite
+from redstring.ports import DocumentChunked
 from tests.unit.cli.console import assert_one_error_line, redstring
 
 NONE = ["--embeddings", "none"]
@@ -76,7 +80,12 @@ def test_check_lists_every_damaged_row_and_exits_3_and_a_sound_file_exits_0(
     with Redstring(db, embeddings="none") as rs:
         report = rs.check()
     assert not report.ok
-    assert report.checked == ["SqliteGraphStore", "SqliteVectorStore", "SqliteChunkStore"]
+    assert report.checked == [
+        "SqliteGraphStore",
+        "SqliteVectorStore",
+        "SqliteChunkStore",
+        "SqliteEventLog",
+    ]
     assert sorted(row.table for row in report.damaged) == ["chunk_posting_blocks", "chunk_texts"]
 
 
@@ -87,3 +96,29 @@ def test_a_command_reading_a_damaged_row_fails_with_one_line_naming_it(tmp_path:
     assert line.startswith("redstring: error: SqliteChunkStore(")
     assert ": damaged (" in line
     assert "redstring check" in line
+
+
+def test_check_reads_a_file_whose_stores_lag_its_log_as_it_is(tmp_path: Path) -> None:
+    """Other read-only commands fold a lagging log first (B132); `check` writes nothing."""
+    db = tmp_path / "lagging.db"
+
+    async def appended() -> None:  # events the stores never folded, as after a crash
+        async with open_sqlite(db, dimension=4) as stores:
+            await stores.events.append(
+                [
+                    DocumentChunked(tenant_id=DEFAULT_TENANT, document_id=f"d{n}", chunks=[])
+                    for n in range(3)
+                ]
+            )
+
+    asyncio.run(appended())
+    with contextlib.closing(sqlite3.connect(db)) as raw:
+        raw.execute("UPDATE event_log SET body = '!' || substr(body, 2) WHERE sequence = 2")
+        raw.commit()
+        positions = raw.execute("SELECT * FROM projection_position").fetchall()
+    found = redstring("check", "--db", str(db))
+    assert found.status == 3, found.err
+    assert "damaged: event_log: tenant " in found.out
+    assert "event 2: its JSON does not read" in found.out
+    with contextlib.closing(sqlite3.connect(db)) as raw:
+        assert raw.execute("SELECT * FROM projection_position").fetchall() == positions

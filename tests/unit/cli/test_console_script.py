@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import shutil
 import socket
 import sqlite3
 import subprocess
@@ -211,9 +212,13 @@ async def _ask_the_mcp_server(db: str, env: dict[str, str]) -> tuple[list[str], 
     return tools, ada, neighbours
 
 
-def _sqlite_file(tmp_path: Path) -> str:
-    """A fresh redstring SQLite file with no entities, made by the console script."""
-    db = str(tmp_path / "made.db")
+@pytest.fixture(scope="module")
+def built_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A redstring SQLite file the console script built (tenant turing; none in the default).
+
+    Built once per module: each test below changes or reads its own copy.
+    """
+    db = str(tmp_path_factory.mktemp("built") / "made.db")
     with serve(script) as server:
         built = redstring(
             "build",
@@ -231,11 +236,21 @@ def _sqlite_file(tmp_path: Path) -> str:
             "turing",
         )
     assert built.status == 0, built.err
-    return db
+    # The build's last connection closed: the whole database is in the one file.
+    assert not Path(f"{db}-wal").exists()
+    return Path(db)
 
 
-def test_a_database_from_a_newer_redstring_is_one_line_and_left_alone(tmp_path: Path) -> None:
-    db = _sqlite_file(tmp_path)
+@pytest.fixture
+def sqlite_file(built_file: Path, tmp_path: Path) -> str:
+    """This test's own copy of the built file."""
+    db = tmp_path / "made.db"
+    shutil.copyfile(built_file, db)
+    return str(db)
+
+
+def test_a_database_from_a_newer_redstring_is_one_line_and_left_alone(sqlite_file: str) -> None:
+    db = sqlite_file
     with sqlite3.connect(db) as raw:
         raw.execute("UPDATE redstring_schema SET version = 99 WHERE component = 'graph'")
     raw.close()
@@ -251,8 +266,8 @@ def test_a_database_from_a_newer_redstring_is_one_line_and_left_alone(tmp_path: 
     assert version == 99
 
 
-def test_an_older_database_names_the_migrate_flag(tmp_path: Path) -> None:
-    db = _sqlite_file(tmp_path)
+def test_an_older_database_names_the_migrate_flag(sqlite_file: str) -> None:
+    db = sqlite_file
     with sqlite3.connect(db) as raw:
         raw.execute("UPDATE redstring_schema SET version = 0 WHERE component = 'graph'")
     raw.close()
@@ -263,8 +278,8 @@ def test_an_older_database_names_the_migrate_flag(tmp_path: Path) -> None:
     assert line.endswith("From the command line: back the database up, then add --migrate.")
 
 
-def test_stats_and_lexical_search_read_a_sqlite_file_per_tenant(tmp_path: Path) -> None:
-    db = _sqlite_file(tmp_path)
+def test_stats_and_lexical_search_read_a_sqlite_file_per_tenant(sqlite_file: str) -> None:
+    db = sqlite_file
     stats = redstring("stats", "--db", db)
     found = redstring(
         "search", "Alan Turing", "--db", db, "--tenant", "turing", "--embeddings", "none"

@@ -20,8 +20,7 @@ from redstring.composition.chunk_retrieval import CHANNEL_DEPTH
 from redstring.domain.chunk_retrieval import bm25_relative
 from redstring.domain.fusion import (
     DEFAULT_PASSAGE_FUSION,
-    PASSAGE_ADAPTIVE_FUSION,
-    PASSAGE_COEFFICIENTS,
+    EvidenceFusion,
     ReciprocalRankFusion,
     weighted_evidence,
 )
@@ -101,8 +100,7 @@ async def test_hybrid_fuses_both_channels_and_keeps_both_component_scores() -> N
     assert embeddings.query_batches == [1]
 
 
-def test_the_passage_fusions_carry_the_recorded_constants() -> None:
-    assert PASSAGE_ADAPTIVE_FUSION.coefficients == PASSAGE_COEFFICIENTS
+def test_the_default_passage_fusion_is_the_one_the_retriever_holds() -> None:
     assert (
         ChunkRetriever(
             embeddings=RecordingEmbeddings(dimension=DIMENSION),
@@ -113,10 +111,11 @@ def test_the_passage_fusions_carry_the_recorded_constants() -> None:
 
 
 @pytest.mark.asyncio
-async def test_the_default_fused_score_is_explained_by_the_two_channel_scores() -> None:
+async def test_a_weighted_fused_score_is_explained_by_the_two_channel_scores() -> None:
     """Recompute every fused score from what the result carries: cosine, BM25, the weight."""
     store, embeddings, tenant = await indexed(FIXTURE)
-    retriever = ChunkRetriever(embeddings=embeddings, chunks=store, fusion=PASSAGE_ADAPTIVE_FUSION)
+    fusion = EvidenceFusion(lexical_floor=0.0, power=1.0)
+    retriever = ChunkRetriever(embeddings=embeddings, chunks=store, fusion=fusion)
     query = "notes about the engine"
     result = await retriever.retrieve_chunks(query, tenant, k=10)
     assert len(result.matches) == 4  # the whole corpus: every ranked chunk is shown
@@ -129,16 +128,8 @@ async def test_the_default_fused_score_is_explained_by_the_two_channel_scores() 
         ((m.chunk.id, bm25_relative(m.bm25, top)) for m in result.matches if m.bm25 is not None),
         key=lambda pair: -pair[1],
     )
-    fusion = PASSAGE_ADAPTIVE_FUSION
-    weight = fusion.lexical_weight(semantic, lexical, query=query)
-    assert 0.0 < weight < 1.0
     expected = weighted_evidence(
-        semantic,
-        lexical,
-        lexical_weight=weight,
-        lexical_floor=fusion.lexical_floor,
-        semantic_floor=fusion.semantic_floor,
-        power=fusion.power,
+        semantic, lexical, lexical_weight=0.5, lexical_floor=0.0, power=1.0
     )
     assert [m.chunk.id for m in result.matches] == [item for item, _ in expected]
     assert [m.score for m in result.matches] == pytest.approx([score for _, score in expected])

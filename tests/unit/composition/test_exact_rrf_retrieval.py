@@ -24,7 +24,7 @@ from redstring import (
 from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.domain.fusion import (
     DEFAULT_PASSAGE_FUSION,
-    PASSAGE_ADAPTIVE_FUSION,
+    EvidenceFusion,
     ReciprocalRankFusion,
 )
 from redstring.domain.fusion import reciprocal_rank_fusion as full_rrf
@@ -111,13 +111,12 @@ async def test_the_result_says_how_hybrid_fused() -> None:
     store = InMemoryChunkStore(dimension=DIMENSION)
     tenant = await index(store, ["engine notes", "mill river"], embeddings)
     rrf = ChunkRetriever(embeddings=embeddings, chunks=store)
-    adaptive = ChunkRetriever(embeddings=embeddings, chunks=store, fusion=PASSAGE_ADAPTIVE_FUSION)
+    weighted = ChunkRetriever(embeddings=embeddings, chunks=store, fusion=EvidenceFusion())
     assert (await rrf.retrieve_chunks("engine", tenant)).fusion == "rrf k=60"
     lexical = await rrf.retrieve_chunks("engine", tenant, mode=RetrievalMode.LEXICAL)
     assert lexical.fusion is None
-    weighed = (await adaptive.retrieve_chunks("engine", tenant)).fusion
-    assert weighed is not None
-    assert weighed.startswith("adaptive lexical_weight=0.")
+    weighed = (await weighted.retrieve_chunks("engine", tenant)).fusion
+    assert weighed == "evidence lexical_floor=0.6 lexical_weight=0.5 power=3"
 
 
 class IdentifierBlindEmbeddings(FakeEmbeddingProvider):

@@ -38,6 +38,12 @@ FRAGMENTS = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _in_an_empty_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A how-to writes its files (`docs.db`, ...) where a reader runs it: here, a new folder."""
+    monkeypatch.chdir(tmp_path)
+
+
 def blocks(page: Path) -> list[str]:
     return FENCE.findall(page.read_text(encoding="utf-8"))
 

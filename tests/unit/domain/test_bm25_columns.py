@@ -44,7 +44,10 @@ def corpora(draw: st.DrawFn) -> tuple[list[str], list[LexicalCandidate], CorpusS
     return query, candidates, stats
 
 
-@settings(deadline=None, max_examples=300)
+# 100 examples: each one forces ties (lengths 1-6, counts 1-3) and ids out of order, and three
+# seeded breaks (ties at the k cut dropped, ties by input order, the zero-average guard moved)
+# each failed within the first 100 on ten seeds out of ten; 300 took 10 s of CI.
+@settings(deadline=None, max_examples=100)
 @given(corpus=corpora(), k=st.sampled_from([1, 2, 3, 5, 10, 100]), seed=st.integers(0, 99))
 def test_columns_rank_exactly_as_the_reference_ranker(
     corpus: tuple[list[str], list[LexicalCandidate], CorpusStats], k: int, seed: int

@@ -1,28 +1,23 @@
-"""The fusion strategies the retrievers choose between (ADR 0060, 0120)."""
+"""The fusion strategies the retrievers choose between (ADR 0060, 0355, 0365)."""
 
 from __future__ import annotations
 
-import math
 from uuid import UUID
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.fusion import (
     DEFAULT_FUSION,
     DEFAULT_PASSAGE_FUSION,
-    ENTITY_COEFFICIENTS,
     EVIDENCE_LEXICAL_FLOOR,
     EVIDENCE_POWER,
-    PASSAGE_ADAPTIVE_FUSION,
-    AdaptiveFusion,
     EvidenceFusion,
     ReciprocalRankFusion,
     reciprocal_rank_fusion,
 )
-from redstring.domain.query import NormalizedQuery
-from redstring.domain.query_reading import FEATURE_NAMES, fusion_features
 
 # String order equals letter order, so tie-break expectations are readable.
 A = UUID("00000000-0000-4000-8000-00000000000a")
@@ -140,113 +135,15 @@ def test_every_ranked_id_appears_once_with_non_increasing_scores(
     ("floor", "power"), [(-0.1, 4.0), (1.0, 4.0), (0.8, 0.0), (0.8, -1.0), (0.8, float("nan"))]
 )
 def test_parameters_outside_their_range_are_refused(floor: float, power: float) -> None:
-    with pytest.raises(ValueError, match=r"lexical_floor|power"):
+    with pytest.raises(InvalidArgumentError, match=r"lexical_floor|power"):
         EvidenceFusion(lexical_floor=floor, power=power)
 
 
-# ----------------------------------------------------------------- AdaptiveFusion
+# ----------------------------------------------------------------- the defaults
 
-channel = st.lists(st.tuples(st.sampled_from([A, B, C, D]), scores), max_size=6).map(
-    lambda pairs: sorted(pairs, key=lambda pair: -pair[1])
-)
 queries = st.sampled_from(
     ["Ada Lovelace", "the currency of Japan", "Москва", "route 66", "a, b; c", "x"]
 )
-
-
-def only_bias(weight: float) -> tuple[float, ...]:
-    """Coefficients whose lexical weight is `weight` whatever the query."""
-    return (math.log(weight / (1 - weight)),) + (0.0,) * (len(FEATURE_NAMES) - 1)
-
-
-@given(channel, channel, queries)
-def test_zero_coefficients_are_evidence_fusion(
-    semantic: list[tuple[UUID, float]], lexical: list[tuple[UUID, float]], query: str
-) -> None:
-    adaptive = AdaptiveFusion(
-        coefficients=(0.0,) * len(FEATURE_NAMES),
-        lexical_floor=0.7,
-        power=2.0,
-        code_lexical_floor=None,
-    )
-    evidence = EvidenceFusion(lexical_floor=0.7, power=2.0)
-    assert adaptive.fuse(semantic, lexical, query=query) == evidence.fuse(semantic, lexical)
-
-
-@given(channel, channel, queries)
-def test_the_fused_score_is_the_weighted_evidence_of_the_two_channel_scores(
-    semantic: list[tuple[UUID, float]], lexical: list[tuple[UUID, float]], query: str
-) -> None:
-    """What a result carries (both scores) and the query's weight explain every fused score."""
-    fusion = AdaptiveFusion(
-        coefficients=ENTITY_COEFFICIENTS,
-        lexical_floor=0.5,
-        semantic_floor=0.2,
-        power=2.0,
-        code_lexical_floor=None,
-    )
-    weight = fusion.lexical_weight(semantic, lexical, query=query)
-    sem, lex = dict(semantic), dict(lexical)
-    for item, score in fusion.fuse(semantic, lexical, query=query):
-        sem_part = (
-            max(0.0, (2 * max(s for i, s in semantic if i == item) - 1 - 0.2) / 0.8) ** 2
-            if item in sem
-            else 0.0
-        )
-        lex_part = (
-            max(0.0, (max(s for i, s in lexical if i == item) - 0.5) / 0.5) ** 2
-            if item in lex
-            else 0.0
-        )
-        assert score == pytest.approx((1 - weight) * sem_part + weight * lex_part)
-
-
-def test_a_code_is_fused_at_its_own_lexical_floor() -> None:
-    """ADR 0205: a code's length-balanced lexical score counts above the code floor."""
-    fusion = AdaptiveFusion(
-        coefficients=only_bias(0.5), lexical_floor=0.6, power=1.0, code_lexical_floor=0.3
-    )
-    lexical = [(A, 0.45)]
-    assert fusion.floor_for(NormalizedQuery.of("hr")) == 0.3
-    assert fusion.floor_for(NormalizedQuery.of("hour")) == 0.6
-    assert fusion.fuse([], lexical, query="hr") == [(A, pytest.approx(0.5 * 0.15 / 0.7))]
-    assert fusion.fuse([], lexical, query=NormalizedQuery.of("hr")) == fusion.fuse(
-        [], lexical, query="hr"
-    )
-    assert fusion.fuse([], lexical, query="hour") == [(A, 0.0)]
-    unset = AdaptiveFusion(
-        coefficients=only_bias(0.5), lexical_floor=0.6, power=1.0, code_lexical_floor=None
-    )
-    assert unset.floor_for(NormalizedQuery.of("hr")) == 0.6
-    assert PASSAGE_ADAPTIVE_FUSION.code_lexical_floor is None
-
-
-def test_the_weight_is_the_logistic_of_the_coefficients_and_the_features() -> None:
-    coefficients = tuple(0.1 * (n + 1) for n in range(len(FEATURE_NAMES)))
-    semantic, lexical = [(A, 0.9), (B, 0.7)], [(A, 0.95)]
-    z = sum(
-        c * f
-        for c, f in zip(coefficients, fusion_features("the X", semantic, lexical), strict=True)
-    )
-    weight = AdaptiveFusion(coefficients=coefficients).lexical_weight(
-        semantic, lexical, query="the X"
-    )
-    assert weight == pytest.approx(1 / (1 + math.exp(-z)))
-    assert AdaptiveFusion(coefficients=only_bias(0.75)).lexical_weight(
-        [], [], query="x"
-    ) == pytest.approx(0.75)
-
-
-def test_a_prose_query_moves_the_weight_and_with_it_the_winner() -> None:
-    """The same two answers, read for a name and for a description, fuse differently."""
-    prose = tuple(
-        4.0 if name == "bias" else -8.0 if name == "function_share" else 0.0
-        for name in FEATURE_NAMES
-    )
-    fusion = AdaptiveFusion(coefficients=prose, lexical_floor=0.5, power=1.0)
-    semantic, lexical = [(A, 0.9)], [(B, 0.95)]
-    assert ids(fusion.fuse(semantic, lexical, query="Japan Yen")) == [B, A]
-    assert ids(fusion.fuse(semantic, lexical, query="the money of that country")) == [A, B]
 
 
 @given(st.lists(scores, max_size=4), st.booleans(), queries)
@@ -254,34 +151,10 @@ def test_the_default_fusions_keep_one_channel_s_own_order(
     values: list[float], lexical: bool, query: str
 ) -> None:
     ranking = list(zip([A, B, C, D], sorted(values, reverse=True), strict=False))
-    for fusion in (
-        DEFAULT_FUSION,
-        DEFAULT_PASSAGE_FUSION,
-        AdaptiveFusion(),
-        PASSAGE_ADAPTIVE_FUSION,
-    ):
+    for fusion in (DEFAULT_FUSION, DEFAULT_PASSAGE_FUSION, EvidenceFusion()):
         fused = (
             fusion.fuse([], ranking, query=query)
             if lexical
             else fusion.fuse(ranking, [], query=query)
         )
         assert ids(fused) == [item for item, _ in ranking]
-
-
-@pytest.mark.parametrize(
-    "kwargs",
-    [
-        {"coefficients": (1.0,)},
-        {"coefficients": (float("nan"),) * len(FEATURE_NAMES)},
-        {"coefficients": (float("inf"),) * len(FEATURE_NAMES)},
-        {"semantic_floor": 1.0},
-        {"semantic_floor": -0.1},
-        {"lexical_floor": 1.0},
-        {"code_lexical_floor": 1.0},
-        {"code_lexical_floor": -0.1},
-        {"power": 0.0},
-    ],
-)
-def test_adaptive_parameters_outside_their_range_are_refused(kwargs: dict[str, object]) -> None:
-    with pytest.raises(ValueError, match=r"coefficients|semantic_floor|lexical_floor|power"):
-        AdaptiveFusion(**kwargs)  # type: ignore[arg-type]

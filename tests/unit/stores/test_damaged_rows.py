@@ -23,6 +23,7 @@ from redstring.domain.entity import Entity, Relationship
 from redstring.domain.ids import TenantId
 from redstring.domain.vector import VectorRecord
 from redstring.errors import DamagedRowError, DamagedStoreError
+from redstring.ports import DocumentChunked
 
 TENANT = new_tenant_id()
 TEXTS = [
@@ -82,7 +83,8 @@ def _flip(value: bytes | str, at: int | None = None) -> bytes | str:
 
 def _flip_json(value: bytes | str) -> bytes | str:
     """A flipped byte of the JSON's syntax (a flip inside a string can leave valid JSON)."""
-    return _flip(value, at=str(value).index('"name"'))
+    text = str(value)
+    return _flip(value, at=text.index('"name"') if '"name"' in text else 0)
 
 
 def _chunk_key(chunk: StoredChunk) -> tuple[str, str]:
@@ -310,8 +312,7 @@ async def test_postgres_bodies_that_no_longer_validate_raise_a_damaged_row_namin
             )
             admin.execute(
                 sql.SQL(
-                    "UPDATE {}.chunk_rows SET body = jsonb_set(body, '{{index}}', '\"x\"')"
-                    " WHERE chunk_id = %s"
+                    "UPDATE {}.chunk_rows SET body = jsonb_build_array(body) WHERE chunk_id = %s"
                 ).format(sql.Identifier(schema)),
                 (str(CHUNKS[2].id),),
             )
@@ -327,5 +328,49 @@ async def test_postgres_bodies_that_no_longer_validate_raise_a_damaged_row_namin
         _assert_names(raised.value, "chunk_rows", f"chunk {CHUNKS[2].id}", TENANT)
         with pytest.raises(DamagedRowError):
             await stores.chunks.search_chunks([0, 0, 1, 0], TENANT, k=1)
+        with pytest.raises(DamagedRowError) as raised:  # replacing it by difference refuses too
+            await stores.chunks.replace_source("notes", TENANT, CHUNKS)
+        _assert_names(raised.value, "chunk_rows", f"chunk {CHUNKS[2].id}", TENANT)
+        # `check` scans PostgreSQL's JSON rows too: every damaged one, the rest read
+        assert [(r.table, r.tenant, r.row) for r in await stores.graph.damaged_rows()] == [
+            ("graph_entities", str(TENANT), f"entity {ADA.id}")
+        ]
+        assert [(r.table, r.row) for r in await stores.chunks.damaged_rows()] == [
+            ("chunk_rows", f"chunk {CHUNKS[2].id}")
+        ]
     finally:
         await stores.close()
+
+
+@pytest.mark.asyncio
+async def test_a_damaged_event_or_remembered_answer_raises_a_damaged_row_and_check_lists_it(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "events.db"
+    async with open_sqlite(path, dimension=4) as stores:
+        await stores.events.append(
+            [DocumentChunked(tenant_id=TENANT, document_id=f"doc{n}", chunks=[]) for n in range(5)]
+        )
+        await stores.events.remember(TENANT, "answer-1", {"entities": []})
+    _edit(path, "event_log|body|tenant_id = ? AND sequence = ?", _flip_json, str(TENANT), 2)
+    _edit(
+        path, "answer_memory|value|tenant_id = ? AND key = ?", _flip_json, str(TENANT), "answer-1"
+    )
+    with contextlib.closing(sqlite3.connect(path)) as raw:  # and a gap: event 4 is gone
+        raw.execute("DELETE FROM event_log WHERE sequence = 4")
+        raw.commit()
+    # Read-only: a writable open would fold the unfolded events first, and stop at event 2.
+    async with open_sqlite(path, read_only=True) as stores:
+        with pytest.raises(DamagedRowError) as raised:
+            await stores.events.read(TENANT)
+        _assert_names(raised.value, "event_log", "event 2", TENANT)
+        assert len(await stores.events.read(TENANT, after=2)) == 2  # the rest still reads
+        with pytest.raises(DamagedRowError) as raised:
+            await stores.events.recall(TENANT, ["answer-1"])
+        _assert_names(raised.value, "answer_memory", "key answer-1", TENANT)
+        report = await stores.events.damaged_rows()
+    assert [(r.table, r.row, r.problem) for r in report][1:] == [
+        ("event_log", "event 5", "the tenant's log skips from 3"),
+        ("answer_memory", "key answer-1", report[2].problem),
+    ]
+    assert report[0].row == "event 2"

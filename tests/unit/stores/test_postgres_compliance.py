@@ -1,13 +1,13 @@
 """The PostgreSQL adapters pass the same compliance suites as every adapter.
 
-Each `make_store` opens a new, empty schema in this module's database; the
-pools opened during a test are closed after it.
+Each `make_store` opens an empty schema in this module's database: a new one, or
+one a finished test of the module left, emptied (`schema_pool`); the pools
+opened during a test are closed after it.
 """
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Hashable
 
 import pytest_asyncio
 
@@ -17,32 +17,45 @@ from redstring.testing.chunk_store import ChunkStoreCompliance
 from redstring.testing.event_log import EventLogCompliance
 from redstring.testing.graph_store import GraphStoreCompliance
 from redstring.testing.vector_store import VectorStoreCompliance
+from tests.schema_pool import SchemaPool
 
 
 class _OpensSchemas:
     url: str
     opened: list[PostgresStores]
+    pool: SchemaPool
+    #: The schemas this test took from the pool (or made), with their keys.
+    taken: dict[str, Hashable]
 
     @pytest_asyncio.fixture(autouse=True)
-    async def _pools(self, postgres_url: str) -> AsyncIterator[None]:
-        self.url = postgres_url
-        self.opened = []
+    async def _pools(self, postgres_url: str, schema_pool: SchemaPool) -> AsyncIterator[None]:
+        self.url, self.pool = postgres_url, schema_pool
+        self.opened, self.taken = [], {}
         yield
         for stores in self.opened:
             await stores.close()
+        for name, key in self.taken.items():
+            self.pool.give_back(name, key)
 
     async def open(
         self, dimension: int, schema: str | None = None, **options: object
     ) -> PostgresStores:
+        key: Hashable = (dimension, tuple(sorted(options.items())))
+        new = False
+        if schema is None:
+            schema, reused = self.pool.take(key)
+            self.taken[schema], new = key, not reused
         stores = await open_postgres(
             self.url,
             dimension=dimension,
-            schema=schema or f"t_{uuid.uuid4().hex[:12]}",
+            schema=schema,
             min_size=1,
             max_size=2,
             **options,  # type: ignore[arg-type]
         )
         self.opened.append(stores)
+        if new:
+            self.pool.record_created(schema)
         return stores
 
 

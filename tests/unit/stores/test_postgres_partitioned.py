@@ -13,7 +13,7 @@ docs/how-to/use-postgres.md) relies on: every query is routed to one shard.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +30,7 @@ from redstring.testing.chunk_store import ChunkStoreCompliance
 from redstring.testing.event_log import EventLogCompliance
 from redstring.testing.graph_store import GraphStoreCompliance
 from redstring.testing.vector_store import VectorStoreCompliance
+from tests.schema_pool import SchemaPool
 from tests.unit.stores.partitioning import (
     PARTITIONS,
     StatementLog,
@@ -133,12 +134,19 @@ def spread_statements(url: str, schema: str, log: StatementLog, verdicts: Verdic
 class _PartitionedSchemas:
     url: str
     opened: list[tuple[str, PostgresStores]]
+    pool: SchemaPool
+    #: The schemas this test took from the pool (or made), with their keys.
+    taken: dict[str, Hashable]
 
     @pytest_asyncio.fixture(autouse=True)
     async def _pools(
-        self, postgres_url: str, statements: StatementLog, verdicts: Verdicts
+        self,
+        postgres_url: str,
+        statements: StatementLog,
+        verdicts: Verdicts,
+        schema_pool: SchemaPool,
     ) -> AsyncIterator[None]:
-        self.url, self.opened = postgres_url, []
+        self.url, self.pool, self.opened, self.taken = postgres_url, schema_pool, [], {}
         yield
         for _, stores in self.opened:
             await stores.close()
@@ -147,16 +155,24 @@ class _PartitionedSchemas:
             for name, _ in self.opened
             for failure in spread_statements(self.url, name, statements, verdicts)
         ]
+        for name, key in self.taken.items():
+            self.pool.give_back(name, key)
         assert not failures, "statements spread over several partitions:\n" + "\n".join(failures)
 
     async def open(
         self, dimension: int, name: str | None = None, language: str | None = None
     ) -> PostgresStores:
-        name = name or f"p_{uuid.uuid4().hex[:12]}"
+        new = False
+        if name is None:
+            key = (dimension, language)
+            name, reused = self.pool.take(key)
+            self.taken[name], new = key, not reused
         stores = await open_postgres(
             self.url, dimension=dimension, schema=name, max_size=2, language=language
         )
         self.opened.append((name, stores))
+        if new:
+            self.pool.record_created(name)
         return stores
 
 

@@ -104,7 +104,10 @@ async def test_a_chunk_writer_killed_mid_batch_leaves_the_previous_chunks(tmp_pa
     async with open_sqlite(path, dimension=4) as stores:
         await stores.chunks.upsert_chunks([before])
 
-    child = _child("crash_writer.py", str(path), str(tenant), "20000", "chunks")
+    # 2,000 chunks of 42 words spill about 4 MB into the WAL before the pause at the 2,000th
+    # of their 84,000 posting blocks: past the 1 MB checked below, at a tenth of the time
+    # 20,000 chunks took (64 MB spilled).
+    child = _child("crash_writer.py", str(path), str(tenant), "2000", "chunks")
     assert child.stdout is not None
     assert child.stdout.readline().strip() == "paused"
     uncommitted_bytes = await asyncio.to_thread(os.path.getsize, f"{path}-wal")
