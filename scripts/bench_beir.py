@@ -286,7 +286,8 @@ def bench(collection: Collection) -> str:
     lines += [
         "",
         f"HYBRID `confidence` over each query's top 10: ECE {fmt(ece)} (10 bins). "
-        f"Deepest semantic_ranking HYBRID asked (k={DEPTH}): median {statistics.median(depths):.0f}, "
+        f"Deepest semantic_ranking HYBRID asked (k={DEPTH}): "
+        f"median {statistics.median(depths):.0f}, "
         f"max {max(depths)} of {len(collection.documents)}. At k=10: "
         + ", ".join(f"{label} {ms:.1f} ms/query" for label, ms in ours["at_ten"].items())  # type: ignore[attr-defined]
         + ".",
