@@ -22,7 +22,7 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """`-n auto` starts a worker per usable core (`PYTEST_XDIST_AUTO_NUM_WORKERS` still wins)."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):

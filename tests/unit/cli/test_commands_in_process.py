@@ -111,6 +111,7 @@ def test_the_tenant_flag_decides_whose_entities_are_searched(harness: Harness) -
         "tenant_id": str(DEFAULT_TENANT),
         "query": "Ada Lovelace",
         "mode": "lexical",
+        "fusion": None,  # only HYBRID fuses
         "matches": [],
         "hint": f"tenant {DEFAULT_TENANT} holds nothing in this database (check the tenant "
         f"name); tenants holding data: {', '.join(sorted([str(HOME), str(OTHER)]))}.",
