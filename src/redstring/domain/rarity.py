@@ -9,7 +9,7 @@ for almost nothing, a match on a word two names carry for a lot.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 from redstring.domain.blocking import WORD_NAMESPACE
 from redstring.domain.ngrams import NGRAM_DF_CAP, ngram_weight
@@ -32,18 +32,3 @@ def word_weights(
     if weights is None:
         return None
     return tuple(weights.get(WORD_NAMESPACE + token, COMMON_WORD_WEIGHT) for token in query.tokens)
-
-
-def held_share(
-    query_tokens: tuple[str, ...], rarity: tuple[float, ...] | None, name_tokens: Iterable[str]
-) -> float:
-    """The share of the query tokens' weight that a name holds whole, on 0..1.
-
-    `rarity` is one weight per query token (`None` weighs each alike);
-    no query tokens give 0.0.
-    """
-    weights = rarity if rarity is not None else (1.0,) * len(query_tokens)
-    held = set(name_tokens)
-    total = sum(weights)
-    matched = sum(w for token, w in zip(query_tokens, weights, strict=True) if token in held)
-    return matched / total if total else 0.0

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from redstring.domain.document import SourceDocument
-from redstring.errors import EmptyCompletionError
+from redstring.errors import EmptyCompletionError, MalformedCompletionError
 from redstring.extraction.domains import DomainSchema
 from redstring.extraction.extractor import Extractor
 from redstring.providers import FakeLlmProvider
@@ -33,9 +33,11 @@ def _pair(source: str, target: str) -> str:
     return f'between "{source}" and "{target}"'
 
 
-async def _extract(provider: FakeLlmProvider, pair_questions: int) -> list[tuple[str, str, str]]:
+async def _extract(
+    provider: FakeLlmProvider, pair_questions: int, domain: DomainSchema = DOMAIN
+) -> list[tuple[str, str, str]]:
     extraction = await Extractor(provider, pair_questions=pair_questions).extract(
-        DOC, DEFAULT_TENANT, domain=DOMAIN
+        DOC, DEFAULT_TENANT, domain=domain
     )
     names = {entity.id: entity.name for entity in extraction.entities}
     return sorted(
@@ -89,6 +91,36 @@ async def test_at_most_the_limit_is_asked_and_a_failed_question_leaves_the_entit
     found = await _extract(provider, pair_questions=2)
     assert found == [("A", "C", "knows")]  # (A, B) failed; (A, C) is the second and last asked
     assert sum(QUESTION in call.user for call in provider.calls) == 2
+
+
+@pytest.mark.asyncio
+async def test_unreadable_answers_are_skipped_and_an_unlisted_type_is_other_if_allowed() -> None:
+    def provider() -> FakeLlmProvider:
+        return FakeLlmProvider(
+            by_substring={
+                _pair("A", "B"): MalformedCompletionError("not JSON", model="m"),
+                _pair("A", "C"): MalformedCompletionError(
+                    "off schema", model="m", answer={"related": "perhaps"}
+                ),
+                _pair("A", "D"): MalformedCompletionError(
+                    "off schema", model="m", answer={"related": True, "type": "knows"}
+                ),
+                _pair("B", "C"): {"related": True, "type": "invented"},
+                QUESTION: {"related": False},
+                "Passage 1 of 1": _entities("A", "B", "C", "D"),
+            }
+        )
+
+    # (A, B) has no answer to read and (A, C) one that is no pair answer: both skipped, and
+    # the questions after them are still asked; (A, D) is read loosely from its broken answer.
+    closed = provider()
+    assert await _extract(closed, pair_questions=6) == [("A", "D", "knows")]
+    assert sum(QUESTION in call.user for call in closed.calls) == 6
+    open_domain = DOMAIN.model_copy(update={"allows_other": True})
+    assert await _extract(provider(), pair_questions=6, domain=open_domain) == [
+        ("A", "D", "knows"),
+        ("B", "C", "other"),
+    ]
 
 
 def test_a_negative_limit_is_refused() -> None:

@@ -1,0 +1,78 @@
+"""The client's argument guards: each wrong argument is named before any store opens."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from redstring import AsyncRedstring, Redstring
+from redstring.errors import ClientClosedError, InvalidArgumentError
+
+_NO_SERVER = "http://127.0.0.1:1/v1"  # port 1: refused at once
+
+
+@pytest.mark.parametrize("tenant", [5, b"acme", 1.5])
+def test_a_tenant_that_is_neither_a_name_nor_a_uuid_is_named(tmp_path: Path, tenant: Any) -> None:
+    with pytest.raises(InvalidArgumentError, match="a tenant name, a UUID, or None"):
+        Redstring(tmp_path / "g.db", tenant=tenant, embeddings="none")
+    assert not (tmp_path / "g.db").exists()
+
+
+@pytest.mark.parametrize("tenant", ["", "   "])
+def test_a_blank_tenant_name_is_named(tmp_path: Path, tenant: str) -> None:
+    with pytest.raises(InvalidArgumentError, match="a non-blank tenant name or a UUID"):
+        AsyncRedstring(tmp_path / "g.db", tenant=tenant, embeddings="none")
+
+
+@pytest.mark.parametrize("db", ["", "  ", 5, None])
+def test_a_db_that_is_neither_a_path_nor_a_url_is_named(db: Any) -> None:
+    with pytest.raises(InvalidArgumentError, match="a SQLite file path or a postgresql:// URL"):
+        AsyncRedstring(db, embeddings="none")
+
+
+def test_both_clients_report_the_db_they_were_given_as_text(tmp_path: Path) -> None:
+    path = tmp_path / "g.db"
+    with Redstring(path, embeddings="none") as rs:
+        assert rs.db == str(path)
+    assert AsyncRedstring(path, embeddings="none").db == str(path)
+
+
+def test_a_model_name_without_a_base_url_is_named(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("Ada Lovelace met Charles Babbage.", encoding="utf-8")
+    with (
+        Redstring(tmp_path / "g.db", embeddings="none") as rs,
+        pytest.raises(InvalidArgumentError, match="base_url"),
+    ):
+        rs.build(tmp_path / "a.txt", model="m")
+
+
+def test_a_closed_client_refuses_a_build_after_logging_the_files_it_skipped(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "bad.txt").write_bytes(b"\xff\xfe\x00not utf-8 \xc3\x28")
+
+    async def scenario() -> None:
+        client = AsyncRedstring(tmp_path / "g.db", embeddings="none")
+        await client.close()
+        with (
+            caplog.at_level(logging.WARNING, logger="redstring"),
+            pytest.raises(ClientClosedError, match=r"build\(\)"),
+        ):
+            # refused before the preflight, which would find no server here
+            await client.build(tmp_path / "docs", model="m", base_url=_NO_SERVER)
+
+    asyncio.run(scenario())
+    assert any("skipped docs/bad.txt" in record.getMessage() for record in caplog.records)
+
+
+def test_an_item_that_is_neither_a_path_nor_a_document_is_named(tmp_path: Path) -> None:
+    with Redstring(tmp_path / "g.db", embeddings="none") as rs:
+        with pytest.raises(InvalidArgumentError, match="file or folder paths, or SourceDocument"):
+            rs.index([5])  # type: ignore[list-item]
+        with pytest.raises(InvalidArgumentError, match="at least one path or document"):
+            rs.index([])
