@@ -52,11 +52,6 @@ class LoopThread:
         self._thread = threading.Thread(target=_serve, args=(self._loop,), name=name, daemon=True)
         self._thread.start()
 
-    @property
-    def running(self) -> bool:
-        """Whether calls are still taken (`stop` not begun)."""
-        return not self._stopping
-
     def on_loop_thread(self) -> bool:
         """Whether the caller is the loop's own thread."""
         return threading.current_thread() is self._thread
@@ -95,12 +90,9 @@ class LoopThread:
                 return
             self._stopping = True
             pending = list(self._pending)
-        if self._loop.is_closed():
-            return
-        try:
-            finished = asyncio.run_coroutine_threadsafe(_wind_down(closing, self._loop), self._loop)
-        except RuntimeError:  # the loop is already closed
-            return
+        # The loop closes only once `_wind_down` has stopped it, which only this
+        # first `stop` schedules: it is still open here.
+        finished = asyncio.run_coroutine_threadsafe(_wind_down(closing, self._loop), self._loop)
         if self.on_loop_thread():
             return
         try:

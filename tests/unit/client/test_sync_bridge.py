@@ -107,3 +107,26 @@ def test_clients_dropped_without_close_leave_no_threads_or_files(tmp_path: Path)
     gc.collect()
     assert threading.active_count() <= threads
     assert _fds() <= fds
+
+
+def test_a_progress_callback_closing_the_client_ends_the_index_rather_than_hanging(
+    tmp_path: Path,
+) -> None:
+    rs = Redstring(tmp_path / "x.db", embeddings="none")
+    folder = _folder(tmp_path, 3)
+    closes: list[object] = []
+
+    def close_on_first_step(done: int, total: int) -> None:
+        if not closes:
+            closes.append(rs.close())  # on the loop's own thread: only begins the stop
+
+    thread, outcome = _in_thread(lambda: rs.index(folder, progress=close_on_first_step))
+    thread.join(HANG_GUARD_SECONDS)
+    assert not thread.is_alive(), "index() hung: close() waited on its own loop thread"
+    assert closes == [None]
+    assert len(outcome) == 1
+    assert isinstance(outcome[0], ClientClosedError)
+    assert "index()" in str(outcome[0])
+    with pytest.raises(ClientClosedError):
+        rs.stats()
+    rs.close()  # harmless from outside as well
