@@ -13,7 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from redstring.domain.blocking import query_token_keys
@@ -87,6 +87,15 @@ class WordCountCompliance(ABC):
     @pytest.mark.asyncio
     @property_settings
     @given(writes=WRITES)
+    # A merge whatever is drawn: the survivor takes the merged-away name and aliases.
+    @example(
+        writes=[
+            (0, "upsert", 1, ["golda", "meir"], [], 1),
+            (0, "upsert", 2, ["meira"], [["rush", "satie"]], 1),
+            (1, "upsert", 2, ["meira"], [], 1),
+            (0, "merge", 1, ["meir"], [], 2),
+        ]
+    )
     async def test_word_counts_stay_exact_under_every_write_without_a_rebuild(
         self, writes: list[tuple[int, str, int, list[str], list[list[str]], int]]
     ) -> None:

@@ -210,6 +210,52 @@ async def test_saved_lists_that_miss_an_entity_are_not_trusted(
     assert trainings == [ROWS, ROWS]
 
 
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE vector_ivf SET centres = substr(centres, 1, length(centres) - 1)",
+        "UPDATE vector_ivf SET centres = zeroblob(0)",
+        f"UPDATE vector_ivf_lists SET list_no = 1000000 WHERE entity_id = '{fixed_id(7)}'",
+        f"UPDATE vector_ivf_lists SET entity_id = 'not-a-row' WHERE entity_id = '{fixed_id(7)}'",
+    ],
+    ids=["cut-centres", "no-centres", "list-out-of-range", "unknown-entity"],
+)
+@pytest.mark.asyncio
+async def test_a_damaged_saved_index_is_trained_again_not_trusted(
+    tmp_path: Path, trainings: list[int], damage: str
+) -> None:
+    tenant, path = fresh_tenant(), tmp_path / "saved.db"
+    _, exact, matrix, _ = await filled(path, tenant, probes=EVERY_LIST)
+    with sqlite3.connect(path) as raw:
+        raw.execute(damage)
+    again = opened(path, probes=EVERY_LIST)
+    query = matrix[7].tolist()
+    assert keys(await again.search(query, tenant, k=10)) == keys(
+        await exact.search(query, tenant, k=10)
+    )
+    assert trainings == [ROWS, ROWS]
+
+
+@pytest.mark.asyncio
+async def test_a_delete_after_a_write_the_saved_index_missed_leaves_it_stale(
+    tmp_path: Path, trainings: list[int]
+) -> None:
+    tenant, path = fresh_tenant(), tmp_path / "saved.db"
+    _, exact, matrix, rng = await filled(path, tenant)
+    plain = SqliteVectorStore(SqliteDatabase(path), dimension=DIM)  # exact: keeps no index
+    moved = [record(tenant, n, -matrix[n], kind(n)) for n in range(5)]
+    for each in (plain, exact):
+        await each.upsert(moved)
+    for each in (opened(path), exact):  # an ivf store's delete must not make it current again
+        await each.delete([fixed_id(100)], tenant)
+    again = opened(path, probes=EVERY_LIST)
+    for query in asked(rng, -matrix[:5], count=5):
+        assert keys(await again.search(query, tenant, k=10)) == keys(
+            await exact.search(query, tenant, k=10)
+        )
+    assert trainings == [ROWS, ROWS - 1]  # stale: trained again on the rows left
+
+
 @pytest.mark.asyncio
 async def test_saved_indexes_of_tenants_with_the_same_ids_never_cross(
     tmp_path: Path, trainings: list[int]

@@ -16,6 +16,7 @@ from redstring.errors import (
     DimensionMismatchError,
     DuplicateDocumentError,
     IncompleteVectorSetupError,
+    InvalidArgumentError,
     MergeAlreadyUndoneError,
     MergeNotFoundError,
 )
@@ -304,6 +305,20 @@ async def test_bad_setups_are_refused_before_any_model_call() -> None:
             tenant_id=DEFAULT_TENANT,
             embeddings=FakeEmbeddingProvider(dimension=32),
         )
+    with pytest.raises(IncompleteVectorSetupError) as missing:
+        await build_graph(
+            DOCS,
+            provider=model,
+            graph=graph,
+            tenant_id=DEFAULT_TENANT,
+            vectors=InMemoryVectorStore(dimension=16),
+        )
+    assert missing.value.missing == "embeddings"
+    for share in (-0.01, 1.01):
+        with pytest.raises(InvalidArgumentError, match="max_failed_share"):
+            await build_graph(
+                DOCS, provider=model, graph=graph, tenant_id=DEFAULT_TENANT, max_failed_share=share
+            )
     with pytest.raises(DuplicateDocumentError, match="news-1"):
         await build_graph([DOCS[0], DOCS[0]], provider=model, graph=graph, tenant_id=DEFAULT_TENANT)
     with pytest.raises(ValueError, match="merge_threshold"):

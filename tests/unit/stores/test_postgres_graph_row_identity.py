@@ -11,6 +11,7 @@ import uuid
 import pytest
 
 from redstring import new_tenant_id
+from redstring.domain.chunk import StoredChunk
 from redstring.domain.entity import Entity, Relationship
 from redstring.errors import DamagedRowError
 
@@ -25,6 +26,11 @@ MET = Relationship(tenant_id=TENANT, source_id=ADA.id, target_id=ALAN.id, relati
 CITED = Relationship(
     tenant_id=TENANT, source_id=GRACE.id, target_id=ALAN.id, relationship_type="cited"
 )
+
+CHUNKS = [
+    StoredChunk(tenant_id=TENANT, source_id="notes", text=text, index=i, start=0, end=len(text))
+    for i, text in enumerate(["Ada wrote notes", "Grace wrote a compiler"])
+]
 
 
 @pytest.mark.asyncio
@@ -75,5 +81,31 @@ async def test_a_body_naming_another_row_or_other_ends_is_a_damaged_row(
                 ("graph_relationships", str(TENANT), f"relationship {KNOWS.id}"),
             ]
         )
+    finally:
+        await stores.close()
+
+
+@pytest.mark.asyncio
+async def test_a_chunk_body_of_another_chunk_is_a_damaged_row(postgres_url: str) -> None:
+    import psycopg  # noqa: PLC0415 (the postgres extra)
+    from psycopg import sql  # noqa: PLC0415
+
+    from redstring.stores import open_postgres  # noqa: PLC0415
+
+    schema = f"identity_{uuid.uuid4().hex[:8]}"
+    stores = await open_postgres(postgres_url, dimension=4, schema=schema)
+    try:
+        await stores.chunks.upsert_chunks(CHUNKS)
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute(
+                sql.SQL(
+                    "UPDATE {0}.chunk_rows SET body = (SELECT body FROM {0}.chunk_rows"
+                    " WHERE chunk_id = %s) WHERE chunk_id = %s"
+                ).format(sql.Identifier(schema)),
+                (str(CHUNKS[0].id), str(CHUNKS[1].id)),
+            )
+        with pytest.raises(DamagedRowError) as raised:
+            await stores.chunks.list_chunks(TENANT)
+        assert (raised.value.table, raised.value.row) == ("chunk_rows", f"chunk {CHUNKS[1].id}")
     finally:
         await stores.close()

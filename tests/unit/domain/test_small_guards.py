@@ -1,0 +1,32 @@
+"""Guards and identities of small domain helpers that no larger test reaches."""
+
+from __future__ import annotations
+
+import pytest
+
+from redstring.domain.chunk_retrieval import bm25_relative
+from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.tokenize import Analyzer
+from redstring.domain.validation import require_keys
+
+
+def test_a_relative_bm25_score_outside_zero_to_top_is_refused() -> None:
+    assert bm25_relative(1.5, 3.0) == 0.5
+    assert bm25_relative(0.0, 0.0) == 0.0
+    for score, top in ((3.5, 3.0), (-0.1, 3.0)):
+        with pytest.raises(ValueError, match="lies in"):
+            bm25_relative(score, top)
+
+
+def test_analyzers_of_one_language_hash_alike_and_print_their_language() -> None:
+    english, again, german = Analyzer("english"), Analyzer("english"), Analyzer("german")
+    assert len({english, again, german}) == 2
+    assert hash(english) == hash(again)
+    assert repr(german) == "Analyzer('german')"
+
+
+def test_a_key_list_holding_a_non_str_names_its_place() -> None:
+    require_keys(["k:ada", "k:lovelace"])
+    with pytest.raises(InvalidArgumentError) as raised:
+        require_keys(["k:ada", 7], name="keys")
+    assert raised.value.name == "keys[1]"
