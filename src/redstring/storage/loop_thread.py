@@ -47,7 +47,8 @@ class LoopThread:
     def __init__(self, name: str) -> None:
         self._loop = asyncio.new_event_loop()
         self._lock = threading.Lock()
-        self._pending: set[concurrent.futures.Future[Any]] = set()
+        # each call in flight: its caller's future, and the coroutine its task runs
+        self._pending: dict[concurrent.futures.Future[Any], Coroutine[Any, Any, Any]] = {}
         self._stopping = False
         self._thread = threading.Thread(target=_serve, args=(self._loop,), name=name, daemon=True)
         self._thread.start()
@@ -70,14 +71,14 @@ class LoopThread:
                 call.close()
                 raise ClientClosedError(method=method)
             future = asyncio.run_coroutine_threadsafe(call, self._loop)
-            self._pending.add(future)
+            self._pending[future] = call
         try:
             return future.result()
         except concurrent.futures.CancelledError:
             raise ClientClosedError(method=method) from None
         finally:
             with self._lock:
-                self._pending.discard(future)
+                self._pending.pop(future, None)
 
     def stop(self, closing: Closing | None = None) -> None:
         """Cancel the calls in flight, run `closing()` on the loop, and end the thread.
@@ -89,10 +90,13 @@ class LoopThread:
             if self._stopping:
                 return
             self._stopping = True
-            pending = list(self._pending)
+            pending = dict(self._pending)
         # The loop closes only once `_wind_down` has stopped it, which only this
         # first `stop` schedules: it is still open here.
-        finished = asyncio.run_coroutine_threadsafe(_wind_down(closing, self._loop), self._loop)
+        calls = list(pending.values())
+        finished = asyncio.run_coroutine_threadsafe(
+            _wind_down(calls, closing, self._loop), self._loop
+        )
         if self.on_loop_thread():
             return
         try:
@@ -107,13 +111,21 @@ class LoopThread:
         weakref.finalize(owner, self.stop, closing)
 
 
-async def _wind_down(closing: Closing | None, loop: asyncio.AbstractEventLoop) -> None:
-    """Cancel the loop's other tasks, wait for them, run `closing`, stop `loop`."""
+async def _wind_down(
+    calls: list[Coroutine[Any, Any, Any]],
+    closing: Closing | None,
+    loop: asyncio.AbstractEventLoop,
+) -> None:
+    """Cancel the tasks running `calls`, wait for them, run `closing`, stop `loop`.
+
+    Only the calls are cancelled: a task a store keeps (a connection pool's
+    worker) is the store's to end in `closing`, which may wait for it.
+    """
     try:
         tasks = [
             task
             for task in asyncio.all_tasks(loop)
-            if task is not asyncio.current_task() and not task.done()
+            if task is not asyncio.current_task() and not task.done() and task.get_coro() in calls
         ]
         for task in tasks:
             task.cancel()
