@@ -325,14 +325,12 @@ async def _semantic_channel(
 
 
 async def _ranking(
-    pair: tuple[EmbeddingProvider, SemanticChunkSource] | None,
-    vector: Sequence[float] | None,
+    pair: tuple[EmbeddingProvider, SemanticChunkSource],
+    vector: Sequence[float],
     tenant_id: TenantId,
     k: int,
     source_ids: Sequence[str] | None,
 ) -> list[tuple[ChunkId, float]]:
-    if pair is None or vector is None:
-        return []
     return await pair[1].semantic_ranking(vector, tenant_id, k=k, source_ids=source_ids)
 
 

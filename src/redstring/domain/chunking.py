@@ -50,9 +50,7 @@ class SlidingWindowChunker:
         start = _skip_space(text, 0)
         while start < len(text):
             end = self._window_end(text, start)
-            span = _trimmed(text, start, end)
-            if span is not None:
-                spans.append(span)
+            spans.append(_trimmed(text, start, end))
             if end >= len(text):
                 break
             start = _skip_space(text, max(end - self.overlap, start + 1))
@@ -94,10 +92,10 @@ def _skip_space(text: str, position: int) -> int:
     return position
 
 
-def _trimmed(text: str, start: int, end: int) -> TextSpan | None:
+def _trimmed(text: str, start: int, end: int) -> TextSpan:
+    """`text[start:end]` without its surrounding space; `start` is never at a space and
+    `end > start`, so the span is never empty."""
     piece = text[start:end]
     stripped = piece.strip()
-    if not stripped:
-        return None
     left = start + (len(piece) - len(piece.lstrip()))
     return TextSpan(start=left, end=left + len(stripped), text=stripped)
