@@ -152,10 +152,12 @@ def test_without_the_openai_extra_build_names_the_extra(
     ("flag", "value", "variable"),
     [
         ("--llm-timeout", "0", "REDSTRING_LLM_TIMEOUT"),
+        ("--llm-timeout", "soon", "REDSTRING_LLM_TIMEOUT"),
         ("--llm-concurrency", "x", "REDSTRING_LLM_CONCURRENCY"),
         ("--llm-attempts", "-1", "REDSTRING_LLM_ATTEMPTS"),
         ("--max-tokens", "0", "REDSTRING_LLM_MAX_TOKENS"),
         ("--max-failed-share", "1.5", "REDSTRING_MAX_FAILED_SHARE"),
+        ("--max-failed-share", "half", "REDSTRING_MAX_FAILED_SHARE"),
         ("--pair-questions", "-1", "REDSTRING_PAIR_QUESTIONS"),
     ],
 )
@@ -175,3 +177,19 @@ def test_bad_build_settings_are_one_line_from_a_flag_or_the_environment(
         err = io.StringIO()
         assert main([*argv, *extra], env=env, stdout=io.StringIO(), stderr=err) == 1
         assert f"{flag}={value!r} is not allowed" in err.getvalue()
+
+
+def test_an_unknown_structured_output_is_one_line_naming_the_variable_and_the_choices(
+    tmp_path: Path,
+) -> None:
+    env = {
+        "REDSTRING_LLM_BASE_URL": "http://127.0.0.1:9/v1",
+        "REDSTRING_LLM_MODEL": "m",
+        "REDSTRING_STRUCTURED_OUTPUT": "xml",
+    }
+    argv = ["build", "src/redstring/sample_docs", "--db", str(tmp_path / "g.db")]
+    err = io.StringIO()
+    assert main([*argv, "--embeddings", "none"], env=env, stdout=io.StringIO(), stderr=err) == 1
+    assert "REDSTRING_STRUCTURED_OUTPUT='xml' is not allowed" in err.getvalue()
+    assert "json_schema" in err.getvalue()
+    assert not (tmp_path / "g.db").exists()
