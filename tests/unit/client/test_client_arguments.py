@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from redstring import AsyncRedstring, Redstring
+from redstring.client.embeddings import local_extra_installed, resolve_embeddings
 from redstring.errors import ClientClosedError, InvalidArgumentError
+from redstring.llm.local_embedding import LocalEmbeddingProvider
 
 _NO_SERVER = "http://127.0.0.1:1/v1"  # port 1: refused at once
 
@@ -76,3 +78,11 @@ def test_an_item_that_is_neither_a_path_nor_a_document_is_named(tmp_path: Path) 
             rs.index([5])  # type: ignore[list-item]
         with pytest.raises(InvalidArgumentError, match="at least one path or document"):
             rs.index([])
+
+
+@pytest.mark.skipif(not local_extra_installed(), reason="needs the local extra")
+def test_embeddings_local_is_the_local_model_on_the_threads_asked_for() -> None:
+    for threads in (1, 7):  # at most one of them can be the machine's default
+        provider = resolve_embeddings("local", threads=threads)  # lazy: loads no model
+        assert isinstance(provider, LocalEmbeddingProvider)
+        assert provider.threads == threads
