@@ -65,3 +65,21 @@ async def test_a_backend_without_chunks_explains_an_empty_entity_search() -> Non
     async with _client(stores, embedded=False) as rs:
         answer = await rs.search("Ada")
     assert answer.hint == f"tenant {HOME} holds nothing, nor does any other: index or build first."
+
+
+@pytest.mark.asyncio
+async def test_the_stats_of_a_backend_without_chunks_print_the_entity_vectors_alone() -> None:
+    stores = StoreSet(
+        backend="memory",
+        graph=InMemoryGraphStore(),
+        vectors=InMemoryVectorStore(dimension=DIMENSION),
+        chunks=None,
+    )
+    await stores.graph.upsert(home_entities())
+    async with _client(stores, embedded=False) as rs:
+        stats = await rs.stats()
+    [tenant] = stats.tenants
+    assert (tenant.chunks, tenant.embedded_chunks) == (None, None)
+    printed = str(stats).splitlines()
+    assert f"  vectors        {tenant.vectors}" in printed
+    assert "  chunks         not kept by this backend" in printed
