@@ -289,14 +289,13 @@ class _Tally:
     relationships_retired: int = 0
 
     def add(self, extraction: DocumentExtraction, events: list[Event]) -> None:
-        extracted = events[0]
         for event in events:
-            if isinstance(event, EntitiesRetired):
+            if isinstance(event, DocumentExtracted):
+                self.entity_ids.update(entity.id for entity in event.entities)
+                self.relationship_ids.update(rel.id for rel in event.relationships)
+            elif isinstance(event, EntitiesRetired):
                 self.retired += len(event.retired)
                 self.relationships_retired += len(event.relationships_removed)
-        if isinstance(extracted, DocumentExtracted):
-            self.entity_ids.update(entity.id for entity in extracted.entities)
-            self.relationship_ids.update(rel.id for rel in extracted.relationships)
         self.failures += extraction.failures
         self.outside.update(extraction.types_outside_domain)
         self.dropped += extraction.relationships_dropped
