@@ -34,6 +34,10 @@ async def test_entity_hints_name_the_words_the_filter_and_the_threshold() -> Non
         typed = await rs.search("Ada", types=["planet"])
         strict = await rs.search("Ada", min_confidence=1.0)
     assert lexical.hint == "no entity name or alias matched the query's words."
+    assert str(lexical).splitlines() == [
+        "0 entities for 'zzzz' (lexical)",
+        "  no entity name or alias matched the query's words.",
+    ]
     assert typed.hint is not None
     assert typed.hint.startswith("no entity of the given types matched")
     assert strict.hint == "no entity reached min_confidence=1.0; lower it to see weaker matches."
