@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from redstring import AsyncRedstring
+from redstring import AsyncRedstring, Entity
 from redstring.client.store_set import StoreSet
 from redstring.providers import FakeEmbeddingProvider
 from redstring.stores import InMemoryChunkStore, InMemoryGraphStore, InMemoryVectorStore
@@ -34,6 +34,10 @@ async def test_entity_hints_name_the_words_the_filter_and_the_threshold() -> Non
         typed = await rs.search("Ada", types=["planet"])
         strict = await rs.search("Ada", min_confidence=1.0)
     assert lexical.hint == "no entity name or alias matched the query's words."
+    assert str(lexical).splitlines() == [
+        "0 entities for 'zzzz' (lexical)",
+        "  no entity name or alias matched the query's words.",
+    ]
     assert typed.hint is not None
     assert typed.hint.startswith("no entity of the given types matched")
     assert strict.hint == "no entity reached min_confidence=1.0; lower it to see weaker matches."
@@ -83,3 +87,13 @@ async def test_the_stats_of_a_backend_without_chunks_print_the_entity_vectors_al
     printed = str(stats).splitlines()
     assert f"  vectors        {tenant.vectors}" in printed
     assert "  chunks         not kept by this backend" in printed
+
+
+@pytest.mark.asyncio
+async def test_an_entity_without_a_description_prints_without_a_description_line() -> None:
+    stores = _empty()
+    ada = Entity(tenant_id=HOME, entity_type="person", name="Ada Lovelace")
+    await stores.graph.upsert([ada])
+    async with _client(stores, embedded=False) as rs:
+        detail = await rs.entity(str(ada.id))
+    assert str(detail).splitlines() == [f"Ada Lovelace (person) {ada.id}"]
