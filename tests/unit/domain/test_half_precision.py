@@ -58,8 +58,8 @@ def test_the_float16_cosine_stays_within_the_bound(
     drawn: tuple[list[float], list[float], float],
 ) -> None:
     row_values, query_values, scale = drawn
-    if not any(row_values) or not any(query_values):
-        return
+    if not any(row_values) or not np.linalg.norm(query_values):
+        return  # a query whose length underflows to 0 has no direction to compare
     row = (np.asarray(row_values) * scale).astype(np.float32)
     if not np.any(row):
         return
