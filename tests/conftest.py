@@ -1,8 +1,8 @@
 """Session fixtures: one real PostgreSQL server for every Postgres test.
 
-Hypothesis draws the same examples on every run (`derandomize`), so a run's
-verdict depends on the code alone; `HYPOTHESIS_PROFILE=explore` draws new
-ones for a search by hand.
+Hypothesis draws the same examples on every run (`derandomize`) and replays
+no saved ones, so a run's verdict depends on the code alone;
+`HYPOTHESIS_PROFILE=explore` draws new ones for a search by hand.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from tests.cores import usable_cores
 from tests.postgres_server import new_database, running_server
 from tests.schema_pool import SchemaPool
 
-settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("repeatable", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
