@@ -314,6 +314,35 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
 
         return await self._db.read(work, store=self._name)
 
+    def _ranked_rows(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        k: int,
+        source_ids: Sequence[str] | None,
+    ) -> tuple[str, dict[str, object]] | None:
+        """The checked search's `best` clause (the `k` nearest embedded rows of the
+        tenant by exact distance, ties by chunk id) and its parameters; `None` when
+        nothing can match (`k == 0`, or no source kept)."""
+        require_tenant_id(tenant_id)
+        validate_search_args(k, None)
+        query = unit_vector(vector, dimension=self._dimension, context="query vector")
+        if k == 0 or (source_ids is not None and not source_ids):
+            return None
+        parameters: dict[str, object] = {"q": query, "tenant": tenant_id, "k": k}
+        where = "tenant_id = %(tenant)s AND embedding IS NOT NULL"
+        if source_ids is not None:
+            where += " AND source_id = ANY(%(sources)s)"
+            parameters["sources"] = list(source_ids)
+        # MATERIALIZED: rank every embedded row of the tenant, never an approximate index.
+        best = (
+            "scored AS MATERIALIZED (SELECT chunk_id, embedding <=> %(q)s AS distance"
+            f" FROM {{schema}}.chunk_rows WHERE {where}),"
+            " best AS (SELECT chunk_id, distance FROM scored ORDER BY distance, chunk_id"
+            " LIMIT %(k)s)"
+        )
+        return best, parameters
+
     async def search_chunks(
         self,
         vector: Sequence[float],
@@ -322,25 +351,14 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
         k: int = 10,
         source_ids: Sequence[str] | None = None,
     ) -> list[ChunkMatch]:
-        require_tenant_id(tenant_id)
-        validate_search_args(k, None)
-        query = unit_vector(vector, dimension=self._dimension, context="query vector")
-        if k == 0 or (source_ids is not None and not source_ids):
+        ranked = self._ranked_rows(vector, tenant_id, k, source_ids)
+        if ranked is None:
             return []
-        parameters: dict[str, object] = {"q": query, "tenant": tenant_id, "k": k}
-        where = "tenant_id = %(tenant)s AND embedding IS NOT NULL"
-        if source_ids is not None:
-            where += " AND source_id = ANY(%(sources)s)"
-            parameters["sources"] = list(source_ids)
-        # MATERIALIZED: rank every embedded row of the tenant, never an approximate
-        # index; only the k winners' bodies are read.
+        best, parameters = ranked
+        # Only the k winners' bodies are read.
         statement = self._db.sql(
-            "WITH scored AS MATERIALIZED (SELECT chunk_id, embedding <=> %(q)s AS distance"
-            f" FROM {{schema}}.chunk_rows WHERE {where}),"
-            " best AS (SELECT chunk_id, distance FROM scored ORDER BY distance, chunk_id"
-            " LIMIT %(k)s)"
-            " SELECT r.body, r.embedding, r.tenant_id::text, r.chunk_id, best.distance"
-            " FROM best JOIN {schema}.chunk_rows r"
+            f"WITH {best} SELECT r.body, r.embedding, r.tenant_id::text, r.chunk_id,"
+            " best.distance FROM best JOIN {schema}.chunk_rows r"
             " ON r.tenant_id = %(tenant)s AND r.chunk_id = best.chunk_id"
         )
 
@@ -364,22 +382,12 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
         k: int = 10,
         source_ids: Sequence[str] | None = None,
     ) -> list[tuple[ChunkId, float]]:
-        require_tenant_id(tenant_id)
-        validate_search_args(k, None)
-        query = unit_vector(vector, dimension=self._dimension, context="query vector")
-        if k == 0 or (source_ids is not None and not source_ids):
+        ranked = self._ranked_rows(vector, tenant_id, k, source_ids)
+        if ranked is None:
             return []
-        parameters: dict[str, object] = {"q": query, "tenant": tenant_id, "k": k}
-        where = "tenant_id = %(tenant)s AND embedding IS NOT NULL"
-        if source_ids is not None:
-            where += " AND source_id = ANY(%(sources)s)"
-            parameters["sources"] = list(source_ids)
-        # As `search_chunks` ranks, every embedded row exactly; no body is read.
-        statement = self._db.sql(
-            "WITH scored AS MATERIALIZED (SELECT chunk_id, embedding <=> %(q)s AS distance"
-            f" FROM {{schema}}.chunk_rows WHERE {where})"
-            " SELECT chunk_id, distance FROM scored ORDER BY distance, chunk_id LIMIT %(k)s"
-        )
+        best, parameters = ranked
+        # As `search_chunks` ranks; no body is read.
+        statement = self._db.sql(f"WITH {best} SELECT chunk_id, distance FROM best")
 
         async def work(connection: Connection) -> list[tuple[Any, ...]]:
             cursor = await connection.execute(statement, parameters)
