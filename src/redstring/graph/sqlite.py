@@ -129,6 +129,9 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
 
         names: dict[EntityId, list[str]] = {}
         for entity_id, name, aliases in await self._read(work):
+            if aliases == "[]" and isinstance(name, str):  # most names: nothing to decode
+                names[asked[str(entity_id)]] = [name]
+                continue
             with self._decoding("graph_entities", str(tenant_id), f"entity {entity_id}"):
                 listed = json.loads(str(aliases))
                 if not isinstance(name, str) or not isinstance(listed, list):
