@@ -6,7 +6,8 @@ the harness (`harness.py`), the report (`report.py`, run by
 `scripts.evaluate_retrieval`) and the CI floors read them.
 
 Entity corpus format (`entity_corpus.json` "names", `world_corpus.json`
-"world"): one JSON object, one entity or query per line.
+"world", `bio_corpus.json` "bio", `icd_corpus.json` "icd"): one JSON
+object, one entity or query per line.
 
 - `meta`: description, generator, seed, grading rule, sources (with versions).
 - `entities[]`: `key` (corpus-unique string; the harness maps it to an

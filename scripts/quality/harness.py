@@ -38,7 +38,11 @@ from .common import DATA_DIR
 ENTITY_CORPORA = {
     "names": DATA_DIR / "entity_corpus.json",
     "world": DATA_DIR / "world_corpus.json",
+    "bio": DATA_DIR / "bio_corpus.json",
+    "icd": DATA_DIR / "icd_corpus.json",
 }
+#: The entity corpora the "nothing matches" confidence is fitted and held on (ADR 0170).
+CONFIDENCE_CORPORA = {name: ENTITY_CORPORA[name] for name in ("names", "world")}
 ENTITY_CORPUS = ENTITY_CORPORA["names"]
 PASSAGES = DATA_DIR / "passages.json"
 

@@ -25,8 +25,8 @@ from redstring.llm.local_embedding import MODEL_SHA256, LocalEmbeddingProvider
 
 from .common import DATA_DIR
 from .harness import (
+    CONFIDENCE_CORPORA,
     DEPTH,
-    ENTITY_CORPORA,
     TENANT,
     QualityQuery,
     build_graph,
@@ -96,7 +96,7 @@ def _asked(
 
 
 async def _entities(name: str, recording: Recording) -> list[Asked]:
-    path = ENTITY_CORPORA[name]
+    path = CONFIDENCE_CORPORA[name]
     corpus = load_entity_corpus(path)
     queries = corpus.queries + generated_entity_queries()
     provider = PreEmbeddedQueries(LocalEmbeddingProvider())
@@ -147,7 +147,7 @@ async def _passages(name: str, recording: Recording) -> list[Asked]:
 async def _collect() -> tuple[list[Asked], Recording]:
     recording: Recording = {}
     rows = []
-    for name in ENTITY_CORPORA:
+    for name in CONFIDENCE_CORPORA:
         rows += await _entities(name, recording)
     for name in CONFIDENCE_SETS:
         rows += await _passages(name, recording)
@@ -171,7 +171,7 @@ def collect(cache: str | None = None) -> tuple[list[Asked], Recording]:
 def no_match_sources() -> dict[str, Path]:
     """Every file the no-match recording depends on, by name."""
     return {
-        **{f"entities/{n}": p for n, p in ENTITY_CORPORA.items()},
+        **{f"entities/{n}": p for n, p in CONFIDENCE_CORPORA.items()},
         **{f"passages/{n}": p for n, p in CONFIDENCE_SETS.items()},
         "no_match_queries": NO_MATCH_QUERIES,
     }

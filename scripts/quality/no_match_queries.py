@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .common import DATA_DIR, fold, rng_for, split_of, write_lines_json
-from .harness import ENTITY_CORPORA
+from .harness import CONFIDENCE_CORPORA
 from .invented import invented_token
 
 NO_MATCH_QUERIES = DATA_DIR / "no_match_queries.json"
@@ -92,7 +92,7 @@ FAMILIES = {"invented": _invented, "off_topic": _off_topic, "word_combo": _word_
 def entity_words(paths: list[Path] | None = None) -> frozenset[str]:
     """Every folded word (3+ letters) of any entity name or alias in the entity corpora."""
     words: set[str] = set()
-    for path in paths or list(ENTITY_CORPORA.values()):
+    for path in paths or list(CONFIDENCE_CORPORA.values()):
         for row in json.loads(path.read_text(encoding="utf-8"))["entities"]:
             for name in (row["name"], *row["aliases"]):
                 words.update(w for w in fold(name).split() if len(w) >= 3)

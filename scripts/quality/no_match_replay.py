@@ -21,8 +21,8 @@ from typing import Any
 from redstring import ChunkRetriever, RetrievalMode, Retriever, index_documents
 
 from .harness import (
+    CONFIDENCE_CORPORA,
     DEPTH,
-    ENTITY_CORPORA,
     MODES,
     TENANT,
     build_graph,
@@ -89,7 +89,7 @@ async def _replay(
     modes: Sequence[RetrievalMode],
 ) -> Report:
     tallies: dict[str, dict[str, Tally]] = defaultdict(lambda: defaultdict(Tally))
-    for name, path in ENTITY_CORPORA.items():
+    for name, path in CONFIDENCE_CORPORA.items():
         corpus = load_entity_corpus(path)
         queries = [q for q in corpus.queries + generated_entity_queries() if q.split == "holdout"]
         type_of = {e.id: e.entity_type for e in corpus.entities}

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from scripts.quality import python_topics
-from scripts.quality.common import split_of
+from scripts.quality.bio_corpus import ABBREVIATION, BIO_SHAPES, ICD_SHAPES, content_words
+from scripts.quality.common import fold, split_of
 from scripts.quality.element_passages import build as build_elements
 from scripts.quality.harness import ENTITY_CORPORA, load_entity_corpus
 from scripts.quality.passage_sets import PASSAGE_SETS
@@ -37,6 +38,24 @@ def test_every_query_is_graded_against_entities_of_its_corpus(name: str) -> None
         assert set(q["targets"]) <= set(keys), q["id"]
         assert (q["shape"] == "no_match") == (not q["targets"]), q["id"]
         assert q["target"] is None or q["target"] in q["targets"], q["id"]
+
+
+@pytest.mark.parametrize(("name", "shapes"), [("bio", BIO_SHAPES), ("icd", ICD_SHAPES)])
+def test_the_biomedical_families_ask_only_for_wordings_the_graph_does_not_hold(
+    name: str, shapes: tuple[str, ...]
+) -> None:
+    corpus = raw(name)
+    names = {fold(e["name"]) for e in corpus["entities"]}
+    name_of = {e["key"]: e["name"] for e in corpus["entities"]}
+    assert all(not e["aliases"] and e["description"] for e in corpus["entities"])
+    counts = {shape: 0 for shape in shapes}
+    for q in corpus["queries"]:
+        counts[q["shape"]] += 1
+        assert fold(q["query"]) not in names, q["id"]
+        if q["shape"] != "definition":  # a definition is a sentence, no wording of a name
+            assert not ABBREVIATION.search(q["query"]), q["id"]
+            assert content_words(q["query"]) != content_words(name_of[q["target"]]), q["id"]
+    assert min(counts.values()) >= 150, counts
 
 
 def test_every_world_entity_carries_a_description_into_the_harness() -> None:

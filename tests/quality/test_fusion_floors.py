@@ -98,6 +98,10 @@ LOST_UNDER_POOLED_EVIDENCE = {
     ("names/alias", "mrr"),
     ("world/other_language", "mrr"),
 }
+#: Lost when recorded: the biomedical families came after `PooledEvidenceFusion`'s
+#: numbers were chosen, and on Mondo synonyms its MRR trails SEMANTIC (0.744
+#: against 0.768; hit@10 equal, 0.846), as RRF's does (0.739). Held at its figure.
+LOST_ON_ARRIVAL = {("bio/disease_synonym", "mrr")}
 
 
 def test_no_family_loses_since_adr_0230_but_those_the_new_fusions_moved() -> None:
@@ -108,4 +112,4 @@ def test_no_family_loses_since_adr_0230_but_those_the_new_fusions_moved() -> Non
         for metric, value in row["hybrid"].items()
         if value < max(row["semantic"][metric], row["lexical"][metric]) - TOLERANCE
     }
-    assert losing == LOST_UNDER_RRF | LOST_UNDER_POOLED_EVIDENCE
+    assert losing == LOST_UNDER_RRF | LOST_UNDER_POOLED_EVIDENCE | LOST_ON_ARRIVAL

@@ -17,8 +17,9 @@ import pytest
 
 from redstring import index_documents
 from redstring.llm.local_embedding import MODEL_SHA256, LocalEmbeddingProvider
+from redstring.projections.vectors import embedding_text
 from redstring.stores import InMemoryChunkStore
-from scripts.quality.harness import TENANT
+from scripts.quality.harness import ENTITY_CORPORA, TENANT, entity_id_of, load_entity_corpus
 from scripts.quality.passage_sets import PASSAGE_SETS, load_passage_set
 from scripts.quality.recorded import digest, load_recording, record, sources
 
@@ -44,6 +45,24 @@ async def test_a_sample_of_each_passage_sets_recording_is_what_the_model_answers
         (asked,) = await provider.embed_query([query.text])
         chunks = await provider.embed([text_of[(source, index)] for source, index, _ in answer])
         for (_, _, score), vector in zip(answer, chunks, strict=True):
+            cosine = sum(a * b for a, b in zip(asked, vector, strict=True))
+            assert math.isclose((1.0 + cosine) / 2.0, score, abs_tol=1e-4), query.id
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("name", ["bio", "icd"])
+async def test_a_sample_of_the_biomedical_recordings_is_what_the_model_answers(name: str) -> None:
+    """The entities are embedded as the write path embeds them (name, type, description)."""
+    answers = load_recording()["answers"][f"entities/{name}"]
+    corpus = load_entity_corpus(ENTITY_CORPORA[name])
+    by_id = {entity.id: entity for entity in corpus.entities}
+    provider = LocalEmbeddingProvider()
+    sample = [q for q in corpus.queries if q.split == "holdout" and q.targets][:SAMPLE]
+    for query in sample:
+        answer = answers[query.id][:SAMPLE]
+        (asked,) = await provider.embed_query([query.text])
+        texts = [embedding_text(by_id[entity_id_of(key)]) for key, _ in answer]
+        for (_, score), vector in zip(answer, await provider.embed(texts), strict=True):
             cosine = sum(a * b for a, b in zip(asked, vector, strict=True))
             assert math.isclose((1.0 + cosine) / 2.0, score, abs_tol=1e-4), query.id
 

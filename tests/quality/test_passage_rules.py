@@ -1,0 +1,75 @@
+"""Passage fusion rules: held share, weighted fusion, numbers chosen without the graded family."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import scripts.quality.passage_rules as pr
+from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates
+from redstring.domain.chunk import ChunkId
+
+
+def _found(*holdings: dict[str, int]) -> LexicalCandidates:
+    frequencies = {"a": 1, "b": 5}
+    stats = CorpusStats(document_count=10, average_length=5.0, document_frequencies=frequencies)
+    candidates = [
+        LexicalCandidate(chunk_id=ChunkId(f"c{n}"), length=5, term_frequencies=held)
+        for n, held in enumerate(holdings)
+    ]
+    return LexicalCandidates.of(stats, candidates)
+
+
+def test_the_held_share_is_the_largest_idf_share_one_candidate_holds() -> None:
+    rare, common = math.log(1 + 9.5 / 1.5), math.log(1 + 5.5 / 5.5)
+    assert pr.held_share(_found({"a": 1}, {"b": 3})) == pytest.approx(rare / (rare + common))
+    assert pr.held_share(_found({"b": 1}, {"a": 2, "b": 1})) == pytest.approx(1.0)
+    assert pr.held_share(_found()) == 0.0
+
+
+def _case(family: str, split: str, n: int, right: str) -> pr.Case:
+    """One query; `right` ("semantic" or "lexical") ranks the target's chunk first."""
+    target, junk = f"{family}{n}t", f"{family}{n}j"
+    first, second = (target, junk), (junk, target)
+    semantic, lexical = (first, second) if right == "semantic" else (second, first)
+    return pr.Case(
+        family=family,
+        split=split,
+        semantic=semantic,
+        lexical=lexical,
+        held=0.5,
+        coverage=0.5,
+        terms=3,
+        document_of={target: f"doc-{target}", junk: f"doc-{junk}"},
+        grades={f"doc-{target}": 1.0},
+        graded_by="hit",
+    )
+
+
+def _cases(family: str, fit: int, holdout: int, right: str) -> list[pr.Case]:
+    return [_case(family, "fit", n, right) for n in range(fit)] + [
+        _case(family, "holdout", fit + n, right) for n in range(holdout)
+    ]
+
+
+def test_the_weighted_fusion_maps_chunks_to_documents_in_weighted_rrf_order() -> None:
+    case = _case("f", "fit", 0, "semantic")
+    assert pr.fused_documents(case, 1.0, 0.0) == ["doc-f0t", "doc-f0j"]
+    assert pr.fused_documents(case, 0.0, 1.0) == ["doc-f0j", "doc-f0t"]
+    assert pr.fused_documents(case, 1.0, 0.5) == ["doc-f0t", "doc-f0j"]
+    assert pr.figures(case, pr.fused_documents(case, 0.0, 1.0)) == {"hit@10": 1.0, "mrr": 0.5}
+
+
+#: 0 keeps the semantic order, 1 the lexical one.
+PICK = pr.Rule("pick", lambda c, p: (1.0 - p[0], p[0]), ((0.0,), (1.0,)))
+
+
+def test_each_left_out_family_is_graded_at_the_numbers_chosen_without_it() -> None:
+    cases = [*_cases("lex", 6, 5, "lexical"), *_cases("sem", 4, 7, "semantic")]
+    graded = pr.leave_one_out(cases, PICK)
+    # Left out, each family is graded at the number the other alone chose.
+    assert graded.left_out["lex"] == ((0.0,), -0.5)
+    assert graded.left_out["sem"] == ((1.0,), -0.5)
+    assert graded.worst == ("lex", -0.5)
+    assert PICK.numbers == 1
