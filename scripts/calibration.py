@@ -13,7 +13,7 @@ its mean and the share of first results that are right (`quality.calibration`).
 the holdout's reliability table; `--leave-one-out` fits every form of
 `quality.calibration_fit.FORMS` without each family in turn and prints, on
 that family's holdout, the ECE of the channel maps alone (intercept 0, scale
-1: the confidence before ADR 0375) and of the refit.
+1: the confidence before ADR 0390) and of the refit.
 """
 
 from __future__ import annotations

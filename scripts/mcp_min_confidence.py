@@ -26,7 +26,7 @@ from scripts.quality.no_match_replay import replay
 
 #: The most of the fit half's graded queries a tool's default may answer with nothing.
 MAX_GRADED_EMPTIED = 0.05
-#: Steps of 0.01 since confidence is the chance of being right (ADR 0375): 0.1 and 0.2 differ a
+#: Steps of 0.01 since confidence is the chance of being right (ADR 0390): 0.1 and 0.2 differ a
 #: lot. The printed table shows every fifth and the chosen one.
 THRESHOLDS = tuple(round(0.01 * i, 2) for i in range(1, 51))
 CALIBRATIONS: dict[str, ConfidenceCalibration] = {

@@ -28,7 +28,13 @@ from redstring import RetrievalMode, Retriever
 from redstring.domain.confidence import ConfidenceCalibration
 
 from .calibration import calibration
-from .harness import ENTITY_CORPORA, TENANT, build_graph, load_entity_corpus
+from .harness import (
+    CONFIDENCE_CORPORA,
+    ENTITY_CORPORA,
+    TENANT,
+    build_graph,
+    load_entity_corpus,
+)
 from .no_match_answers import (
     NO_MATCH_RECORDED,
     generated_entity_queries,
@@ -67,8 +73,10 @@ async def _first_rows(graded: dict[str, Any], no_match: dict[str, Any]) -> list[
     for name, path in ENTITY_CORPORA.items():
         corpus = load_entity_corpus(path)
         queries = [q for q in corpus.queries if q.targets]
-        queries += [q for q in generated_entity_queries() if q.split == "holdout"]
-        answers = {**graded[f"entities/{name}"], **no_match[f"entities/{name}"]}
+        answers = dict(graded[f"entities/{name}"])
+        if name in CONFIDENCE_CORPORA:
+            queries += [q for q in generated_entity_queries() if q.split == "holdout"]
+            answers |= no_match[f"entities/{name}"]
         semantic = recorded_semantic(name, corpus, {f"entities/{name}": answers}, queries)
         retriever = Retriever(
             embeddings=semantic, vectors=semantic, graph=await build_graph(corpus)

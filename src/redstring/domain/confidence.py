@@ -18,7 +18,7 @@ the fit half of the quality corpora (ADR 0170): 0.5 at `midpoint`, the
 channel score at which a best answer is as likely to come from a query with
 a match as from one without (at equal priors). The surer channel's logit
 (a channel that did not rank the result has no say) then goes through a
-second logistic, fitted on whether first results were right (ADR 0375), so
+second logistic, fitted on whether first results were right (ADR 0390), so
 0.7 means right about 7 times in 10. Both maps rise with each channel's
 score, so the most confident candidate is a channel's best.
 `min_confidence=c` decides per answer (`nothing_matches`): the answer is
@@ -141,14 +141,14 @@ class ConfidenceCalibration:
 # scripts.fit_confidence` (local MiniLM model; names + world corpora and the
 # no-match queries for entities, element passages for passages; ADR 0170).
 # `intercept` and `scale`: fitted on the fit half's first HYBRID results by
-# `uv run python -m scripts.calibration --fit` (recorded answers; ADR 0375).
-# Holdout figures: docs/benchmarks.md ("Nothing matches", "Calibration").
+# `uv run python -m scripts.calibration --fit` (recorded answers; ADR 0390).
+# Holdout figures: docs/benchmarks.md ("Confidence and nothing matches").
 #: Entities (`Retriever`): semantic score and lexical similarity.
 ENTITY_CONFIDENCE = ConfidenceCalibration(
     semantic=ChannelCalibration(midpoint=0.739, slope=14.2),
     lexical=ChannelCalibration(midpoint=0.547, slope=8.4),
-    intercept=-1.633,
-    scale=1.330,
+    intercept=-1.664,
+    scale=1.329,
 )
 #: Passages (`ChunkRetriever`): semantic score and `bm25_coverage`.
 PASSAGE_CONFIDENCE = ConfidenceCalibration(
@@ -160,7 +160,7 @@ PASSAGE_CONFIDENCE = ConfidenceCalibration(
 #: What `min_confidence` is unless given (ADR 0170): `None`, no threshold.
 DEFAULT_MIN_CONFIDENCE: float | None = None
 #: The threshold suggested to a caller (an agent's tool) that prefers an empty answer to
-#: an unrelated one; the CI floors hold its figures. 0.5 before ADR 0375 rescaled
+#: an unrelated one; the CI floors hold its figures. 0.5 before ADR 0390 rescaled
 #: confidence to the chance of being right, where that threshold reads 0.163 for entities
 #: and 0.125 for passages; 0.15 lies between.
 SUGGESTED_MIN_CONFIDENCE = 0.15

@@ -387,7 +387,7 @@ async def test_nonsense_is_answered_empty_unless_min_confidence_is_lowered() -> 
 
 @pytest.mark.asyncio
 async def test_each_search_tool_defaults_to_its_own_min_confidence() -> None:
-    # ADR 0212's rule, rerun by ADR 0375: entities 0.04, passages 0.14; a change is deliberate.
+    # ADR 0212's rule, rerun by ADR 0390: entities 0.04, passages 0.14; a change is deliberate.
     assert (mcp_server.ENTITY_MIN_CONFIDENCE, mcp_server.PASSAGE_MIN_CONFIDENCE) == (0.04, 0.14)
     async with served() as server:
         tools = {tool.name: tool for tool in await server.list_tools()}

@@ -1,4 +1,4 @@
-"""The confidence that a result is right: each channel's map (ADR 0170), then Platt's (ADR 0375)."""
+"""The confidence that a result is right: each channel's map (ADR 0170), then Platt's (ADR 0390)."""
 
 from __future__ import annotations
 
