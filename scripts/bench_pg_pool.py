@@ -14,7 +14,8 @@ p50 / p90 ms, the ratio to the floor, the server's CPU per query, how many
 answers differ from `before`'s, the pool statement's plan per variant (before
 and after the searches) and the load average. `--upserts` also times
 `upsert` batches of 1,000 new rows into `before` and `after`, alternating
-(the index's write cost).
+(the index's write cost); `--workers 0 1` also times `before` at those
+`max_parallel_workers_per_gather` (`before_workers_N`).
 
     nice -n 10 uv run python -m scripts.bench_pg_pool --n 100000 --queries 200 --upserts 10
 """
@@ -173,17 +174,22 @@ async def timing(url: str, args: argparse.Namespace) -> None:
     if args.upserts:
         await upserts(opened, args, owners, matrix)
     tenant = TenantId(uuid.UUID(int=1))
-    wall: dict[str, list[float]] = {name: [] for name in [*schemas, "numpy"]}
+    workers = {f"before_workers_{n}": n for n in args.workers}
+    wall: dict[str, list[float]] = {name: [] for name in [*schemas, *workers, "numpy"]}
     cpu = dict.fromkeys(wall, 0.0)
     postmaster = server_pid(url)
     differing = 0
 
     async def ranked(name: str, q: np.ndarray) -> list[Any]:
         """`rank_exactly` over `name`'s table, steered to the covering index where it has one."""
-        database = opened[name]._db
+        database = opened[name if name in schemas else "before"]._db
 
         async def work(connection: Any) -> list[Any]:
-            if name != "before":
+            if name in workers:
+                await connection.execute(
+                    f"SET LOCAL max_parallel_workers_per_gather = {int(workers[name])}"
+                )
+            elif name != "before":
                 await connection.execute(STEER, (name,))
             return await rank_exactly(
                 database,
@@ -197,7 +203,7 @@ async def timing(url: str, args: argparse.Namespace) -> None:
 
         return list(await database.read(work, store="bench"))
 
-    names = list(schemas)
+    names = [*schemas, *workers]
     for i, q in enumerate(queries[: args.queries]):
         answers: dict[str, list[Any]] = {}
         for name in names if i % 2 == 0 else names[::-1]:
@@ -267,6 +273,13 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--upserts", type=int, default=0, help="batches of 1,000 rows to time")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        nargs="*",
+        default=[],
+        help="also time `before` at these max_parallel_workers_per_gather",
+    )
     args = parser.parse_args()
     print(f"load average at start {os.getloadavg()}; {vars(args)}", flush=True)
     with running_server(shared_buffers="1GB") as url:

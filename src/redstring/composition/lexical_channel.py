@@ -47,7 +47,7 @@ from redstring.domain.blocking import (
     telling_blocks,
 )
 from redstring.domain.entity import Entity
-from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.ids import EntityId, TenantId, entity_id_from_int
 from redstring.domain.lexical import lexical_score
 from redstring.domain.ngrams import (
     NGRAM_CANDIDATE_LIMIT,
@@ -112,6 +112,7 @@ async def rank_lexically(
     under = read_blocks.pop(rarest, []) if rarest is not None else []
     every_word = all(counts[key] for key in words)
     names = await _names_of_holders(graph, query, under, tenant_id) if every_word else {}
+    # From here ids are numbers (`EntityId.int`): only the kept ones become ids (B206(c)).
     exact = read_blocks.get(exact_key, []) if exact_key is not None else []
     rare = under if len(under) <= RARE_WORD_LIMIT else []
     gram_weights = ngram_weights(gram_counts)
@@ -124,7 +125,7 @@ async def rank_lexically(
         lead = list(dict.fromkeys([*kept, *names]))
         pool = interleave(lead, sources, len(lead) + PRESCORE_POOL_LIMIT + NGRAM_CANDIDATE_LIMIT)
         ranked = await _cut(graph, query, pool, len(kept), tenant_id, known=names)
-        candidates = await graph.get_entities(ranked, tenant_id)
+        candidates = await graph.get_entities(_ids(ranked), tenant_id)
     else:
         sources = [
             shortlist(read_blocks, sum(len(ids) for ids in read_blocks.values())),
@@ -148,10 +149,21 @@ def rarest_word(words: Sequence[str], counts: Mapping[str, int]) -> str | None:
     return min(held, key=lambda key: (counts[key], key)) if held else None
 
 
+def _ids(numbers: Sequence[int]) -> list[EntityId]:
+    return [entity_id_from_int(number) for number in numbers]
+
+
+async def _names(
+    graph: BlockingIndex, numbers: Sequence[int], tenant_id: TenantId
+) -> dict[int, list[str]]:
+    """`get_names` keyed by id number."""
+    return {i.int: names for i, names in (await graph.get_names(_ids(numbers), tenant_id)).items()}
+
+
 async def _names_of_holders(
-    graph: BlockingIndex, query: NormalizedQuery, under: list[EntityId], tenant_id: TenantId
-) -> dict[EntityId, list[str]]:
-    """The names of the ids of `under` (one word's block) with a name holding every query word.
+    graph: BlockingIndex, query: NormalizedQuery, under: list[int], tenant_id: TenantId
+) -> dict[int, list[str]]:
+    """The names of the numbers of `under` (one word's block) with a name holding every word.
 
     When the query's one word is that block's, every id holds it and no name is read.
     """
@@ -159,7 +171,7 @@ async def _names_of_holders(
         return {}
     if len(query.words) == 1 and query_token_keys(query) == [WORD_NAMESPACE + min(query.words)]:
         return {entity_id: [] for entity_id in under}
-    names = await graph.get_names(under, tenant_id)
+    names = await _names(graph, under, tenant_id)
     return {
         entity_id: names[entity_id]
         for entity_id in under
@@ -170,12 +182,12 @@ async def _names_of_holders(
 async def _cut(
     graph: BlockingIndex,
     query: NormalizedQuery,
-    pool: list[EntityId],
+    pool: list[int],
     exact: int,
     tenant_id: TenantId,
     *,
-    known: dict[EntityId, list[str]],
-) -> list[EntityId]:
+    known: dict[int, list[str]],
+) -> list[int]:
     """The first `CANDIDATE_LIMIT` of `pool`'s `exact` leading ids, then the pre-score's best.
 
     A pool within `CANDIDATE_LIMIT` is kept whole (a cut would drop nothing);
@@ -184,14 +196,14 @@ async def _cut(
     if len(pool) <= CANDIDATE_LIMIT:
         return pool
     rest = pool[exact:]
-    names = await graph.get_names([i for i in rest if not known.get(i)], tenant_id)
+    names = await _names(graph, [i for i in rest if not known.get(i)], tenant_id)
     names.update({i: known[i] for i in rest if known.get(i)})
     best = prescore_cut(query, names, CANDIDATE_LIMIT - exact)
     return [*pool[:exact], *best][:CANDIDATE_LIMIT]
 
 
 async def _of_types(
-    graph: GraphReader, ranked: list[EntityId], wanted: set[str], tenant_id: TenantId
+    graph: GraphReader, ranked: list[int], wanted: set[str], tenant_id: TenantId
 ) -> list[Entity]:
     """The first `CANDIDATE_LIMIT` entities of `ranked` whose type is wanted.
 
@@ -201,9 +213,9 @@ async def _of_types(
     found: list[Entity] = []
     for start in range(0, len(ranked), CANDIDATE_LIMIT):
         part = ranked[start : start + CANDIDATE_LIMIT]
-        held = {e.id: e for e in await graph.get_entities(part, tenant_id)}
-        for entity_id in part:
-            entity = held.get(entity_id)
+        held = {e.id.int: e for e in await graph.get_entities(_ids(part), tenant_id)}
+        for number in part:
+            entity = held.get(number)
             if entity is not None and normalize_name(entity.entity_type) in wanted:
                 found.append(entity)
         if len(found) >= CANDIDATE_LIMIT:

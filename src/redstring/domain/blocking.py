@@ -36,17 +36,14 @@ port says how).
 from __future__ import annotations
 
 import heapq
-import operator
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from uuid import UUID
 
 import jellyfish
 
 from redstring.domain.entity import Entity
-from redstring.domain.ids import EntityId
 from redstring.domain.legal_forms import KEYLESS_TOKENS
 from redstring.domain.ngrams import ngram_keys_of_form
 from redstring.domain.normalization import matching_form, normalize_name
@@ -67,7 +64,6 @@ MAX_BLOCK_MEMBERS = 1000
 LEXICAL_BLOCK_LIMIT = 250
 LEXICAL_CANDIDATE_LIMIT = 50
 
-_AS_INT = operator.attrgetter("int")
 _ID_MASK = (1 << 128) - 1
 #: Everything but the ASCII letters (exactly the characters `isascii() and isalpha()` keeps).
 _NOT_ASCII_LETTER = re.compile("[^A-Za-z]+")
@@ -287,8 +283,8 @@ def query_ngram_keys(query: NormalizedQuery) -> list[str]:
     return sorted(query.ngrams)
 
 
-def shortlist(blocks: Mapping[str, Sequence[EntityId]], limit: int) -> list[EntityId]:
-    """The at most `limit` ids filed under the most of `blocks`' keys, best first.
+def shortlist(blocks: Mapping[str, Sequence[int]], limit: int) -> list[int]:
+    """The at most `limit` id numbers filed under the most of `blocks`' keys, best first.
 
     An id under more of the query's keys shares more of its name with the
     query; ties go to the ascending id string (the retriever's tie-break, so
@@ -298,19 +294,18 @@ def shortlist(blocks: Mapping[str, Sequence[EntityId]], limit: int) -> list[Enti
     if limit < 1:
         return []
     # A UUID's string is fixed-width lowercase hex, so ordering by its 128-bit
-    # integer is ordering by its string; ints hash and compare far faster than
-    # UUIDs. Each candidate becomes one int, (-hits << 128) | id, whose order is
-    # the shortlist's order.
+    # number is ordering by its string. Each candidate becomes one int,
+    # (-hits << 128) | number, whose order is the shortlist's order.
     hits: Counter[int] = Counter()
     for ids in blocks.values():
-        hits.update(set(map(_AS_INT, ids)))
+        hits.update(set(ids))
     ranked = heapq.nsmallest(limit, [(-count << 128) | number for number, count in hits.items()])
-    return [EntityId(UUID(int=key & _ID_MASK)) for key in ranked]
+    return [key & _ID_MASK for key in ranked]
 
 
 def telling_blocks(
-    blocks: Mapping[str, Sequence[EntityId]], sizes: Mapping[str, int], limit: int
-) -> dict[str, Sequence[EntityId]]:
+    blocks: Mapping[str, Sequence[int]], sizes: Mapping[str, int], limit: int
+) -> dict[str, Sequence[int]]:
     """The blocks whose counted size (`sizes`) is at most `limit`; a larger one is too
     common to rank by (ADR 0200).
 
@@ -322,15 +317,13 @@ def telling_blocks(
     return {key: ids for key, ids in blocks.items() if sizes[key] <= limit}
 
 
-def interleave(
-    exact: Sequence[EntityId], sources: Sequence[Sequence[EntityId]], limit: int
-) -> list[EntityId]:
-    """`exact` first, then one id from each ranked source in turn; no repeats, at most `limit`.
+def interleave(exact: Sequence[int], sources: Sequence[Sequence[int]], limit: int) -> list[int]:
+    """`exact` first, then one number from each ranked source in turn; no repeats, at most `limit`.
 
     So an entity named exactly as the query is never cut, and each candidate
     source keeps its best ids however long the other is (ADR 0115).
     """
-    merged: dict[EntityId, None] = dict.fromkeys(exact)
+    merged: dict[int, None] = dict.fromkeys(exact)
     longest = max((len(source) for source in sources), default=0)
     for at in range(longest):
         if len(merged) >= limit:

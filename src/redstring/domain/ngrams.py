@@ -20,12 +20,8 @@ from __future__ import annotations
 
 import heapq
 import math
-import operator
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
-from uuid import UUID
-
-from redstring.domain.ids import EntityId
 
 NGRAM_LENGTH = 3
 NGRAM_NAMESPACE = "g:"
@@ -37,9 +33,6 @@ NGRAM_POSTINGS_BUDGET = 3000
 NGRAM_CANDIDATE_LIMIT = 50
 #: The least share of the query's summed trigram weight a trigram candidate must hold.
 NGRAM_MIN_SHARE = 0.3
-
-_AS_INT = operator.attrgetter("int")
-_ID_MASK = (1 << 128) - 1
 
 
 @lru_cache(maxsize=1 << 17)
@@ -88,9 +81,9 @@ def rarest_first(counts: Mapping[str, int], budget: int = NGRAM_POSTINGS_BUDGET)
 
 
 def rank_by_ngrams(
-    postings: Mapping[str, Sequence[EntityId]], weights: Mapping[str, float], limit: int
-) -> list[EntityId]:
-    """The at most `limit` ids with the largest summed weight of their keys, best first.
+    postings: Mapping[str, Sequence[int]], weights: Mapping[str, float], limit: int
+) -> list[int]:
+    """The at most `limit` id numbers with the largest summed weight of their keys, best first.
 
     `weights` holds every query trigram key (read or not); an id whose summed
     weight is below `NGRAM_MIN_SHARE` of their total is left out. An id
@@ -104,11 +97,11 @@ def rank_by_ngrams(
     get = totals.get
     for key, ids in postings.items():
         weight = weights[key]
-        for number in set(map(_AS_INT, ids)):
+        for number in set(ids):
             totals[number] = get(number, 0.0) + weight
     held = [(number, total) for number, total in totals.items() if total >= floor]
     best = heapq.nsmallest(limit, held, key=lambda item: (-item[1], item[0]))
-    return [EntityId(UUID(int=number & _ID_MASK)) for number, _ in best]
+    return [number for number, _ in best]
 
 
 def ngram_similarity(

@@ -22,7 +22,6 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import JaroWinkler
 
-from redstring.domain.ids import EntityId
 from redstring.domain.normalization import matching_form
 from redstring.domain.query import NormalizedQuery
 
@@ -39,11 +38,11 @@ def sorted_tokens(form: str) -> str:
 
 
 def prescore_cut(
-    query: NormalizedQuery, names: Mapping[EntityId, Sequence[str]], limit: int
-) -> list[EntityId]:
-    """The at most `limit` ids of `names` whose names read closest to `query`, best first.
+    query: NormalizedQuery, names: Mapping[int, Sequence[str]], limit: int
+) -> list[int]:
+    """The at most `limit` id numbers of `names` whose names read closest to `query`, best first.
 
-    `names` maps each id to its name and aliases as stored. Those holding
+    `names` maps each id number (`EntityId.int`) to its name and aliases as stored. Those holding
     every query word come first; within each part, by the larger of the two
     Jaro-Winkler similarities (whole forms, sorted tokens), the best over an
     entity's names; ties by ascending id string.
@@ -51,12 +50,12 @@ def prescore_cut(
     """
     if limit < 1 or not names:
         return []
-    ids = sorted(names, key=lambda entity_id: entity_id.int)  # an id's int orders as its string
+    ids = sorted(names)  # an id's number orders as its string
     owners: list[int] = []
     forms: list[str] = []
     held: list[float] = []
-    for at, entity_id in enumerate(ids):
-        for name in names[entity_id]:  # a name repeated as an alias scores alike: no harm
+    for at, number in enumerate(ids):
+        for name in names[number]:  # a name repeated as an alias scores alike: no harm
             form = matching_form(name)
             owners.append(at)
             forms.append(form)

@@ -175,7 +175,7 @@ class InMemoryGraphStore(DescribedStore):
 
     async def find_ids_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
-    ) -> dict[str, list[EntityId]]:
+    ) -> dict[str, list[int]]:
         require_keys(keys)
         require_tenant_id(tenant_id)
         if limit < 1:
@@ -187,7 +187,7 @@ class InMemoryGraphStore(DescribedStore):
             )
         part = self._part(tenant_id)
         _settle(part, part.pending.take(keys))
-        return {key: part.blocks.get(key, [])[:limit] for key in keys}
+        return {key: [i.int for i in part.blocks.get(key, [])[:limit]] for key in keys}
 
     async def get_names(
         self, entity_ids: Sequence[EntityId], tenant_id: TenantId

@@ -311,7 +311,7 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
 
     async def find_ids_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
-    ) -> dict[str, list[EntityId]]:
+    ) -> dict[str, list[int]]:
         require_keys(keys)
         require_tenant_id(tenant_id)
         _require_limit(limit)
@@ -322,9 +322,9 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
             " ORDER BY b.entity_id LIMIT %(limit)s) b ORDER BY k.key, b.entity_id",
             {"keys": list(dict.fromkeys(keys)), "tenant": tenant_id, "limit": limit},
         )
-        result: dict[str, list[EntityId]] = {key: [] for key in keys}
-        for key, entity_id in rows:
-            result[key].append(EntityId(UUID(str(entity_id))))
+        result: dict[str, list[int]] = {key: [] for key in keys}
+        for key, entity_id in rows:  # the id's hex digits are its number's
+            result[key].append(int(str(entity_id).replace("-", ""), 16))
         return result
 
     async def count_blocking_keys(

@@ -233,7 +233,7 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
 
     async def find_ids_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
-    ) -> dict[str, list[EntityId]]:
+    ) -> dict[str, list[int]]:
         require_keys(keys)
         require_tenant_id(tenant_id)
         ids = await self._blocks(capped_ids, keys, tenant_id, limit)

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from itertools import repeat
 from uuid import UUID
 
-from redstring.domain.ids import EntityId, entity_id_from_bytes
 from redstring.storage.damage import decoding
 from redstring.storage.sqlite import rows_in
 
@@ -36,6 +35,7 @@ _DELETE = "DELETE FROM graph_keys WHERE tenant = ? AND key = ? AND entity = ?"
 _INSERT = "INSERT INTO graph_keys (tenant, key, entity) VALUES (?, ?, ?)"
 
 KeyRow = tuple[int, str, bytes]
+_FROM_BYTES = int.from_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,21 +126,20 @@ def forget_tenant(connection: sqlite3.Connection, tenant: str) -> None:
 
 def capped_ids(
     connection: sqlite3.Connection, tenant: str, keys: Sequence[str], limit: int
-) -> dict[str, list[EntityId]]:
-    """Per key (each once) its first `limit` member ids, by id.
+) -> dict[str, list[int]]:
+    """Per key (each once) its first `limit` members' id numbers (`EntityId.int`), by id.
 
     One prepared statement per key, each one range of the primary key read in
     index order and cut by `LIMIT`, so a large block is never read whole. One
     compound SELECT over every key cost two to three times as much (its outer
-    `ORDER BY` sorted every row, each carrying its key's text; B206(c)).
+    `ORDER BY` sorted every row, each carrying its key's text; B206(c)). A
+    number is the big-endian reading of the stored 16 bytes: no `UUID` is built.
     """
-    number = tenant_number(connection, tenant)
+    number, lim = tenant_number(connection, tenant), limit
     if number is None:
         return {key: [] for key in keys}
     return {
-        key: [
-            entity_id_from_bytes(raw) for (raw,) in connection.execute(_BLOCK, (number, key, limit))
-        ]
+        key: [_FROM_BYTES(raw, "big") for (raw,) in connection.execute(_BLOCK, (number, key, lim))]
         for key in keys
     }
 

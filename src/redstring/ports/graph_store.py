@@ -81,10 +81,12 @@ class BlockingIndex(Protocol):
 
     async def find_ids_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
-    ) -> dict[str, list[EntityId]]:
-        """`find_by_blocking_keys` with ids for entities: the same keys, order and cap.
+    ) -> dict[str, list[int]]:
+        """`find_by_blocking_keys` with id numbers (`EntityId.int`) for entities.
 
-        Lets a caller count key hits before it pays for whole entities.
+        The same keys, order and cap; a number orders as its id's string. Lets
+        a caller count key hits before it pays for whole entities, and rank
+        thousands of them without building an id each (B206(c)).
         """
         ...
 

@@ -21,7 +21,7 @@ from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import EntityId
 from redstring.domain.validation import MAX_NAME_LENGTH
 from redstring.ports.graph_store import GraphStore
-from redstring.testing._graph_entities import person
+from redstring.testing._graph_entities import filed_ids, person
 from redstring.testing._support import fixed_id, fresh_tenant
 
 #: Ids whose text order differs from the order of their first field read
@@ -53,7 +53,7 @@ class GraphKeyFilingCompliance(ABC):
         await store.upsert([person(tenant, f"Lovelace {n}", i) for n, i in enumerate(_SCRAMBLED)])
         [key, *_] = token_keys_for("lovelace")
         by_text = sorted(_SCRAMBLED, key=str)
-        assert (await store.find_ids_by_blocking_keys([key], tenant)) == {key: by_text}
+        assert (await filed_ids(store, [key], tenant)) == {key: by_text}
         capped = await store.find_by_blocking_keys([key], tenant, limit=2)
         assert [e.id for e in capped[key]] == by_text[:2]
 
@@ -67,14 +67,12 @@ class GraphKeyFilingCompliance(ABC):
         await store.upsert([theirs])
         keys = sorted(blocking_keys_for(theirs))
         await store.upsert([person(first, "Zelda Zimmer", shared)])  # re-filed in `first`
-        assert all(
-            v == [shared] for v in (await store.find_ids_by_blocking_keys(keys, second)).values()
-        )
+        assert all(v == [shared] for v in (await filed_ids(store, keys, second)).values())
         await store.delete_entities([shared], first)
-        found = await store.find_ids_by_blocking_keys(keys, second)
+        found = await filed_ids(store, keys, second)
         assert all(members == [shared] for members in found.values())
         zelda = prefix_key_for_name("Zelda Zimmer")
-        assert await store.find_ids_by_blocking_keys([zelda], first) == {zelda: []}
+        assert await filed_ids(store, [zelda], first) == {zelda: []}
 
     @pytest.mark.asyncio
     async def test_a_purged_tenant_is_unfiled_and_can_be_filed_again(self) -> None:
@@ -85,12 +83,12 @@ class GraphKeyFilingCompliance(ABC):
         await store.upsert([person(second, "Ada Lovelace", shared)])
         key = prefix_key_for_name("Ada Lovelace")
         await store.purge_tenant(first)
-        assert await store.find_ids_by_blocking_keys([key], first) == {key: []}
+        assert await filed_ids(store, [key], first) == {key: []}
         assert await store.count_blocking_keys([key], first) == {key: 0}
-        assert await store.find_ids_by_blocking_keys([key], second) == {key: [shared]}
+        assert await filed_ids(store, [key], second) == {key: [shared]}
         await store.upsert([person(first, "Ada Lovelock", fixed_id(2))])
-        assert await store.find_ids_by_blocking_keys([key], first) == {key: [fixed_id(2)]}
-        assert await store.find_ids_by_blocking_keys([key], second) == {key: [shared]}
+        assert await filed_ids(store, [key], first) == {key: [fixed_id(2)]}
+        assert await filed_ids(store, [key], second) == {key: [shared]}
 
     @pytest.mark.asyncio
     async def test_an_id_written_twice_in_one_batch_is_filed_as_its_last_version(self) -> None:
@@ -104,7 +102,7 @@ class GraphKeyFilingCompliance(ABC):
         old, new = prefix_key_for_name("Ada Lovelace"), prefix_key_for_name("Zelda Zimmer")
         for _ in range(2):  # and again after writing it unchanged: filed once, not twice
             assert await store.get_entities([fixed_id(1)], tenant) == [zelda]
-            found = await store.find_ids_by_blocking_keys([old, new], tenant)
+            found = await filed_ids(store, [old, new], tenant)
             assert found == {old: [], new: [fixed_id(1)]}
             await store.upsert([zelda])
         await store.delete_entities([fixed_id(1)], tenant)
@@ -119,8 +117,8 @@ class GraphKeyFilingCompliance(ABC):
         await store.delete_entities([fixed_id(1)], empty)
         await store.purge_tenant(empty)
         key = prefix_key_for_name("Ada Lovelace")
-        assert await store.find_ids_by_blocking_keys([key], tenant) == {key: [fixed_id(1)]}
-        assert await store.find_ids_by_blocking_keys([key], empty) == {key: []}
+        assert await filed_ids(store, [key], tenant) == {key: [fixed_id(1)]}
+        assert await filed_ids(store, [key], empty) == {key: []}
         assert await store.get_entities([fixed_id(1)], tenant) == [ada]
 
     @pytest.mark.asyncio

@@ -17,7 +17,7 @@ from redstring.domain.ngrams import ngram_keys_of_form
 from redstring.domain.normalization import matching_form
 from redstring.domain.query import NormalizedQuery
 from redstring.ports.graph_store import GraphStore
-from redstring.testing._graph_entities import person
+from redstring.testing._graph_entities import filed_ids, person
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
 
 
@@ -49,7 +49,7 @@ class TrigramIndexCompliance(ABC):
         keys = [*trigram_keys("Ada Lovelace"), *trigram_keys("Tchaikovsky")]
         keys += [exact_key("ada LOVELACE"), exact_key("Tchaikovsky")]
         assert set(keys) <= blocking_keys_for(ada)
-        found = await store.find_ids_by_blocking_keys(keys, tenant)
+        found = await filed_ids(store, keys, tenant)
         assert found == {key: [ada.id] for key in keys}
         assert await store.count_blocking_keys(keys, tenant) == {key: 1 for key in keys}
 
@@ -62,7 +62,7 @@ class TrigramIndexCompliance(ABC):
         await store.upsert([person(other, "Ada Lovelace", fixed_id(1))])
         keys = ["j:adalovelace", "a:a lovelace", "a:l ada", "j:augustaking", "a:k augusta"]
         assert set(keys) <= blocking_keys_for(ada)
-        found = await store.find_ids_by_blocking_keys(keys, tenant)
+        found = await filed_ids(store, keys, tenant)
         assert found == {key: [ada.id] for key in keys}
         assert await store.count_blocking_keys(keys, tenant) == {key: 1 for key in keys}
         await store.delete_entities([ada.id], tenant)
@@ -103,7 +103,7 @@ class TrigramIndexCompliance(ABC):
         assert counts == {shared: 4, lov: 5, "g:zzz": 0}
         assert await store.count_blocking_keys([lov], tenant, limit=2) == {lov: 2}
         assert await store.count_blocking_keys([], tenant) == {}
-        capped = await store.find_ids_by_blocking_keys([lov], tenant, limit=2)
+        capped = await filed_ids(store, [lov], tenant, limit=2)
         assert capped == {lov: [fixed_id(1), fixed_id(3)]}
         with pytest.raises(ValueError, match="limit"):
             await store.count_blocking_keys([lov], tenant, limit=0)
@@ -139,7 +139,7 @@ class TrigramIndexCompliance(ABC):
         await store.upsert([survivor.model_copy(update={"aliases": ["Chaikovsky"]})])
         await store.delete_entities([merged.id], tenant)
         keys = [*trigram_keys("Chaikovsky"), exact_key("Chaikovsky")]
-        found = await store.find_ids_by_blocking_keys(keys, tenant)
+        found = await filed_ids(store, keys, tenant)
         assert found == {key: [fixed_id(1)] for key in keys}
         await store.upsert([person(tenant, "Zelda Zimmer", fixed_id(1))])  # a rename
         assert await store.count_blocking_keys(keys, tenant) == dict.fromkeys(keys, 0)
@@ -155,7 +155,7 @@ class TrigramIndexCompliance(ABC):
         await store.upsert([ada])
         assert await store.rebuild_blocking_index(tenant) == 1
         keys = [*trigram_keys("Ada Lovelace"), *trigram_keys("Augusta King")]
-        assert await store.find_ids_by_blocking_keys(keys, tenant) == {k: [ada.id] for k in keys}
+        assert await filed_ids(store, keys, tenant) == {k: [ada.id] for k in keys}
 
     @pytest.mark.asyncio
     @property_settings
@@ -183,7 +183,7 @@ class TrigramIndexCompliance(ABC):
         theirs = {n: person(other, name, fixed_id(n)) for n, name in other_names}
         await store.upsert(list(theirs.values()))
         keys = query_ngram_keys(NormalizedQuery.of("Ada Lovelace"))
-        postings = await store.find_ids_by_blocking_keys(keys, tenant, limit=limit)
+        postings = await filed_ids(store, keys, tenant, limit=limit)
         counts = await store.count_blocking_keys(keys, tenant, limit=limit)
         for key in keys:
             members: list[EntityId] = sorted(

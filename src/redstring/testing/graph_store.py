@@ -25,7 +25,7 @@ from redstring.domain.entity import Entity, Relationship
 from redstring.domain.errors import UnknownEntityError
 from redstring.domain.query import NormalizedQuery
 from redstring.ports.graph_store import GraphStore
-from redstring.testing._graph_entities import edge, person
+from redstring.testing._graph_entities import edge, filed_ids, person
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
 from redstring.testing.concurrency import GraphStoreConcurrency
 from redstring.testing.graph_filing import GraphKeyFilingCompliance
@@ -147,12 +147,12 @@ class GraphStoreCompliance(
         assert [e.id for e in capped[key]] == [fixed_id(1), fixed_id(2), fixed_id(3)]
         whole = await store.find_by_blocking_keys([key], tenant)
         assert len(whole[key]) == 7
-        ids = await store.find_ids_by_blocking_keys([key], tenant, limit=3)
+        ids = await filed_ids(store, [key], tenant, limit=3)
         assert ids == {key: [fixed_id(1), fixed_id(2), fixed_id(3)]}
         with pytest.raises(ValueError, match="limit"):
             await store.find_by_blocking_keys([key], tenant, limit=0)
         with pytest.raises(ValueError, match="limit"):
-            await store.find_ids_by_blocking_keys([key], tenant, limit=0)
+            await filed_ids(store, [key], tenant, limit=0)
 
     @pytest.mark.asyncio
     async def test_the_default_cap_is_max_block_members(self) -> None:

@@ -22,7 +22,7 @@ from redstring.domain.ids import TenantId
 from redstring.domain.normalization import matching_form
 from redstring.domain.query import NormalizedQuery
 from redstring.ports.graph_store import GraphStore
-from redstring.testing._graph_entities import person
+from redstring.testing._graph_entities import filed_ids, person
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
 
 #: Words that share prefixes, sounds and trigrams, so only a whole-word count tells them apart.
@@ -81,7 +81,7 @@ class WordCountCompliance(ABC):
         counts = await store.count_blocking_keys([meir, meister, word_key("Mei")], tenant)
         assert counts == {meir: 3, meister: 1, word_key("Mei"): 0}
         assert await store.count_blocking_keys([meir], other) == {meir: 3}
-        found = await store.find_ids_by_blocking_keys([meir], tenant)
+        found = await filed_ids(store, [meir], tenant)
         assert found == {meir: [fixed_id(1), fixed_id(2), fixed_id(4)]}
 
     @pytest.mark.asyncio

@@ -140,7 +140,7 @@ async def test_a_too_common_name_block_is_read_only_when_exact_or_a_type_filter_
     assert len(common) >= 3
     [read] = [blocks for limit, blocks in graph.blocks if limit == LEXICAL_BLOCK_LIMIT]
     assert common & set(read) == (common if types else {exact})
-    assert read[exact] == [fixed_id(n) for n in range(1, LEXICAL_BLOCK_LIMIT + 1)]
+    assert read[exact] == [fixed_id(n).int for n in range(1, LEXICAL_BLOCK_LIMIT + 1)]
 
 
 @pytest.mark.asyncio
