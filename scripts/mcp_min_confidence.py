@@ -5,7 +5,7 @@
                                                                       # unless cached), then the
                                                                       # holdout replay (no model)
 
-The rule (ADR 0212): per side, the largest threshold of 0.1, 0.2, ..., 0.5
+The rule (ADR 0212): per side, the largest threshold of 0.01, 0.02, ..., 0.50
 whose HYBRID answer empties at most `MAX_GRADED_EMPTIED` of the fit half's
 graded queries (queries with a match), read with the committed calibrations.
 It prints the fit half's no-match / graded emptied shares at every threshold,
@@ -26,7 +26,9 @@ from scripts.quality.no_match_replay import replay
 
 #: The most of the fit half's graded queries a tool's default may answer with nothing.
 MAX_GRADED_EMPTIED = 0.05
-THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5)
+#: Steps of 0.01 since confidence is the chance of being right (ADR 0390): 0.1 and 0.2 differ a
+#: lot. The printed table shows every fifth and the chosen one.
+THRESHOLDS = tuple(round(0.01 * i, 2) for i in range(1, 51))
 CALIBRATIONS: dict[str, ConfidenceCalibration] = {
     "entities": ENTITY_CONFIDENCE,
     "passages": PASSAGE_CONFIDENCE,
@@ -65,11 +67,13 @@ if __name__ == "__main__":
     chosen = {}
     for side in CALIBRATIONS:
         print(f"## {side}, fit half, HYBRID: share answered empty")
+        chosen[side] = choose(rows, side)
         for threshold in THRESHOLDS:
+            if round(threshold * 100) % 5 and threshold != chosen[side]:
+                continue
             counts = _emptied(rows, side, threshold)
             cells = ", ".join(f"{k} {e / n:.3f} (n={n})" for k, (n, e) in sorted(counts.items()))
             print(f"{threshold}: {cells}")
-        chosen[side] = choose(rows, side)
         print(f"chosen: {chosen[side]}")
     print("## holdout, HYBRID: no-match emptied, graded emptied, hit@10 (change)")
     baseline = replay(None, [RetrievalMode.HYBRID])

@@ -1,17 +1,18 @@
 """How the retrievers fuse their semantic and lexical channels (ADRs 0060, 0355, 0365),
-and how sure each result is (ADR 0170).
+and how likely each result is right (ADRs 0170, 0390).
 
 `PooledEvidenceFusion` is `Retriever`'s default (ADR 0365) and
 `ReciprocalRankFusion` `ChunkRetriever`'s (ADR 0355); `EvidenceFusion` is
 one argument away (`Retriever(..., fusion=...)`).
 Your own strategy implements `FusionStrategy`, reading the query as a
-`NormalizedQuery`. A result's `confidence` comes from a
-`ConfidenceCalibration` of two `ChannelCalibration`s: `ENTITY_CONFIDENCE`
+`NormalizedQuery`. A result's `confidence`, the chance that it is right,
+comes from a `ConfidenceCalibration`: two `ChannelCalibration`s and a Platt
+map (`intercept`, `scale`) of the surer one's logit. `ENTITY_CONFIDENCE`
 (`Retriever`) and `PASSAGE_CONFIDENCE` (`ChunkRetriever`) are fitted for the
 local MiniLM model; another model's, refitted with
-`python -m scripts.fit_confidence`, is one argument away (`confidence=...`).
-`SUGGESTED_MIN_CONFIDENCE` is the threshold measured for callers that prefer
-an empty answer to an unrelated one.
+`python -m scripts.fit_confidence` and `python -m scripts.calibration --fit`,
+is one argument away (`confidence=...`). `SUGGESTED_MIN_CONFIDENCE` is the
+threshold measured for callers that prefer an empty answer to an unrelated one.
 """
 
 from __future__ import annotations

@@ -78,5 +78,7 @@ def test_the_threshold_empties_most_nonsense_and_few_graded_passage_queries() ->
         assert at["families"]["off_topic"] >= off_topic
         assert at["families"]["word_combo"] >= 0.9
     passages = floors["with"]["passages"]["hybrid"]
-    assert passages["no_match_emptied"] >= 0.85
-    assert passages["graded_emptied"] <= 0.05
+    # At 0.15 (ADR 0390; 0.5 before confidence became the chance of being right, which
+    # emptied 0.858 and 0.030): more nonsense emptied for a few more graded queries.
+    assert passages["no_match_emptied"] >= 0.95
+    assert passages["graded_emptied"] <= 0.08

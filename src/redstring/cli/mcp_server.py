@@ -88,20 +88,20 @@ from redstring.domain.retrieval import RetrievalMode
 #: The results a search returns when `k` is omitted: enough to choose from, little to read.
 DEFAULT_K = 5
 
-#: Each search tool's `min_confidence` unless given (ADR 0212): the largest of 0.1, ..., 0.5
-#: whose HYBRID answers empty at most 5% of the fit half's graded queries
-#: (`python -m scripts.mcp_min_confidence`). Entities separate worse than passages (ADR 0170).
-ENTITY_MIN_CONFIDENCE = 0.2
-PASSAGE_MIN_CONFIDENCE = 0.5
+#: Each search tool's `min_confidence` unless given (ADR 0212, rechosen by ADR 0390): the
+#: largest of 0.01, ..., 0.5 whose HYBRID answers empty at most 5% of the fit half's graded
+#: queries (`python -m scripts.mcp_min_confidence`).
+ENTITY_MIN_CONFIDENCE = 0.04
+PASSAGE_MIN_CONFIDENCE = 0.14
 
 
 def _scores(default: float) -> str:
     """What the scores mean, for a search tool whose `min_confidence` defaults to `default`."""
     return (
         "Each result's `confidence` (0..1, comparable across queries) is how likely it is "
-        "related to the query at all: 0.5 as likely as not. With `min_confidence` (default "
-        f"{default}) the answer is empty unless some result reaches it, so an "
-        "empty answer means nothing here matches. `explain=true` adds the scores behind it: "
+        "a right answer: 0.7 is right about 7 times in 10. With `min_confidence` (default "
+        f"{default}) the answer is empty unless some result reaches it, so an empty "
+        "answer means nothing here is likely to match. `explain=true` adds the scores behind it: "
         "`semantic`, similarity of meaning on 0..1 where 0.5 means unrelated and 1.0 the same "
         "meaning, and `lexical`, overlap of spelling on 0..1 (1.0: the same words); a score is "
         "absent (`null` in a row) when that ranking did not find the item."

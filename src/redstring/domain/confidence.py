@@ -1,8 +1,9 @@
-"""Whether a result is related to its query at all: a confidence on 0..1, and a threshold.
+"""How likely a result is right: a confidence on 0..1, and a threshold.
 
 The fused score orders one answer and means nothing across queries; a
-result's `confidence` is comparable across queries and tenants, so a caller
-can ask for "nothing, when nothing here matches" (`min_confidence`). Each
+result's `confidence` is the chance that it is an acceptable answer, the
+same across queries and tenants, so a caller can ask for "nothing, when
+nothing here is likely right" (`min_confidence`). Each
 channel's score is read on its own scale:
 
 - semantic: the cosine on the 0..1 match scale (0.5 = orthogonal);
@@ -13,13 +14,15 @@ channel's score is read on its own scale:
   and says how much of the query's weight the chunk matches.
 
 A `ChannelCalibration` maps one channel's score through a logistic fitted on
-the fit half of the quality corpora (ADR 0170): confidence 0.5 at `midpoint`,
-the channel score at which a best answer is as likely to come from a query
-with a match as from one without (at equal priors). A result's confidence is
-the larger of its channels' (a channel that did not rank it has no say).
+the fit half of the quality corpora (ADR 0170): 0.5 at `midpoint`, the
+channel score at which a best answer is as likely to come from a query with
+a match as from one without (at equal priors). The surer channel's logit
+(a channel that did not rank the result has no say) then goes through a
+second logistic, fitted on whether first results were right (ADR 0390), so
+0.7 means right about 7 times in 10. Both maps rise with each channel's
+score, so the most confident candidate is a channel's best.
 `min_confidence=c` decides per answer (`nothing_matches`): the answer is
-empty unless some candidate's confidence reaches `c`, that is unless either
-channel's best score reaches its `score_at(c)`. Pure: no I/O.
+empty unless some candidate's confidence reaches `c`. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -77,44 +80,90 @@ class ChannelCalibration:
 
 @dataclass(frozen=True)
 class ConfidenceCalibration:
-    """Both channels' calibrations; a result's confidence is the surer channel's."""
+    """Both channels' maps, then the chance that a result so evidenced is right.
+
+    `evidence` is the surer channel's logit, `slope * (score - midpoint)`
+    (its log-odds of "this query has a match"); `confidence` is
+    `1 / (1 + exp(-(intercept + scale * evidence)))`, a logistic (Platt) map
+    fitted on whether first results were right. The defaults (0, 1) leave the
+    surer channel's own map. Raises `InvalidArgumentError` for a non-finite
+    `intercept` or a `scale` that is not a positive finite number (confidence
+    must rise with each channel's score).
+    """
 
     semantic: ChannelCalibration
     lexical: ChannelCalibration
+    intercept: float = 0.0
+    scale: float = 1.0
 
-    def confidence(self, *, semantic: float | None, lexical: float | None) -> float:
-        """max over the channels that ranked the result (not `None`) of their confidence.
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.intercept):
+            raise InvalidArgumentError(
+                name="intercept",
+                value=self.intercept,
+                requirement="finite",
+                message=f"intercept must be finite, got {self.intercept}",
+            )
+        if not (math.isfinite(self.scale) and self.scale > 0.0):
+            raise InvalidArgumentError(
+                name="scale",
+                value=self.scale,
+                requirement="a positive finite number",
+                message=f"scale must be a positive finite number, got {self.scale}",
+            )
 
-        A result neither channel ranked has confidence 0.0. `lexical` is the
-        lexical similarity for entities and `bm25_coverage` for passages.
+    def evidence(self, *, semantic: float | None, lexical: float | None) -> float:
+        """The surer channel's logit among those that ranked the result (not `None`).
+
+        `-inf` when neither did. `lexical` is the lexical similarity for
+        entities and `bm25_coverage` for passages.
         """
         found = [
-            calibration.confidence(score)
+            calibration.slope * (score - calibration.midpoint)
             for calibration, score in ((self.semantic, semantic), (self.lexical, lexical))
             if score is not None
         ]
-        return max(found, default=0.0)
+        return max(found, default=-math.inf)
+
+    def confidence(self, *, semantic: float | None, lexical: float | None) -> float:
+        """The chance that a result with these channel scores is right, on 0..1.
+
+        A result neither channel ranked has confidence 0.0.
+        """
+        z = self.evidence(semantic=semantic, lexical=lexical)
+        if z == -math.inf:
+            return 0.0
+        logit = self.intercept + self.scale * z
+        return 0.5 * (1.0 + math.tanh(0.5 * logit))
 
 
-# Fitted on the fit half only by `uv run python -m scripts.fit_confidence`
-# (local MiniLM model; names + world corpora and the no-match queries for
-# entities, element passages for passages). Holdout figures: ADR 0170 and
-# docs/benchmarks.md ("Nothing matches").
+# The channel maps: fitted on the fit half only by `uv run python -m
+# scripts.fit_confidence` (local MiniLM model; names + world corpora and the
+# no-match queries for entities, element passages for passages; ADR 0170).
+# `intercept` and `scale`: fitted on the fit half's first HYBRID results by
+# `uv run python -m scripts.calibration --fit` (recorded answers; ADR 0390).
+# Holdout figures: docs/benchmarks.md ("Confidence and nothing matches").
 #: Entities (`Retriever`): semantic score and lexical similarity.
 ENTITY_CONFIDENCE = ConfidenceCalibration(
     semantic=ChannelCalibration(midpoint=0.739, slope=14.2),
     lexical=ChannelCalibration(midpoint=0.547, slope=8.4),
+    intercept=-1.664,
+    scale=1.329,
 )
 #: Passages (`ChunkRetriever`): semantic score and `bm25_coverage`.
 PASSAGE_CONFIDENCE = ConfidenceCalibration(
     semantic=ChannelCalibration(midpoint=0.645, slope=37.5),
     lexical=ChannelCalibration(midpoint=0.098, slope=14.6),
+    intercept=-1.943,
+    scale=0.369,
 )
 #: What `min_confidence` is unless given (ADR 0170): `None`, no threshold.
 DEFAULT_MIN_CONFIDENCE: float | None = None
-#: The threshold ADR 0170 measured and suggests to a caller (an agent's tool) that
-#: prefers an empty answer to an unrelated one; the CI floors hold its figures.
-SUGGESTED_MIN_CONFIDENCE = 0.5
+#: The threshold suggested to a caller (an agent's tool) that prefers an empty answer to
+#: an unrelated one; the CI floors hold its figures. 0.5 before ADR 0390 rescaled
+#: confidence to the chance of being right, where that threshold reads 0.163 for entities
+#: and 0.125 for passages; 0.15 lies between.
+SUGGESTED_MIN_CONFIDENCE = 0.15
 
 
 def require_min_confidence(value: object, *, name: str = "min_confidence") -> float | None:
@@ -134,7 +183,7 @@ def require_min_confidence(value: object, *, name: str = "min_confidence") -> fl
             name=name,
             value=value,
             requirement="None (no threshold) or a number from 0 to 1, "
-            "such as 0.5 (results more likely related than not)",
+            "such as 0.5 (results more likely right than not)",
         )
     return float(value)
 

@@ -1,4 +1,4 @@
-"""The confidence that a result is related at all, on each channel's own scale (ADR 0170)."""
+"""The confidence that a result is right: each channel's map (ADR 0170), then Platt's (ADR 0390)."""
 
 from __future__ import annotations
 
@@ -103,14 +103,58 @@ def test_a_channel_that_did_not_rank_has_no_say_and_none_is_not_zero() -> None:
     assert SURE.confidence(semantic=1.0, lexical=None) == SURE.semantic.confidence(1.0)
 
 
-def test_orthogonal_vectors_read_as_unrelated_and_exact_names_or_half_the_query_as_related() -> (
-    None
-):
+def test_orthogonal_vectors_read_as_wrong_and_an_exact_name_or_the_whole_query_as_right() -> None:
     # 0.5 is the semantic scale's "orthogonal" (no evidence at all).
     assert ENTITY_CONFIDENCE.confidence(semantic=0.5, lexical=None) < 0.05
     assert PASSAGE_CONFIDENCE.confidence(semantic=0.5, lexical=None) < 0.05
     assert ENTITY_CONFIDENCE.confidence(semantic=None, lexical=1.0) > 0.9
-    assert PASSAGE_CONFIDENCE.confidence(semantic=None, lexical=0.5) > 0.9
+    assert PASSAGE_CONFIDENCE.confidence(semantic=None, lexical=1.0) > 0.9
+    # Half the query's BM25 weight is right about half the time, no longer "surely related".
+    assert 0.4 < PASSAGE_CONFIDENCE.confidence(semantic=None, lexical=0.5) < 0.7
+
+
+PLATT = ConfidenceCalibration(
+    semantic=SURE.semantic, lexical=SURE.lexical, intercept=-1.5, scale=0.5
+)
+
+
+@given(semantic=scores, lexical=scores)
+def test_the_platt_map_reads_the_surer_channels_logit(semantic: float, lexical: float) -> None:
+    z = PLATT.evidence(semantic=semantic, lexical=lexical)
+    assert z == max(20.0 * (semantic - 0.7), 20.0 * (lexical - 0.9))
+    expected = 1.0 / (1.0 + math.exp(-(-1.5 + 0.5 * z)))
+    assert PLATT.confidence(semantic=semantic, lexical=lexical) == pytest.approx(expected)
+
+
+@given(low=scores, high=scores)
+def test_the_platt_map_rises_with_each_channels_score(low: float, high: float) -> None:
+    low, high = sorted((low, high))
+    for channel in ("semantic", "lexical"):
+        other = "lexical" if channel == "semantic" else "semantic"
+        below = PLATT.confidence(**{channel: low, other: None})
+        assert below <= PLATT.confidence(**{channel: high, other: None})
+
+
+def test_without_a_platt_map_a_result_has_its_surer_channels_confidence() -> None:
+    assert (SURE.intercept, SURE.scale) == (0.0, 1.0)
+    assert PLATT.confidence(semantic=None, lexical=None) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("intercept", math.nan),
+        ("intercept", math.inf),
+        ("scale", 0.0),
+        ("scale", -1.0),
+        ("scale", math.nan),
+    ],
+)
+def test_a_platt_map_that_is_not_finite_or_does_not_rise_is_refused(
+    field: str, value: float
+) -> None:
+    with pytest.raises(InvalidArgumentError, match=field):
+        ConfidenceCalibration(semantic=SURE.semantic, lexical=SURE.lexical, **{field: value})
 
 
 @pytest.mark.parametrize("value", [None, 0, 1, 0.0, 0.5, 1.0])
