@@ -399,7 +399,7 @@ async def candidate_recall(
             if at % 10 == 0:
                 save_cache(cache, known)
         top = [by_id[EntityId(UUID(value))].id for value in known[text]]
-        scored = await rank_lexically(graph, query, BIG, len(entities), None)
+        scored = await rank_lexically(graph, query, BIG, None)
         candidates = {entity.id for entity, _ in scored}
         overlap[shape] += len(set(top) & {entity.id for entity, _ in scored[:10]})
         if source.id in top:

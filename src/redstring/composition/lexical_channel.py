@@ -77,10 +77,10 @@ async def rank_lexically(
     graph: GraphStore,
     query: NormalizedQuery,
     tenant_id: TenantId,
-    k: int,
     entity_types: Sequence[str] | None,
 ) -> list[tuple[Entity, float]]:
-    """The at most `k` best (entity, score) pairs, best first; ties by ascending id string."""
+    """Every candidate (at most `CANDIDATE_LIMIT`) with its score, best first; ties by
+    ascending id string. No step reads `k`: the retriever cuts the fused answer (ADR 0395)."""
     keys, grams, words = (
         query_blocking_keys(query),
         query_ngram_keys(query),
@@ -137,7 +137,7 @@ async def rank_lexically(
     # Every candidate shares a key, hence a trigram, with the query: each one gets a rank.
     scored = [(entity, lexical_score(query, entity, weights)) for entity in candidates]
     scored.sort(key=lambda pair: (-pair[1], str(pair[0].id)))
-    return scored[:k]
+    return scored
 
 
 def rarest_word(words: Sequence[str], counts: Mapping[str, int]) -> str | None:

@@ -50,7 +50,7 @@ from redstring.domain.confidence import (
 )
 from redstring.domain.entity import Entity
 from redstring.domain.errors import DimensionMismatchError, MissingCapabilityError
-from redstring.domain.fusion import DEFAULT_FUSION, FusionStrategy, fusion_label
+from redstring.domain.fusion import DEFAULT_FUSION, FusionStrategy, channel_depths, fusion_label
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.query import NormalizedQuery
 from redstring.domain.retrieval import (
@@ -238,14 +238,12 @@ class Retriever:
             return RetrievalResult(query=query)
         semantic_side = self._semantic if request.mode is not RetrievalMode.LEXICAL else None
         normalized = request.query
+        hybrid = request.mode is RetrievalMode.HYBRID
+        depth, handed = channel_depths(self._fusion, k) if hybrid else (k, k)
         semantic, lexical = await asyncio.gather(
-            self._rank_semantically(semantic_side, query, tenant_id, k, entity_types),
+            self._rank_semantically(semantic_side, query, tenant_id, depth, entity_types),
             self._rank_lexically(
-                request.mode is not RetrievalMode.SEMANTIC,
-                normalized,
-                tenant_id,
-                k,
-                entity_types,
+                request.mode is not RetrievalMode.SEMANTIC, normalized, tenant_id, entity_types
             ),
         )
         confidence = {
@@ -256,14 +254,10 @@ class Retriever:
         }
         channels = (
             [(i, semantic.scores[i]) for i in semantic.ids],
-            [(i, lexical.scores[i]) for i in lexical.ids],
+            [(i, lexical.scores[i]) for i in lexical.ids[:handed]],
         )
         fused = self._fusion.fuse(*channels, query=normalized)[:k]
-        label = (
-            fusion_label(self._fusion, *channels, query=normalized)
-            if request.mode is RetrievalMode.HYBRID
-            else None
-        )
+        label = fusion_label(self._fusion, *channels, query=normalized) if hybrid else None
         if nothing_matches(confidence.values(), threshold):
             fused = []
         entities = await self._resolve([entity_id for entity_id, _ in fused], lexical, tenant_id)
@@ -305,12 +299,11 @@ class Retriever:
         run: bool,
         query: NormalizedQuery,
         tenant_id: TenantId,
-        k: int,
         entity_types: Sequence[str] | None,
     ) -> _Ranking:
         if not run:
             return _Ranking()
-        kept = await rank_lexically(self._graph, query, tenant_id, k, entity_types)
+        kept = await rank_lexically(self._graph, query, tenant_id, entity_types)
         return _Ranking(
             ids=[entity.id for entity, _ in kept],
             scores={entity.id: score for entity, score in kept},

@@ -15,6 +15,7 @@ answers weighing the evidence, 35 fitted numbers for both sides), is gone (ADR 0
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
@@ -188,42 +189,58 @@ def weighted_evidence[IdT: Hashable](
 # were chosen by the worst family left out of the choice (ADR 0365, `python -m
 # scripts.fit_fusion --leave-one-out`): every fold chose these two but for 3 of 34;
 # the power is ADR 0205's, and the same choice among 1, 2 and 3 changes no
-# left-out figure.
+# left-out figure. The depth was `k` until ADR 0395 fixed it.
 #: The lexical score at or below which a lexical candidate is no evidence (ADR 0365).
 POOLED_LEXICAL_FLOOR = 0.45
 #: The weight of the lexical evidence against the semantic (ADR 0365).
 POOLED_LEXICAL_WEIGHT = 0.85
 #: The exponent that sharpens each channel's evidence (ADR 0205, kept in ADR 0365).
 POOLED_POWER = 2.0
+#: How many of the semantic ranking the pool reads, and how many of the pool
+#: evidence orders, whatever `k` asks (ADR 0395).
+POOLED_DEPTH = 10
 
 
 @dataclass(frozen=True)
 class PooledEvidenceFusion:
     """Rank fusion picks the candidates, their evidence orders them, exact words first (ADR 0365).
 
-    In order:
+    Only each channel's first `depth` ids count as its evidence and its
+    votes, whatever `k` the retriever answers (its lexical channel scores a
+    pool whose size does not depend on `k`; its semantic channel is read to
+    at least `depth`). In order:
 
-    1. every id whose lexical score reaches `HOLDS_EVERY_WORD` (its name or
-       an alias holds every query word whole, ADR 0350), by evidence;
+    1. every id of the lexical first `depth` whose lexical score reaches
+       `HOLDS_EVERY_WORD` (its name or an alias holds every query word
+       whole, ADR 0350), by evidence; then every such id past `depth`, in
+       the lexical order;
     2. the pool's first `depth` ids, by evidence, where the pool is
-       `reciprocal_rank_fusion` of the semantic ids and of the lexical ids
-       scoring above `lexical_floor`, and `depth` is the longer channel's
-       length (the depth the retriever read both channels to: its `k`);
+       `reciprocal_rank_fusion` of the first `depth` semantic ids and of the
+       first `depth` lexical ids scoring above `lexical_floor`;
     3. the rest of the pool in rank-fusion order;
-    4. the lexical ids at or below the floor, in the lexical channel's order.
+    4. the lexical ids past `depth` scoring above the floor, in the lexical
+       order;
+    5. the semantic ids past `depth`, in the semantic order;
+    6. the other lexical ids, in the lexical order.
 
-    Evidence is `weighted_evidence` at `lexical_weight`, `lexical_floor` and
-    `power` (semantic floor 0), ties broken by the rank-fusion score of both
-    whole channels, then by `str(id)`. The fused score is ordinal: the
-    group's number (3, 2, 1, 0) plus the evidence (groups 3 and 2) or the
-    rank-fusion score (1 and 0), so it falls as the order goes. `query` is
-    not read. Raises `ValueError` for a floor outside 0..1 (exclusive of 1),
-    a weight outside 0..1 or a power that is not positive.
+    Nothing but group 5 reads the semantic ranking past its first `depth`,
+    and group 5 is a prefix of that ranking's rest, so the first n fused ids,
+    and their scores, are the same however deep past `depth` the semantic
+    channel was read (ADR 0395); group 6 shows only when the semantic
+    ranking ran out. At `k = depth` the first `k` are those of ADR 0365's
+    rule, which read both channels to `k`. Evidence is `weighted_evidence`
+    at `lexical_weight`, `lexical_floor` and `power` (semantic floor 0),
+    ties broken by the rank-fusion score, then by `str(id)`. The fused score
+    is ordinal: the group's number plus the evidence or a rank-fusion score,
+    so it falls as the order goes. `query` is not read. Raises `ValueError`
+    for a floor outside 0..1 (exclusive of 1), a weight outside 0..1, a
+    power that is not positive or a depth below 1.
     """
 
     lexical_floor: float = POOLED_LEXICAL_FLOOR
     lexical_weight: float = POOLED_LEXICAL_WEIGHT
     power: float = POOLED_POWER
+    depth: int = POOLED_DEPTH
 
     def __post_init__(self) -> None:
         _require_evidence_parameters(self.lexical_floor, self.power)
@@ -233,6 +250,12 @@ class PooledEvidenceFusion:
                 value=self.lexical_weight,
                 requirement="a number from 0 to 1: the lexical evidence's share of the whole",
             )
+        if isinstance(self.depth, bool) or not isinstance(self.depth, int) or self.depth < 1:
+            raise InvalidArgumentError(
+                name="depth",
+                value=self.depth,
+                requirement="an int of at least 1: how many semantic ids the pool reads",
+            )
 
     def fuse(
         self,
@@ -241,37 +264,49 @@ class PooledEvidenceFusion:
         *,
         query: str | NormalizedQuery = "",
     ) -> list[tuple[IdT, float]]:
-        """Ids in the four groups of the class docstring, each with its group-ordered score."""
+        """Ids in the groups of the class docstring, each with its group-ordered score."""
+        read, lexical_read = semantic[: self.depth], lexical[: self.depth]
         evidence = dict(
             weighted_evidence(
-                semantic,
-                lexical,
+                read,
+                lexical_read,
                 lexical_weight=self.lexical_weight,
                 lexical_floor=self.lexical_floor,
                 power=self.power,
             )
         )
-        semantic_ids = [i for i, _ in semantic]
-        rank = dict(reciprocal_rank_fusion([semantic_ids, [i for i, _ in lexical]]))
+        read_ids = [i for i, _ in read]
+        rank = dict(reciprocal_rank_fusion([read_ids, [i for i, _ in lexical_read]]))
         best_lexical: dict[IdT, float] = {}
         for item, score in lexical:
             best_lexical[item] = max(best_lexical.get(item, 0.0), score)
-        holders = {i for i, s in best_lexical.items() if s >= HOLDS_EVERY_WORD}
-        above = [i for i, _ in lexical if best_lexical[i] > self.lexical_floor]
-        pool = [i for i, _ in reciprocal_rank_fusion([semantic_ids, above])]
-        depth = max(len(semantic), len(lexical))
-        head = [i for i in pool[:depth] if i not in holders]
-        rest = [i for i in pool[depth:] if i not in holders]
-        pooled = set(pool) | holders
-        below = list(dict.fromkeys(i for i, _ in lexical if i not in pooled))
+        holders = {i for i, _ in lexical_read if best_lexical[i] >= HOLDS_EVERY_WORD}
+        above = [i for i, _ in lexical_read if best_lexical[i] > self.lexical_floor]
+        pool = [i for i, _ in reciprocal_rank_fusion([read_ids, above])]
+        placed = set(pool) | holders
+        # Past `depth`, each channel's ids keep their own order: (group, position, id).
+        later: list[tuple[int, int, IdT]] = []
+        for group, start, channel, wanted in (
+            (5, self.depth + 1, lexical[self.depth :], HOLDS_EVERY_WORD),
+            (2, self.depth + 1, lexical[self.depth :], math.nextafter(self.lexical_floor, 2.0)),
+            (1, self.depth + 1, semantic[self.depth :], 0.0),
+            (0, 1, lexical, 0.0),
+        ):
+            for position, (item, _) in enumerate(channel, start=start):
+                if item not in placed and best_lexical.get(item, 0.0) >= wanted:
+                    placed.add(item)
+                    later.append((group, position, item))
 
         def by_evidence(items: Iterable[IdT]) -> list[IdT]:
             return sorted(items, key=lambda i: (-evidence[i], -rank[i], str(i)))
 
-        fused = [(i, 3.0 + evidence[i]) for i in by_evidence(holders)]
-        fused += [(i, 2.0 + evidence[i]) for i in by_evidence(head)]
-        fused += [(i, 1.0 + rank[i]) for i in rest]
-        fused += [(i, rank[i]) for i in below]
+        fused = [(i, 6.0 + evidence[i]) for i in by_evidence(holders)]
+        fused += [(i, 5.0 + 1.0 / (RRF_K + p)) for g, p, i in later if g == 5]
+        fused += [
+            (i, 4.0 + evidence[i]) for i in by_evidence(pool[: self.depth]) if i not in holders
+        ]
+        fused += [(i, 3.0 + rank[i]) for i in pool[self.depth :] if i not in holders]
+        fused += [(i, g + 1.0 / (RRF_K + p)) for g, p, i in later if g < 5]
         return fused
 
 
@@ -292,7 +327,7 @@ def fusion_label[IdT: Hashable](
 ) -> str:
     """How `fusion` fuses these answers, for a result to say (`explain`): its kind and
     the numbers it used, the lexical weight included ("pooled_evidence lexical_floor=0.45
-    lexical_weight=0.85 power=2", "rrf k=60"); another strategy by its class name.
+    lexical_weight=0.85 power=2 depth=10", "rrf k=60"); another strategy by its class name.
     `semantic`, `lexical` and `query` are what a strategy whose weight depends on the
     answers would read."""
     if isinstance(fusion, ReciprocalRankFusion):
@@ -300,7 +335,8 @@ def fusion_label[IdT: Hashable](
     if isinstance(fusion, PooledEvidenceFusion):
         return (
             f"pooled_evidence lexical_floor={fusion.lexical_floor:g} "
-            f"lexical_weight={fusion.lexical_weight:g} power={fusion.power:g}"
+            f"lexical_weight={fusion.lexical_weight:g} power={fusion.power:g} "
+            f"depth={fusion.depth}"
         )
     if isinstance(fusion, EvidenceFusion):
         return (
@@ -308,3 +344,16 @@ def fusion_label[IdT: Hashable](
             f"power={fusion.power:g}"
         )
     return type(fusion).__name__
+
+
+def channel_depths(fusion: FusionStrategy, k: int) -> tuple[int, int | None]:
+    """How deep the retriever reads the semantic channel and hands over the lexical one
+    (`None`: whole) for `fusion` to answer `k`.
+
+    `PooledEvidenceFusion` reads at least its `depth` of both, whatever `k`
+    asks, so its first results do not move with `k` (ADR 0395); any other
+    strategy reads `k` of both.
+    """
+    if isinstance(fusion, PooledEvidenceFusion):
+        return max(k, fusion.depth), None
+    return k, k

@@ -74,7 +74,7 @@ class RetrievalResult(BaseModel):
     query: str
     matches: list[ScoredEntity] = Field(default_factory=list)
     #: How HYBRID fused the two channels, with the numbers it used (`fusion_label`:
-    #: "pooled_evidence lexical_floor=0.45 lexical_weight=0.85 power=2" by default);
+    #: "pooled_evidence lexical_floor=0.45 lexical_weight=0.85 power=2 depth=10" by default);
     #: `None` when one channel ran.
     fusion: str | None = None
 

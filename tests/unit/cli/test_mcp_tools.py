@@ -160,7 +160,10 @@ def test_search_entities_answers_compactly_over_stdio(wire: RawServer) -> None:
     assert {len(row) for row in plain["structuredContent"]["matches"]} == {len(ENTITY_COLUMNS)}
     answer = result["structuredContent"]
     assert set(answer) == {"mode", "columns", "matches", "fusion"}
-    assert answer["fusion"] == "pooled_evidence lexical_floor=0.45 lexical_weight=0.85 power=2"
+    assert (
+        answer["fusion"]
+        == "pooled_evidence lexical_floor=0.45 lexical_weight=0.85 power=2 depth=10"
+    )
     assert "fusion" not in plain["structuredContent"]  # only with explain
     assert answer["columns"] == [*ENTITY_COLUMNS, "semantic", "lexical"]
     first = entities(result)[0]

@@ -237,10 +237,10 @@ async def test_a_result_reports_both_component_scores_when_both_channels_ranked(
     assert top.lexical == 1.0
     assert top.score == pytest.approx(2 / (RRF_K + 1))
     # The default fusion reads the same two certainties as full evidence (1.0), in the
-    # group of names holding every query word (3 + evidence, ADR 0365).
+    # group of names holding every query word (6 + evidence, ADR 0365, 0395).
     default = await stores.retriever().retrieve("Ada Lovelace", TENANT, mode=RetrievalMode.HYBRID)
     assert default.matches[0].entity.name == "Ada Lovelace"
-    assert default.matches[0].score == pytest.approx(3.0 + 1.0)
+    assert default.matches[0].score == pytest.approx(6.0 + 1.0)
 
 
 @pytest.mark.asyncio
@@ -487,7 +487,9 @@ async def test_a_hybrid_result_says_how_it_fused_and_with_which_numbers() -> Non
     plain_rrf = await stores.retriever(fusion=ReciprocalRankFusion()).retrieve("Ada", TENANT)
     lexical = await stores.retriever().retrieve("Ada", TENANT, mode=RetrievalMode.LEXICAL)
     semantic = await stores.retriever().retrieve("Ada", TENANT, mode=RetrievalMode.SEMANTIC)
-    assert default.fusion == "pooled_evidence lexical_floor=0.45 lexical_weight=0.85 power=2"
+    assert default.fusion == (
+        "pooled_evidence lexical_floor=0.45 lexical_weight=0.85 power=2 depth=10"
+    )
     assert plain_rrf.fusion == "rrf k=60"
     assert lexical.fusion is None
     assert semantic.fusion is None

@@ -68,28 +68,47 @@ def test_an_id_holding_every_query_word_comes_before_every_other(
     assert set(fused[: len(holders)]) == holders
 
 
+SHALLOW = PooledEvidenceFusion(depth=3)
+
+
 @given(ranked, ranked)
 def test_the_rank_fusion_of_the_lexical_ids_above_the_floor_picks_the_first_depth(
     semantic: list[tuple[UUID, float]], lexical: list[tuple[UUID, float]]
 ) -> None:
-    """After the holders come exactly the first `depth` of the pool, by their evidence."""
+    """After the holders come exactly the first `depth` of the pool, by their evidence;
+    the pool and the evidence read each channel's first `depth` only."""
+    read, lexical_read = semantic[: SHALLOW.depth], lexical[: SHALLOW.depth]
     holders = {i for i, s in lexical if s >= HOLDS_EVERY_WORD}
-    above = [i for i, s in lexical if s > POOLED_LEXICAL_FLOOR]
-    pool = [i for i, _ in reciprocal_rank_fusion([[i for i, _ in semantic], above])]
-    head = [i for i in pool[: max(len(semantic), len(lexical))] if i not in holders]
-    fused = FUSION.fuse(semantic, lexical)
+    above = [i for i, s in lexical_read if s > POOLED_LEXICAL_FLOOR]
+    pool = [i for i, _ in reciprocal_rank_fusion([[i for i, _ in read], above])]
+    head = [i for i in pool[: SHALLOW.depth] if i not in holders]
+    fused = SHALLOW.fuse(semantic, lexical)
     assert set(ids(fused)[len(holders) : len(holders) + len(head)]) == set(head)
     evidence = dict(
         weighted_evidence(
-            semantic,
-            lexical,
+            read,
+            lexical_read,
             lexical_weight=POOLED_LEXICAL_WEIGHT,
             lexical_floor=POOLED_LEXICAL_FLOOR,
             power=POOLED_POWER,
         )
     )
     for item, score in fused[len(holders) : len(holders) + len(head)]:
-        assert score == pytest.approx(2.0 + evidence[item])
+        assert score == pytest.approx(4.0 + evidence[item])
+
+
+@given(ranked, ranked, st.integers(min_value=0, max_value=8))
+def test_reading_the_semantic_channel_deeper_only_adds_to_the_end(
+    semantic: list[tuple[UUID, float]], lexical: list[tuple[UUID, float]], cut: int
+) -> None:
+    """The fusion of a semantic ranking cut anywhere past `depth` is a prefix of the
+    fusion of the whole ranking, up to the first id the cut one ranks past it (ADR 0395)."""
+    shown = max(cut, SHALLOW.depth)
+    whole = SHALLOW.fuse(semantic, lexical)
+    short = SHALLOW.fuse(semantic[:shown], lexical)
+    enough = len({i for i, _ in semantic[:shown]} | {i for i, _ in lexical})
+    n = min(shown, enough) if len(semantic) > shown else len(whole)
+    assert short[:n] == whole[:n]
 
 
 @given(st.lists(scores, max_size=6), st.booleans())
@@ -141,7 +160,7 @@ def test_the_label_names_each_fusion_and_the_numbers_it_used() -> None:
         )
     ]
     assert labels == [
-        "pooled_evidence lexical_floor=0.45 lexical_weight=0.85 power=2",
+        "pooled_evidence lexical_floor=0.45 lexical_weight=0.85 power=2 depth=10",
         "rrf k=60",
         "evidence lexical_floor=0.6 lexical_weight=0.5 power=3",
         "Channelless",
