@@ -19,11 +19,11 @@ from scripts.quality.calibration_fit import First, first_rows, fit, leave_one_ou
 
 COMMITTED = {"entities": ENTITY_CONFIDENCE, "passages": PASSAGE_CONFIDENCE}
 #: The worst left-out family's ECE when fitted (form "z"), recorded in ADR 0390.
-WORST_LEFT_OUT = {"entities": 0.259, "passages": 0.193}
+WORST_LEFT_OUT = {"entities": 0.314, "passages": 0.193}
 #: The committed map's pooled holdout ECE (graded and no-match first results).
-POOLED = {"entities": 0.049, "passages": 0.081}
+POOLED = {"entities": 0.045, "passages": 0.081}
 #: How far a refit may move before the committed numbers are stale: an entity fusion change
-#: moves the first results a little; a changed number (scale 1.330 -> 1.2) is past it.
+#: moves the first results a little; a changed number (scale 1.321 -> 1.2) is past it.
 DRIFT = 0.05
 #: Noise between recorded figures rounded to 3 places and fresh ones, with room for small
 #: changes to the ranking.
@@ -50,7 +50,7 @@ def test_every_family_left_out_of_the_fit_stays_calibrated(rows: list[First], si
     assert len(table) >= 4
     worst = max(after for _, _, after in table.values())
     assert worst <= WORST_LEFT_OUT[side] + SLACK
-    # Without the Platt map the worst family was off by more (0.321 and 0.607).
+    # Without the Platt map the worst family was off by more (0.454 and 0.607).
     assert worst < max(b for _, b, _ in table.values())
 
 

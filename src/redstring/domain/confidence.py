@@ -147,8 +147,8 @@ class ConfidenceCalibration:
 ENTITY_CONFIDENCE = ConfidenceCalibration(
     semantic=ChannelCalibration(midpoint=0.739, slope=14.2),
     lexical=ChannelCalibration(midpoint=0.547, slope=8.4),
-    intercept=-1.664,
-    scale=1.329,
+    intercept=-1.515,
+    scale=1.321,
 )
 #: Passages (`ChunkRetriever`): semantic score and `bm25_coverage`.
 PASSAGE_CONFIDENCE = ConfidenceCalibration(
