@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +43,11 @@ class _Matrix:
     id_strings: list[str]
     sources: npt.NDArray[np.str_]
     rows: FloatMatrix
+
+    @functools.cached_property
+    def row_of(self) -> dict[ChunkId, int]:
+        """Each chunk id's row, built on the first lookup."""
+        return {chunk_id: row for row, chunk_id in enumerate(self.ids)}
 
 
 @dataclass
@@ -332,7 +338,7 @@ class InMemoryChunkStore(DescribedStore):
         eligible = None
         if source_ids is not None:
             eligible = np.isin(matrix.sources, np.array(list(source_ids), dtype=np.str_))
-        row_of = {chunk_id: row for row, chunk_id in enumerate(matrix.ids)}
+        row_of = matrix.row_of
         asked = [c for c in dict.fromkeys(chunk_ids) if c in row_of]
         found = ranks_of(
             matrix.rows,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -90,6 +91,11 @@ class _Matrix:
     ids: list[str]
     sources: npt.NDArray[np.str_]
     rows: FloatMatrix
+
+    @functools.cached_property
+    def row_of(self) -> dict[str, int]:
+        """Each chunk id's row, built on the first lookup."""
+        return {chunk_id: row for row, chunk_id in enumerate(self.ids)}
 
 
 class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
@@ -402,10 +408,9 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
             token = current_generation(connection, "chunk_generations", tenant)
             matrix = self._cache.get(tenant, token, lambda: self._load(connection, tenant))
             eligible = None if wanted is None else np.isin(matrix.sources, wanted)
-            row_of = {chunk_id: row for row, chunk_id in enumerate(matrix.ids)}
-            asked = [str(c) for c in dict.fromkeys(chunk_ids) if str(c) in row_of]
-            wanted_rows = [row_of[c] for c in asked]
-            found = ranks_of(matrix.rows, query, matrix.ids, wanted=wanted_rows, eligible=eligible)
+            asked = [str(c) for c in dict.fromkeys(chunk_ids) if str(c) in matrix.row_of]
+            rows = [matrix.row_of[c] for c in asked]
+            found = ranks_of(matrix.rows, query, matrix.ids, wanted=rows, eligible=eligible)
             return {ChunkId(c): p for c, p in zip(asked, found, strict=True) if p is not None}
 
         return await self._db.read(work, store=self._name)

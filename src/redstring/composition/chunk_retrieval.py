@@ -6,8 +6,9 @@ cosine over the chunks that carry an embedding; the lexical channel is BM25
 (`redstring.domain.bm25`) over the store's inverted index. HYBRID runs both
 concurrently and fuses them with a `FusionStrategy` (`domain/fusion.py`). The
 default, `ReciprocalRankFusion`, is computed exactly over both full rankings:
-the lexical one is read whole, the semantic one to `k` and the store ranks
-each lexical candidate beyond them (`domain/exact_rrf.py`). Another strategy sees each
+each is read to `k`, the lexical one on as deep as a candidate could still
+reach the answer, and the store ranks each such candidate beyond the semantic
+`k` (`domain/exact_rrf.py`). Another strategy sees each
 chunk's semantic score on the 0..1 match scale and its BM25 score divided by
 the query's best BM25 score (`bm25_relative`). A chunk with no embedding is
 simply not a semantic candidate, so HYBRID over a partly embedded corpus still
@@ -21,7 +22,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from redstring.domain.bm25 import LexicalCandidates, rank_chunks
+from redstring.domain.bm25 import LexicalCandidates, LexicalRanking, rank_chunks
 from redstring.domain.chunk import ChunkId
 from redstring.domain.chunk_retrieval import (
     ChunkRetrievalResult,
@@ -275,34 +276,67 @@ class ChunkRetriever:
         found: LexicalCandidates | None,
         request: SearchRequest,
     ) -> tuple[list[tuple[ChunkId, float]], list[tuple[ChunkId, float]]]:
-        """The lexical ranking and the first `k` of the RRF of both channels'
-        full rankings (`rrf_of_ranks`); `semantic` (its first `k`) gains the
-        rank and score of every lexical candidate beyond them.
+        """The lexical ranking's part read and the first `k` of the RRF of both
+        channels' full rankings (`rrf_of_ranks`); `semantic` (its first `k`)
+        gains the rank and score of every lexical candidate beyond them that
+        could still reach the answer.
 
-        The lexical ranking is read whole (every candidate is scored anyway).
+        The lexical ranking is read to `k`, plus the place of each of the
+        semantic `k` it holds, plus as deep as a candidate could still reach
+        the answer: any deeper candidate ranks below the `k` best both ways.
         """
         k, tenant_id, source_ids = request.k, request.tenant_id, request.filter_list()
-        lexical = [] if found is None else rank_chunks(found, k=max(1, len(found.chunk_ids)))
+        ranking = None if found is None else LexicalRanking(found)
+        lexical = [] if ranking is None else ranking.first(k)
         semantic_rank = {chunk_id: rank for rank, (chunk_id, _) in enumerate(semantic, start=1)}
         lexical_rank = {chunk_id: rank for rank, (chunk_id, _) in enumerate(lexical, start=1)}
+        placed = {} if ranking is None else ranking.places(set(semantic_rank) - set(lexical_rank))
+        lexical_rank.update((chunk_id, rank) for chunk_id, (rank, _) in placed.items())
         # What every candidate is sure of (the first k semantic ids their exact
         # score, a lexical candidate beyond them its lexical part) puts the
         # answer's last at or above the k-th best of it. A candidate beyond the
         # first k ranks below k semantically, so one that cannot reach that even
-        # then is never in the answer, and its semantic rank is not asked.
+        # then is never in the answer, and its semantic rank is not asked. The
+        # k-th best needs only the lexical first k: every deeper candidate
+        # scores below each of them.
         floor = rrf_of_ranks([semantic_rank, lexical_rank], k=k)[-1][1] if lexical else 0.0
         reach = 1.0 / (RRF_K + k + 1)
-        beyond = [
-            chunk_id
-            for rank, (chunk_id, _) in enumerate(lexical, start=1)
-            if chunk_id not in semantic_rank and 1.0 / (RRF_K + rank) + reach >= floor
-        ]
-        if pair is not None and vector is not None and beyond and len(semantic) == k:
-            deeper = await pair[1].semantic_ranks(vector, tenant_id, beyond, source_ids=source_ids)
+        if pair is not None and vector is not None and ranking is not None and len(semantic) == k:
+            lexical = _reaching(ranking, floor=floor, reach=reach, at_least=k)
+            lexical_rank.update(
+                (chunk_id, rank) for rank, (chunk_id, _) in enumerate(lexical, start=1)
+            )
+            beyond = [
+                chunk_id
+                for rank, (chunk_id, _) in enumerate(lexical, start=1)
+                if chunk_id not in semantic_rank and 1.0 / (RRF_K + rank) + reach >= floor
+            ]
+            deeper = (
+                await pair[1].semantic_ranks(vector, tenant_id, beyond, source_ids=source_ids)
+                if beyond
+                else {}
+            )
             for chunk_id, (rank, score) in deeper.items():
                 semantic_rank[chunk_id] = rank
                 semantic.append((chunk_id, score))
+        known = {chunk_id for chunk_id, _ in lexical}
+        lexical += [(c, score) for c, (_, score) in placed.items() if c not in known]
         return lexical, rrf_of_ranks([semantic_rank, lexical_rank], k=k)
+
+
+def _reaching(
+    ranking: LexicalRanking, *, floor: float, reach: float, at_least: int
+) -> list[tuple[ChunkId, float]]:
+    """The lexical ranking's first `at_least`, and on past the last place `r`
+    with `1 / (RRF_K + r) + reach >= floor`.
+
+    With `g = floor - reach`, a depth of `int(1 / g) - RRF_K + 2` makes
+    `1 / (RRF_K + depth) <= g / (1 + g)`, below `g` by far more than float
+    rounding until the depth passes any ranking's size.
+    """
+    if floor <= reach:
+        return ranking.first(ranking.size)
+    return ranking.first(max(at_least, int(1.0 / (floor - reach)) - RRF_K + 2))
 
 
 #: How many chunks each channel ranks at least before a fusion other than RRF.

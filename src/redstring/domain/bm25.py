@@ -222,23 +222,64 @@ def rank_chunks(found: LexicalCandidates, *, k: int) -> list[tuple[ChunkId, floa
     """The `k` best of `found` as `(chunk id, bm25 score)`, best first, ties by id string.
 
     Every candidate is scored (numpy, one column per distinct term, summed in
-    term order); candidates scoring 0 are dropped; the top `k` are chosen by
-    `argpartition` and ordered by `(-score, id string)`. Raises
-    `InconsistentCorpusError` when a candidate holds a term whose document
-    frequency is outside `1..N`.
+    term order); candidates scoring 0 are dropped. `LexicalRanking(found).first(k)`.
+    Raises `InconsistentCorpusError` when a candidate holds a term whose
+    document frequency is outside `1..N`.
     """
     require_k(k)
-    if k == 0 or len(found.chunk_ids) == 0:
-        return []
-    scores = _column_scores(found)
-    kept = np.flatnonzero(scores > 0.0)
-    if len(kept) > k:
-        cut = np.argpartition(-scores[kept], k - 1)[k - 1]
-        kept = kept[scores[kept] >= scores[kept][cut]]
-    chosen = sorted((-float(scores[row]), str(found.chunk_ids[row]), row) for row in kept.tolist())[
-        :k
-    ]
-    return [(ChunkId(chunk_id), -negative) for negative, chunk_id, _ in chosen]
+    return LexicalRanking(found).first(k) if k else []
+
+
+class LexicalRanking:
+    """BM25's whole ranking of `found`, read only as far as asked.
+
+    The order is `(-score, id string)` over the candidates scoring above 0;
+    `first(n)` is its first `n` and `places` the one-based place of a few ids
+    in it, neither sorting more than it answers. Raises
+    `InconsistentCorpusError` as `rank_chunks` does.
+    """
+
+    def __init__(self, found: LexicalCandidates) -> None:
+        self._ids = found.chunk_ids
+        self._scores = (
+            _column_scores(found) if len(found.chunk_ids) else np.zeros(0, dtype=np.float64)
+        )
+        self._ranked = np.flatnonzero(self._scores > 0.0)
+
+    @property
+    def size(self) -> int:
+        """How many candidates the ranking holds (those scoring above 0)."""
+        return len(self._ranked)
+
+    def first(self, n: int) -> list[tuple[ChunkId, float]]:
+        """The first `n` of the ranking as `(chunk id, bm25 score)`."""
+        kept, scores = self._ranked, self._scores
+        if n <= 0 or len(kept) == 0:
+            return []
+        if len(kept) > n:
+            cut = np.argpartition(-scores[kept], n - 1)[n - 1]
+            kept = kept[scores[kept] >= scores[kept][cut]]
+        chosen = sorted((-float(scores[row]), str(self._ids[row]), row) for row in kept.tolist())
+        return [(ChunkId(chunk_id), -negative) for negative, chunk_id, _ in chosen[:n]]
+
+    def places(self, chunk_ids: Iterable[ChunkId]) -> dict[ChunkId, tuple[int, float]]:
+        """`(place, bm25 score)` of each of `chunk_ids` the ranking holds.
+
+        An id's place is one plus the candidates scoring above it and those
+        tied with it whose id string sorts first, as `first` orders them.
+        """
+        wanted = set(chunk_ids)
+        if not wanted:
+            return {}
+        scores, ids = self._scores, self._ids.tolist()
+        places: dict[ChunkId, tuple[int, float]] = {}
+        for row in [row for row, c in enumerate(ids) if c in wanted and scores[row] > 0.0]:
+            mine = str(ids[row])
+            tied = np.flatnonzero(scores == scores[row]).tolist()
+            place = 1 + int((scores > scores[row]).sum())
+            place += sum(1 for other in tied if str(ids[other]) < mine)
+            places[ChunkId(mine)] = (place, float(scores[row]))
+        return places
 
 
 def _column_scores(found: LexicalCandidates) -> npt.NDArray[np.float64]:

@@ -4,12 +4,13 @@
 that ranks every passage of a tenant is too long to read whole for each
 query. Its fusion needs only the rank of each id that can reach the top `k`:
 `ChunkRetriever` reads the semantic channel's first `k`, the lexical
-channel whole, and asks the store for the semantic rank of every lexical
-candidate beyond those `k` (`SemanticChunkSource.semantic_ranks`). Any other
-id ranks below `k` semantically and not at all lexically, so it scores at
-most `1 / (RRF_K + k + 1)`, below each of the `k` semantic ids; the first `k`
-of `rrf_of_ranks` over those ranks are therefore the first `k` of the fusion
-of the full rankings, scores included.
+channel as deep as a candidate could still reach the answer, and asks the
+store for the semantic rank of every such candidate beyond those `k`
+(`SemanticChunkSource.semantic_ranks`). Any other id ranks below `k`
+semantically and, lexically, not at all or too deep to reach the `k`-th
+best score the read ranks already give, so it scores below the answer's
+last; the first `k` of `rrf_of_ranks` over those ranks are therefore the
+first `k` of the fusion of the full rankings, scores included.
 """
 
 from __future__ import annotations

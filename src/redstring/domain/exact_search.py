@@ -125,16 +125,18 @@ def ranks_of(
     """`(rank, score)` `top_k` would give each `wanted` row, or `None` for an ineligible one.
 
     The rank is one-based among the eligible rows, by the same exact score
-    and the same tie-break (ascending `ids[row]`) as `top_k`; every eligible
-    row is scored exactly, a block at a time, so no BLAS rounding enters.
+    and the same tie-break (ascending `ids[row]`) as `top_k`; every row whose
+    BLAS score lies within `RESCORE_MARGIN` of a wanted row's is scored
+    exactly, so no BLAS rounding enters.
     """
-    keep = np.ones(matrix.shape[0], dtype=bool) if eligible is None else eligible
-    rows = np.flatnonzero(keep)
+    rows = np.arange(matrix.shape[0]) if eligible is None else np.flatnonzero(eligible)
     answers: list[tuple[int, float] | None] = [None] * len(wanted)
     if rows.size == 0 or not wanted:
         return answers
     with single_threaded_blas():
-        products = matrix[rows] @ query
+        products = matrix @ query
+    if eligible is not None:
+        products = products[rows]
     order = np.argsort(-np.clip((1.0 + products) / 2.0, 0.0, 1.0), kind="stable")
     descending = -np.clip((1.0 + products[order]) / 2.0, 0.0, 1.0)  # ascending negatives
     asked = np.asarray(wanted, dtype=np.int64)
@@ -142,19 +144,62 @@ def ranks_of(
     present = np.flatnonzero(rows[at] == asked)
     score = _row_scores(matrix[asked[present]], query)
     # A row whose BLAS score is beyond the margin is beyond the exact score too;
-    # only the rows inside the band around it are scored exactly.
+    # only the rows inside the band around it are scored exactly, each once.
     above = np.searchsorted(descending, -(score + RESCORE_MARGIN), side="left")
     upto = np.searchsorted(descending, -(score - RESCORE_MARGIN), side="right")
+    lengths = upto - above
+    banded = np.flatnonzero(lengths > 1)
+    edges = np.zeros(rows.size + 1, dtype=np.int64)  # +1 where a band opens, -1 past its end
+    np.add.at(edges, above[banded], 1)
+    np.add.at(edges, upto[banded], -1)
+    inside = np.flatnonzero(np.cumsum(edges[:-1]) > 0)
+    placed = rows[order]
+    exact = np.zeros(rows.size, dtype=np.float64)
+    exact[inside] = _row_scores(matrix[placed[inside]], query)
+    ranks = above + 1
+    own = asked[present]
+    for part in np.array_split(banded, max(1, int(lengths[banded].sum()) >> 20)):
+        ranks[part] += _band_places(
+            exact,
+            placed,
+            ids,
+            starts=above[part],
+            lengths=lengths[part],
+            scores=score[part],
+            own=own[part],
+        )
     for n, i in enumerate(present.tolist()):
-        rank = int(above[n]) + 1
-        if upto[n] - above[n] > 1:
-            band = rows[order[above[n] : upto[n]]]
-            exact = _row_scores(matrix[band], query)
-            mine = ids[int(asked[i])]
-            rank += int((exact > score[n]).sum())
-            rank += sum(1 for r in band[exact == score[n]].tolist() if ids[r] < mine)
-        answers[i] = (rank, float(score[n]))
+        answers[i] = (int(ranks[n]), float(score[n]))
     return answers
+
+
+def _band_places(
+    exact: npt.NDArray[np.float64],
+    placed: npt.NDArray[np.int64],
+    ids: Sequence[str],
+    *,
+    starts: npt.NDArray[np.int64],
+    lengths: npt.NDArray[np.int64],
+    scores: npt.NDArray[np.float64],
+    own: npt.NDArray[np.int64],
+) -> npt.NDArray[np.int64]:
+    """How many rows of each band come before its own row: a higher exact
+    score, or the same and an id that sorts first.
+
+    Band `n` is the sorted positions `starts[n]` to `starts[n] + lengths[n]`;
+    `placed` is the row at each position and `exact` its exact score there.
+    """
+    segment = np.repeat(np.arange(len(lengths)), lengths)
+    positions = np.arange(len(segment)) + np.repeat(
+        starts - (np.cumsum(lengths) - lengths), lengths
+    )
+    values, mine = exact[positions], scores[segment]
+    first = np.bincount(segment, weights=values > mine, minlength=len(lengths)).astype(np.int64)
+    rows = placed[positions]
+    for at in np.flatnonzero((values == mine) & (rows != own[segment])).tolist():
+        if ids[int(rows[at])] < ids[int(own[segment[at]])]:
+            first[segment[at]] += 1
+    return first
 
 
 #: How far below the k-th BLAS score a row may be and still be rescored: far above the

@@ -164,3 +164,46 @@ async def test_an_identifier_in_exactly_one_passage_is_hybrids_first_result(
     for k in (1, 10):
         result = await retriever.retrieve_chunks(identifier, tenant, k=k)
         assert identifier in result.matches[0].chunk.text
+
+
+class WordBlindEmbeddings(FakeEmbeddingProvider):
+    """A model that does not see `word` in a passage, so how near a passage
+    reads to a query of that word has nothing to do with its BM25 score."""
+
+    def __init__(self, *, dimension: int, word: str) -> None:
+        super().__init__(dimension=dimension)
+        self._word = word
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return await super().embed([text.replace(self._word, "") for text in texts])
+
+    async def embed_query(self, texts: Sequence[str]) -> list[list[float]]:
+        return await super().embed(texts)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("size", "embedded_every"), [(40, 13), (3000, 1)])
+async def test_a_semantic_answer_deep_in_the_lexical_ranking_keeps_its_lexical_part(
+    size: int, embedded_every: int
+) -> None:
+    """Every passage holds the query word, so the lexical ranking is as long as
+    the corpus, and the semantic channel's best lie anywhere in it: with few
+    passages embedded (fewer than k, so no candidate is asked for its rank)
+    and with 3,000 (deeper than any candidate could still reach the answer).
+    HYBRID's first k are the full rankings' RRF, scores included."""
+    rng = random.Random(11)
+    filler = ["engine", "mill", "river", "notes", "lamp", "stone", "gear", "wheel"]
+    corpus = [" ".join(["salt", *rng.choices(filler, k=rng.randrange(1, 30))]) for _ in range(size)]
+    embedded = [n % embedded_every == 0 for n in range(size)]
+    embeddings = WordBlindEmbeddings(dimension=DIMENSION, word="salt")
+    store = InMemoryChunkStore(dimension=DIMENSION)
+    tenant = await index(store, corpus, embeddings, embedded=embedded)
+    retriever = ChunkRetriever(embeddings=embeddings, chunks=store)
+    full = {
+        mode: await retriever.retrieve_chunks("salt", tenant, k=size, mode=mode)
+        for mode in (RetrievalMode.SEMANTIC, RetrievalMode.LEXICAL)
+    }
+    expected = full_rrf([[m.chunk.id for m in answer.matches] for answer in full.values()])
+    for k in (1, 3, 10, 30, 100):
+        result = await retriever.retrieve_chunks("salt", tenant, k=k)
+        assert [(m.chunk.id, m.score) for m in result.matches] == expected[:k]

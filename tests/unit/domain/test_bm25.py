@@ -13,6 +13,7 @@ from redstring.domain.bm25 import (
     CorpusStats,
     LexicalCandidate,
     LexicalCandidates,
+    LexicalRanking,
     idf,
     rank_chunks,
     term_score,
@@ -258,3 +259,28 @@ def test_ranking_is_total_and_independent_of_candidate_order(
     keys = [(-s, str(c)) for c, s in forward]
     assert keys == sorted(keys)
     assert len(forward) == min(k, len(found.candidates))
+
+
+@given(
+    texts=st.lists(
+        st.lists(st.sampled_from(["ada", "mill", "kilo", "zeta"]), max_size=6).map(" ".join),
+        min_size=1,
+        max_size=30,
+    ),
+    query=st.lists(st.sampled_from(["ada", "mill", "kilo", "yarn"]), min_size=1, max_size=3),
+    asked=st.sets(st.integers(0, 29), max_size=8),
+    n=st.integers(0, 31),
+)
+def test_a_ranking_read_in_part_agrees_with_the_whole_ranking(
+    texts: list[str], query: list[str], asked: set[int], n: int
+) -> None:
+    """`first(n)` is the whole ranking's first n and `places` each id's place in it, ties
+    included (texts repeat, so equal scores are common)."""
+    found = corpus(texts, query)
+    whole = rank_chunks(found, k=len(texts))
+    ranking = LexicalRanking(found)
+    assert ranking.size == len(whole)
+    assert ranking.first(n) == whole[:n]
+    ids = [chunk(texts[i], f"s{i}").id for i in asked if i < len(texts)]
+    place_of = {chunk_id: (place, score) for place, (chunk_id, score) in enumerate(whole, start=1)}
+    assert ranking.places(ids) == {c: place_of[c] for c in ids if c in place_of}
