@@ -274,7 +274,7 @@ async def test_a_version_two_vector_schema_gains_the_float16_column_on_migrate(
 ) -> None:
     schema = f"x_{uuid.uuid4().hex[:12]}"
     current = schema_for(8)
-    database = await PostgresDatabase.connect(postgres_url, schema=schema)
+    database = await PostgresDatabase.connect(postgres_url, schema=schema, extensions=("vector",))
     rng = np.random.default_rng(2)
     tenant = new_tenant_id()
     vectors = rng.standard_normal((40, 8)).astype(np.float32)
