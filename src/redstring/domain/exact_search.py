@@ -137,12 +137,65 @@ def ranks_of(
         products = matrix @ query
     if eligible is not None:
         products = products[rows]
-    order = np.argsort(-np.clip((1.0 + products) / 2.0, 0.0, 1.0), kind="stable")
-    descending = -np.clip((1.0 + products[order]) / 2.0, 0.0, 1.0)  # ascending negatives
+    blas = np.clip((1.0 + products) / 2.0, 0.0, 1.0)
     asked = np.asarray(wanted, dtype=np.int64)
     at = np.minimum(np.searchsorted(rows, asked), rows.size - 1)
     present = np.flatnonzero(rows[at] == asked)
     score = _row_scores(matrix[asked[present]], query)
+    own = asked[present]
+    if len(present) <= FEW_ASKED:
+        ranks = _counted_places(matrix, query, ids, rows, blas, score=score, own=own)
+    else:
+        ranks = _sorted_places(matrix, query, ids, rows, blas, score=score, own=own)
+    for n, i in enumerate(present.tolist()):
+        answers[i] = (int(ranks[n]), float(score[n]))
+    return answers
+
+
+#: Up to this many asked rows, `ranks_of` counts the rows above each one instead of sorting.
+FEW_ASKED = 8
+
+
+def _counted_places(
+    matrix: FloatMatrix,
+    query: FloatMatrix,
+    ids: Sequence[str],
+    rows: npt.NDArray[np.int64],
+    blas: npt.NDArray[np.floating],
+    *,
+    score: npt.NDArray[np.float64],
+    own: npt.NDArray[np.int64],
+) -> npt.NDArray[np.int64]:
+    """Each asked row's place, the rows above it and in its band counted
+    over the whole of `blas` (the eligible rows' BLAS scores, as `rows`)."""
+    places = np.empty(len(score), dtype=np.int64)
+    for n in range(len(score)):
+        mine = score[n]
+        near = (blas >= mine - RESCORE_MARGIN) & (blas <= mine + RESCORE_MARGIN)
+        band = rows[np.flatnonzero(near)]
+        place = 1 + int(np.count_nonzero(blas > mine + RESCORE_MARGIN))
+        if band.size > 1:
+            exact = _row_scores(matrix[band], query)
+            place += int((exact > mine).sum())
+            tied = band[(exact == mine) & (band != own[n])].tolist()
+            place += sum(1 for r in tied if ids[r] < ids[int(own[n])])
+        places[n] = place
+    return places
+
+
+def _sorted_places(
+    matrix: FloatMatrix,
+    query: FloatMatrix,
+    ids: Sequence[str],
+    rows: npt.NDArray[np.int64],
+    blas: npt.NDArray[np.floating],
+    *,
+    score: npt.NDArray[np.float64],
+    own: npt.NDArray[np.int64],
+) -> npt.NDArray[np.int64]:
+    """Each asked row's place, read off the eligible rows sorted by BLAS score."""
+    order = np.argsort(-blas, kind="stable")
+    descending = -blas[order]  # ascending negatives
     # A row whose BLAS score is beyond the margin is beyond the exact score too;
     # only the rows inside the band around it are scored exactly, each once.
     above = np.searchsorted(descending, -(score + RESCORE_MARGIN), side="left")
@@ -157,7 +210,6 @@ def ranks_of(
     exact = np.zeros(rows.size, dtype=np.float64)
     exact[inside] = _row_scores(matrix[placed[inside]], query)
     ranks = above + 1
-    own = asked[present]
     for part in np.array_split(banded, max(1, int(lengths[banded].sum()) >> 20)):
         ranks[part] += _band_places(
             exact,
@@ -168,9 +220,7 @@ def ranks_of(
             scores=score[part],
             own=own[part],
         )
-    for n, i in enumerate(present.tolist()):
-        answers[i] = (int(ranks[n]), float(score[n]))
-    return answers
+    return ranks
 
 
 def _band_places(

@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from redstring.domain import exact_search
-from redstring.domain.exact_search import single_threaded_blas, top_k
+from redstring.domain.exact_search import ranks_of, single_threaded_blas, top_k
 
 
 def _blas_threads() -> list[int]:
@@ -106,3 +108,32 @@ def test_equal_rows_tie_by_id_wherever_they_are_stored() -> None:
             assert int(first) % 301 == int(second) % 301  # each pair of equal rows together
             assert first < second  # by ascending id
     assert differing == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    size=st.integers(1, 300),
+    asked=st.integers(1, 40),
+    filtered=st.booleans(),
+)
+def test_ranks_of_gives_each_row_its_place_in_top_ks_whole_ranking(
+    seed: int, size: int, asked: int, filtered: bool
+) -> None:
+    """Counted (a few rows asked) or read off a sort (more), each asked row's
+    place is where `top_k` over every eligible row puts it. Rows repeat, so
+    ties broken by id are common, and most scores lie within the rescoring
+    margin of another's."""
+    rng = np.random.default_rng(seed)
+    distinct = rng.standard_normal((max(1, size // 3), 8)).astype(np.float32)
+    matrix = distinct[rng.integers(len(distinct), size=size)]
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    query = rng.standard_normal(8).astype(np.float32)
+    query /= np.linalg.norm(query)
+    ids = [f"c{n:04d}" for n in rng.permutation(size)]
+    eligible = rng.random(size) < 0.7 if filtered else None
+    whole = top_k(matrix, query, ids, k=size, eligible=eligible, min_score=None)
+    place = {row: (n, score) for n, (row, score) in enumerate(whole, start=1)}
+    wanted = rng.integers(size, size=asked).tolist()
+    got = ranks_of(matrix, query, ids, wanted=wanted, eligible=eligible)
+    assert got == [place.get(row) for row in wanted]
