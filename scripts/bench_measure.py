@@ -1,11 +1,16 @@
-"""The benchmarks' shared measures: memory, timers, the numpy floor, percentiles."""
+"""The benchmarks' shared measures: memory, timers, the numpy floor, percentiles, and
+the two-tree comparisons' command line."""
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import json
 import os
 import resource
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -45,3 +50,18 @@ def percentile(values: list[float], q: float) -> float:
 
 def summary(values: list[float]) -> dict[str, float]:
     return {"p50": percentile(values, 50), "p90": percentile(values, 90), "n": len(values)}
+
+
+def compare_trees(
+    parser: argparse.ArgumentParser,
+    run: Callable[[argparse.Namespace], Awaitable[list[str]]],
+) -> None:
+    """Add `--queries` and `--out` to a two-tree comparison's own arguments,
+    run it, and write its answers to `--out` as JSON (for `cmp` against the
+    other tree's)."""
+    parser.add_argument("--queries", type=int, default=1000)
+    parser.add_argument("--out", type=Path, help="the answers, as JSON")
+    args = parser.parse_args()
+    answers = asyncio.run(run(args))
+    if args.out is not None:
+        args.out.write_text(json.dumps(answers))

@@ -21,8 +21,6 @@ against another tree's library with that tree's `src` first on `PYTHONPATH`:
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import os
 import time
 import uuid
@@ -41,6 +39,7 @@ from scripts.bench_corpus import (
     make_names,
     make_queries,
 )
+from scripts.bench_measure import compare_trees
 
 TENANT = TenantId(uuid.UUID(int=1))
 
@@ -104,12 +103,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--file", type=Path, required=True, help="the SQLite file, kept")
     parser.add_argument("--n", type=int, default=100_000, help="entities of the searched tenant")
-    parser.add_argument("--queries", type=int, default=1000)
-    parser.add_argument("--out", type=Path, help="the answers, as JSON")
-    args = parser.parse_args()
-    answers = asyncio.run(run(args))
-    if args.out is not None:
-        args.out.write_text(json.dumps(answers))
+    compare_trees(parser, run)
 
 
 if __name__ == "__main__":

@@ -23,8 +23,6 @@ against another tree's library with that tree's `src` first on `PYTHONPATH`:
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import os
 import time
 from pathlib import Path
@@ -37,6 +35,7 @@ from redstring.domain.tokenize import Analyzer
 from redstring.ports import ChunkStore
 from redstring.stores import InMemoryChunkStore, open_sqlite
 from scripts.bench_corpus import TableEmbeddings, chunk_corpus, ingest_chunks, unit_rows
+from scripts.bench_measure import compare_trees
 
 MODES = (RetrievalMode.LEXICAL, RetrievalMode.SEMANTIC, RetrievalMode.HYBRID)
 
@@ -118,13 +117,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000, help="passages")
     parser.add_argument("--dim", type=int, default=384)
-    parser.add_argument("--queries", type=int, default=1000)
     parser.add_argument("--sqlite", type=Path, help="a SQLite file to build once and reuse")
-    parser.add_argument("--out", type=Path, help="the answers, as JSON")
-    args = parser.parse_args()
-    answers = asyncio.run(run(args))
-    if args.out is not None:
-        args.out.write_text(json.dumps(answers))
+    compare_trees(parser, run)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -142,11 +143,8 @@ def ranks_of(
     at = np.minimum(np.searchsorted(rows, asked), rows.size - 1)
     present = np.flatnonzero(rows[at] == asked)
     score = _row_scores(matrix[asked[present]], query)
-    own = asked[present]
-    if len(present) <= FEW_ASKED:
-        ranks = _counted_places(matrix, query, ids, rows, blas, score=score, own=own)
-    else:
-        ranks = _sorted_places(matrix, query, ids, rows, blas, score=score, own=own)
+    mine = _Asked(matrix, query, ids, rows, blas, score, asked[present])
+    ranks = _counted_places(mine) if len(present) <= FEW_ASKED else _sorted_places(mine)
     for n, i in enumerate(present.tolist()):
         answers[i] = (int(ranks[n]), float(score[n]))
     return answers
@@ -156,18 +154,23 @@ def ranks_of(
 FEW_ASKED = 8
 
 
-def _counted_places(
-    matrix: FloatMatrix,
-    query: FloatMatrix,
-    ids: Sequence[str],
-    rows: npt.NDArray[np.int64],
-    blas: npt.NDArray[np.floating],
-    *,
-    score: npt.NDArray[np.float64],
-    own: npt.NDArray[np.int64],
-) -> npt.NDArray[np.int64]:
+class _Asked(NamedTuple):
+    """What `ranks_of` places: `blas` holds the eligible `rows`' BLAS scores,
+    `score` and `own` each asked row's exact score and row."""
+
+    matrix: FloatMatrix
+    query: FloatMatrix
+    ids: Sequence[str]
+    rows: npt.NDArray[np.int64]
+    blas: npt.NDArray[np.floating]
+    score: npt.NDArray[np.float64]
+    own: npt.NDArray[np.int64]
+
+
+def _counted_places(asked: _Asked) -> npt.NDArray[np.int64]:
     """Each asked row's place, the rows above it and in its band counted
-    over the whole of `blas` (the eligible rows' BLAS scores, as `rows`)."""
+    over the whole of `blas`."""
+    matrix, query, ids, rows, blas, score, own = asked
     places = np.empty(len(score), dtype=np.int64)
     for n in range(len(score)):
         mine = score[n]
@@ -183,17 +186,9 @@ def _counted_places(
     return places
 
 
-def _sorted_places(
-    matrix: FloatMatrix,
-    query: FloatMatrix,
-    ids: Sequence[str],
-    rows: npt.NDArray[np.int64],
-    blas: npt.NDArray[np.floating],
-    *,
-    score: npt.NDArray[np.float64],
-    own: npt.NDArray[np.int64],
-) -> npt.NDArray[np.int64]:
+def _sorted_places(asked: _Asked) -> npt.NDArray[np.int64]:
     """Each asked row's place, read off the eligible rows sorted by BLAS score."""
+    matrix, query, ids, rows, blas, score, own = asked
     order = np.argsort(-blas, kind="stable")
     descending = -blas[order]  # ascending negatives
     # A row whose BLAS score is beyond the margin is beyond the exact score too;
