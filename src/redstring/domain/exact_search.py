@@ -170,25 +170,21 @@ class _Asked(NamedTuple):
 def _counted_places(asked: _Asked) -> npt.NDArray[np.int64]:
     """Each asked row's place, the rows above it and in its band counted
     over the whole of `blas`."""
-    matrix, query, ids, rows, blas, score, own = asked
-    places = np.empty(len(score), dtype=np.int64)
-    for n in range(len(score)):
-        mine = score[n]
-        near = (blas >= mine - RESCORE_MARGIN) & (blas <= mine + RESCORE_MARGIN)
-        band = rows[np.flatnonzero(near)]
-        place = 1 + int(np.count_nonzero(blas > mine + RESCORE_MARGIN))
-        if band.size > 1:
-            exact = _row_scores(matrix[band], query)
-            place += int((exact > mine).sum())
-            tied = band[(exact == mine) & (band != own[n])].tolist()
-            place += sum(1 for r in tied if ids[r] < ids[int(own[n])])
-        places[n] = place
-    return places
+    matrix, query, _, rows, blas, score, _ = asked
+    above = np.array([np.count_nonzero(blas > mine + RESCORE_MARGIN) for mine in score])
+    bands = [
+        rows[np.flatnonzero((blas >= mine - RESCORE_MARGIN) & (blas <= mine + RESCORE_MARGIN))]
+        for mine in score
+    ]
+    segment = np.repeat(np.arange(len(bands)), [len(band) for band in bands])
+    members = np.concatenate(bands) if bands else np.zeros(0, dtype=np.int64)
+    values = _row_scores(matrix[members], query)
+    return above + 1 + _ahead(segment, values, members, asked, count=len(bands))
 
 
 def _sorted_places(asked: _Asked) -> npt.NDArray[np.int64]:
     """Each asked row's place, read off the eligible rows sorted by BLAS score."""
-    matrix, query, ids, rows, blas, score, own = asked
+    matrix, query, _, rows, blas, score, _ = asked
     order = np.argsort(-blas, kind="stable")
     descending = -blas[order]  # ascending negatives
     # A row whose BLAS score is beyond the margin is beyond the exact score too;
@@ -206,43 +202,39 @@ def _sorted_places(asked: _Asked) -> npt.NDArray[np.int64]:
     exact[inside] = _row_scores(matrix[placed[inside]], query)
     ranks = above + 1
     for part in np.array_split(banded, max(1, int(lengths[banded].sum()) >> 20)):
-        ranks[part] += _band_places(
-            exact,
-            placed,
-            ids,
-            starts=above[part],
-            lengths=lengths[part],
-            scores=score[part],
-            own=own[part],
+        # Band n of the part: the sorted positions above[n] to upto[n].
+        segment = np.repeat(np.arange(len(part)), lengths[part])
+        positions = np.arange(len(segment)) + np.repeat(
+            above[part] - (np.cumsum(lengths[part]) - lengths[part]), lengths[part]
+        )
+        ranks[part] += _ahead(
+            segment,
+            exact[positions],
+            placed[positions],
+            asked._replace(score=score[part], own=asked.own[part]),
+            count=len(part),
         )
     return ranks
 
 
-def _band_places(
-    exact: npt.NDArray[np.float64],
-    placed: npt.NDArray[np.int64],
-    ids: Sequence[str],
+def _ahead(
+    segment: npt.NDArray[np.int64],
+    values: npt.NDArray[np.float64],
+    members: npt.NDArray[np.int64],
+    asked: _Asked,
     *,
-    starts: npt.NDArray[np.int64],
-    lengths: npt.NDArray[np.int64],
-    scores: npt.NDArray[np.float64],
-    own: npt.NDArray[np.int64],
+    count: int,
 ) -> npt.NDArray[np.int64]:
-    """How many rows of each band come before its own row: a higher exact
-    score, or the same and an id that sorts first.
+    """How many rows of each asked row's band come before it: a higher exact
+    score, or the same and an id that sorts first (`top_k`'s order).
 
-    Band `n` is the sorted positions `starts[n]` to `starts[n] + lengths[n]`;
-    `placed` is the row at each position and `exact` its exact score there.
+    Member `i` (row `members[i]`, exact score `values[i]`) is in the band of
+    asked row `segment[i]`, of `count`; an asked row may be in its own band.
     """
-    segment = np.repeat(np.arange(len(lengths)), lengths)
-    positions = np.arange(len(segment)) + np.repeat(
-        starts - (np.cumsum(lengths) - lengths), lengths
-    )
-    values, mine = exact[positions], scores[segment]
-    first = np.bincount(segment, weights=values > mine, minlength=len(lengths)).astype(np.int64)
-    rows = placed[positions]
-    for at in np.flatnonzero((values == mine) & (rows != own[segment])).tolist():
-        if ids[int(rows[at])] < ids[int(own[segment[at]])]:
+    ids, mine, own = asked.ids, asked.score[segment], asked.own[segment]
+    first = np.bincount(segment, weights=values > mine, minlength=count).astype(np.int64)
+    for at in np.flatnonzero((values == mine) & (members != own)).tolist():
+        if ids[int(members[at])] < ids[int(own[at])]:
             first[segment[at]] += 1
     return first
 
