@@ -5,6 +5,7 @@
     uv run python -m scripts.fit_fusion --cache /tmp/fusion  # keep the channel answers
     uv run python -m scripts.fit_fusion --recorded           # no model: replay the recording
     uv run python -m scripts.fit_fusion --recorded --leave-one-out  # each rule, families left out
+    uv run python -m scripts.fit_fusion --recorded --leave-one-out --trials  # rules not adopted
     uv run python -m scripts.fit_fusion --record             # re-record the CI floors' input
     uv run python -m scripts.fit_fusion --record passages/python  # that source only
     uv run python -m scripts.fit_fusion --floors             # replay it, write the HYBRID floors
@@ -34,6 +35,7 @@ from scripts.quality.floors import FLOORS, floors_table, load_floors, plot_floor
 from scripts.quality.fusion_cases import entity_cases, passage_cases
 from scripts.quality.fusion_fit import report
 from scripts.quality.fusion_rules import leave_one_out, rules, rules_table
+from scripts.quality.fusion_trials import trial_rules
 from scripts.quality.recorded import RECORDED, record
 
 DEFAULTS = {"entities": DEFAULT_FUSION, "passages": DEFAULT_PASSAGE_FUSION}
@@ -64,6 +66,11 @@ if __name__ == "__main__":
         action="store_true",
         help="entities: choose each rule's numbers without each family in turn, grade it there",
     )
+    parser.add_argument(
+        "--trials",
+        action="store_true",
+        help="with --leave-one-out: the rules tried after ADR 0365 instead of its candidates",
+    )
     parser.add_argument("--plot", metavar="DIR", help=f"only plot {FLOORS.name} into DIR")
     args = parser.parse_args()
     if args.plot:
@@ -81,7 +88,8 @@ if __name__ == "__main__":
         sys.exit(0)
     if args.leave_one_out:
         print("## entities: each rule, each family left out (ADR 0365)\n", flush=True)
-        print(rules_table(leave_one_out(entity_cases(args.cache, args.recorded), rules())))
+        chosen = [*rules()[:3], *trial_rules()] if args.trials else rules()
+        print(rules_table(leave_one_out(entity_cases(args.cache, args.recorded), chosen)))
         sys.exit(0)
     for side, collect in (("entities", entity_cases), ("passages", passage_cases)):
         if args.only in (None, side):
