@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
@@ -12,6 +11,7 @@ import numpy.typing as npt
 
 from redstring.chunks.in_memory_postings import Postings
 from redstring.chunks.in_memory_rows import Row
+from redstring.chunks.matrix import ChunkMatrix
 from redstring.domain.bm25 import CorpusStats, LexicalCandidates
 from redstring.domain.chunk import (
     ChunkId,
@@ -24,8 +24,6 @@ from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.exact_search import (
     FloatMatrix,
-    ranks_of,
-    top_k,
     unit_vector,
     unit_vectors,
     validate_search_args,
@@ -35,19 +33,6 @@ from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import DEFAULT_LANGUAGE, Analyzer
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 from redstring.storage.describe import DescribedStore
-
-
-@dataclass(frozen=True)
-class _Matrix:
-    ids: list[ChunkId]
-    id_strings: list[str]
-    sources: npt.NDArray[np.str_]
-    rows: FloatMatrix
-
-    @functools.cached_property
-    def row_of(self) -> dict[ChunkId, int]:
-        """Each chunk id's row, built on the first lookup."""
-        return {chunk_id: row for row, chunk_id in enumerate(self.ids)}
 
 
 @dataclass
@@ -80,7 +65,7 @@ class _Tenant:
     total_length: int = 0
     sources: dict[str, set[ChunkId]] = field(default_factory=dict)
     entities: dict[EntityId, set[ChunkId]] = field(default_factory=dict)
-    cache: _Matrix | None = None
+    cache: ChunkMatrix | None = None
     lexical: _Lexical | None = None
 
 
@@ -314,12 +299,7 @@ class InMemoryChunkStore(DescribedStore):
         part = self._tenants.get(tenant_id)
         if part is None or k == 0:
             return []
-        matrix = _matrix(part)
-        eligible = None
-        if source_ids is not None:
-            eligible = np.isin(matrix.sources, np.array(list(source_ids), dtype=np.str_))
-        hits = top_k(matrix.rows, query, matrix.id_strings, k=k, eligible=eligible, min_score=None)
-        return [(matrix.ids[row], score) for row, score in hits]
+        return _matrix(part).ranking(query, k=k, source_ids=source_ids)
 
     async def semantic_ranks(
         self,
@@ -334,20 +314,7 @@ class InMemoryChunkStore(DescribedStore):
         part = self._tenants.get(tenant_id)
         if part is None or not chunk_ids:
             return {}
-        matrix = _matrix(part)
-        eligible = None
-        if source_ids is not None:
-            eligible = np.isin(matrix.sources, np.array(list(source_ids), dtype=np.str_))
-        row_of = matrix.row_of
-        asked = [c for c in dict.fromkeys(chunk_ids) if c in row_of]
-        found = ranks_of(
-            matrix.rows,
-            query,
-            matrix.id_strings,
-            wanted=[row_of[c] for c in asked],
-            eligible=eligible,
-        )
-        return {c: place for c, place in zip(asked, found, strict=True) if place is not None}
+        return _matrix(part).ranks(query, chunk_ids, source_ids=source_ids)
 
     def _units(self, chunks: Sequence[StoredChunk]) -> list[FloatMatrix | None]:
         """Each chunk's checked unit row (`None` without an embedding), scaled as one matrix.
@@ -428,13 +395,12 @@ def _discard[KeyT](index: dict[KeyT, set[ChunkId]], key: KeyT, chunk_id: ChunkId
             del index[key]
 
 
-def _matrix(part: _Tenant) -> _Matrix:
+def _matrix(part: _Tenant) -> ChunkMatrix:
     if part.cache is None:
         embedded = [(chunk_id, row) for chunk_id, row in part.rows.items() if row.unit is not None]
         units = [row.unit for _, row in embedded if row.unit is not None]
-        part.cache = _Matrix(
+        part.cache = ChunkMatrix(
             ids=[chunk_id for chunk_id, _ in embedded],
-            id_strings=[str(chunk_id) for chunk_id, _ in embedded],
             sources=np.array([row.source_id for _, row in embedded], dtype=np.str_),
             rows=np.stack(units) if units else np.zeros((0, 1), dtype=np.float32),
         )

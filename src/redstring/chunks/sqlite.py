@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import sqlite3
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from uuid import UUID
 
 import numpy as np
-import numpy.typing as npt
 
+from redstring.chunks.matrix import ChunkMatrix
 from redstring.chunks.sqlite_analysis import open_language
 from redstring.chunks.sqlite_check import damaged_chunk_rows
 from redstring.chunks.sqlite_codec import (
@@ -50,10 +48,7 @@ from redstring.domain.chunk_retrieval import ChunkMatch
 from redstring.domain.damage import DamagedRow
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.exact_search import (
-    FloatMatrix,
-    ranks_of,
     stored_vector,
-    top_k,
     unit_rows,
     unit_vector,
     validate_search_args,
@@ -84,18 +79,6 @@ _TENANT_TABLES = (
     "chunk_generations",
     "chunk_tenants",
 )
-
-
-@dataclass(frozen=True)
-class _Matrix:
-    ids: list[str]
-    sources: npt.NDArray[np.str_]
-    rows: FloatMatrix
-
-    @functools.cached_property
-    def row_of(self) -> dict[str, int]:
-        """Each chunk id's row, built on the first lookup."""
-        return {chunk_id: row for row, chunk_id in enumerate(self.ids)}
 
 
 class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
@@ -144,7 +127,9 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         self._analyzer = open_language(database, language, store=self._name)
         self._dimension = dimension
         budget = budget_of(cache_bytes)
-        self._cache = TenantCache[_Matrix](budget, lambda m: held_bytes(m.ids, m.sources, m.rows))
+        self._cache = TenantCache[ChunkMatrix](
+            budget, lambda m: held_bytes(m.ids, m.sources, m.rows)
+        )
         self._lexicons = TenantCache[Lexicon](budget, lambda lexicon: lexicon.nbytes)
 
     @property
@@ -358,10 +343,9 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         if k == 0 or (source_ids is not None and not source_ids):
             return []
         tenant = str(tenant_id)
-        wanted = None if source_ids is None else np.array(list(source_ids), dtype=np.str_)
 
         def work(connection: sqlite3.Connection) -> list[ChunkMatch]:
-            ranked = self._ranked(connection, tenant, query, k, wanted)
+            ranked = self._matrix(connection, tenant).ranking(query, k=k, source_ids=source_ids)
             found = fetch_chunks(connection, tenant, [i for i, _ in ranked], self._dimension)
             chunks = {str(c.id): c for c in found}
             return [ChunkMatch(chunk=chunks[chunk_id], score=score) for chunk_id, score in ranked]
@@ -382,10 +366,9 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         if k == 0 or (source_ids is not None and not source_ids):
             return []
         tenant = str(tenant_id)
-        wanted = None if source_ids is None else np.array(list(source_ids), dtype=np.str_)
 
         def work(connection: sqlite3.Connection) -> list[tuple[ChunkId, float]]:
-            return self._ranked(connection, tenant, query, k, wanted)
+            return self._matrix(connection, tenant).ranking(query, k=k, source_ids=source_ids)
 
         return await self._db.read(work, store=self._name)
 
@@ -402,33 +385,16 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         if not chunk_ids:
             return {}
         tenant = str(tenant_id)
-        wanted = None if source_ids is None else np.array(list(source_ids), dtype=np.str_)
 
         def work(connection: sqlite3.Connection) -> dict[ChunkId, tuple[int, float]]:
-            token = current_generation(connection, "chunk_generations", tenant)
-            matrix = self._cache.get(tenant, token, lambda: self._load(connection, tenant))
-            eligible = None if wanted is None else np.isin(matrix.sources, wanted)
-            asked = [str(c) for c in dict.fromkeys(chunk_ids) if str(c) in matrix.row_of]
-            rows = [matrix.row_of[c] for c in asked]
-            found = ranks_of(matrix.rows, query, matrix.ids, wanted=rows, eligible=eligible)
-            return {ChunkId(c): p for c, p in zip(asked, found, strict=True) if p is not None}
+            return self._matrix(connection, tenant).ranks(query, chunk_ids, source_ids=source_ids)
 
         return await self._db.read(work, store=self._name)
 
-    def _ranked(
-        self,
-        connection: sqlite3.Connection,
-        tenant: str,
-        query: FloatMatrix,
-        k: int,
-        wanted: npt.NDArray[np.str_] | None,
-    ) -> list[tuple[ChunkId, float]]:
-        """The `k` best embedded chunks of `tenant` (of the `wanted` sources), by exact cosine."""
+    def _matrix(self, connection: sqlite3.Connection, tenant: str) -> ChunkMatrix:
+        """`tenant`'s embedded chunks, cached until a write changes its generation."""
         token = current_generation(connection, "chunk_generations", tenant)
-        matrix = self._cache.get(tenant, token, lambda: self._load(connection, tenant))
-        eligible = None if wanted is None else np.isin(matrix.sources, wanted)
-        hits = top_k(matrix.rows, query, matrix.ids, k=k, eligible=eligible, min_score=None)
-        return [(ChunkId(matrix.ids[r]), score) for r, score in hits]
+        return self._cache.get(tenant, token, lambda: self._load(connection, tenant))
 
     # -- helpers -----------------------------------------------------------
 
@@ -472,8 +438,8 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
 
         return await self._db.read(work, store=self._name)
 
-    def _load(self, connection: sqlite3.Connection, tenant: str) -> _Matrix:
-        ids: list[str] = []
+    def _load(self, connection: sqlite3.Connection, tenant: str) -> ChunkMatrix:
+        ids: list[ChunkId] = []
         sources: list[str] = []
         blobs: list[bytes] = []
         for chunk_id, source_id, blob in connection.execute(
@@ -483,7 +449,7 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
             " WHERE r.tenant_id = ?",
             (tenant,),
         ):
-            ids.append(chunk_id)
+            ids.append(ChunkId(chunk_id))
             sources.append(source_id)
             blobs.append(blob)
         raw = matrix_of(
@@ -493,7 +459,7 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
             tenant=tenant,
             rows=[f"chunk {chunk_id}" for chunk_id in ids],
         )
-        return _Matrix(
+        return ChunkMatrix(
             ids=ids,
             sources=np.array(sources, dtype=np.str_),
             rows=unit_rows(raw) if ids else raw,

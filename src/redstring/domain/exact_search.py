@@ -53,6 +53,36 @@ def single_threaded_blas() -> Iterator[None]:
         yield
 
 
+def blas_products(matrix: FloatMatrix, query: FloatMatrix) -> FloatMatrix:
+    """`matrix @ query` on one BLAS thread: every row's cosine, to within BLAS rounding."""
+    with single_threaded_blas():
+        products: FloatMatrix = matrix @ query
+    return products
+
+
+class ProductMemo:
+    """One matrix's products with the query it was last asked, kept for the next ask.
+
+    A hybrid query searches the same matrix twice with one vector (the
+    semantic ranking, then the ranks of the lexical candidates); the second
+    reuses the first's product. The memo belongs to one matrix that is never
+    changed in place; thread-safe, since the query and its products are
+    swapped as one tuple.
+    """
+
+    def __init__(self) -> None:
+        self._last: tuple[bytes, FloatMatrix] | None = None
+
+    def products(self, matrix: FloatMatrix, query: FloatMatrix) -> FloatMatrix:
+        """`blas_products(matrix, query)`, computed once for consecutive asks of one query."""
+        key, last = query.tobytes(), self._last
+        if last is not None and last[0] == key:
+            return last[1]
+        products = blas_products(matrix, query)
+        self._last = (key, products)
+        return products
+
+
 def validate_search_args(k: object, min_score: object) -> None:
     """Refuse a `k` that is not an int of zero or more, and a `min_score` not a number in 0..1.
 
@@ -82,17 +112,18 @@ def top_k(
     k: int,
     eligible: npt.NDArray[np.bool_] | None,
     min_score: float | None,
+    memo: ProductMemo | None = None,
 ) -> list[tuple[int, float]]:
     """`(row, score)` of the `k` best rows, best first, ties by ascending `ids[row]`.
 
     `eligible` masks rows before `k` applies; so does `min_score`. Scores are
     on the 0..1 match scale. Rows tied with the k-th score are all considered
     before cutting, so the cut never depends on the order rows were stored in.
+    `memo`, the matrix's own, keeps the product for a second search.
     """
     if k == 0 or matrix.shape[0] == 0:
         return []
-    with single_threaded_blas():
-        products = matrix @ query
+    products = blas_products(matrix, query) if memo is None else memo.products(matrix, query)
     scores = np.clip((1.0 + products) / 2.0, 0.0, 1.0)
     keep = np.ones(scores.shape[0], dtype=bool) if eligible is None else eligible.copy()
     if min_score is not None:
@@ -105,7 +136,7 @@ def top_k(
         threshold = np.partition(candidate_scores, rows.size - k)[rows.size - k]
         chosen = candidate_scores >= threshold - RESCORE_MARGIN
         rows = rows[chosen]
-    exact = _row_scores(matrix[rows], query)
+    exact = _row_scores(matrix, rows, query)
     if min_score is not None:
         rows, exact = rows[exact >= min_score], exact[exact >= min_score]
     ranked = sorted(
@@ -122,27 +153,27 @@ def ranks_of(
     *,
     wanted: Sequence[int],
     eligible: npt.NDArray[np.bool_] | None,
+    memo: ProductMemo | None = None,
 ) -> list[tuple[int, float] | None]:
     """`(rank, score)` `top_k` would give each `wanted` row, or `None` for an ineligible one.
 
     The rank is one-based among the eligible rows, by the same exact score
     and the same tie-break (ascending `ids[row]`) as `top_k`; every row whose
     BLAS score lies within `RESCORE_MARGIN` of a wanted row's is scored
-    exactly, so no BLAS rounding enters.
+    exactly, so no BLAS rounding enters. `memo` as in `top_k`.
     """
     rows = np.arange(matrix.shape[0]) if eligible is None else np.flatnonzero(eligible)
     answers: list[tuple[int, float] | None] = [None] * len(wanted)
     if rows.size == 0 or not wanted:
         return answers
-    with single_threaded_blas():
-        products = matrix @ query
+    products = blas_products(matrix, query) if memo is None else memo.products(matrix, query)
     if eligible is not None:
         products = products[rows]
     blas = np.clip((1.0 + products) / 2.0, 0.0, 1.0)
     asked = np.asarray(wanted, dtype=np.int64)
     at = np.minimum(np.searchsorted(rows, asked), rows.size - 1)
     present = np.flatnonzero(rows[at] == asked)
-    score = _row_scores(matrix[asked[present]], query)
+    score = _row_scores(matrix, asked[present], query)
     mine = _Asked(matrix, query, ids, rows, blas, score, asked[present])
     ranks = _counted_places(mine) if len(present) <= FEW_ASKED else _sorted_places(mine)
     for n, i in enumerate(present.tolist()):
@@ -178,14 +209,14 @@ def _counted_places(asked: _Asked) -> npt.NDArray[np.int64]:
     ]
     segment = np.repeat(np.arange(len(bands)), [len(band) for band in bands])
     members = np.concatenate(bands) if bands else np.zeros(0, dtype=np.int64)
-    values = _row_scores(matrix[members], query)
+    values = _row_scores(matrix, members, query)
     return above + 1 + _ahead(segment, values, members, asked, count=len(bands))
 
 
 def _sorted_places(asked: _Asked) -> npt.NDArray[np.int64]:
     """Each asked row's place, read off the eligible rows sorted by BLAS score."""
     matrix, query, _, rows, blas, score, _ = asked
-    order = np.argsort(-blas, kind="stable")
+    order = np.argsort(-blas)  # a band is a range of values: equal ones in any order
     descending = -blas[order]  # ascending negatives
     # A row whose BLAS score is beyond the margin is beyond the exact score too;
     # only the rows inside the band around it are scored exactly, each once.
@@ -199,7 +230,7 @@ def _sorted_places(asked: _Asked) -> npt.NDArray[np.int64]:
     inside = np.flatnonzero(np.cumsum(edges[:-1]) > 0)
     placed = rows[order]
     exact = np.zeros(rows.size, dtype=np.float64)
-    exact[inside] = _row_scores(matrix[placed[inside]], query)
+    exact[inside] = _row_scores(matrix, placed[inside], query)
     ranks = above + 1
     for part in np.array_split(banded, max(1, int(lengths[banded].sum()) >> 20)):
         # Band n of the part: the sorted positions above[n] to upto[n].
@@ -244,14 +275,25 @@ def _ahead(
 RESCORE_MARGIN = 1e-5
 
 
-def _row_scores(rows: FloatMatrix, query: FloatMatrix) -> npt.NDArray[np.float64]:
-    """Match scores of `rows`, each computed alike wherever it sits in the matrix.
+#: Rows `_row_scores` widens to float64 at a time, so each block stays in the CPU's cache.
+SCORED_BLOCK = 128
+
+
+def _row_scores(
+    matrix: FloatMatrix, rows: npt.NDArray[np.int64], query: FloatMatrix
+) -> npt.NDArray[np.float64]:
+    """Match scores of `matrix[rows]`, each computed alike wherever it sits in the matrix.
 
     BLAS rounds a row's product differently by its position in the block it
     is computed in, so two equal rows could score apart and break their tie
-    by position; a float64 row-wise sum does not.
+    by position; a float64 row-wise sum does not, and gives each row the
+    same bits whatever block it is summed in.
     """
-    products = (rows.astype(np.float64) * query.astype(np.float64)).sum(axis=1)
+    wide = query.astype(np.float64)
+    products = np.empty(len(rows), dtype=np.float64)
+    for start in range(0, len(rows), SCORED_BLOCK):
+        block = matrix[rows[start : start + SCORED_BLOCK]].astype(np.float64)
+        products[start : start + SCORED_BLOCK] = (block * wide).sum(axis=1)
     return np.asarray(np.clip((1.0 + products) / 2.0, 0.0, 1.0), dtype=np.float32).astype(
         np.float64
     )

@@ -148,3 +148,24 @@ class ChunkSearchCompliance(ABC):
             assert ranks == places
         assert await store.semantic_ranks(axis(0), tenant, []) == {}
         assert await store.semantic_ranks(axis(0), fresh_tenant(), asked) == {}
+
+    @pytest.mark.asyncio
+    async def test_the_same_query_after_a_write_reads_the_written_rows(self) -> None:
+        """A search and its ranks, the same vector asked again after a write
+        replaces a row's vector: both answer from the rows as written."""
+        store = await self.make_store(DIMENSION)
+        tenant = fresh_tenant()
+        near = passage(tenant, "doc", "near", embedding=blend(0, 1, 0.2))
+        far = passage(tenant, "doc", "far", index=1, embedding=axis(1))
+        await store.upsert_chunks([near, far])
+        assert [i for i, _ in await store.semantic_ranking(axis(0), tenant, k=2)] == [
+            near.id,
+            far.id,
+        ]
+        assert (await store.semantic_ranks(axis(0), tenant, [far.id]))[far.id][0] == 2
+        await store.upsert_chunks([far.model_copy(update={"embedding": axis(0)})])
+        assert [i for i, _ in await store.semantic_ranking(axis(0), tenant, k=2)] == [
+            far.id,
+            near.id,
+        ]
+        assert (await store.semantic_ranks(axis(0), tenant, [far.id]))[far.id] == (1, 1.0)

@@ -137,3 +137,45 @@ def test_ranks_of_gives_each_row_its_place_in_top_ks_whole_ranking(
     wanted = rng.integers(size, size=asked).tolist()
     got = ranks_of(matrix, query, ids, wanted=wanted, eligible=eligible)
     assert got == [place.get(row) for row in wanted]
+
+
+def test_a_memo_takes_one_product_for_a_search_and_the_ranks_after_it(monkeypatch) -> None:
+    """The ranks asked after a search of the same query reuse its product;
+    another query takes its own, and every answer is the memo-less one."""
+    products: list[bytes] = []
+    real = exact_search.blas_products
+
+    def counted(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+        products.append(query.tobytes())
+        return real(matrix, query)
+
+    monkeypatch.setattr(exact_search, "blas_products", counted)
+    rng = np.random.default_rng(4)
+    matrix = rng.standard_normal((400, 16)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    ids = [f"c{n:03d}" for n in range(400)]
+    memo = exact_search.ProductMemo()
+    for query in (matrix[5], matrix[5], matrix[9]):
+        plain = top_k(matrix, query, ids, k=10, eligible=None, min_score=None)
+        kept = top_k(matrix, query, ids, k=10, eligible=None, min_score=None, memo=memo)
+        wanted = [3, 5, 9, 200, 399]
+        assert kept == plain
+        assert ranks_of(matrix, query, ids, wanted=wanted, eligible=None, memo=memo) == ranks_of(
+            matrix, query, ids, wanted=wanted, eligible=None
+        )
+    # Without a memo: a product per call (6); with it: one for row 5, one for row 9.
+    assert len(products) == 6 + 2
+    assert products.count(matrix[9].tobytes()) == 2 + 1
+
+
+def test_exact_scores_are_the_same_bits_whatever_block_a_row_is_summed_in(monkeypatch) -> None:
+    rng = np.random.default_rng(5)
+    matrix = rng.standard_normal((37, 384)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    query = matrix[0]
+    rows = rng.permutation(37)
+    whole = exact_search._row_scores(matrix, rows, query)
+    monkeypatch.setattr(exact_search, "SCORED_BLOCK", 5)
+    assert np.array_equal(exact_search._row_scores(matrix, rows, query), whole)
+    one_by_one = [exact_search._row_scores(matrix, rows[n : n + 1], query)[0] for n in range(37)]
+    assert np.array_equal(np.array(one_by_one), whole)
