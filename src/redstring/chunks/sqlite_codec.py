@@ -79,6 +79,33 @@ def decode_block(blob: bytes) -> tuple[Ints, Ints]:
     return slots, counts
 
 
+def decode_blocks(blobs: list[bytes], firsts: Ints) -> tuple[Ints, Ints] | None:
+    """`(chunk numbers, counts)` of one term's blocks, in their order, as `decode_block` reads
+    each (`firsts[i]`, block `i`'s first chunk number, plus each slot); `None` if any blob is
+    one it would refuse."""
+    if not all(isinstance(blob, bytes) and len(blob) >= 2 for blob in blobs):
+        return None
+    sizes = np.fromiter(map(len, blobs), dtype=np.int64, count=len(blobs))
+    data = np.frombuffer(b"".join(blobs), dtype=np.uint8)
+    starts = np.cumsum(sizes) - sizes
+    widths = data[starts].astype(np.int64)
+    n = data[starts + 1].astype(np.int64) + 1
+    if not np.isin(widths, _WIDTHS).all() or np.any(sizes != 2 + n * (1 + widths)):
+        return None
+    owner = np.repeat(np.arange(len(blobs)), n)  # each posting's block, by position
+    within = np.arange(len(owner)) - np.repeat(np.cumsum(n) - n, n)
+    slots = data[np.repeat(starts + 2, n) + within].astype(np.int64)
+    if np.any((np.diff(slots) <= 0) & (owner[1:] == owner[:-1])):
+        return None
+    width = widths[owner]
+    at = np.repeat(starts + 2 + n, n) + within * width
+    counts = np.zeros(len(owner), dtype=np.int64)
+    for byte in range(int(widths.max(initial=0))):  # little-endian, a byte at a time
+        has = width > byte
+        counts[has] |= data[at[has] + byte].astype(np.int64) << (8 * byte)
+    return slots + firsts[owner], counts
+
+
 def block_row(term: str | int, block: int) -> str:
     """How a damaged row report names a postings block: its term (text, or number) and block."""
     about = f"term {term!r}" if isinstance(term, str) else f"term number {term}"

@@ -15,7 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from redstring.chunks.sqlite_codec import BLOCK, BLOCKS, Ints, block_row, decode_block
+from redstring.chunks.sqlite_codec import (
+    BLOCK,
+    BLOCKS,
+    Ints,
+    block_row,
+    decode_block,
+    decode_blocks,
+)
 from redstring.chunks.sqlite_rows import tenant_number, term_numbers
 from redstring.domain.bm25 import CorpusStats, LexicalCandidates
 from redstring.domain.errors import InconsistentCorpusError
@@ -85,21 +92,33 @@ def _postings(
 ) -> dict[str, tuple[Ints, Ints]]:
     """`term -> (chunk numbers, counts)` over all of each term's blocks."""
     term_of = {n: term for term, n in words.items()}
-    parts: dict[str, tuple[list[Ints], list[Ints]]] = {}
+    read: dict[str, tuple[list[int], list[bytes]]] = {}
     for part in chunked(sorted(term_of)):
         for term, block, blob in connection.execute(
             "SELECT term, block, postings FROM chunk_posting_blocks"
             f" WHERE tenant = ? AND term IN ({placeholders(len(part))})",
             (number, *part),
         ):
-            with decoding(
-                table=BLOCKS, tenant=tenant, row=block_row(term_of[int(term)], int(block))
-            ):
-                slots, counts = decode_block(blob)
-            numbers, tfs = parts.setdefault(term_of[int(term)], ([], []))
-            numbers.append(slots + int(block) * BLOCK)
-            tfs.append(counts)
-    return {term: (np.concatenate(n), np.concatenate(c)) for term, (n, c) in parts.items()}
+            blocks, blobs = read.setdefault(term_of[int(term)], ([], []))
+            blocks.append(int(block))
+            blobs.append(blob)
+    columns: dict[str, tuple[Ints, Ints]] = {}
+    for term, (blocks, blobs) in read.items():
+        decoded = decode_blocks(blobs, np.array(blocks, dtype=np.int64) * BLOCK)
+        columns[term] = _each(tenant, term, blocks, blobs) if decoded is None else decoded
+    return columns
+
+
+def _each(tenant: str, term: str, blocks: list[int], blobs: list[bytes]) -> tuple[Ints, Ints]:
+    """The blocks decoded one at a time: a damaged one raises `DamagedRowError` naming it."""
+    numbers: list[Ints] = []
+    counts: list[Ints] = []
+    for block, blob in zip(blocks, blobs, strict=True):
+        with decoding(table=BLOCKS, tenant=tenant, row=block_row(term, block)):
+            slots, tfs = decode_block(blob)
+        numbers.append(slots + block * BLOCK)
+        counts.append(tfs)
+    return np.concatenate(numbers), np.concatenate(counts)
 
 
 def _columns(

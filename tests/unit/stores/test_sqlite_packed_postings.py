@@ -19,6 +19,7 @@ from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.chunks.sqlite_codec import (
     BLOCK,
     decode_block,
+    decode_blocks,
     decode_body,
     decode_terms,
     encode_block,
@@ -43,6 +44,45 @@ def test_a_block_decodes_to_its_postings_in_slot_order(postings: dict[int, int])
     got_slots, got_counts = decode_block(encode_block(slots, counts))
     assert got_slots.tolist() == sorted(postings)
     assert got_counts.tolist() == [postings[s] for s in sorted(postings)]
+
+
+blocks_of_postings = st.lists(
+    st.dictionaries(st.integers(0, BLOCK - 1), counts_64, min_size=1, max_size=40),
+    min_size=1,
+    max_size=6,
+)
+
+
+@given(
+    postings=blocks_of_postings,
+    cut=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 400), st.integers(0, 255))),
+)
+def test_blocks_decode_together_as_each_alone_or_not_at_all(
+    postings: list[dict[int, int]], cut: list[tuple[int, int, int]]
+) -> None:
+    """Many blocks at once read as `decode_block` reads each, numbered from each
+    block's first chunk; a blob it refuses (a byte changed, here) makes them `None`."""
+    blobs = [
+        bytearray(encode_block(np.array(list(p), dtype=np.int64), np.array(list(p.values()))))
+        for p in postings
+    ]
+    for block, at, value in cut:
+        if block < len(blobs) and at < len(blobs[block]):
+            blobs[block][at] = value
+    frozen = [bytes(blob) for blob in blobs]
+    firsts = np.arange(len(frozen), dtype=np.int64) * 1000
+    together = decode_blocks(frozen, firsts)
+    try:
+        alone = [decode_block(blob) for blob in frozen]
+    except ValueError:
+        assert together is None
+        return
+    assert together is not None
+    numbers, counts = together
+    assert numbers.tolist() == [
+        int(f + s) for f, (sl, _) in zip(firsts, alone, strict=True) for s in sl
+    ]
+    assert counts.tolist() == [int(c) for _, cs in alone for c in cs]
 
 
 def test_a_block_refuses_repeated_or_out_of_range_slots_and_negative_counts() -> None:
