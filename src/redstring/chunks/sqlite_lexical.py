@@ -128,7 +128,7 @@ def _columns(
     allowed: list[str] | None,
     stats: CorpusStats,
 ) -> LexicalCandidates:
-    rows = np.unique(np.concatenate([numbers for numbers, _ in columns.values()]))
+    rows = _distinct(np.concatenate([numbers for numbers, _ in columns.values()]))
     at = np.searchsorted(lexicon.numbers, rows)
     live = len(lexicon.numbers)
     if not live or np.any(lexicon.numbers[np.minimum(at, live - 1)] != rows):
@@ -150,3 +150,11 @@ def _columns(
         document_count=stats.document_count,
         average_length=stats.average_length,
     )
+
+
+def _distinct(numbers: Ints) -> Ints:
+    """`np.unique(numbers)`, by a sort (several times faster on a query's postings)."""
+    ordered = np.sort(numbers)
+    first = np.ones(len(ordered), dtype=bool)
+    first[1:] = ordered[1:] != ordered[:-1]
+    return ordered[first]
