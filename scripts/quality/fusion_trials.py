@@ -63,7 +63,7 @@ def trial_rules() -> list[Rule]:
         for ceiling in (0.45, 0.5, 0.55, 0.6, 1.0)
     )
     return [
-        Rule("PooledEvidenceFusion (defaults)", 2, ((),), lambda p: PooledEvidenceFusion()),
+        Rule("PooledEvidenceFusion (defaults)", 2, ((),), lambda p: DEFAULT_ORDER),
         Rule(
             "switched to the lexical order",
             5,

@@ -17,16 +17,12 @@ import numpy.typing as npt
 
 from redstring.chunks.sqlite_codec import (
     BLOCK,
-    BLOCKS,
     Ints,
-    block_row,
-    decode_block,
     decode_blocks,
 )
-from redstring.chunks.sqlite_rows import tenant_number, term_numbers
+from redstring.chunks.sqlite_rows import decoded_block, tenant_number, term_numbers
 from redstring.domain.bm25 import CorpusStats, LexicalCandidates
 from redstring.domain.errors import InconsistentCorpusError
-from redstring.storage.damage import decoding
 from redstring.storage.sqlite import chunked, placeholders
 from redstring.storage.tenant_cache import held_bytes
 
@@ -114,8 +110,7 @@ def _each(tenant: str, term: str, blocks: list[int], blobs: list[bytes]) -> tupl
     numbers: list[Ints] = []
     counts: list[Ints] = []
     for block, blob in zip(blocks, blobs, strict=True):
-        with decoding(table=BLOCKS, tenant=tenant, row=block_row(term, block)):
-            slots, tfs = decode_block(blob)
+        slots, tfs = decoded_block(tenant, term, block, blob)
         numbers.append(slots + block * BLOCK)
         counts.append(tfs)
     return np.concatenate(numbers), np.concatenate(counts)

@@ -136,7 +136,7 @@ def _rewrite_blocks(
     updates: list[tuple[bytes, int, int, int]] = []
     deletes: list[tuple[int, int, int]] = []
     for (term, block), blob in _blocks(connection, number, gone):
-        slots, counts = _decoded_block(tenant, term, block, blob)
+        slots, counts = decoded_block(tenant, term, block, blob)
         keep = ~np.isin(slots, gone[(term, block)])
         if keep.any():
             updates.append((encode_block(slots[keep], counts[keep]), number, term, block))
@@ -151,7 +151,7 @@ def _rewrite_blocks(
     )
 
 
-def _decoded_block(tenant: str, term: int, block: int, blob: bytes) -> tuple[Ints, Ints]:
+def decoded_block(tenant: str, term: str | int, block: int, blob: bytes) -> tuple[Ints, Ints]:
     """`decode_block`, a damaged blob raising `DamagedRowError` naming the block."""
     with decoding(table=BLOCKS, tenant=tenant, row=block_row(term, block)):
         return decode_block(blob)
@@ -360,7 +360,7 @@ def _write_blocks(
     if first_chunk % BLOCK:
         shared = first_chunk // BLOCK
         for key, blob in _blocks(connection, number, (k for k in fresh if k[1] == shared)):
-            slots, counts = _decoded_block(tenant, *key, blob)
+            slots, counts = decoded_block(tenant, *key, blob)
             new_slots, new_counts = merged[key]
             merged[key] = (np.concatenate([slots, new_slots]), np.concatenate([counts, new_counts]))
     connection.executemany(
