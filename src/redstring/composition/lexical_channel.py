@@ -48,7 +48,7 @@ from redstring.domain.blocking import (
 )
 from redstring.domain.entity import Entity
 from redstring.domain.ids import EntityId, TenantId, entity_id_from_int
-from redstring.domain.lexical import lexical_score
+from redstring.domain.lexical import lexical_scores
 from redstring.domain.ngrams import (
     NGRAM_CANDIDATE_LIMIT,
     NGRAM_DF_CAP,
@@ -135,7 +135,7 @@ async def rank_lexically(
         ranked = interleave(lead, sources, len(lead) + sum(len(s) for s in sources))
         candidates = await _of_types(graph, ranked, wanted, tenant_id)
     # Every candidate shares a key, hence a trigram, with the query: each one gets a rank.
-    scored = [(entity, lexical_score(query, entity, weights)) for entity in candidates]
+    scored = list(zip(candidates, lexical_scores(query, candidates, weights), strict=True))
     scored.sort(key=lambda pair: (-pair[1], str(pair[0].id)))
     return scored
 

@@ -38,18 +38,18 @@ normalised once (`NormalizedQuery`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from rapidfuzz.distance import JaroWinkler
 
 from redstring.domain.blocking import initials_of_tokens
 from redstring.domain.entity import Entity
 from redstring.domain.legal_forms import KEYLESS_TOKENS
-from redstring.domain.ngrams import ngram_keys_of_form, ngram_similarity
-from redstring.domain.normalization import matching_form
+from redstring.domain.ngrams import ngram_keys_of_form, ngram_similarity, ngram_total
+from redstring.domain.normalization import matching_form, normalize_name
 from redstring.domain.query import NormalizedQuery
 from redstring.domain.rarity import word_weights
-from redstring.domain.similarity import string_similarity
+from redstring.domain.similarity import form_similarity
 
 #: What a match on a string property value is worth relative to one on a name.
 #: Measured on the quality corpus: no value below 1.0 changes the ranking (ADR 0061).
@@ -87,12 +87,26 @@ def lexical_score(
     (`ngram_weights` of the query's `g:` and `k:` counts); `None` weighs
     every trigram and word alike.
     """
+    return lexical_scores(query, [entity], weights)[0]
+
+
+def lexical_scores(
+    query: NormalizedQuery, entities: Iterable[Entity], weights: Mapping[str, float] | None = None
+) -> list[float]:
+    """`lexical_score` of each of `entities`, in order, reading what only the query sets once."""
     rarity = word_weights(query, weights)
-    best = max(name_similarity(query, form, weights, rarity) for form in _forms(entity))
-    for value in entity.properties.values():
-        if isinstance(value, str):
-            best = max(best, PROPERTY_WEIGHT * string_similarity(query.text, value))
-    return best
+    gram_total = ngram_total(query.ngrams, weights)
+    text = normalize_name(query.text)
+    scores = []
+    for entity in entities:
+        best = max(
+            name_similarity(query, form, weights, rarity, gram_total) for form in _forms(entity)
+        )
+        for value in entity.properties.values():
+            if isinstance(value, str):
+                best = max(best, PROPERTY_WEIGHT * form_similarity(text, normalize_name(value)))
+        scores.append(best)
+    return scores
 
 
 def name_similarity(
@@ -100,6 +114,7 @@ def name_similarity(
     name_form: str,
     weights: Mapping[str, float] | None = None,
     rarity: tuple[float, ...] | None = None,
+    gram_total: float | None = None,
 ) -> float:
     """The name score of one name already in matching form, on 0..1.
 
@@ -111,7 +126,8 @@ def name_similarity(
     plus the rest times the better of the rarity-weighted token reading
     (`token_similarity` with `rarity`, the query tokens' weights) and the
     acronym reading; so it always ranks below a name holding every word.
-    0.0 when either form is blank.
+    0.0 when either form is blank. `gram_total` is `ngram_total` of the
+    query's trigrams, when already known.
     """
     a, b = query.form, name_form
     if not a or not b:
@@ -126,7 +142,7 @@ def name_similarity(
         token_similarity(query.tokens, tokens, rarity, balanced=query.short),
         acronym_similarity(query, tokens),
     )
-    trigrams = ngram_similarity(query.ngrams, ngram_keys_of_form(b), weights)
+    trigrams = ngram_similarity(query.ngrams, ngram_keys_of_form(b), weights, gram_total)
     raw = min(BELOW_EXACT, (1.0 - NGRAM_MIX) * readings + NGRAM_MIX * trigrams)
     return below_every_word(raw)
 
@@ -180,8 +196,11 @@ def token_similarity(
                 if balanced:
                     alike *= length_balance(len(q), len(n))
                 close = (alike - NEAR_FLOOR) / (1.0 - NEAR_FLOOR)
-            best_for_name[at] = max(best_for_name[at], alike)
-            best = max(best, close)
+            # Comparisons, not max(): this loop is the lexical channel's hottest.
+            if alike > best_for_name[at]:  # noqa: PLR1730
+                best_for_name[at] = alike
+            if close > best:  # noqa: PLR1730
+                best = close
         aligned += best * weight
     total = sum(weights)
     share = _uncovered(name_tokens, best_for_name)

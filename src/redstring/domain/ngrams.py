@@ -59,6 +59,10 @@ def ngram_weight(df: int) -> float:
     return math.log1p(NGRAM_DF_CAP / clamped)
 
 
+#: The weight of a trigram nothing else holds.
+UNSEEN_WEIGHT = ngram_weight(1)
+
+
 def ngram_weights(counts: Mapping[str, int]) -> dict[str, float]:
     """`ngram_weight` of each key's count."""
     return {key: ngram_weight(df) for key, df in counts.items()}
@@ -105,7 +109,10 @@ def rank_by_ngrams(
 
 
 def ngram_similarity(
-    query_keys: frozenset[str], name_keys: frozenset[str], weights: Mapping[str, float] | None
+    query_keys: frozenset[str],
+    name_keys: frozenset[str],
+    weights: Mapping[str, float] | None,
+    query_total: float | None = None,
 ) -> float:
     """How many of their trigrams two forms share, on 0..1 (1 when the sets are equal).
 
@@ -113,6 +120,7 @@ def ngram_similarity(
     holds (`weights`, by key; `None` weighs each 1; a key missing from it
     weighs as a trigram nothing else holds) and the plain share of the
     name's trigrams the query holds. Either side empty gives 0.0.
+    `query_total` is `ngram_total(query_keys, weights)`, when already known.
     """
     shared = query_keys & name_keys
     if not shared:
@@ -120,9 +128,16 @@ def ngram_similarity(
     if weights is None:
         recall = len(shared) / len(query_keys)
     else:
-        rarest = ngram_weight(1)
-        recall = sum(weights.get(key, rarest) for key in shared) / sum(
-            weights.get(key, rarest) for key in query_keys
-        )
+        total = _summed(query_keys, weights) if query_total is None else query_total
+        recall = _summed(shared, weights) / total
     precision = len(shared) / len(name_keys)
     return 2.0 * recall * precision / (recall + precision)
+
+
+def ngram_total(keys: frozenset[str], weights: Mapping[str, float] | None) -> float | None:
+    """The summed weight of `keys` (`UNSEEN_WEIGHT` for one missing); `None` when `weights` is."""
+    return None if weights is None else _summed(keys, weights)
+
+
+def _summed(keys: frozenset[str], weights: Mapping[str, float]) -> float:
+    return sum(weights.get(key, UNSEEN_WEIGHT) for key in keys)

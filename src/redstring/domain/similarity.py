@@ -18,8 +18,11 @@ def string_similarity(left: str, right: str) -> float:
     Two strings that normalise to the same form score exactly 1.0; two blank
     strings score 0.0 rather than a vacuous 1.0.
     """
-    a = normalize_name(left)
-    b = normalize_name(right)
+    return form_similarity(normalize_name(left), normalize_name(right))
+
+
+def form_similarity(a: str, b: str) -> float:
+    """`string_similarity` of two strings already `normalize_name`d."""
     if not a or not b:
         return 0.0
     if a == b:

@@ -10,12 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from redstring.domain.ids import EntityId
-from redstring.domain.lexical import NGRAM_MIX, lexical_score, name_similarity
+from redstring.domain.lexical import NGRAM_MIX, lexical_score, lexical_scores, name_similarity
 from redstring.domain.ngrams import (
     NGRAM_DF_CAP,
     NGRAM_MIN_SHARE,
     ngram_keys_of_form,
     ngram_similarity,
+    ngram_total,
     ngram_weight,
     ngram_weights,
     rank_by_ngrams,
@@ -120,6 +121,35 @@ def test_the_similarity_stays_within_zero_and_one(query: str, name: str) -> None
     weights = {key: float(len(key)) for key in grams(query)}
     for given_weights in (None, weights):
         assert 0.0 <= ngram_similarity(grams(query), grams(name), given_weights) <= 1.0
+
+
+@given(query=st.text(max_size=20), name=st.text(max_size=20))
+def test_a_query_total_read_once_gives_the_same_similarity(query: str, name: str) -> None:
+    weights = {key: float(len(key)) for key in grams(query) | grams(name)}
+    for given_weights in (None, weights, {}):
+        total = ngram_total(grams(query), given_weights)
+        alone = ngram_similarity(grams(query), grams(name), given_weights)
+        assert ngram_similarity(grams(query), grams(name), given_weights, total) == alone
+
+
+@given(
+    query=st.text(max_size=20),
+    names=st.lists(
+        st.tuples(st.text(min_size=1, max_size=20).filter(str.strip), st.text(max_size=20)),
+        max_size=5,
+    ),
+)
+def test_scoring_entities_together_scores_each_as_alone(
+    query: str, names: list[tuple[str, str]]
+) -> None:
+    normalized = NormalizedQuery.of(query)
+    entities = [make_entity(name, properties={"note": note}) for name, note in names]
+    weights = {key: float(len(key)) for key in normalized.ngrams}
+    for given_weights in (None, weights):
+        together = lexical_scores(normalized, entities, given_weights)
+        alone = [lexical_score(normalized, entity, given_weights) for entity in entities]
+        assert together == alone
+        assert lexical_scores(normalized, entities[::-1], given_weights) == together[::-1]
 
 
 @given(text=st.text(max_size=30))
