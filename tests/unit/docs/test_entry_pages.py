@@ -44,3 +44,19 @@ def test_the_docs_link_to_the_repository_the_package_names() -> None:
     site = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert site["repo_url"] == project["urls"]["Source"]
+
+
+#: A decision record's or a backlog entry's id: what users' pages leave to the record.
+RECORD_ID = re.compile(r"\bADRs? \d|adr/\d{4}|\bB\d{2,3}\b")
+
+
+def test_users_pages_say_what_to_do_without_decision_or_backlog_ids() -> None:
+    pages = [ROOT / "README.md", DOCS / "getting-started.md", *sorted(DOCS.glob("how-to/*.md"))]
+    cited = [
+        f"{page.relative_to(ROOT)}:{number}: {line.strip()}"
+        for page in pages
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1)
+        if RECORD_ID.search(line)
+    ]
+    assert len(pages) > 10
+    assert not cited, "\n".join(cited)
