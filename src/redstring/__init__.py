@@ -1,6 +1,6 @@
 """redstring: a multi-tenant knowledge graph of entities, with hybrid retrieval.
 
-The root holds what the main job needs (ADR 0166):
+The root holds what the main job needs:
 
     from redstring import Redstring, sample_docs
     with Redstring("demo.db") as rs:

@@ -1,4 +1,4 @@
-"""What `Redstring` and `AsyncRedstring` answer with (ADR 0160).
+"""What `Redstring` and `AsyncRedstring` answer with.
 
 Each prints as the command line prints it and converts with `to_dicts()` (and
 `to_pandas()` where pandas is installed): `EntitySearchAnswer` of `EntityHit`s

@@ -1,8 +1,8 @@
-"""How the retrievers fuse their semantic and lexical channels (ADRs 0060, 0355, 0365),
-and how likely each result is right (ADRs 0170, 0390).
+"""How the retrievers fuse their semantic and lexical channels,
+and how likely each result is right.
 
-`PooledEvidenceFusion` is `Retriever`'s default (ADR 0365) and
-`ReciprocalRankFusion` `ChunkRetriever`'s (ADR 0355); `EvidenceFusion` is
+`PooledEvidenceFusion` is `Retriever`'s default and
+`ReciprocalRankFusion` `ChunkRetriever`'s; `EvidenceFusion` is
 one argument away (`Retriever(..., fusion=...)`).
 Your own strategy implements `FusionStrategy`, reading the query as a
 `NormalizedQuery`. A result's `confidence`, the chance that it is right,

@@ -3,7 +3,7 @@
 - `LocalEmbeddingProvider` (the `local` extra): all-MiniLM-L6-v2 in process,
   no server or network; `ModelFiles` names its files;
 - `MultilingualEmbeddingProvider` (the `multilingual` extra): multilingual-e5-small
-  (4-bit) in process, for names and text in other languages (ADR 0275);
+  (4-bit) in process, for names and text in other languages;
   `EngineFiles` names its files;
 - `OpenAICompatibleEmbeddingProvider`, `OpenAICompatibleLlmProvider` (the
   `openai` extra): any OpenAI-protocol server (OpenAI, vLLM, llama.cpp, Ollama);

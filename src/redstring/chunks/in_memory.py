@@ -128,7 +128,7 @@ class InMemoryChunkStore(DescribedStore):
         *,
         keep_embeddings: Collection[ChunkId] = (),
     ) -> None:
-        """By difference (ADR 0255): a chunk stored already keeps its slot and postings."""
+        """By difference: a chunk stored already keeps its slot and postings."""
         require_str("source_id", source_id)
         require_tenant_id(tenant_id)
         require_writable_chunks(chunks)

@@ -114,7 +114,7 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
         *,
         keep_embeddings: Collection[ChunkId] = (),
     ) -> None:
-        """By difference (ADR 0255): a chunk stored already keeps its row and postings."""
+        """By difference: a chunk stored already keeps its row and postings."""
         require_tenant_id(tenant_id)
         require_str("source_id", source_id)
         require_writable_chunks(chunks)

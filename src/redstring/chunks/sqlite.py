@@ -85,7 +85,7 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
     """A `ChunkStore` in a SQLite file shared with other stores.
 
     Every key starts with the tenant (its id, or its number in this file).
-    Postings are packed per term and block of chunk numbers (ADR 0220) and
+    Postings are packed per term and block of chunk numbers and
     per-tenant totals are a table, all kept in the same transaction as the
     chunk rows, so `lexical_candidates` is index lookups. Embeddings are
     float32 blobs searched exactly with numpy; recently searched tenants'

@@ -217,7 +217,7 @@ class AsyncRedstring:
         `documents` is a path (file or folder of .txt/.md files), a
         `SourceDocument`, or a list of either. A file's document id is its
         path relative to `root`, by default to the folder holding the path
-        named (ADR 0162); files are decoded with `encoding`, and one that
+        named; files are decoded with `encoding`, and one that
         does not decode is skipped and listed in the report's `skipped`.
         Indexing a document again writes only what changed; each document is
         stored as soon as it is done, so an interrupted run keeps them.

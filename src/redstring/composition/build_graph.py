@@ -93,10 +93,10 @@ class GraphBuildReport(BaseModel):
     and `failure_causes` counts them by error class. `types_outside_domain`
     counts the types the model answered outside the domain's lists, and
     `entities_dropped_by_type` / `relationships_dropped_by_type` the items
-    dropped for one (ADR 0152). `entities_retired` counts entities whose
-    only source document, re-extracted, no longer names them (ADR 0153);
+    dropped for one. `entities_retired` counts entities whose
+    only source document, re-extracted, no longer names them;
     `relationships_retired` the relationships removed with them or no longer
-    stated by any document (B155). `answer_format` is how the model server
+    stated by any document. `answer_format` is how the model server
     was asked for JSON (`None` when the provider does not say).
     `chunks_reused` counts the chunks answered from the answers an earlier
     run kept, without asking the model.
@@ -153,8 +153,8 @@ async def build_graph(
     Every change is appended to `log` (a fresh in-memory log when `None`) and
     folded into `graph` and, when given, `vectors` (entities embedded with
     `embeddings`) and `chunks` (passages embedded too, carried in
-    `DocumentChunked`, B110). Documents are extracted together, at most
-    `concurrency` chunks at once across all of them (B33), and written in
+    `DocumentChunked`). Documents are extracted together, at most
+    `concurrency` chunks at once across all of them, and written in
     document order. `merge_threshold` is on 0..1. Before any model call it
     raises `DimensionMismatchError` when `embeddings` and `vectors` (or a
     chunk store with vectors) disagree, `IncompleteVectorSetupError` when only one is given,

@@ -65,10 +65,10 @@ class ChunkRetriever:
     `ChunkRetriever.lexical_only(chunks=...)` needs no provider, defaults to
     LEXICAL and refuses SEMANTIC and HYBRID with `ValueError`. `fusion`
     merges the channels in HYBRID (default `ReciprocalRankFusion()`, computed
-    exactly over the channels' full rankings, ADR 0355; another `FusionStrategy`
+    exactly over the channels' full rankings; another `FusionStrategy`
     is one argument away). `ScoredChunk.confidence` reads
     the channel scores through `confidence` (default `PASSAGE_CONFIDENCE`,
-    fitted for the local MiniLM model; ADR 0170).
+    fitted for the local MiniLM model).
     """
 
     _semantic: tuple[EmbeddingProvider, SemanticChunkSource] | None
@@ -151,8 +151,8 @@ class ChunkRetriever:
         none), applied before `k` in every channel. Each channel ranks its own
         best and the rankings are fused; ties break by chunk id string.
         A query whose terms are all stopwords ranks nothing lexically.
-        Each match carries its `confidence` (0..1, comparable across queries;
-        ADR 0170); `min_confidence` (`None`: no threshold, the default) empties
+        Each match carries its `confidence` (0..1, comparable across
+        queries); `min_confidence` (`None`: no threshold, the default) empties
         the answer when no candidate of either channel reaches it
         (`nothing_matches`, read before `k`); otherwise it changes nothing.
 

@@ -117,7 +117,7 @@ async def index_documents(
     chunk whose id is already stored keeps its embedding and entity ids (the
     id is derived from the text, so they were computed from the same text),
     unless its embedding was made by another model than `embeddings` (or by an
-    unrecorded one): that chunk is embedded again (B20). Each embedded chunk
+    unrecorded one): that chunk is embedded again. Each embedded chunk
     records the model (`StoredChunk.embedding_model`). Missing embeddings
     are computed with `embeddings.embed` in batches of `batch_size` texts,
     across documents. Sources are written in document

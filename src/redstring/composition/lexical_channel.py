@@ -63,7 +63,7 @@ from redstring.ports.graph_store import BlockingIndex, GraphReader, GraphStore
 
 #: The most candidates the channel fetches and scores per query (exact matches first).
 #: Was LEXICAL_CANDIDATE_LIMIT + NGRAM_CANDIDATE_LIMIT (100) before the pre-score chose them;
-#: 60 pre-scored hold as much of a full scan's answer at 100k as 70 do (ADR 0201).
+#: 60 pre-scored hold as much of a full scan's answer at 100k as 70 do.
 CANDIDATE_LIMIT = 60
 #: The most entities holding the query's rarest word that are all scored, whatever
 #: the pre-score reads of them: a word this rare is strong evidence (ADR 0350).
@@ -191,7 +191,7 @@ async def _cut(
     """The first `CANDIDATE_LIMIT` of `pool`'s `exact` leading ids, then the pre-score's best.
 
     A pool within `CANDIDATE_LIMIT` is kept whole (a cut would drop nothing);
-    a larger one costs one read of the names not `known` (ADR 0201).
+    a larger one costs one read of the names not `known`.
     """
     if len(pool) <= CANDIDATE_LIMIT:
         return pool

@@ -81,7 +81,7 @@ async def open_postgres(
     is created).
     `search_mode="hnsw"` searches an HNSW index with `iterative_scan` and
     `ef_search` set in each query's transaction, and ranks exactly when fewer
-    than `exact_below` rows pass the filters (`PgVectorStore`, ADR 0196).
+    than `exact_below` rows pass the filters (`PgVectorStore`).
     `pgvector` is created if missing (which needs the privilege to). An
     older schema raises `SchemaMigrationRequiredError` unless `migrate=True`;
     a newer one `SchemaTooNewError`; an unreachable server
@@ -90,7 +90,7 @@ async def open_postgres(
     `ForeignSchemaError` (nothing is written into it), and a recorded dimension
     that is not a positive integer `CorruptSettingError`. Every store is
     first caught up with the event log for each tenant it lags behind (a
-    crash between append and fold; ADR 0132, B130). `language` is what
+    crash between append and fold). `language` is what
     passages are analysed in for BM25 (a Snowball language, or "none"), see
     `open_sqlite`.
     """

@@ -53,7 +53,7 @@ async def catch_up_stores(
     """Fold into each store given the events of `tenant_id` its recorded position lacks.
 
     A crash between appending events and folding them leaves a store's
-    position behind the log; this replays from it (ADR 0132). Returns each
+    position behind the log; this replays from it. Returns each
     store's position after (`{}` for a log that records no positions).
     `build_graph` and `undo_merge` run it before they write.
     """

@@ -115,7 +115,7 @@ class Retriever:
         pass `ReciprocalRankFusion()` or `EvidenceFusion()` for the older ones).
         `confidence` maps the channel scores to each result's confidence
         (default `ENTITY_CONFIDENCE`, fitted for the local MiniLM model; refit
-        for another with `scripts/fit_confidence.py`, ADR 0170).
+        for another with `scripts/fit_confidence.py`).
 
         Raises `DimensionMismatchError` when `embeddings.dimension` differs
         from `vectors.dimension`, before any text is embedded, and
@@ -193,7 +193,7 @@ class Retriever:
         before `k`. `k == 0` returns no matches. Each match carries the fused
         score (ordinal, comparable only within this result) and each channel's
         own score on 0..1, or `None` when that channel did not rank it, and
-        its `confidence` (0..1, comparable across queries; ADR 0170).
+        its `confidence` (0..1, comparable across queries).
         `min_confidence` (`None`: no threshold, the default) empties the answer
         when no candidate of either channel reaches it (`nothing_matches`,
         read before `k`); otherwise the first `k` come back as without it.

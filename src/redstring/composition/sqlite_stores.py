@@ -81,18 +81,18 @@ def open_sqlite(
     `ReadOnlyDatabaseError`, as does a read-only file lacking a table or
     setting. Reads wait up to `busy_timeout` seconds for a lock. The vector
     and chunk stores keep recently searched tenants' matrices in memory within
-    `cache_bytes` together (default 256 MiB; 0 caches nothing; ADR 0135).
+    `cache_bytes` together (default 256 MiB; 0 caches nothing).
     `search_mode="ivf"` (the `ann` extra) searches a tenant of at least
     `exact_below` entity vectors through a faiss IVF index scanning `probes`
     lists, held beside its cached rows, so `cache_bytes` must hold about
-    twice the tenant's rows (`SqliteVectorStore`, ADR 0265). An older
+    twice the tenant's rows (`SqliteVectorStore`). An older
     schema raises `SchemaMigrationRequiredError` unless `migrate=True`; a
     newer one raises `SchemaTooNewError`; a file that cannot be opened at all
     raises `DatabaseOpenError`, another application's SQLite file
     `ForeignDatabaseError` (nothing is written into it), and a recorded
     dimension that is not a positive integer `CorruptSettingError`. A
     writable open first catches every store up with the event log for each
-    tenant it lags behind (a crash between append and fold; ADR 0132, B130);
+    tenant it lags behind (a crash between append and fold);
     a read-only one cannot, and reads the stores as they are. `language` is
     what passages are analysed in for BM25: a Snowball language (stemming;
     English also drops stopwords) or "none" (words as written). `None` keeps

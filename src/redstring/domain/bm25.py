@@ -76,7 +76,7 @@ class LexicalCandidate(BaseModel):
 
 @dataclass(frozen=True, eq=False)
 class LexicalCandidates:
-    """What a lexical chunk source answers, as columns (ADR 0186).
+    """What a lexical chunk source answers, as columns.
 
     Row `i` is candidate `chunk_ids[i]` (a chunk holding at least one asked
     term, each chunk once) of `lengths[i]` terms; `counts[i, j]` is how often

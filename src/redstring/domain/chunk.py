@@ -24,7 +24,7 @@ def chunk_id_for(source_id: str, text: str) -> ChunkId:
     """`c:` and 32 hex digits of SHA-256 over `length_prefixed("chunk", source_id, text)`.
 
     Distinct `(source_id, text)` pairs hash distinct material, whatever either
-    contains (ADR 0133; the stores' schema migrations rebuild the same bytes).
+    contains (the stores' schema migrations rebuild the same bytes).
     A lone surrogate in either raises `InvalidArgumentError` naming it.
     """
     try:
@@ -61,7 +61,7 @@ class StoredChunk(BaseModel):
     `index` is the chunk's position within its source; `start` and `end` are
     character offsets into the source text. `embedding` is `None` for a row
     nobody embedded; `embedding_model` names the model that made it (the
-    provider's model name, B20; `None` when unknown, as for rows written
+    provider's model name; `None` when unknown, as for rows written
     before it was recorded). Its dimension is the embedding's length, which
     every store checks against its own.
     """

@@ -84,7 +84,7 @@ class Entity(BaseModel):
         is several times cheaper than a generic deep copy on the read path. The
         copy is what `model_copy(update=<the three containers copied>)` makes
         (its fields set gains the containers), built without `copy.copy`'s
-        dispatch, a third of a store's write of an entity before ADR 0300.
+        dispatch.
         """
         values = self.__dict__.copy()
         values["aliases"] = list(self.aliases)
@@ -104,7 +104,8 @@ class Relationship(BaseModel):
 
     `id` defaults to `relationship_id_for(tenant, source, type, target)`.
     `confidence` is on 0..1. `source_document_ids` are the documents that
-    state it (empty for relationships written before B155: none is known).
+    state it (empty for relationships written before they were recorded:
+    none is known).
     """
 
     tenant_id: TenantId

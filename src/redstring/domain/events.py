@@ -51,7 +51,7 @@ class EntitiesEmbedded(BaseEvent):
     """These vectors were computed for these entities.
 
     `model` names the embedding model (its class name when the provider does
-    not name it; `None` in events written before B20) and `dimension` is the
+    not name it; `None` in events written before it was recorded) and `dimension` is the
     vectors' length (`None` likewise).
     """
 
@@ -85,13 +85,13 @@ class EntitiesMerged(BaseEvent):
 
 
 class EntitiesRetired(BaseEvent):
-    """Re-extracting `document_id` no longer supports these entities (B32).
+    """Re-extracting `document_id` no longer supports these entities.
 
     `retired` had no other source document and are gone, with
     `relationships_removed` (every relationship touching one of them);
     `updated` are still supported elsewhere and lose `document_id` from their
     sources (their state after). Relationships the document stated and no
-    longer states go the same way (B155): those it alone stated are in
+    longer states go the same way: those it alone stated are in
     `relationships_removed` too, the others in `relationships_updated`.
     """
 

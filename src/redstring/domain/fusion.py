@@ -203,7 +203,7 @@ POOLED_DEPTH = 10
 
 @dataclass(frozen=True)
 class PooledEvidenceFusion:
-    """Rank fusion picks the candidates, their evidence orders them, exact words first (ADR 0365).
+    """Rank fusion picks the candidates, their evidence orders them, exact words first.
 
     Only each channel's first `depth` ids count as its evidence and its
     votes, whatever `k` the retriever answers (its lexical channel scores a
@@ -212,7 +212,7 @@ class PooledEvidenceFusion:
 
     1. every id of the lexical first `depth` whose lexical score reaches
        `HOLDS_EVERY_WORD` (its name or an alias holds every query word
-       whole, ADR 0350), by evidence; then every such id past `depth`, in
+       whole), by evidence; then every such id past `depth`, in
        the lexical order;
     2. the pool's first `depth` ids, by evidence, where the pool is
        `reciprocal_rank_fusion` of the first `depth` semantic ids and of the
@@ -226,9 +226,8 @@ class PooledEvidenceFusion:
     Nothing but group 5 reads the semantic ranking past its first `depth`,
     and group 5 is a prefix of that ranking's rest, so the first n fused ids,
     and their scores, are the same however deep past `depth` the semantic
-    channel was read (ADR 0395); group 6 shows only when the semantic
-    ranking ran out. At `k = depth` the first `k` are those of ADR 0365's
-    rule, which read both channels to `k`. Evidence is `weighted_evidence`
+    channel was read; group 6 shows only when the semantic
+    ranking ran out. Evidence is `weighted_evidence`
     at `lexical_weight`, `lexical_floor` and `power` (semantic floor 0),
     ties broken by the rank-fusion score, then by `str(id)`. The fused score
     is ordinal: the group's number plus the evidence or a rank-fusion score,

@@ -1,4 +1,4 @@
-"""A cheap pre-score that cuts a pool of lexical candidates before the full score (ADR 0201).
+"""A cheap pre-score that cuts a pool of lexical candidates before the full score.
 
 The lexical channel gathers a pool of candidates from its lookups (the
 telling name-key blocks, the trigram postings) larger than it can afford to

@@ -33,7 +33,7 @@ class NormalizedQuery:
     `text` is the query as given; `form` its `matching_form`; `tokens` the
     form's tokens in order; `words` the tokens a name must hold whole to
     hold every query word (all but legal forms and function words of two
-    letters or more, or all when every token is one of those; ADR 0350);
+    letters or more, or all when every token is one of those);
     `ngrams` the form's trigram keys; `acronym` the query's one all-capitals
     token of 2..`MAX_ACRONYM_LENGTH` letters (legal forms and function words
     aside) in matching form, or `None`; `short`

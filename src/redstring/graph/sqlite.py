@@ -43,7 +43,7 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
     Every key starts with the tenant (its id, or in the key table its number
     in this file). Entities and relationships are stored as their JSON, so
     what is read back equals what was written. Blocking keys live in a narrow
-    indexed table (`sqlite_keys`, ADR 0260), so `find_by_blocking_keys` is an
+    indexed table (`sqlite_keys`), so `find_by_blocking_keys` is an
     index range lookup. Each `upsert` or delete is one transaction. Raises
     `SchemaVersionError`s on opening and `StoreError`s when the file fails.
     """

@@ -102,7 +102,7 @@ class LocalEmbeddingProvider:
     never waits on the model. The model is verified and loaded on first use
     (or by `load()`); a file whose digest differs raises `ModelIntegrityError`.
     `threads` forward passes run at once, each on one core (one onnxruntime
-    thread: the most passages per CPU-second, ADR 0189); `None`, the
+    thread: the most passages per CPU-second); `None`, the
     default, is the cores this process may use. A batch's vectors do not
     depend on `threads`: every count gives the one-thread answer exactly.
     """

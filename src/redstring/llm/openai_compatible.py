@@ -183,14 +183,14 @@ class OpenAICompatibleLlmProvider(_ClosesItsClient):
     the first request: a `json_schema` response format, else `json_object`
     with the schema, else the schema in the prompt; the first the server
     answers is kept (`answer_format`), and a refused format is asked for
-    once (ADR 0150). "json_schema", "json_object" or "text" fixes the format.
+    once. "json_schema", "json_object" or "text" fixes the format.
     Whatever the format, the answer is parsed and validated here.
 
     Every request sends `max_tokens`: the setting, or a bound derived from
     the user prompt (`answer_token_bound`). An answer cut at that bound is
     asked again once with twice the bound and `runaway_penalty` as
     `frequency_penalty` (0 sends none), never unchanged; cut again, it raises
-    `TruncatedCompletionError` (ADR 0150). Raises `RefusedCompletionError`
+    `TruncatedCompletionError`. Raises `RefusedCompletionError`
     on a refusal (or a content-filter stop), `EmptyCompletionError` on no
     content, `MalformedCompletionError` on text that is not a JSON object of
     the schema. `check()` makes one tiny request to see that the server

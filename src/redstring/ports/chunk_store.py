@@ -49,8 +49,8 @@ class ChunkWriter(Protocol):
         whose id is in `keep_embeddings` keeps the embedding its stored row
         holds and the `embedding_model` that row names (none if the row holds
         none or is not stored): it must carry no embedding itself
-        (`InvalidArgumentError`), and the store never reads that vector out
-        (ADR 0255). Ids in `keep_embeddings` that no given chunk has are ignored.
+        (`InvalidArgumentError`), and the store never reads that vector out.
+        Ids in `keep_embeddings` that no given chunk has are ignored.
         """
         ...
 
@@ -117,7 +117,7 @@ class LexicalChunkSource(Protocol):
 
         `terms` are as `analyzer` gives them; another form matches nothing.
 
-        Columns (ADR 0186): each chunk appears once, by id, with its term count
+        Columns: each chunk appears once, by id, with its term count
         and the count of each asked term it contains (a caller fetches only the `k` best
         chunks). The statistics cover the tenant's whole corpus (not only
         `source_ids`) and give a document frequency for every asked term, 0
@@ -165,7 +165,7 @@ class SemanticChunkSource(Protocol):
 
         The same ids in the same order with the same scores, and the same
         refusals; what a caller that ranks deep and reads only a few needs
-        (the exact RRF of `ChunkRetriever`, ADR 0355).
+        (the exact RRF of `ChunkRetriever`).
         """
         ...
 

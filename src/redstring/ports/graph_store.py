@@ -74,7 +74,7 @@ class BlockingIndex(Protocol):
         Every key asked for appears in the result (with `[]` when nothing is
         filed under it); each list is ordered by entity id string and holds
         at most `limit` entities: the first `limit` in that order (a larger
-        block is cut, deterministically, never scanned whole; ADR 0070).
+        block is cut, deterministically, never scanned whole).
         Raises `ValueError` when `limit` is below 1.
         """
         ...
@@ -86,7 +86,7 @@ class BlockingIndex(Protocol):
 
         The same keys, order and cap; a number orders as its id's string. Lets
         a caller count key hits before it pays for whole entities, and rank
-        thousands of them without building an id each (B206(c)).
+        thousands of them without building an id each.
         """
         ...
 
@@ -97,8 +97,7 @@ class BlockingIndex(Protocol):
 
         Ids not held are left out, an id asked twice answers once; each
         entity is read by its key, never by a scan. Lets the lexical channel
-        pre-score a pool of candidates before it pays for whole entities
-        (ADR 0201).
+        pre-score a pool of candidates before it pays for whole entities.
         """
         ...
 
@@ -108,7 +107,7 @@ class BlockingIndex(Protocol):
         """For each key asked for, how many entities of `tenant_id` are filed under it.
 
         Counted up to `limit` (a larger block reports `limit`, never counted
-        whole; ADR 0115); a key nothing is filed under reports 0. The lexical
+        whole); a key nothing is filed under reports 0. The lexical
         channel weighs trigram keys by these counts. Raises `ValueError` when
         `limit` is below 1.
         """

@@ -17,5 +17,5 @@ class SharedTransaction(Protocol):
 
     def transaction(self) -> AbstractAsyncContextManager[None]:
         """Every write the calling task makes inside, through any adapter of this scope,
-        committed as one when the block ends, none of it when it raises (ADR 0256)."""
+        committed as one when the block ends, none of it when it raises."""
         ...

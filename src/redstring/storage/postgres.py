@@ -148,7 +148,7 @@ class PostgresDatabase:
     async def batch(self, *, store: str) -> AsyncIterator[None]:
         """Every `read` and `write` this task makes inside, by any store on this database,
         on one connection as one transaction: committed when the block ends, rolled
-        back whole when it raises (ADR 0256). A batch inside this task's batch joins it.
+        back whole when it raises. A batch inside this task's batch joins it.
         """
         if self._held() is not None:
             yield

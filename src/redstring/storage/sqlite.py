@@ -232,7 +232,7 @@ class SqliteDatabase:
         """Every `write` this task makes inside, by any store on this file, as one transaction.
 
         Committed when the block ends, rolled back whole when it raises, so a
-        crash leaves all of it or none (ADR 0256). Other tasks' reads and
+        crash leaves all of it or none. Other tasks' reads and
         writes wait for it; a batch inside this task's batch joins it.
         """
         if self._owner is not None and self._owner in _BATCHES.get():

@@ -23,10 +23,10 @@ class ApproximateVectorStore(InMemoryVectorStore):
       k-means lists trained from a seeded sample, so the same writes and
       searches, in the same order, give the same index and answers) scans
       the `probes` lists nearest the query for `2k` candidates, ranked by
-      exact cosine with the exact store's tie-break and `min_score`. Recall is below 1 (ADR 0225).
+      exact cosine with the exact store's tie-break and `min_score`. Recall is below 1.
     - A write updates the index in place (rows added to their nearest list,
       removed rows taken out); the lists are trained again on the first
-      search after more than a quarter of the rows changed (ADR 0265).
+      search after more than a quarter of the rows changed.
     - `entity_types` applies before `k`, inside the scan. When it keeps
       fewer than `exact_below` rows, or the scan finds fewer than `k` of
       them, those rows are searched exactly; so is a search whose worst

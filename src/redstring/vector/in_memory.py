@@ -36,7 +36,7 @@ class InMemoryVectorStore(DescribedStore):
 
     Vectors are kept as float32 arrays (as SQLite keeps them: `get` returns
     them rounded to float32), and scaled to unit length into the tenant's
-    rows as they are written (ADR 0265), so a search is one matrix-vector
+    rows as they are written, so a search is one matrix-vector
     product.
     """
 

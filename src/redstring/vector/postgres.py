@@ -93,7 +93,7 @@ class PgVectorStore(SharedTransactions[PostgresDatabase], DescribedStore):
     (counted with a bounded scan first, in the same snapshot), they are ranked
     exactly instead: exact answers, and faster than the graph walk a selective
     filter needs; `exact_below=0` always uses the index. HNSW answers are
-    approximate; recall is measured by `python -m scripts.bench_pg_hnsw` (ADR 0196),
+    approximate; recall is measured by `python -m scripts.bench_pg_hnsw`,
     not promised.
     """
 

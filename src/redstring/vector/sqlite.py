@@ -117,10 +117,10 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
     `search_mode="exact"` (the default) scores every row. `"ivf"` (the `ann`
     extra) searches a tenant of at least `exact_below` rows (or the rows its
     type filter keeps) through a faiss IVF index scanning `probes` lists,
-    as `ApproximateVectorStore` does (ADR 0225, 0265): held in memory beside
+    as `ApproximateVectorStore` does: held in memory beside
     the cached rows and counted in `cache_bytes` (about twice the rows'
     bytes, so a large tenant needs a budget that holds both), trained on the
-    first search and saved in the file (ADR 0320): a later open reads it
+    first search and saved in the file: a later open reads it
     back instead of training while the tenant's generation token says it is
     current. This store's writes keep it and its saved copy up to date; it
     is trained again after a quarter of its rows changed, or when a write it
