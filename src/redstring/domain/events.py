@@ -51,8 +51,8 @@ class EntitiesEmbedded(BaseEvent):
     """These vectors were computed for these entities.
 
     `model` names the embedding model (its class name when the provider does
-    not name it; `None` in events written before it was recorded) and `dimension` is the
-    vectors' length (`None` likewise).
+    not name it; `None` in events written before it was recorded) and
+    `dimension` is the vectors' length (`None` likewise).
     """
 
     kind: Literal["entities_embedded"] = "entities_embedded"

@@ -226,10 +226,10 @@ class PooledEvidenceFusion:
     Nothing but group 5 reads the semantic ranking past its first `depth`,
     and group 5 is a prefix of that ranking's rest, so the first n fused ids,
     and their scores, are the same however deep past `depth` the semantic
-    channel was read; group 6 shows only when the semantic
-    ranking ran out. Evidence is `weighted_evidence`
-    at `lexical_weight`, `lexical_floor` and `power` (semantic floor 0),
-    ties broken by the rank-fusion score, then by `str(id)`. The fused score
+    channel was read; group 6 shows only when the semantic ranking ran out.
+    Evidence is `weighted_evidence` at `lexical_weight`, `lexical_floor` and
+    `power` (semantic floor 0), ties broken by the rank-fusion score, then by
+    `str(id)`. The fused score
     is ordinal: the group's number plus the evidence or a rank-fusion score,
     so it falls as the order goes. `query` is not read. Raises `ValueError`
     for a floor outside 0..1 (exclusive of 1), a weight outside 0..1, a
