@@ -61,7 +61,8 @@ from rapidfuzz.distance import JaroWinkler
 
 from redstring import Entity, EntityId, RetrievalMode, Retriever, TenantId
 from redstring.composition.lexical_channel import CANDIDATE_LIMIT, rank_lexically
-from redstring.domain import lexical, ngrams, normalization, similarity
+from redstring.domain import lexical, ngrams, normalization, rarity, similarity
+from redstring.domain import query as query_module
 from redstring.domain.blocking import (
     MAX_BLOCK_MEMBERS,
     blocking_keys_for,
@@ -350,8 +351,8 @@ class FullScan:
 
 def score_digest() -> str:
     """A digest of the code the full scan's answer depends on: the score and its weights."""
-    parts = [inspect.getsource(module) for module in (lexical, normalization, similarity)]
-    parts += [inspect.getsource(ngrams.ngram_weight), inspect.getsource(ngrams.ngram_similarity)]
+    read = (lexical, ngrams, normalization, query_module, rarity, similarity)
+    parts = [inspect.getsource(module) for module in read]
     parts.append(f"{ngrams.NGRAM_DF_CAP} {ngrams.NGRAM_LENGTH}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:12]
 
