@@ -2,6 +2,7 @@
 
     nice -n 10 uv run python -m scripts.bench_beir --data DIR [DIR ...] [--sets elements python]
     uv run python -m scripts.bench_beir --prepare-nfcorpus TEST DEV TOPICS QRELS --into DIR
+    uv run python -m scripts.bench_beir --prepare-arguana ARGUMENTS --into DIR
 
 Each DIR is a collection in BEIR's layout (`scripts/quality/beir.py`);
 `--sets` adds the committed graded passage sets. One passage per document
@@ -16,7 +17,9 @@ with the same Snowball stemmer and stopwords, LanceDB full-text search and
 LanceDB hybrid (its defaults); the expected calibration error of HYBRID's
 `confidence` against relevance over each query's top 10; how deep HYBRID
 read the semantic channel, and the mean time per query of each of our modes
-in the same run.
+in the same run. A query's own document (ArguAna's queries are documents
+of its corpus) is left out of every run before measuring, as BEIR and MTEB
+do.
 """
 
 from __future__ import annotations
@@ -44,10 +47,12 @@ from redstring.domain.fusion import EvidenceFusion, FusionStrategy, ReciprocalRa
 from redstring.domain.ids import TenantId
 from redstring.llm.local_embedding import LocalEmbeddingProvider
 from redstring.stores import InMemoryChunkStore
+from scripts.quality.arguana import prepare_arguana_release
 from scripts.quality.beir import (
     Collection,
     expected_calibration_error,
     from_passage_set,
+    judged,
     load_collection,
     ndcg10,
     prepare_nfcorpus_release,
@@ -58,6 +63,9 @@ from scripts.quality.passage_sets import PASSAGE_SETS
 
 CACHE = Path(__file__).resolve().parents[1] / ".cache" / "beir"
 DEPTH = 100
+#: Each system is asked one more than `DEPTH`: the query's own document, when the
+#: collection holds it (ArguAna), is dropped before measuring, as BEIR and MTEB do.
+ASKED = DEPTH + 1
 
 
 class CachedVectors:
@@ -169,15 +177,13 @@ async def our_runs(collection: Collection, vectors: CachedVectors) -> dict[str, 
         started = time.perf_counter()
         for query_id, text in collection.queries.items():
             store.asked.clear()
-            result = await retriever.retrieve_chunks(text, TENANT, k=DEPTH, mode=mode)
+            result = await retriever.retrieve_chunks(text, TENANT, k=ASKED, mode=mode)
             rankings[label][query_id] = [m.chunk.source_id for m in result.matches]
             if label == "HYBRID (default)":
                 depths.append(max(store.asked, default=0))
                 relevant = collection.qrels[query_id]
-                pairs += [
-                    (m.confidence or 0.0, m.chunk.source_id in relevant)
-                    for m in result.matches[:10]
-                ]
+                own = [m for m in result.matches if m.chunk.source_id != query_id]
+                pairs += [(m.confidence or 0.0, m.chunk.source_id in relevant) for m in own[:10]]
         timings[label] = (time.perf_counter() - started) * 1000 / len(collection.queries)
     # k=10, the default, timed twice in turn; the second (warm) pass is reported.
     at_ten: dict[str, float] = {}
@@ -212,7 +218,7 @@ def bm25s_run(collection: Collection) -> dict[str, list[str]]:
     out = {}
     for query_id, text in collection.queries.items():
         asked = bm25s.tokenize([text], stopwords="en", stemmer=stemmer, show_progress=False)
-        k = min(DEPTH, len(ids))
+        k = min(ASKED, len(ids))
         found, scores = index.retrieve(asked, k=k, show_progress=False)
         out[query_id] = [ids[int(i)] for i, s in zip(found[0], scores[0], strict=True) if s > 0]
     return out
@@ -242,13 +248,13 @@ def lancedb_runs(collection: Collection, vectors: CachedVectors) -> dict[str, di
         hybrid: dict[str, list[str]] = {}
         for query_id, text in collection.queries.items():
             vector = vectors.vector(text)
-            rows = table.search(text, query_type="fts").limit(DEPTH).select(["id"]).to_list()
+            rows = table.search(text, query_type="fts").limit(ASKED).select(["id"]).to_list()
             fts[query_id] = [r["id"] for r in rows]
             rows = (
                 table.search(query_type="hybrid")
                 .vector(vector)
                 .text(text)
-                .limit(DEPTH)
+                .limit(ASKED)
                 .select(["id"])
                 .to_list()
             )
@@ -257,9 +263,9 @@ def lancedb_runs(collection: Collection, vectors: CachedVectors) -> dict[str, di
 
 
 def score(collection: Collection, ranking: dict[str, list[str]]) -> tuple[float, float]:
-    queries = list(collection.queries)
-    ndcg = statistics.fmean(ndcg10(ranking.get(q, []), collection.qrels[q]) for q in queries)
-    recall = statistics.fmean(recall_at(ranking.get(q, []), collection.qrels[q]) for q in queries)
+    runs = {q: judged(q, ranking.get(q, []), DEPTH) for q in collection.queries}
+    ndcg = statistics.fmean(ndcg10(runs[q], collection.qrels[q]) for q in runs)
+    recall = statistics.fmean(recall_at(runs[q], collection.qrels[q]) for q in runs)
     return ndcg, recall
 
 
@@ -286,7 +292,7 @@ def bench(collection: Collection) -> str:
     lines += [
         "",
         f"HYBRID `confidence` over each query's top 10: ECE {fmt(ece)} (10 bins). "
-        f"Deepest semantic_ranking HYBRID asked (k={DEPTH}): "
+        f"Deepest semantic_ranking HYBRID asked (k={ASKED}): "
         f"median {statistics.median(depths):.0f}, "
         f"max {max(depths)} of {len(collection.documents)}. At k=10: "
         + ", ".join(f"{label} {ms:.1f} ms/query" for label, ms in ours["at_ten"].items())  # type: ignore[attr-defined]
@@ -308,11 +314,22 @@ def main() -> None:
         metavar=("TEST_DOCS", "DEV_DOCS", "TOPICS", "QRELS"),
         help="write NFCorpus's released docs with BEIR's test topics and qrels to --into",
     )
-    parser.add_argument("--into", type=Path, help="where --prepare-nfcorpus writes")
+    parser.add_argument(
+        "--prepare-arguana",
+        type=Path,
+        metavar="ARGUMENTS",
+        help="write ArguAna from its release's 02-extracted-arguments folder to --into",
+    )
+    parser.add_argument("--into", type=Path, help="where --prepare-* writes")
     args = parser.parse_args()
-    if args.prepare_nfcorpus:
-        test_docs, dev_docs, topics, qrels = args.prepare_nfcorpus
-        made = prepare_nfcorpus_release([test_docs, dev_docs], topics, qrels, args.into)
+    if args.prepare_nfcorpus or args.prepare_arguana:
+        if args.into is None:
+            parser.error("--prepare-nfcorpus and --prepare-arguana need --into DIR")
+        if args.prepare_nfcorpus:
+            test_docs, dev_docs, topics, qrels = args.prepare_nfcorpus
+            made = prepare_nfcorpus_release([test_docs, dev_docs], topics, qrels, args.into)
+        else:
+            made = prepare_arguana_release(args.prepare_arguana, args.into)
         print(f"{args.into}: {len(made.documents)} documents, {len(made.queries)} queries")
         return
     load = os.getloadavg()

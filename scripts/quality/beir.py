@@ -119,6 +119,12 @@ def prepare_nfcorpus_release(
     return load_collection(into)
 
 
+def judged(query_id: str, ranking: Sequence[str], depth: int = 100) -> list[str]:
+    """The first `depth` of `ranking` without the query's own document, as BEIR and MTEB
+    judge a run (ArguAna's queries are documents of its corpus)."""
+    return [document for document in ranking if document != query_id][:depth]
+
+
 def recall_at(ranked: Sequence[str], relevant: Mapping[str, float], k: int = 100) -> float:
     """Share of the relevant documents (grade > 0) among the first `k` of `ranked`."""
     wanted = {doc for doc, grade in relevant.items() if grade > 0}

@@ -12,6 +12,7 @@ import pytest
 from scripts.quality.beir import (
     expected_calibration_error,
     from_passage_set,
+    judged,
     load_collection,
     ndcg10,
     prepare_nfcorpus_release,
@@ -87,3 +88,8 @@ def test_a_committed_passage_set_reads_as_a_collection() -> None:
     assert collection.queries
     assert set(collection.queries) == set(collection.qrels)
     assert all(grades for grades in collection.qrels.values())
+
+
+def test_a_query_is_not_judged_on_its_own_document() -> None:
+    assert judged("q1", ["q1", "d1", "d2", "d3"], depth=2) == ["d1", "d2"]
+    assert judged("q9", ["d1", "d2"]) == ["d1", "d2"]
