@@ -63,7 +63,7 @@ class Case:
     document_of: dict[str, str]
     grades: dict[str, float]
     graded_by: str  # "hit" (hit@10 and MRR) or "ndcg" (nDCG@10)
-    skip: str = ""  # a document never counted (Lee: the query's own)
+    skip: str = ""  # a document never counted: the query's own (Lee, ArguAna)
 
 
 def held_share(found: LexicalCandidates) -> float:
@@ -71,7 +71,11 @@ def held_share(found: LexicalCandidates) -> float:
     if len(found.chunk_ids) == 0:
         return 0.0
     weights = np.array(
-        [idf(int(df), found.document_count) for df in found.document_frequencies], dtype=float
+        [
+            idf(int(df), found.document_count) * n
+            for df, n in zip(found.document_frequencies, found.times, strict=True)
+        ],
+        dtype=float,
     )
     total = float(weights.sum())
     if total <= 0.0:
@@ -87,9 +91,9 @@ async def _channels(
     terms = store.analyzer.terms(text)
     if not terms:
         return tuple(str(c) for c, _ in semantic), (), 0.0, 0.0, 0
-    found = await store.lexical_candidates(terms, TENANT)
+    found = (await store.lexical_candidates(terms, TENANT)).asked_by(terms)
     lexical = rank_chunks(found, k=max(1, len(found.chunk_ids)))
-    ceiling = bm25_ceiling(found.document_frequencies.tolist(), found.document_count)
+    ceiling = bm25_ceiling(found)
     return (
         tuple(str(c) for c, _ in semantic),
         tuple(str(c) for c, _ in lexical),
@@ -200,6 +204,7 @@ async def collection_cases(folder: Path) -> list[Case]:
                 document_of,
                 collection.qrels[qid],
                 "ndcg",
+                skip=qid,  # ArguAna's queries are documents of its corpus; BEIR drops them
             )
         )
     return cases

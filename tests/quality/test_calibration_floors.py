@@ -19,9 +19,9 @@ from scripts.quality.calibration_fit import First, first_rows, fit, leave_one_ou
 
 COMMITTED = {"entities": ENTITY_CONFIDENCE, "passages": PASSAGE_CONFIDENCE}
 #: The worst left-out family's ECE when fitted (form "z"), recorded in ADR 0390.
-WORST_LEFT_OUT = {"entities": 0.314, "passages": 0.193}
+WORST_LEFT_OUT = {"entities": 0.314, "passages": 0.172}
 #: The committed map's pooled holdout ECE (graded and no-match first results).
-POOLED = {"entities": 0.045, "passages": 0.081}
+POOLED = {"entities": 0.045, "passages": 0.092}
 #: How far a refit may move before the committed numbers are stale: an entity fusion change
 #: moves the first results a little; a changed number (scale 1.321 -> 1.2) is past it.
 DRIFT = 0.05

@@ -382,5 +382,5 @@ async def _lexical_candidates(
     if not terms:
         return None, 0.0
     found = await source.lexical_candidates(terms, tenant_id, source_ids=source_ids)
-    ceiling = bm25_ceiling(found.document_frequencies.tolist(), found.document_count)
-    return found, ceiling
+    found = found.asked_by(terms)
+    return found, bm25_ceiling(found)

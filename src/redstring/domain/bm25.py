@@ -1,6 +1,6 @@
 """BM25 over the chunk corpus: term-weighted ranking of a store's lexical candidates.
 
-score(chunk) = sum over the *distinct* query terms t of
+score(chunk) = sum over the query terms t, a repeated term once per repeat, of
 
     idf(t) * tf / (tf + K1 * (1 - B + B * length / average_length))
 
@@ -8,16 +8,18 @@ with idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)), which is never negative
 (the Lucene variant, also `bm25s` `method="lucene"`). `tf` is how often t occurs
 in the chunk, `length` the chunk's term count, both as `tokenize` counts them.
 Scores are >= 0 and unbounded above; they compare chunks of one query over one
-corpus and mean nothing across queries. A term repeated in the query counts
-once. The scorer is pure: two stores handing it the same candidates and
+corpus and mean nothing across queries. A term the query holds twice counts
+twice, as in Lucene and `bm25s`: a long query (a paragraph) weighs its own
+repeated words. The scorer is pure: two stores handing it the same candidates and
 statistics rank identically.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -83,7 +85,9 @@ class LexicalCandidates:
     `terms[j]` occurs in it (0 when absent). `document_frequencies[j]` is the
     number of chunks of the whole corpus containing `terms[j]`; `document_count`
     and `average_length` describe the whole corpus, not only the candidates.
-    `terms` are the asked terms, distinct, in the order asked.
+    `terms` are the asked terms, distinct, in the order asked; `repeats[j]`
+    is how often the query holds `terms[j]` (`()`: once each; `asked_by`
+    sets it).
     """
 
     terms: tuple[str, ...]
@@ -93,6 +97,18 @@ class LexicalCandidates:
     document_frequencies: npt.NDArray[np.int64]
     document_count: int
     average_length: float
+    repeats: tuple[int, ...] = ()
+
+    def asked_by(self, query_terms: Sequence[str]) -> LexicalCandidates:
+        """These candidates for a query of `query_terms` (its analysed terms, repeats kept);
+        an asked term `query_terms` lacks counts once."""
+        held = Counter(query_terms)
+        return replace(self, repeats=tuple(max(1, held[term]) for term in self.terms))
+
+    @property
+    def times(self) -> tuple[int, ...]:
+        """How often the query holds each of `terms`: `repeats`, or once each."""
+        return self.repeats or (1,) * len(self.terms)
 
     @classmethod
     def empty(cls, terms: Sequence[str], stats: CorpusStats) -> LexicalCandidates:
@@ -307,11 +323,12 @@ def _column_scores(found: LexicalCandidates) -> npt.NDArray[np.float64]:
     norm = K1 * (1.0 - B + B * relative)
     total = np.zeros(len(found.lengths), dtype=np.float64)
     compensation = np.zeros_like(total)
+    times = found.times
     for column in range(len(found.terms)):
         df = int(frequencies[column])
         if not present[:, column].any():
             continue
-        weight = idf(df, n)
+        weight = idf(df, n) * times[column]
         tf = counts[:, column].astype(np.float64)
         part = np.where(present[:, column], weight * tf / (tf + norm), 0.0)
         # Neumaier summation: the old path summed the parts with math.fsum.

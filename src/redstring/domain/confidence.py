@@ -9,7 +9,7 @@ channel's score is read on its own scale:
 - semantic: the cosine on the 0..1 match scale (0.5 = orthogonal);
 - lexical, entities: the lexical similarity on 0..1 (`domain/lexical.py`);
 - lexical, passages: `bm25_coverage`, the chunk's BM25 over `bm25_ceiling`
-  of the query (the sum of its distinct terms' idf, which no chunk reaches:
+  of the query (the sum of its terms' idf, once per repeat, which no chunk reaches:
   a term's share tends to its idf as its count grows), so it lies on 0..1
   and says how much of the query's weight the chunk matches.
 
@@ -31,7 +31,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from redstring.domain.bm25 import idf
+from redstring.domain.bm25 import LexicalCandidates, idf
 from redstring.domain.errors import InvalidArgumentError
 
 
@@ -154,8 +154,8 @@ ENTITY_CONFIDENCE = ConfidenceCalibration(
 PASSAGE_CONFIDENCE = ConfidenceCalibration(
     semantic=ChannelCalibration(midpoint=0.645, slope=37.5),
     lexical=ChannelCalibration(midpoint=0.098, slope=14.6),
-    intercept=-1.943,
-    scale=0.369,
+    intercept=-1.883,
+    scale=0.361,
 )
 #: What `min_confidence` is unless given (ADR 0170): `None`, no threshold.
 DEFAULT_MIN_CONFIDENCE: float | None = None
@@ -216,9 +216,12 @@ def nothing_matches(confidences: Iterable[float], min_confidence: float | None) 
     return max(confidences, default=0.0) < min_confidence
 
 
-def bm25_ceiling(document_frequencies: Iterable[int], document_count: int) -> float:
-    """The sum of `idf` over a query's distinct terms: an upper bound no chunk's BM25 reaches."""
-    return sum(idf(df, document_count) for df in document_frequencies)
+def bm25_ceiling(found: LexicalCandidates) -> float:
+    """The sum of `idf` over the query's terms, once per repeat: a bound no chunk's BM25 reaches."""
+    return sum(
+        idf(int(df), found.document_count) * times
+        for df, times in zip(found.document_frequencies, found.times, strict=True)
+    )
 
 
 def bm25_coverage(score: float, ceiling: float) -> float:

@@ -127,7 +127,7 @@ def bm25s_scores(texts: list[str], query: str) -> list[float]:
     )
     if not asked:  # every word a stopword: bm25s cannot score an empty query
         return [0.0] * len(texts)
-    return [float(s) for s in index.get_scores(list(dict.fromkeys(asked)))]
+    return [float(s) for s in index.get_scores(asked)]
 
 
 async def our_scores(store: ChunkStore, texts: list[str], query: str) -> list[float]:
@@ -150,6 +150,7 @@ QUERIES = [
     "generation",
     "differences",
     "the and of",
+    "the engine studies engines: engineering studied, engine running, engines run",
 ]
 
 
@@ -175,7 +176,7 @@ async def test_every_chunks_score_equals_bm25s_with_the_same_stemmer(
 @given(
     seed=st.integers(0, 10_000),
     size=st.integers(1, 30),
-    query=st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=4).map(" ".join),
+    query=st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=8).map(" ".join),
 )
 @pytest.mark.asyncio
 async def test_scores_equal_bm25s_on_any_small_corpus(seed: int, size: int, query: str) -> None:

@@ -183,9 +183,15 @@ def test_by_default_no_answer_is_emptied_however_unsure(confidences: list[float]
     assert not nothing_matches([*confidences, 0.0], DEFAULT_MIN_CONFIDENCE)
 
 
-def test_the_bm25_ceiling_is_the_sum_of_the_query_terms_idf() -> None:
-    assert bm25_ceiling([0, 3, 10], 10) == pytest.approx(idf(0, 10) + idf(3, 10) + idf(10, 10))
-    assert bm25_ceiling([], 10) == 0.0
+def test_the_bm25_ceiling_is_the_sum_of_the_query_terms_idf_once_per_repeat() -> None:
+    stats = CorpusStats(
+        document_count=10, average_length=3.0, document_frequencies={"a": 0, "b": 3, "c": 10}
+    )
+    found = LexicalCandidates.empty(["a", "b", "c"], stats)
+    assert bm25_ceiling(found) == pytest.approx(idf(0, 10) + idf(3, 10) + idf(10, 10))
+    twice = found.asked_by(["b", "a", "b", "c"])
+    assert bm25_ceiling(twice) == pytest.approx(idf(0, 10) + 2 * idf(3, 10) + idf(10, 10))
+    assert bm25_ceiling(LexicalCandidates.empty([], stats)) == 0.0
 
 
 def test_coverage_is_the_share_of_the_ceiling_and_refuses_what_bm25_cannot_produce() -> None:
@@ -220,7 +226,9 @@ def test_no_chunk_reaches_the_ceiling(rows: list[tuple[int, list[int]]], extra: 
     stats = CorpusStats.from_totals(
         document_count=count, total_length=total, document_frequencies=frequencies
     )
-    found = LexicalCandidates.of(stats, candidates, terms=terms)
-    ceiling = bm25_ceiling(found.document_frequencies.tolist(), found.document_count)
+    found = LexicalCandidates.of(stats, candidates, terms=terms).asked_by(
+        ["alpha", "gamma", "alpha"][: 1 + extra % 3]
+    )
+    ceiling = bm25_ceiling(found)
     for _, score in rank_chunks(found, k=len(rows)):
         assert 0.0 <= bm25_coverage(score, ceiling) < 1.0
