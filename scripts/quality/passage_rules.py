@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from redstring import SourceDocument, StoredChunk, index_documents
-from redstring.domain.bm25 import LexicalCandidates, idf, rank_chunks
+from redstring.domain.bm25 import LexicalCandidates, rank_chunks
 from redstring.domain.confidence import bm25_ceiling, bm25_coverage
 from redstring.domain.fusion import RRF_K
 from redstring.ports import EmbeddingProvider
@@ -70,13 +70,7 @@ def held_share(found: LexicalCandidates) -> float:
     """The largest share of the query's summed IDF whose terms one candidate holds (0..1)."""
     if len(found.chunk_ids) == 0:
         return 0.0
-    weights = np.array(
-        [
-            idf(int(df), found.document_count) * n
-            for df, n in zip(found.document_frequencies, found.times, strict=True)
-        ],
-        dtype=float,
-    )
+    weights = np.array(found.term_weights(), dtype=float)
     total = float(weights.sum())
     if total <= 0.0:
         return 0.0

@@ -110,6 +110,13 @@ class LexicalCandidates:
         """How often the query holds each of `terms`: `repeats`, or once each."""
         return self.repeats or (1,) * len(self.terms)
 
+    def term_weights(self) -> list[float]:
+        """Each term's `idf` times its repeats: the most it can add to a chunk's score."""
+        return [
+            idf(int(df), self.document_count) * n
+            for df, n in zip(self.document_frequencies, self.times, strict=True)
+        ]
+
     @classmethod
     def empty(cls, terms: Sequence[str], stats: CorpusStats) -> LexicalCandidates:
         """No candidates over a corpus described by `stats`."""

@@ -31,7 +31,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from redstring.domain.bm25 import LexicalCandidates, idf
+from redstring.domain.bm25 import LexicalCandidates
 from redstring.domain.errors import InvalidArgumentError
 
 
@@ -218,10 +218,7 @@ def nothing_matches(confidences: Iterable[float], min_confidence: float | None) 
 
 def bm25_ceiling(found: LexicalCandidates) -> float:
     """The sum of `idf` over the query's terms, once per repeat: a bound no chunk's BM25 reaches."""
-    return sum(
-        idf(int(df), found.document_count) * times
-        for df, times in zip(found.document_frequencies, found.times, strict=True)
-    )
+    return sum(found.term_weights())
 
 
 def bm25_coverage(score: float, ceiling: float) -> float:
