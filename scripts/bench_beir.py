@@ -15,7 +15,8 @@ score fusion of both channels read at `k`, the path of the adaptive fusion
 that was the default before ADR 0355 and is gone since ADR 0365), bm25s
 with the same Snowball stemmer and stopwords, LanceDB full-text search and
 LanceDB hybrid (its defaults); the expected calibration error of HYBRID's
-`confidence` against relevance over each query's top 10; how deep HYBRID
+`confidence` against relevance over each query's top 10; HYBRID's nDCG@10
+minus each other system's with a 95% paired bootstrap interval; how deep HYBRID
 read the semantic channel, and the mean time per query of each of our modes
 in the same run. A query's own document (ArguAna's queries are documents
 of its corpus) is left out of every run before measuring, as BEIR and MTEB
@@ -55,6 +56,7 @@ from scripts.quality.beir import (
     judged,
     load_collection,
     ndcg10,
+    paired_difference,
     prepare_nfcorpus_release,
     recall_at,
 )
@@ -262,9 +264,10 @@ def lancedb_runs(collection: Collection, vectors: CachedVectors) -> dict[str, di
     return {"LanceDB full-text (defaults)": fts, "LanceDB hybrid (defaults)": hybrid}
 
 
-def score(collection: Collection, ranking: dict[str, list[str]]) -> tuple[float, float]:
+def score(collection: Collection, ranking: dict[str, list[str]]) -> tuple[list[float], float]:
+    """Each query's nDCG@10 (in the collection's query order) and the mean Recall@100."""
     runs = {q: judged(q, ranking.get(q, []), DEPTH) for q in collection.queries}
-    ndcg = statistics.fmean(ndcg10(runs[q], collection.qrels[q]) for q in runs)
+    ndcg = [ndcg10(runs[q], collection.qrels[q]) for q in runs]
     recall = statistics.fmean(recall_at(runs[q], collection.qrels[q]) for q in runs)
     return ndcg, recall
 
@@ -284,10 +287,26 @@ def bench(collection: Collection) -> str:
         "| system (same data, same vectors) | nDCG@10 | R@100 | ms/query |",
         "| --- | --- | --- | --- |",
     ]
+    per_query: dict[str, list[float]] = {}
     for label, ranking in rankings.items():
-        ndcg, recall = score(collection, ranking)
+        per_query[label], recall = score(collection, ranking)
         ms = f"{timings[label]:.1f}" if label in timings else "—"
-        lines.append(f"| {label} | {fmt(ndcg)} | {fmt(recall)} | {ms} |")
+        lines.append(
+            f"| {label} | {fmt(statistics.fmean(per_query[label]))} | {fmt(recall)} | {ms} |"
+        )
+    hybrid = per_query["HYBRID (default)"]
+    lines += [
+        "",
+        "HYBRID minus each system, nDCG@10 over the same queries, with a 95% paired "
+        "bootstrap interval (10,000 resamplings of the queries):",
+        "",
+        *(
+            f"- {label}: {mean:+.3f} [{low:+.3f}, {high:+.3f}]"
+            for label, figures in per_query.items()
+            if label != "HYBRID (default)"
+            for mean, low, high in [paired_difference(hybrid, figures)]
+        ),
+    ]
     ece = expected_calibration_error(ours["ece"])  # type: ignore[arg-type]
     lines += [
         "",

@@ -1,4 +1,5 @@
-"""Public passage collections in BEIR's layout: load, measure (nDCG@10, Recall@100, ECE).
+"""Public passage collections in BEIR's layout: load, measure (nDCG@10, Recall@100, ECE,
+paired differences).
 
 A collection directory holds `corpus.jsonl` (`_id`, `title`, `text`),
 `queries.jsonl` (`_id`, `text`) or `queries.tsv` (id, text), and
@@ -18,6 +19,8 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from .harness import ndcg_at
 
@@ -149,3 +152,18 @@ def expected_calibration_error(pairs: Sequence[tuple[float, bool]], bins: int = 
             mean = sum(c for c, _ in inside) / len(inside)
             total += len(inside) / len(pairs) * abs(accuracy - mean)
     return total
+
+
+def paired_difference(
+    ours: Sequence[float], theirs: Sequence[float], *, draws: int = 10_000, seed: int = 0
+) -> tuple[float, float, float]:
+    """The mean of `ours[i] - theirs[i]` over the queries and its 95% paired
+    bootstrap interval (percentiles of `draws` resamplings of the queries)."""
+    if len(ours) != len(theirs) or not ours:
+        raise ValueError("paired_difference needs one figure per query on each side")
+    differences = np.asarray(ours, dtype=np.float64) - np.asarray(theirs, dtype=np.float64)
+    shape = (draws, len(differences))
+    picks = np.random.default_rng(seed).integers(0, len(differences), shape, dtype=np.int32)
+    means = differences[picks].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(differences.mean()), float(low), float(high)

@@ -7,6 +7,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from scripts.quality.beir import (
@@ -15,6 +16,7 @@ from scripts.quality.beir import (
     judged,
     load_collection,
     ndcg10,
+    paired_difference,
     prepare_nfcorpus_release,
     recall_at,
 )
@@ -93,3 +95,35 @@ def test_a_committed_passage_set_reads_as_a_collection() -> None:
 def test_a_query_is_not_judged_on_its_own_document() -> None:
     assert judged("q1", ["q1", "d1", "d2", "d3"], depth=2) == ["d1", "d2"]
     assert judged("q9", ["d1", "d2"]) == ["d1", "d2"]
+
+
+def test_a_paired_difference_is_the_mean_with_an_interval_around_it() -> None:
+    # Every query 0.1 better: each resampling's mean is 0.1, so the interval is a point.
+    assert paired_difference([0.6, 0.5, 0.4], [0.5, 0.4, 0.3]) == pytest.approx((0.1, 0.1, 0.1))
+    # One query of 200 wins by 1.0: the mean is 0.005; the times a resampling
+    # draws that query are about Poisson(1), so 37% draw it never (the interval
+    # starts at 0) and fewer than 2.5% draw it more than 3 times (0.015).
+    ours, theirs = [1.0] + [0.5] * 199, [0.0] + [0.5] * 199
+    mean, low, high = paired_difference(ours, theirs)
+    assert mean == pytest.approx(0.005)
+    assert low == 0.0
+    assert high == pytest.approx(0.015)
+    # The same resamplings with the sides swapped: the figures negate.
+    assert paired_difference(theirs, ours) == pytest.approx((-mean, -high, -low))
+
+
+def test_a_paired_interval_is_about_the_normal_95_percent_one() -> None:
+    # 400 differences: the bootstrap interval is close to mean +- 1.96 standard errors.
+    differences = np.random.default_rng(7).normal(0.02, 0.2, 400)
+    mean, low, high = paired_difference(list(differences), [0.0] * 400)
+    standard_error = float(differences.std(ddof=1)) / 20
+    assert mean == pytest.approx(float(differences.mean()))
+    assert (high - low) / 2 == pytest.approx(1.96 * standard_error, rel=0.05)
+    assert (low + high) / 2 == pytest.approx(mean, abs=0.1 * standard_error)
+
+
+def test_a_paired_difference_needs_one_figure_per_query_each_side() -> None:
+    with pytest.raises(ValueError, match="one figure per query"):
+        paired_difference([0.5, 0.4], [0.5])
+    with pytest.raises(ValueError, match="one figure per query"):
+        paired_difference([], [])
