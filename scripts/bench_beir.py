@@ -141,8 +141,10 @@ def embedded(collection: Collection) -> CachedVectors:
     return CachedVectors(table, model.model, model.dimension)
 
 
-async def our_runs(collection: Collection, vectors: CachedVectors) -> dict[str, object]:
-    store = DepthRecordingStore(dimension=vectors.dimension)
+async def load_passages(
+    store: InMemoryChunkStore, collection: Collection, vectors: CachedVectors
+) -> None:
+    """Every document of `collection` into `store` as one passage with its cached vector."""
     chunks = [
         StoredChunk(
             tenant_id=TENANT,
@@ -158,6 +160,11 @@ async def our_runs(collection: Collection, vectors: CachedVectors) -> dict[str, 
     ]
     for start in range(0, len(chunks), 1000):
         await store.upsert_chunks(chunks[start : start + 1000])
+
+
+async def our_runs(collection: Collection, vectors: CachedVectors) -> dict[str, object]:
+    store = DepthRecordingStore(dimension=vectors.dimension)
+    await load_passages(store, collection, vectors)
     systems: dict[str, tuple[RetrievalMode, FusionStrategy | None]] = {
         "HYBRID (default)": (RetrievalMode.HYBRID, None),
         "LEXICAL": (RetrievalMode.LEXICAL, None),

@@ -24,12 +24,12 @@ from pathlib import Path
 import Stemmer  # type: ignore[import-not-found]
 from bm25s.stopwords import STOPWORDS_EN_PLUS  # type: ignore[import-untyped]
 
-from redstring import ChunkRetriever, RetrievalMode, StoredChunk
+from redstring import ChunkRetriever, RetrievalMode
 from redstring.domain.tokenize import Analyzer, words
 from redstring.stores import InMemoryChunkStore
-from scripts.bench_beir import ASKED, DEPTH, embedded
+from scripts.bench_beir import ASKED, embedded, load_passages, score
 from scripts.quality import floors
-from scripts.quality.beir import judged, load_collection, ndcg10
+from scripts.quality.beir import load_collection
 from scripts.quality.harness import TENANT
 from tests.unit.stores.legacy_chunk_files import legacy_terms
 
@@ -67,31 +67,15 @@ async def collection_figures(folder: Path, terms: Terms | None) -> dict[str, flo
         Analyzer.terms = terms  # type: ignore[method-assign,assignment]
     try:
         store = InMemoryChunkStore(dimension=vectors.dimension)
-        texts = {doc: collection.text_of(doc) for doc in collection.documents}
-        chunks = [
-            StoredChunk(
-                tenant_id=TENANT,
-                source_id=doc,
-                text=text,
-                index=0,
-                start=0,
-                end=len(text),
-                embedding=vectors.vector(text),
-                embedding_model=vectors.model,
-            )
-            for doc, text in texts.items()
-        ]
-        for start in range(0, len(chunks), 1000):
-            await store.upsert_chunks(chunks[start : start + 1000])
+        await load_passages(store, collection, vectors)
         retriever = ChunkRetriever(embeddings=vectors, chunks=store)
         figures = {}
         for mode in (RetrievalMode.LEXICAL, RetrievalMode.HYBRID):
-            scores = []
+            ranking = {}
             for query_id, text in collection.queries.items():
                 found = await retriever.retrieve_chunks(text, TENANT, k=ASKED, mode=mode)
-                ranked = judged(query_id, [m.chunk.source_id for m in found.matches], DEPTH)
-                scores.append(ndcg10(ranked, collection.qrels[query_id]))
-            figures[mode.value] = statistics.fmean(scores)
+                ranking[query_id] = [m.chunk.source_id for m in found.matches]
+            figures[mode.value] = statistics.fmean(score(collection, ranking)[0])
         return figures
     finally:
         Analyzer.terms = original  # type: ignore[method-assign]
