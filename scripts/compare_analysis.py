@@ -18,7 +18,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import Stemmer  # type: ignore[import-not-found]
@@ -46,15 +47,24 @@ def nltk_terms(_self: Analyzer, text: str) -> list[str]:
     return [_ENGLISH.stemWord(word) for word in words(text) if word not in NLTK_STOPWORDS]
 
 
-def measured(terms: Terms | None) -> floors.Report:
+@contextmanager
+def analysed_by(terms: Terms | None) -> Iterator[None]:
+    """Every `Analyzer` analyses with `terms` (`None`: its own) inside the block."""
     original = Analyzer.terms
-    entities, floors.ENTITY_CORPORA = floors.ENTITY_CORPORA, {}
     if terms is not None:
         Analyzer.terms = terms  # type: ignore[method-assign,assignment]
     try:
-        return floors.replay((RetrievalMode.LEXICAL, RetrievalMode.HYBRID))
+        yield
     finally:
         Analyzer.terms = original  # type: ignore[method-assign]
+
+
+def measured(terms: Terms | None) -> floors.Report:
+    entities, floors.ENTITY_CORPORA = floors.ENTITY_CORPORA, {}
+    try:
+        with analysed_by(terms):
+            return floors.replay((RetrievalMode.LEXICAL, RetrievalMode.HYBRID))
+    finally:
         floors.ENTITY_CORPORA = entities
 
 
@@ -62,10 +72,7 @@ async def collection_figures(folder: Path, terms: Terms | None) -> dict[str, flo
     """nDCG@10 of LEXICAL and HYBRID on a BEIR-layout collection under `terms`."""
     collection = load_collection(folder)
     vectors = embedded(collection)
-    original = Analyzer.terms
-    if terms is not None:
-        Analyzer.terms = terms  # type: ignore[method-assign,assignment]
-    try:
+    with analysed_by(terms):
         store = InMemoryChunkStore(dimension=vectors.dimension)
         await load_passages(store, collection, vectors)
         retriever = ChunkRetriever(embeddings=vectors, chunks=store)
@@ -76,9 +83,7 @@ async def collection_figures(folder: Path, terms: Terms | None) -> dict[str, flo
                 found = await retriever.retrieve_chunks(text, TENANT, k=ASKED, mode=mode)
                 ranking[query_id] = [m.chunk.source_id for m in found.matches]
             figures[mode.value] = statistics.fmean(score(collection, ranking)[0])
-        return figures
-    finally:
-        Analyzer.terms = original  # type: ignore[method-assign]
+    return figures
 
 
 def main() -> None:
