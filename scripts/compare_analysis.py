@@ -28,9 +28,9 @@ from bm25s.stopwords import STOPWORDS_EN_PLUS  # type: ignore[import-untyped]
 from redstring import ChunkRetriever, RetrievalMode
 from redstring.domain.tokenize import Analyzer, words
 from redstring.stores import InMemoryChunkStore
-from scripts.bench_beir import ASKED, embedded, load_passages, score
+from scripts.bench_beir import ASKED, CachedVectors, embedded, load_passages, score
 from scripts.quality import floors
-from scripts.quality.beir import load_collection
+from scripts.quality.beir import Collection, load_collection
 from scripts.quality.harness import TENANT
 from tests.unit.stores.legacy_chunk_files import legacy_terms
 
@@ -68,10 +68,10 @@ def measured(terms: Terms | None) -> floors.Report:
         floors.ENTITY_CORPORA = entities
 
 
-async def collection_figures(folder: Path, terms: Terms | None) -> dict[str, float]:
-    """nDCG@10 of LEXICAL and HYBRID on a BEIR-layout collection under `terms`."""
-    collection = load_collection(folder)
-    vectors = embedded(collection)
+async def collection_figures(
+    collection: Collection, vectors: CachedVectors, terms: Terms | None
+) -> dict[str, float]:
+    """nDCG@10 of LEXICAL and HYBRID on a public collection under `terms`."""
     with analysed_by(terms):
         store = InMemoryChunkStore(dimension=vectors.dimension)
         await load_passages(store, collection, vectors)
@@ -104,8 +104,10 @@ def main() -> None:
                 values = "  ".join(f"{runs[n][family][mode][metric]:8.4f}" for n in runs)
                 print(f"{family:27} {metric:8} {mode:7} {values}")
     for folder in args.data:
+        collection = load_collection(folder)
+        vectors = embedded(collection)
         for name, terms in (("english", None), ("nltk", nltk_terms)):
-            figures = asyncio.run(collection_figures(folder, terms))
+            figures = asyncio.run(collection_figures(collection, vectors, terms))
             shown = "  ".join(f"{mode} {value:.4f}" for mode, value in figures.items())
             print(f"{folder.name} ({name}): nDCG@10 {shown}")
 
