@@ -49,8 +49,9 @@ from redstring.domain.ngrams import ngram_keys_of_form
 from redstring.domain.normalization import matching_form, normalize_name
 from redstring.domain.query import MAX_ACRONYM_LENGTH, NormalizedQuery
 
-#: The version of this key scheme; stores record it beside their index (ADR 0070, 0115).
-KEY_VERSION = 5
+#: The version of this key scheme; stores record it beside their index (ADR 0070, 0115,
+#: 0430: names in other scripts keyed in their ASCII spelling).
+KEY_VERSION = 6
 
 PREFIX_LENGTH = 5
 TOKEN_PREFIX_LENGTH = 4

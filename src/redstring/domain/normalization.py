@@ -11,6 +11,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from anyascii import anyascii
+
 #: A run of characters that are neither letters nor digits (underscore included).
 _NOT_WORD = re.compile(r"[\W_]+")
 #: Apostrophes join rather than split ("O'Brien" -> "obrien").
@@ -33,7 +35,12 @@ def matching_form(name: str) -> str:
     combining marks dropped ("Lovelacé" -> "lovelace"), then every run of
     characters that are neither letters nor digits made one space ("Lovelace,
     Ada" -> "lovelace ada", "A.B." -> "a b"); apostrophes are dropped
-    ("O'Brien" -> "obrien"). Non-Latin letters are kept.
+    ("O'Brien" -> "obrien"). Latin letters with no decomposition are spelled
+    in ASCII ("Łódź" -> "lodz", "Straße" -> "strasse"), and a word of two or
+    more letters none of them Latin is transliterated (anyascii: "Москва" ->
+    "moskva", "ルワンダ" -> "ruwanda"), Chinese characters aside (they keep
+    their own form: their readings collide). A lone non-Latin letter, or one
+    inside a Latin word ("µm", "Ω"), is kept.
     Total: a blank or all-punctuation name gives `""`. Ids still use
     `normalize_name`, so this form can change without moving any id.
     """
@@ -51,11 +58,50 @@ def _matching_form(name: str) -> str:
     if folded.isascii():  # nothing to decompose: the common case, kept fast
         kept = folded.replace("'", "")
     else:
-        decomposed = unicodedata.normalize("NFKD", folded)
-        kept = "".join(
-            ch for ch in decomposed if not unicodedata.combining(ch) and ch not in _APOSTROPHES
-        )
+        kept = " ".join(_in_ascii(word) for word in _words(folded))
     return " ".join(_NOT_WORD.sub(" ", kept).split())
+
+
+def _words(folded: str) -> list[str]:
+    """The runs of letters, digits and combining marks of `folded`, apostrophes dropped."""
+    words: list[str] = []
+    word: list[str] = []
+    for ch in folded:
+        if ch in _APOSTROPHES:
+            continue
+        if ch.isalnum() or unicodedata.category(ch)[0] == "M":
+            word.append(ch)
+        elif word:
+            words.append("".join(word))
+            word = []
+    if word:
+        words.append("".join(word))
+    return words
+
+
+def _in_ascii(word: str) -> str:
+    """One word of a folded name, accents dropped and spelled in ASCII where that is safe."""
+    letters = [ch for ch in word if ch.isalpha()]
+    if len(letters) >= 2 and not any(_is_latin(ch) for ch in letters):
+        word = "".join(ch if _is_chinese(ch) else anyascii(ch) for ch in word)
+    decomposed = unicodedata.normalize("NFKD", word)
+    return (
+        "".join(
+            ch if ch.isascii() or not _is_latin(ch) else anyascii(ch)
+            for ch in decomposed
+            if not unicodedata.combining(ch)
+        )
+        .casefold()
+        .replace("'", "")
+    )
+
+
+def _is_latin(ch: str) -> bool:
+    return ch.isascii() or unicodedata.name(ch, "").startswith("LATIN ")
+
+
+def _is_chinese(ch: str) -> bool:
+    return unicodedata.name(ch, "").startswith("CJK ")
 
 
 @lru_cache(maxsize=1 << 17)

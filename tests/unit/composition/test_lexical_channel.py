@@ -258,3 +258,14 @@ async def test_a_retrieve_puts_the_query_in_matching_form_once(
     # SEMANTIC may skip the lexical reading; no mode may normalise twice.
     assert seen[query] == 1 or (mode is RetrievalMode.SEMANTIC and seen[query] == 0)
     assert seen["lovelace ada"] == 0  # nor is its form normalised again
+
+
+@pytest.mark.asyncio
+async def test_a_latin_name_is_found_from_its_spelling_in_another_script() -> None:
+    graph = InMemoryGraphStore()
+    names = ("Germany", "Georgia", "Germaine Greer", "Moskva", "Mosul", "Tokyo")
+    await graph.upsert([make_entity(n) for n in names])
+    retriever = Retriever.lexical_only(graph=graph)
+    for query, first in (("Германия", "Germany"), ("Москва", "Moskva"), ("Γεωργία", "Georgia")):
+        result = await retriever.retrieve(query, TENANT, k=3)
+        assert [m.entity.name for m in result.matches][:1] == [first], query
