@@ -7,7 +7,8 @@ channel, so `EvidenceFusion` reads each score on its stated scale (ADR
 0060). `PooledEvidenceFusion` is `Retriever`'s default (ADR 0365): rank
 fusion picks the candidates, the two channels' evidence at one fixed weight
 orders them, and an entity holding every query word comes first; its two
-fitted numbers were chosen by the worst family left out of the choice.
+fitted numbers were chosen by the worst family left out of the choice, and a
+query written in another script is ordered by the lexical channel (ADR 0430).
 `ChunkRetriever` fuses by plain RRF (ADR 0355). `AdaptiveFusion`, the
 default of both from ADR 0121 (a logistic of 14 features of the query and the
 answers weighing the evidence, 35 fitted numbers for both sides), is gone (ADR 0365).
@@ -22,6 +23,7 @@ from typing import Protocol, TypeVar
 
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.lexical import HOLDS_EVERY_WORD
+from redstring.domain.normalization import written_in_another_script
 from redstring.domain.query import NormalizedQuery
 
 #: The k of 1/(k + rank), from Cormack, Clarke and Buettcher, "Reciprocal Rank
@@ -71,7 +73,7 @@ class FusionStrategy(Protocol):
 
         `query` is the text both channels answered, or its `NormalizedQuery`
         (the retrievers pass the one they built, so it is normalised once); a
-        strategy may read it or not (none of the library's does). The fused
+        strategy may read it or not (`PooledEvidenceFusion` reads its script). The fused
         score is ordinal: comparable within one call only. An empty channel
         contributes nothing. The order is total (ties by `str(id)`).
         """
@@ -199,6 +201,9 @@ POOLED_POWER = 2.0
 #: How many of the semantic ranking the pool reads, and how many of the pool
 #: evidence orders, whatever `k` asks (ADR 0395).
 POOLED_DEPTH = 10
+#: The lexical floor and weight a query written in another script is ordered at:
+#: the lexical order over the pool (ADR 0430). Not fitted.
+OTHER_SCRIPT_NUMBERS = (0.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -223,6 +228,15 @@ class PooledEvidenceFusion:
     5. the semantic ids past `depth`, in the semantic order;
     6. the other lexical ids, in the lexical order.
 
+    A query written mostly in another script (`NormalizedQuery.other_script`:
+    "Москва", "ルワンダ") is ordered at `OTHER_SCRIPT_NUMBERS` instead, floor 0
+    and lexical weight 1: every lexical candidate joins the pool and the
+    lexical score orders it, the semantic order breaking ties, because the
+    library's local model reads English and its answers to such a query are
+    close to noise, while the lexical channel reads the name's ASCII
+    spelling. `other_scripts_lexical=False` turns this off (a multilingual
+    embedding model).
+
     Nothing but group 5 reads the semantic ranking past its first `depth`,
     and group 5 is a prefix of that ranking's rest, so the first n fused ids,
     and their scores, are the same however deep past `depth` the semantic
@@ -231,7 +245,7 @@ class PooledEvidenceFusion:
     `power` (semantic floor 0), ties broken by the rank-fusion score, then by
     `str(id)`. The fused score
     is ordinal: the group's number plus the evidence or a rank-fusion score,
-    so it falls as the order goes. `query` is not read. Raises `ValueError`
+    so it falls as the order goes. Raises `ValueError`
     for a floor outside 0..1 (exclusive of 1), a weight outside 0..1, a
     power that is not positive or a depth below 1.
     """
@@ -240,6 +254,7 @@ class PooledEvidenceFusion:
     lexical_weight: float = POOLED_LEXICAL_WEIGHT
     power: float = POOLED_POWER
     depth: int = POOLED_DEPTH
+    other_scripts_lexical: bool = True
 
     def __post_init__(self) -> None:
         _require_evidence_parameters(self.lexical_floor, self.power)
@@ -264,14 +279,11 @@ class PooledEvidenceFusion:
         query: str | NormalizedQuery = "",
     ) -> list[tuple[IdT, float]]:
         """Ids in the groups of the class docstring, each with its group-ordered score."""
+        floor, weight = self.numbers_for(query)
         read, lexical_read = semantic[: self.depth], lexical[: self.depth]
         evidence = dict(
             weighted_evidence(
-                read,
-                lexical_read,
-                lexical_weight=self.lexical_weight,
-                lexical_floor=self.lexical_floor,
-                power=self.power,
+                read, lexical_read, lexical_weight=weight, lexical_floor=floor, power=self.power
             )
         )
         read_ids = [i for i, _ in read]
@@ -280,14 +292,14 @@ class PooledEvidenceFusion:
         for item, score in lexical:
             best_lexical[item] = max(best_lexical.get(item, 0.0), score)
         holders = {i for i, _ in lexical_read if best_lexical[i] >= HOLDS_EVERY_WORD}
-        above = [i for i, _ in lexical_read if best_lexical[i] > self.lexical_floor]
+        above = [i for i, _ in lexical_read if best_lexical[i] > floor]
         pool = [i for i, _ in reciprocal_rank_fusion([read_ids, above])]
         placed = set(pool) | holders
         # Past `depth`, each channel's ids keep their own order: (group, position, id).
         later: list[tuple[int, int, IdT]] = []
         for group, start, channel, wanted in (
             (5, self.depth + 1, lexical[self.depth :], HOLDS_EVERY_WORD),
-            (2, self.depth + 1, lexical[self.depth :], math.nextafter(self.lexical_floor, 2.0)),
+            (2, self.depth + 1, lexical[self.depth :], math.nextafter(floor, 2.0)),
             (1, self.depth + 1, semantic[self.depth :], 0.0),
             (0, 1, lexical, 0.0),
         ):
@@ -307,6 +319,18 @@ class PooledEvidenceFusion:
         fused += [(i, 3.0 + rank[i]) for i in pool[self.depth :] if i not in holders]
         fused += [(i, g + 1.0 / (RRF_K + p)) for g, p, i in later if g < 5]
         return fused
+
+    def numbers_for(self, query: str | NormalizedQuery) -> tuple[float, float]:
+        """The `(lexical_floor, lexical_weight)` this fusion orders `query` at."""
+        if self.other_scripts_lexical:
+            other = (
+                query.other_script
+                if isinstance(query, NormalizedQuery)
+                else written_in_another_script(query)
+            )
+            if other:
+                return OTHER_SCRIPT_NUMBERS
+        return self.lexical_floor, self.lexical_weight
 
 
 #: What `Retriever` fuses with unless told otherwise (ADR 0365; was `AdaptiveFusion`, ADR 0121).
@@ -332,9 +356,10 @@ def fusion_label[IdT: Hashable](
     if isinstance(fusion, ReciprocalRankFusion):
         return f"rrf k={RRF_K}"
     if isinstance(fusion, PooledEvidenceFusion):
+        floor, weight = fusion.numbers_for(query)
         return (
-            f"pooled_evidence lexical_floor={fusion.lexical_floor:g} "
-            f"lexical_weight={fusion.lexical_weight:g} power={fusion.power:g} "
+            f"pooled_evidence lexical_floor={floor:g} "
+            f"lexical_weight={weight:g} power={fusion.power:g} "
             f"depth={fusion.depth}"
         )
     if isinstance(fusion, EvidenceFusion):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from redstring.domain.legal_forms import KEYLESS_TOKENS
 from redstring.domain.ngrams import ngram_keys_of_form
-from redstring.domain.normalization import matching_form
+from redstring.domain.normalization import matching_form, written_in_another_script
 
 #: The longest all-capitals query token read as an acronym (and looked up as initials).
 MAX_ACRONYM_LENGTH = 6
@@ -37,7 +37,9 @@ class NormalizedQuery:
     `ngrams` the form's trigram keys; `acronym` the query's one all-capitals
     token of 2..`MAX_ACRONYM_LENGTH` letters (legal forms and function words
     aside) in matching form, or `None`; `short`
-    whether the form has 1..`SHORT_QUERY_LENGTH` characters.
+    whether the form has 1..`SHORT_QUERY_LENGTH` characters; `other_script`
+    whether the text is written mostly in a script other than Latin
+    (`written_in_another_script`).
     """
 
     text: str
@@ -47,6 +49,7 @@ class NormalizedQuery:
     ngrams: frozenset[str]
     acronym: str | None
     short: bool
+    other_script: bool
 
     @classmethod
     def of(cls, text: str) -> NormalizedQuery:
@@ -62,6 +65,7 @@ class NormalizedQuery:
             ngrams=ngram_keys_of_form(form),
             acronym=_acronym_in(text),
             short=0 < len(form) <= SHORT_QUERY_LENGTH,
+            other_script=written_in_another_script(text),
         )
 
     def held_by(self, name_tokens: Iterable[str]) -> bool:

@@ -8,7 +8,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from redstring.domain.lexical import lexical_score
-from redstring.domain.normalization import matching_form, normalize_name
+from redstring.domain.normalization import (
+    matching_form,
+    normalize_name,
+    written_in_another_script,
+)
 from redstring.domain.query import NormalizedQuery
 from tests.factories import make_entity
 
@@ -65,3 +69,22 @@ def test_a_name_in_another_script_scores_as_its_latin_spelling() -> None:
     assert lexical_score(query, make_entity("Moskva")) == 1.0
     assert lexical_score(NormalizedQuery.of("Moskva"), make_entity("Москва")) == 1.0
     assert lexical_score(query, make_entity("Moscow")) < 1.0
+
+
+@pytest.mark.parametrize(
+    ("text", "other"),
+    [
+        ("Москва", True),
+        ("ルワンダ", True),
+        ("北京", True),
+        ("Москва Rus", True),  # most letters are Cyrillic
+        ("Moscow Мск", False),
+        ("Łódź", False),
+        ("µm", False),
+        ("σ", False),  # one letter is a symbol
+        ("", False),
+    ],
+)
+def test_a_query_knows_when_it_is_written_in_another_script(text: str, other: bool) -> None:
+    assert written_in_another_script(text) is other
+    assert NormalizedQuery.of(text).other_script is other

@@ -133,6 +133,21 @@ def test_lexical_junk_below_the_floor_neither_enters_the_pool_nor_passes_semanti
     assert ids(fused) == [right, junk]
 
 
+def test_a_query_in_another_script_is_ordered_by_the_lexical_channel() -> None:
+    """The model's flat answers to "Мозамбик" outvote a modest lexical match at the default
+    numbers; in another script the lexical order holds, the model breaking ties."""
+    noise = [(IDS[n], 0.75 - 0.01 * n) for n in range(2, 7)]
+    right, tied_later = IDS[0], IDS[1]
+    lexical = [(right, 0.40), (tied_later, 0.30)]
+    for query in ("Мозамбик", NormalizedQuery.of("Мозамбик")):
+        assert ids(FUSION.fuse(noise, lexical, query=query))[:2] == [right, tied_later]
+        assert FUSION.numbers_for(query) == (0.0, 1.0)
+    assert right not in ids(FUSION.fuse(noise, lexical, query="Mozambik"))[:5]
+    off = PooledEvidenceFusion(other_scripts_lexical=False)
+    assert ids(off.fuse(noise, lexical, query="Мозамбик")) == ids(FUSION.fuse(noise, lexical))
+    assert off.numbers_for("Мозамбик") == (0.45, 0.85)
+
+
 @pytest.mark.parametrize(
     "kwargs",
     [
@@ -159,6 +174,9 @@ def test_the_label_names_each_fusion_and_the_numbers_it_used() -> None:
             Channelless(),
         )
     ]
+    assert fusion_label(FUSION, semantic, lexical, query="Ада") == (
+        "pooled_evidence lexical_floor=0 lexical_weight=1 power=2 depth=10"
+    )
     assert labels == [
         "pooled_evidence lexical_floor=0.45 lexical_weight=0.85 power=2 depth=10",
         "rrf k=60",
