@@ -102,6 +102,16 @@ LOST_UNDER_POOLED_EVIDENCE = {
 #: numbers were chosen, and on Mondo synonyms its MRR trails SEMANTIC (0.744
 #: against 0.768; hit@10 equal, 0.846), as RRF's does (0.739). Held at its figure.
 LOST_ON_ARRIVAL = {("bio/disease_synonym", "mrr")}
+#: Lost when names in other scripts came to be matched in their ASCII spelling
+#: (ADR 0430): LEXICAL rose further than HYBRID, which rose too (hit@10 names/alias
+#: 0.524 -> 0.619 against LEXICAL 0.643, world/other_language 0.494 -> 0.704
+#: against 0.726, world/place_spelling 0.258 -> 0.656 against 0.695): a Latin-script
+#: foreign name ("Mosambik") still looks to both channels like a code the model knows.
+LOST_TO_TRANSLITERATION = {
+    ("names/alias", "hit@10"),
+    ("world/other_language", "hit@10"),
+    ("world/place_spelling", "hit@10"),
+}
 
 
 def test_no_family_loses_since_adr_0230_but_those_the_new_fusions_moved() -> None:
@@ -112,4 +122,6 @@ def test_no_family_loses_since_adr_0230_but_those_the_new_fusions_moved() -> Non
         for metric, value in row["hybrid"].items()
         if value < max(row["semantic"][metric], row["lexical"][metric]) - TOLERANCE
     }
-    assert losing == LOST_UNDER_RRF | LOST_UNDER_POOLED_EVIDENCE | LOST_ON_ARRIVAL
+    assert losing == (
+        LOST_UNDER_RRF | LOST_UNDER_POOLED_EVIDENCE | LOST_ON_ARRIVAL | LOST_TO_TRANSLITERATION
+    )

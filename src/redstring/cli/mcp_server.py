@@ -88,11 +88,11 @@ from redstring.domain.retrieval import RetrievalMode
 #: The results a search returns when `k` is omitted: enough to choose from, little to read.
 DEFAULT_K = 5
 
-#: Each search tool's `min_confidence` unless given (ADR 0212, rechosen by ADR 0390): the
+#: Each search tool's `min_confidence` unless given (ADR 0212, rechosen by ADR 0390 and 0430): the
 #: largest of 0.01, ..., 0.5 whose HYBRID answers empty at most 5% of the fit half's graded
 #: queries (`python -m scripts.mcp_min_confidence`).
-ENTITY_MIN_CONFIDENCE = 0.04
-PASSAGE_MIN_CONFIDENCE = 0.14
+ENTITY_MIN_CONFIDENCE = 0.1
+PASSAGE_MIN_CONFIDENCE = 0.15
 
 
 def _scores(default: float) -> str:
