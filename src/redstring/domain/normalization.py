@@ -99,6 +99,8 @@ def _in_ascii(word: str) -> str:
 def written_in_another_script(text: str) -> bool:
     """Whether `text` has two or more letters and most of them are not Latin ("Москва",
     "ルワンダ"; not "Łódź", "µm" or "σ")."""
+    if text.isascii():
+        return False
     letters = [ch for ch in text if ch.isalpha()]
     other = sum(1 for ch in letters if not _is_latin(ch))
     return other >= 2 and 2 * other > len(letters)
