@@ -1,4 +1,4 @@
-"""Entity fusion rules tried after ADR 0365 and not adopted; kept so their table can be rerun.
+"""Entity fusion rules tried after ADR 0365, beside the adopted one, kept so their table reruns.
 
     uv run python -m scripts.fit_fusion --recorded --leave-one-out --trials
 
@@ -6,9 +6,11 @@
 (its first two cosines within `gap`, its first at most `ceiling`) in the
 lexical order over the rank-fusion pool of both channels' first 10
 (`PooledEvidenceFusion` at floor 0 and lexical weight 1), and every other
-query with `PooledEvidenceFusion`'s defaults. It is what the other-language
-and alias families ask for, and what the currency-code and biomedical
-synonym families are hurt by (ADR 0405).
+query with `PooledEvidenceFusion`'s two numbers and no unsure switch. As
+ADR 0405 tried it, it also switched codes ("JPY"), where the model is right
+and the lexical match is junk; with codes left alone (`codes=False`) it holds
+better, and ADR 0435 adopted its simplest form inside `PooledEvidenceFusion`
+(`unsure_words`, `unsure_cosine`: the gap adds nothing left out).
 """
 
 from __future__ import annotations
@@ -22,22 +24,30 @@ from redstring.domain.query import NormalizedQuery
 from .fusion_rules import Rule
 
 #: The switched order: every lexical candidate joins the pool, ordered by its lexical score.
-LEXICAL_ORDER = PooledEvidenceFusion(lexical_floor=0.0, lexical_weight=1.0)
-#: Every other query's order.
-DEFAULT_ORDER = PooledEvidenceFusion()
+LEXICAL_ORDER = PooledEvidenceFusion(lexical_floor=0.0, lexical_weight=1.0, unsure_words=0)
+#: Every other query's order: the two fitted numbers, no unsure switch.
+DEFAULT_ORDER = PooledEvidenceFusion(unsure_words=0)
+GAPS = (0.02, 0.04, 0.06, 0.08, 1.0)
+CEILINGS = (0.45, 0.5, 0.55, 0.6, 1.0)
+WORDS = (2, 3, 4)
 
 
 @dataclass(frozen=True)
 class SwitchedPooledFusion:
-    """`PooledEvidenceFusion`, or `LEXICAL_ORDER` for a short query over a flat semantic top."""
+    """`DEFAULT_ORDER`, or `LEXICAL_ORDER` for a short query over a flat semantic top."""
 
     words: int
     gap: float
     ceiling: float
+    codes: bool = True
 
     def switched(self, query: str, semantic: Sequence[tuple[Hashable, float]]) -> bool:
-        """Whether `query` has at most `words` words and the semantic top is flat and low."""
+        """Whether `query` has at most `words` words (and is no code, unless `codes`) and
+        the semantic top is flat and low."""
         if len(query.split()) > self.words or len(semantic) < 2:
+            return False
+        normalized = NormalizedQuery.of(query)
+        if not self.codes and (normalized.acronym is not None or normalized.short):
             return False
         first, second = (2.0 * score - 1.0 for _, score in semantic[:2])
         return first - second <= self.gap and first <= self.ceiling
@@ -55,19 +65,27 @@ class SwitchedPooledFusion:
 
 
 def trial_rules() -> list[Rule]:
-    """The adopted default beside the switch, its three numbers on a grid."""
-    grid = tuple(
-        (float(words), gap, ceiling)
-        for words in (2, 3, 4)
-        for gap in (0.02, 0.04, 0.06, 0.08, 1.0)
-        for ceiling in (0.45, 0.5, 0.55, 0.6, 1.0)
-    )
+    """The default without its unsure switch, ADR 0405's switch, the same sparing codes, and
+    the adopted unsure switch; each switch's numbers on a grid."""
+    full = tuple((float(w), g, c) for w in WORDS for g in GAPS for c in CEILINGS)
     return [
-        Rule("PooledEvidenceFusion (defaults)", 2, ((),), lambda p: DEFAULT_ORDER),
+        Rule("PooledEvidenceFusion, no unsure switch", 2, ((),), lambda p: DEFAULT_ORDER),
         Rule(
-            "switched to the lexical order",
+            "switched to the lexical order (ADR 0405)",
             5,
-            grid,
+            full,
             lambda p: SwitchedPooledFusion(words=int(p[0]), gap=p[1], ceiling=p[2]),
+        ),
+        Rule(
+            "the same, codes left alone",
+            5,
+            full,
+            lambda p: SwitchedPooledFusion(int(p[0]), gap=p[1], ceiling=p[2], codes=False),
+        ),
+        Rule(
+            "unsure switch: words, cosine (adopted, ADR 0435)",
+            4,
+            tuple((float(w), c) for w in WORDS for c in CEILINGS),
+            lambda p: PooledEvidenceFusion(unsure_words=int(p[0]), unsure_cosine=p[1]),
         ),
     ]

@@ -1,10 +1,11 @@
-"""The switch tried after ADR 0365: short, flat-topped queries in the lexical order (ADR 0405)."""
+"""The switches tried after ADR 0365: short, flat-topped queries in the lexical order (ADR 0405),
+the same sparing codes, and the unsure switch ADR 0435 adopted."""
 
 from __future__ import annotations
 
 from redstring.domain.fusion import PooledEvidenceFusion
 from redstring.domain.query import NormalizedQuery
-from scripts.quality.fusion_trials import SwitchedPooledFusion, trial_rules
+from scripts.quality.fusion_trials import DEFAULT_ORDER, SwitchedPooledFusion, trial_rules
 
 #: The model's junk sits flat and high; the lexical channel holds the answer with a modest score.
 SEMANTIC = (("junk-a", 0.72), ("junk-b", 0.71), ("answer", 0.60))
@@ -17,7 +18,7 @@ def _first(query: str | NormalizedQuery, fusion: object = SWITCH) -> str:
 
 
 def test_a_short_query_over_a_flat_semantic_top_is_answered_in_the_lexical_order() -> None:
-    assert str(PooledEvidenceFusion().fuse(SEMANTIC, LEXICAL, query="Mosambik")[0][0]) == "junk-a"
+    assert _first("Mosambik", DEFAULT_ORDER) == "junk-a"
     assert _first("Mosambik") == "answer"
     assert _first(NormalizedQuery.of("Mosambik")) == "answer"
 
@@ -30,8 +31,16 @@ def test_a_long_query_a_clear_semantic_first_or_a_high_one_keeps_the_default() -
     assert _first("Mosambik", high) == "junk-a"
 
 
-def test_the_trials_grade_the_default_beside_the_switch_on_its_grid() -> None:
-    default, switch = trial_rules()
+def test_a_code_is_switched_only_as_adr_0405_tried_it() -> None:
+    assert _first("MZN") == "answer"
+    assert _first("MZN", SwitchedPooledFusion(3, gap=0.06, ceiling=0.55, codes=False)) == "junk-a"
+
+
+def test_the_trials_grade_the_default_beside_the_switches_on_their_grids() -> None:
+    default, adr_0405, sparing_codes, unsure = trial_rules()
     assert default.grid == ((),)
-    assert len(switch.grid) == 3 * 5 * 5
-    assert isinstance(switch.make(switch.grid[0]), SwitchedPooledFusion)
+    assert len(adr_0405.grid) == len(sparing_codes.grid) == 3 * 5 * 5
+    assert isinstance(adr_0405.make(adr_0405.grid[0]), SwitchedPooledFusion)
+    assert not sparing_codes.make(sparing_codes.grid[0]).codes  # type: ignore[attr-defined]
+    assert unsure.make((3.0, 0.5)) == PooledEvidenceFusion()
+    assert len(unsure.grid) == 3 * 5

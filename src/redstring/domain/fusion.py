@@ -7,8 +7,9 @@ channel, so `EvidenceFusion` reads each score on its stated scale (ADR
 0060). `PooledEvidenceFusion` is `Retriever`'s default (ADR 0365): rank
 fusion picks the candidates, the two channels' evidence at one fixed weight
 orders them, and an entity holding every query word comes first; its two
-fitted numbers were chosen by the worst family left out of the choice, and a
-query written in another script is ordered by the lexical channel (ADR 0430).
+fitted numbers were chosen by the worst family left out of the choice; a
+query written in another script (ADR 0430) or a short one the model is unsure
+of (ADR 0435, two more numbers) is ordered by the lexical channel.
 `ChunkRetriever` fuses by plain RRF (ADR 0355). `AdaptiveFusion`, the
 default of both from ADR 0121 (a logistic of 14 features of the query and the
 answers weighing the evidence, 35 fitted numbers for both sides), is gone (ADR 0365).
@@ -23,7 +24,6 @@ from typing import Protocol, TypeVar
 
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.lexical import HOLDS_EVERY_WORD
-from redstring.domain.normalization import written_in_another_script
 from redstring.domain.query import NormalizedQuery
 
 #: The k of 1/(k + rank), from Cormack, Clarke and Buettcher, "Reciprocal Rank
@@ -201,9 +201,16 @@ POOLED_POWER = 2.0
 #: How many of the semantic ranking the pool reads, and how many of the pool
 #: evidence orders, whatever `k` asks (ADR 0395).
 POOLED_DEPTH = 10
-#: The lexical floor and weight a query written in another script is ordered at:
-#: the lexical order over the pool (ADR 0430). Not fitted.
-OTHER_SCRIPT_NUMBERS = (0.0, 1.0)
+#: The lexical floor and weight a query the model cannot read is ordered at: the
+#: lexical order over the pool (ADR 0430, 0435). Not fitted.
+LEXICAL_ORDER_NUMBERS = (0.0, 1.0)
+#: A query of at most this many words (split at spaces), not a code, whose
+#: closest entity is at most `UNSURE_COSINE` from it, is ordered at
+#: `LEXICAL_ORDER_NUMBERS` (ADR 0435: chosen with `UNSURE_COSINE` by the worst
+#: family left out of the choice; 39 of 44 folds chose both).
+UNSURE_WORDS = 3
+#: The cosine of the semantic first at or below which the model is unsure (ADR 0435).
+UNSURE_COSINE = 0.5
 
 
 @dataclass(frozen=True)
@@ -228,14 +235,19 @@ class PooledEvidenceFusion:
     5. the semantic ids past `depth`, in the semantic order;
     6. the other lexical ids, in the lexical order.
 
-    A query written mostly in another script (`NormalizedQuery.other_script`:
-    "Москва", "ルワンダ") is ordered at `OTHER_SCRIPT_NUMBERS` instead, floor 0
-    and lexical weight 1: every lexical candidate joins the pool and the
-    lexical score orders it, the semantic order breaking ties, because the
-    library's local model reads English and its answers to such a query are
-    close to noise, while the lexical channel reads the name's ASCII
-    spelling. `other_scripts_lexical=False` turns this off (a multilingual
-    embedding model).
+    Two kinds of query are ordered at `LEXICAL_ORDER_NUMBERS` instead, floor
+    0 and lexical weight 1 (every lexical candidate of the first `depth`
+    joins the pool and the lexical score orders it, the semantic order
+    breaking ties), because the model's answers to them are close to noise:
+
+    - one written mostly in another script (`NormalizedQuery.other_script`:
+      "Москва", "ルワンダ"): the library's local model reads English, while
+      the lexical channel reads the name's ASCII spelling;
+      `other_scripts_lexical=False` turns this off (a multilingual model);
+    - a short one the model is unsure of: at most `unsure_words` words, not
+      a code (no all-capitals acronym, more than 3 characters), whose
+      semantic first has a cosine of at most `unsure_cosine` ("Mosambik",
+      "dolar kajmański"); `unsure_words=0` turns this off.
 
     Nothing but group 5 reads the semantic ranking past its first `depth`,
     and group 5 is a prefix of that ranking's rest, so the first n fused ids,
@@ -247,7 +259,8 @@ class PooledEvidenceFusion:
     is ordinal: the group's number plus the evidence or a rank-fusion score,
     so it falls as the order goes. Raises `ValueError`
     for a floor outside 0..1 (exclusive of 1), a weight outside 0..1, a
-    power that is not positive or a depth below 1.
+    power that is not positive, a depth below 1, `unsure_words` below 0 or
+    `unsure_cosine` outside -1..1.
     """
 
     lexical_floor: float = POOLED_LEXICAL_FLOOR
@@ -255,6 +268,8 @@ class PooledEvidenceFusion:
     power: float = POOLED_POWER
     depth: int = POOLED_DEPTH
     other_scripts_lexical: bool = True
+    unsure_words: int = UNSURE_WORDS
+    unsure_cosine: float = UNSURE_COSINE
 
     def __post_init__(self) -> None:
         _require_evidence_parameters(self.lexical_floor, self.power)
@@ -270,6 +285,23 @@ class PooledEvidenceFusion:
                 value=self.depth,
                 requirement="an int of at least 1: how many semantic ids the pool reads",
             )
+        if (
+            isinstance(self.unsure_words, bool)
+            or not isinstance(self.unsure_words, int)
+            or self.unsure_words < 0
+        ):
+            raise InvalidArgumentError(
+                name="unsure_words",
+                value=self.unsure_words,
+                requirement="an int of at least 0: the most words an unsure query has (0: off)",
+            )
+        if not -1.0 <= self.unsure_cosine <= 1.0:
+            raise InvalidArgumentError(
+                name="unsure_cosine",
+                value=self.unsure_cosine,
+                requirement="a cosine from -1 to 1: the semantic first's at or below which "
+                "the model is unsure",
+            )
 
     def fuse(
         self,
@@ -279,7 +311,7 @@ class PooledEvidenceFusion:
         query: str | NormalizedQuery = "",
     ) -> list[tuple[IdT, float]]:
         """Ids in the groups of the class docstring, each with its group-ordered score."""
-        floor, weight = self.numbers_for(query)
+        floor, weight = self.numbers_for(query, semantic)
         read, lexical_read = semantic[: self.depth], lexical[: self.depth]
         evidence = dict(
             weighted_evidence(
@@ -320,16 +352,22 @@ class PooledEvidenceFusion:
         fused += [(i, g + 1.0 / (RRF_K + p)) for g, p, i in later if g < 5]
         return fused
 
-    def numbers_for(self, query: str | NormalizedQuery) -> tuple[float, float]:
-        """The `(lexical_floor, lexical_weight)` this fusion orders `query` at."""
-        if self.other_scripts_lexical:
-            other = (
-                query.other_script
-                if isinstance(query, NormalizedQuery)
-                else written_in_another_script(query)
-            )
-            if other:
-                return OTHER_SCRIPT_NUMBERS
+    def numbers_for(
+        self, query: str | NormalizedQuery, semantic: Sequence[tuple[Hashable, float]] = ()
+    ) -> tuple[float, float]:
+        """The `(lexical_floor, lexical_weight)` this fusion orders `query` at, given the
+        semantic channel's answer to it (best first, on the 0..1 match scale)."""
+        normalized = query if isinstance(query, NormalizedQuery) else NormalizedQuery.of(query)
+        if self.other_scripts_lexical and normalized.other_script:
+            return LEXICAL_ORDER_NUMBERS
+        if (
+            semantic
+            and 2.0 * semantic[0][1] - 1.0 <= self.unsure_cosine
+            and 0 < len(normalized.text.split()) <= self.unsure_words
+            and normalized.acronym is None
+            and not normalized.short
+        ):
+            return LEXICAL_ORDER_NUMBERS
         return self.lexical_floor, self.lexical_weight
 
 
@@ -356,7 +394,7 @@ def fusion_label[IdT: Hashable](
     if isinstance(fusion, ReciprocalRankFusion):
         return f"rrf k={RRF_K}"
     if isinstance(fusion, PooledEvidenceFusion):
-        floor, weight = fusion.numbers_for(query)
+        floor, weight = fusion.numbers_for(query, semantic)
         return (
             f"pooled_evidence lexical_floor={floor:g} "
             f"lexical_weight={weight:g} power={fusion.power:g} "

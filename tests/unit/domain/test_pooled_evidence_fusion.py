@@ -15,6 +15,8 @@ from redstring.domain.fusion import (
     POOLED_LEXICAL_FLOOR,
     POOLED_LEXICAL_WEIGHT,
     POOLED_POWER,
+    UNSURE_COSINE,
+    UNSURE_WORDS,
     EvidenceFusion,
     IdT,
     PooledEvidenceFusion,
@@ -136,16 +138,41 @@ def test_lexical_junk_below_the_floor_neither_enters_the_pool_nor_passes_semanti
 def test_a_query_in_another_script_is_ordered_by_the_lexical_channel() -> None:
     """The model's flat answers to "Мозамбик" outvote a modest lexical match at the default
     numbers; in another script the lexical order holds, the model breaking ties."""
-    noise = [(IDS[n], 0.75 - 0.01 * n) for n in range(2, 7)]
+    noise = [(IDS[n], 0.80 - 0.01 * n) for n in range(2, 7)]  # cosines 0.56 to 0.48
     right, tied_later = IDS[0], IDS[1]
     lexical = [(right, 0.40), (tied_later, 0.30)]
     for query in ("Мозамбик", NormalizedQuery.of("Мозамбик")):
         assert ids(FUSION.fuse(noise, lexical, query=query))[:2] == [right, tied_later]
-        assert FUSION.numbers_for(query) == (0.0, 1.0)
+        assert FUSION.numbers_for(query, noise) == (0.0, 1.0)
     assert right not in ids(FUSION.fuse(noise, lexical, query="Mozambik"))[:5]
     off = PooledEvidenceFusion(other_scripts_lexical=False)
     assert ids(off.fuse(noise, lexical, query="Мозамбик")) == ids(FUSION.fuse(noise, lexical))
-    assert off.numbers_for("Мозамбик") == (0.45, 0.85)
+    assert off.numbers_for("Мозамбик", noise) == (0.45, 0.85)
+
+
+@pytest.mark.parametrize(
+    ("query", "first_cosine", "switched"),
+    [
+        ("Mosambik", UNSURE_COSINE, True),  # the model finds nothing closer than 0.5
+        ("dolar kajmanski", 0.40, True),
+        ("Mosambik", UNSURE_COSINE + 0.02, False),  # the model is surer
+        ("the legal tender of Mozambique", 0.40, False),  # more than three words
+        ("MZN", 0.40, False),  # a code: the model reads codes better than the names do
+        ("mzn", 0.40, False),  # three characters: a code too
+    ],
+)
+def test_a_short_query_the_model_is_unsure_of_is_ordered_by_the_lexical_channel(
+    query: str, first_cosine: float, switched: bool
+) -> None:
+    semantic = [(IDS[n], (1.0 + first_cosine - 0.01 * (n - 2)) / 2.0) for n in range(2, 7)]
+    right = IDS[0]
+    lexical = [(right, 0.40)]
+    numbers = FUSION.numbers_for(query, semantic)
+    assert numbers == ((0.0, 1.0) if switched else (0.45, 0.85))
+    assert (ids(FUSION.fuse(semantic, lexical, query=query))[0] == right) is switched
+    off = PooledEvidenceFusion(unsure_words=0)
+    assert off.numbers_for(query, semantic) == (0.45, 0.85)
+    assert (UNSURE_WORDS, UNSURE_COSINE) == (3, 0.5)
 
 
 @pytest.mark.parametrize(
@@ -156,10 +183,12 @@ def test_a_query_in_another_script_is_ordered_by_the_lexical_channel() -> None:
         {"lexical_weight": 1.1},
         {"lexical_weight": -0.1},
         {"power": 0.0},
+        {"unsure_words": -1},
+        {"unsure_cosine": 1.5},
     ],
 )
 def test_parameters_outside_their_range_are_refused(kwargs: dict[str, float]) -> None:
-    with pytest.raises(InvalidArgumentError, match=r"lexical_floor|lexical_weight|power"):
+    with pytest.raises(InvalidArgumentError, match=r"lexical_floor|lexical_weight|power|unsure"):
         PooledEvidenceFusion(**kwargs)
 
 
