@@ -72,11 +72,17 @@ def test_the_threshold_empties_most_nonsense_and_few_graded_passage_queries() ->
     # Passages' off-topic share fell from 0.774 to 0.726 when BM25 began to stem (ADR 0345):
     # stems match more words of an off-topic question (3 of 62 more answered); the passage
     # confidence, fitted on unstemmed BM25, is refitted with issue 26's fusion.
-    for side, mode, off_topic in (("passages", "hybrid", 0.72), ("entities", "hybrid", 0.75)):
+    # Entities' random word pairs: 0.909 emptied until a short query the model is unsure of
+    # was ordered lexically (ADR 0435), which shows its lexical look-alikes, surer than the
+    # model's junk: 0.795 (the graded queries emptied fell from 0.086 to 0.067).
+    for side, mode, off_topic, word_combo in (
+        ("passages", "hybrid", 0.72, 0.9),
+        ("entities", "hybrid", 0.75, 0.75),
+    ):
         without, at = floors["without"][side][mode], floors["with"][side][mode]
         assert without["no_match_emptied"] == 0.0  # nothing says "no match" by itself
         assert at["families"]["off_topic"] >= off_topic
-        assert at["families"]["word_combo"] >= 0.9
+        assert at["families"]["word_combo"] >= word_combo
     passages = floors["with"]["passages"]["hybrid"]
     # At 0.15 (ADR 0390; 0.5 before confidence became the chance of being right, which
     # emptied 0.858 and 0.030): more nonsense emptied for a few more graded queries.
