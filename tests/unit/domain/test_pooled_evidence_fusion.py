@@ -49,6 +49,7 @@ def test_the_default_is_the_pooled_evidence_with_the_chosen_numbers() -> None:
         == DEFAULT_FUSION
     )
     assert (POOLED_LEXICAL_FLOOR, POOLED_LEXICAL_WEIGHT, POOLED_POWER) == (0.45, 0.85, 2.0)
+    assert (UNSURE_WORDS, UNSURE_COSINE) == (3, 0.5)
 
 
 @given(ranked, ranked)
@@ -172,7 +173,6 @@ def test_a_short_query_the_model_is_unsure_of_is_ordered_by_the_lexical_channel(
     assert (ids(FUSION.fuse(semantic, lexical, query=query))[0] == right) is switched
     off = PooledEvidenceFusion(unsure_words=0)
     assert off.numbers_for(query, semantic) == (0.45, 0.85)
-    assert (UNSURE_WORDS, UNSURE_COSINE) == (3, 0.5)
 
 
 @pytest.mark.parametrize(
