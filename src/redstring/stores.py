@@ -15,7 +15,8 @@
   `undo_merge`, `rekey_graph` (the client's `rebuild()` reports a `RebuildReport`);
 - a scan for damaged rows: the SQLite stores' and the PostgreSQL graph and
   chunk stores' `damaged_rows()`, each a
-  `DamagedRow`, gathered by the client's `check()` into a `CheckReport`.
+  `DamagedRow`, gathered by the client's `check()` into a `CheckReport`, with
+  each tenant's `StaleNameIndex` when its name index needs `rekey_graph`.
 
 Every adapter passes its port's suite in `redstring.testing`.
 """
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from redstring.chunks.in_memory import InMemoryChunkStore
 from redstring.chunks.sqlite import SqliteChunkStore
-from redstring.client.check import CheckReport
+from redstring.client.check import CheckReport, StaleNameIndex
 from redstring.client.store_set import StoreOpener, StoreSet
 from redstring.client.upkeep import RebuildReport
 from redstring.composition.rebuild import catch_up_stores, rebuild_stores
@@ -102,6 +103,7 @@ __all__ = [
     "SqliteGraphStore",
     "SqliteStores",
     "SqliteVectorStore",
+    "StaleNameIndex",
     "StoreOpener",
     "StoreSet",
     "catch_up_stores",

@@ -119,6 +119,7 @@ SURFACE: dict[str, set[str]] = {
         "SqliteGraphStore",
         "SqliteStores",
         "SqliteVectorStore",
+        "StaleNameIndex",
         "StoreOpener",
         "StoreSet",
         "open_sqlite",

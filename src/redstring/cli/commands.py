@@ -301,6 +301,12 @@ async def _check(args: argparse.Namespace, context: Context) -> int:
         context.out.write(f"checked {scanned} of {report.db}: {found}\n")
         if report.unchecked:
             context.out.write(f"not checked (they cannot scan): {', '.join(report.unchecked)}\n")
+        for index in report.stale:
+            context.out.write(
+                f"stale name index: tenant {index.tenant_id} was keyed under scheme "
+                f"{index.key_version}, this version keys under {index.current}; names may be "
+                f"missed until `redstring rekey --db {report.db} --tenant {index.tenant_id}`\n"
+            )
         if report.damaged:
             context.out.write(
                 "nothing was changed; restore the file from a backup, or index the documents "

@@ -13,9 +13,13 @@ import json
 import sqlite3
 from pathlib import Path
 
-from redstring import Redstring
+import pytest
+
+import redstring.graph.sqlite as sqlite_graph
+from redstring import Entity, Redstring
 from redstring.client.tenants import DEFAULT_TENANT
 from redstring.composition.sqlite_stores import open_sqlite
+from redstring.domain.blocking import KEY_VERSION
 from redstring.ports import DocumentChunked
 from tests.unit.cli.console import assert_one_error_line, redstring
 
@@ -122,3 +126,34 @@ def test_check_reads_a_file_whose_stores_lag_its_log_as_it_is(tmp_path: Path) ->
     assert "event 2: its JSON does not read" in found.out
     with contextlib.closing(sqlite3.connect(db)) as raw:
         assert raw.execute("SELECT * FROM projection_position").fetchall() == positions
+
+
+def test_check_names_a_tenant_keyed_under_an_older_scheme_until_it_is_rekeyed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = _indexed(tmp_path)
+    moskva = Entity(tenant_id=DEFAULT_TENANT, entity_type="city", name="Москва")
+
+    async def filed_by_the_previous_release() -> None:
+        with monkeypatch.context() as old_code:
+            old_code.setattr(sqlite_graph, "KEY_VERSION", KEY_VERSION - 1)
+            async with open_sqlite(db) as stores:
+                await stores.graph.upsert([moskva])
+
+    asyncio.run(filed_by_the_previous_release())
+    found = redstring("check", "--db", db)
+    assert found.status == 0, found.err  # a stale index is not damage
+    [line] = [line for line in found.out.splitlines() if line.startswith("stale name index: ")]
+    assert f"tenant {DEFAULT_TENANT} was keyed under scheme {KEY_VERSION - 1}" in line
+    assert f"redstring rekey --db {db} --tenant {DEFAULT_TENANT}" in line
+    with Redstring(db, embeddings="none") as rs:
+        [stale] = rs.check().stale
+    assert (stale.tenant_id, stale.key_version, stale.current) == (
+        DEFAULT_TENANT,
+        KEY_VERSION - 1,
+        KEY_VERSION,
+    )
+    rekeyed = redstring("rekey", "--db", db, "--tenant", str(DEFAULT_TENANT))
+    assert rekeyed.status == 0, rekeyed.err
+    assert "stale name index" not in redstring("check", "--db", db).out
+    assert json.loads(redstring("check", "--db", db, "--json").out)["stale"] == []
