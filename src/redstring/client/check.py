@@ -17,18 +17,12 @@ from redstring.client.store_set import StoreSet
 from redstring.domain.blocking import KEY_VERSION
 from redstring.domain.damage import DamagedRow
 from redstring.domain.ids import TenantId
+from redstring.ports.graph_store import GraphStore
 
 
 @runtime_checkable
 class _Scanned(Protocol):
     async def damaged_rows(self) -> list[DamagedRow]: ...
-
-
-@runtime_checkable
-class _Keyed(Protocol):
-    async def list_tenants(self) -> list[TenantId]: ...
-
-    async def blocking_key_version(self, tenant_id: TenantId) -> int | None: ...
 
 
 class StaleNameIndex(BaseModel):
@@ -66,7 +60,8 @@ class CheckReport(BaseModel):
 
 
 async def check(stores: StoreSet, db: str) -> CheckReport:
-    """Scan each store of `stores` that can scan itself; report every damaged row."""
+    """Scan each store of `stores` that can scan itself; report every damaged row and every
+    tenant whose name index another key scheme built."""
     checked: list[str] = []
     unchecked: list[str] = []
     damaged: list[DamagedRow] = []
@@ -83,9 +78,7 @@ async def check(stores: StoreSet, db: str) -> CheckReport:
     return CheckReport(db=db, checked=checked, unchecked=unchecked, damaged=damaged, stale=stale)
 
 
-async def _stale_name_indexes(graph: object) -> list[StaleNameIndex]:
-    if not isinstance(graph, _Keyed):
-        return []
+async def _stale_name_indexes(graph: GraphStore) -> list[StaleNameIndex]:
     stale = []
     for tenant_id in await graph.list_tenants():
         version = await graph.blocking_key_version(tenant_id)
