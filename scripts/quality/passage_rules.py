@@ -3,17 +3,19 @@
     nice -n 10 uv run python -m scripts.quality.passage_rules [--data DIR ...]
 
 Every passage family (the graded passage sets' shapes, Lee, and each public
-collection given with `--data`) gives each query's two chunk rankings: the
-lexical one whole (BM25, the real store) and the semantic one as deep as it
-is known: the committed sets replay the recorded local-model answers (50
-chunks a query for the graded sets, every chunk for Lee, as the floors do);
-a public collection reads its cached MiniLM vectors (`scripts.bench_beir`)
-to `SEMANTIC_DEPTH`.
-A rule turns a query into channel weights `(semantic, lexical)`; the fusion
-is the weighted RRF of the two rankings, mapped to documents by each one's
-best chunk. For every left-out family a rule's numbers are chosen on the fit
-half of every *other* family, by the worst of them (the grid point whose
-worst family falls least below `max(SEMANTIC, LEXICAL, RRF)`), and graded
+collection given with `--data`) gives each query's two chunk rankings with
+their scores: the lexical one to `LEXICAL_DEPTH` (BM25, the real store) and
+the semantic one as deep as it is known: the committed sets replay the
+recorded local-model answers (50 chunks a query for the graded sets, every
+chunk for Lee, as the floors do); a public collection reads its cached
+MiniLM vectors (`scripts.bench_beir`) to `SEMANTIC_DEPTH`.
+A rule either turns a query into channel weights `(semantic, lexical)` for
+the weighted RRF of the two rankings, or orders the chunks itself (the
+convex combinations of scores, `ConvexFusion` among them); chunks are
+mapped to documents by each one's best chunk. For every left-out family a
+rule's numbers are chosen on the fit half of every *other* family, by the
+worst of them (the grid point whose worst family falls least below
+`max(SEMANTIC, LEXICAL, RRF)`), and graded
 on the left-out family's holdout half, which it never saw. A rule is judged
 by its worst left-out family, never by its mean (ADR 0365's method, for
 passages).
@@ -33,6 +35,7 @@ import numpy as np
 from redstring import SourceDocument, StoredChunk, index_documents
 from redstring.domain.bm25 import LexicalCandidates, rank_chunks
 from redstring.domain.confidence import bm25_ceiling, bm25_coverage
+from redstring.domain.convex_fusion import ConvexFusion
 from redstring.domain.fusion import RRF_K
 from redstring.ports import EmbeddingProvider
 from redstring.stores import InMemoryChunkStore
@@ -46,6 +49,8 @@ from .recorded import RecordedChunks, load_recording
 
 #: Semantic chunks read per query of a public collection (the recording bounds the others).
 SEMANTIC_DEPTH = 500
+#: Lexical chunks kept per query: a chunk deeper adds at most 1 / (60 + 1001) to an RRF score.
+LEXICAL_DEPTH = 1000
 Params = tuple[float, ...]
 
 
@@ -64,6 +69,8 @@ class Case:
     grades: dict[str, float]
     graded_by: str  # "hit" (hit@10 and MRR) or "ndcg" (nDCG@10)
     skip: str = ""  # a document never counted: the query's own (Lee, ArguAna)
+    cosines: tuple[float, ...] = ()  # the semantic ranking's cosines, best first
+    coverages: tuple[float, ...] = ()  # the lexical ranking's BM25 over the query's ceiling
 
 
 def held_share(found: LexicalCandidates) -> float:
@@ -77,16 +84,20 @@ def held_share(found: LexicalCandidates) -> float:
     return float(((found.counts > 0) @ weights).max() / total)
 
 
-async def _channels(
-    store: InMemoryChunkStore, provider: EmbeddingProvider, text: str
-) -> tuple[tuple[str, ...], tuple[str, ...], float, float, int]:
+Channels = tuple[
+    tuple[str, ...], tuple[str, ...], float, float, int, tuple[float, ...], tuple[float, ...]
+]
+
+
+async def _channels(store: InMemoryChunkStore, provider: EmbeddingProvider, text: str) -> Channels:
     [vector] = await provider.embed_query([text])
     semantic = await store.semantic_ranking(vector, TENANT, k=SEMANTIC_DEPTH)
+    cosines = tuple(2.0 * s - 1.0 for _, s in semantic)
     terms = store.analyzer.terms(text)
     if not terms:
-        return tuple(str(c) for c, _ in semantic), (), 0.0, 0.0, 0
+        return tuple(str(c) for c, _ in semantic), (), 0.0, 0.0, 0, cosines, ()
     found = (await store.lexical_candidates(terms, TENANT)).asked_by(terms)
-    lexical = rank_chunks(found, k=max(1, len(found.chunk_ids)))
+    lexical = rank_chunks(found, k=max(1, min(LEXICAL_DEPTH, len(found.chunk_ids))))
     ceiling = bm25_ceiling(found)
     return (
         tuple(str(c) for c, _ in semantic),
@@ -94,6 +105,8 @@ async def _channels(
         held_share(found),
         bm25_coverage(lexical[0][1], ceiling) if lexical else 0.0,
         len(found.terms),
+        cosines,
+        tuple(bm25_coverage(score, ceiling) for _, score in lexical),
     )
 
 
@@ -123,7 +136,9 @@ async def committed_cases() -> list[Case]:
             passages.documents, answers[f"passages/{name}"], {q.id: q.text for q in queries}
         )
         for q in queries:
-            semantic, lexical, held, coverage, terms = await _channels(store, store, q.text)
+            semantic, lexical, held, coverage, terms, cos, cov = await _channels(
+                store, store, q.text
+            )
             cases.append(
                 Case(
                     f"{name}/{q.shape}",
@@ -136,6 +151,8 @@ async def committed_cases() -> list[Case]:
                     document_of,
                     q.grades,
                     "hit",
+                    cosines=cos,
+                    coverages=cov,
                 )
             )
     documents = lee_documents()
@@ -143,7 +160,9 @@ async def committed_cases() -> list[Case]:
         documents, answers["passages/lee"], {d.id: lee_query(d) for d in documents}
     )
     for d in documents:
-        semantic, lexical, held, coverage, terms = await _channels(store, store, lee_query(d))
+        semantic, lexical, held, coverage, terms, cos, cov = await _channels(
+            store, store, lee_query(d)
+        )
         cases.append(
             Case(
                 "lee/first_sentence",
@@ -157,6 +176,8 @@ async def committed_cases() -> list[Case]:
                 lee_grades(d.id),
                 "ndcg",
                 skip=d.id,
+                cosines=cos,
+                coverages=cov,
             )
         )
     return cases
@@ -185,7 +206,7 @@ async def collection_cases(folder: Path) -> list[Case]:
     document_of = {str(c.id): c.source_id for c in chunks}
     cases = []
     for qid, text in collection.queries.items():
-        semantic, lexical, held, coverage, terms = await _channels(store, vectors, text)
+        semantic, lexical, held, coverage, terms, cos, cov = await _channels(store, vectors, text)
         cases.append(
             Case(
                 collection.name,
@@ -199,6 +220,8 @@ async def collection_cases(folder: Path) -> list[Case]:
                 collection.qrels[qid],
                 "ndcg",
                 skip=qid,  # ArguAna's queries are documents of its corpus; BEIR drops them
+                cosines=cos,
+                coverages=cov,
             )
         )
     return cases
@@ -212,6 +235,7 @@ class Rule:
     name: str
     weights: Weights
     grid: tuple[Params, ...] = ((),)
+    order: Callable[[Case, Params], list[str]] | None = None  # replaces the weighted RRF
 
     @property
     def numbers(self) -> int:
@@ -227,6 +251,31 @@ def fused_documents(case: Case, semantic_weight: float, lexical_weight: float) -
         for rank, chunk in enumerate(ranking, start=1):
             scores[chunk] = scores.get(chunk, 0.0) + weight / (RRF_K + rank)
     ordered = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
+    return _documents(case, [chunk for chunk, _ in ordered])
+
+
+def convex_documents(case: Case, semantic_weight: float, depth: int) -> list[str]:
+    """Documents by the library's `ConvexFusion` of the two chunk rankings, each at its best
+    chunk (the lone-holder rule of one-word queries aside: no family has one)."""
+    fused = ConvexFusion(semantic_weight=semantic_weight, depth=depth).fuse(
+        list(zip(case.semantic, case.cosines, strict=True)),
+        list(zip(case.lexical, case.coverages, strict=True)),
+    )
+    return _documents(case, [chunk for chunk, _ in fused])
+
+
+def coverage_documents(case: Case, semantic_weight: float) -> list[str]:
+    """Documents by `a * cosine + (1 - a) * BM25 coverage`, the scores as they are; a chunk
+    the semantic ranking does not reach takes its last cosine (an upper bound)."""
+    unreached = case.cosines[-1] if case.cosines else 0.0
+    semantic = dict(zip(case.semantic, case.cosines, strict=True))
+    lexical = dict(zip(case.lexical, case.coverages, strict=True))
+    combined = {
+        chunk: semantic_weight * semantic.get(chunk, unreached)
+        + (1.0 - semantic_weight) * lexical.get(chunk, 0.0)
+        for chunk in {*semantic, *lexical}
+    }
+    ordered = sorted(combined.items(), key=lambda pair: (-pair[1], pair[0]))
     return _documents(case, [chunk for chunk, _ in ordered])
 
 
@@ -259,6 +308,7 @@ def _agrees(case: Case, n: int) -> bool:
 
 def rules() -> list[Rule]:
     powers = tuple((p,) for p in (0.5, 1.0, 2.0, 3.0, 4.0, 6.0))
+    alphas = tuple((a,) for a in np.round(np.linspace(0.0, 1.0, 21), 2))
     return [
         Rule("RRF", lambda c, p: (1.0, 1.0)),
         Rule(
@@ -284,6 +334,18 @@ def rules() -> list[Rule]:
             tuple((n, w) for n in (1, 3, 10, 30, 100) for w in (0.0, 0.25, 0.5, 0.75)),
         ),
         Rule(
+            "convex: a * cosine + (1 - a) * BM25 coverage",
+            lambda c, p: (1.0, 1.0),
+            alphas,
+            order=lambda c, p: coverage_documents(c, p[0]),
+        ),
+        Rule(
+            "`ConvexFusion`: a * semantic stretched to the Nth + (1 - a) * BM25 over the first's",
+            lambda c, p: (1.0, 1.0),
+            tuple((n, a) for n in (10, 20, 30, 50) for (a,) in alphas),
+            order=lambda c, p: convex_documents(c, p[1], int(p[0])),
+        ),
+        Rule(
             "lexical weight 1 up to n query terms, else w",
             lambda c, p: (1.0, 1.0 if c.terms <= p[0] else p[1]),
             tuple((n, w) for n in (1, 2, 3, 4, 5, 6, 8) for w in (0.0, 0.25, 0.5, 0.75)),
@@ -302,7 +364,10 @@ def grade(cases: Sequence[Case], rule: Rule, split: str) -> Table:
     return {
         family: {
             params: family_figures(
-                members, lambda c, p=params: fused_documents(c, *rule.weights(c, p))
+                members,
+                (lambda c, p=params: fused_documents(c, *rule.weights(c, p)))
+                if rule.order is None
+                else (lambda c, p=params, o=rule.order: o(c, p)),
             )
             for params in rule.grid
         }

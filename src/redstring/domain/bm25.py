@@ -257,8 +257,8 @@ class LexicalRanking:
     """BM25's whole ranking of `found`, read only as far as asked.
 
     The order is `(-score, id string)` over the candidates scoring above 0;
-    `first(n)` is its first `n` and `places` the one-based place of a few ids
-    in it, neither sorting more than it answers. Raises
+    `first(n)` is its first `n`, `places` the one-based place of a few ids
+    in it, neither sorting more than it answers, and `scores_of` their scores. Raises
     `InconsistentCorpusError` as `rank_chunks` does.
     """
 
@@ -303,6 +303,18 @@ class LexicalRanking:
             place += sum(1 for other in tied if str(ids[other]) < mine)
             places[ChunkId(mine)] = (place, float(scores[row]))
         return places
+
+    def scores_of(self, chunk_ids: Iterable[ChunkId]) -> dict[ChunkId, float]:
+        """The bm25 score of each of `chunk_ids` the ranking holds, without its place."""
+        wanted = set(chunk_ids)
+        if not wanted:
+            return {}
+        scores = self._scores
+        return {
+            ChunkId(str(chunk_id)): float(scores[row])
+            for row, chunk_id in enumerate(self._ids.tolist())
+            if chunk_id in wanted and scores[row] > 0.0
+        }
 
 
 def _column_scores(found: LexicalCandidates) -> npt.NDArray[np.float64]:

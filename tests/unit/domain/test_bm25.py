@@ -279,8 +279,8 @@ def test_ranking_is_total_and_independent_of_candidate_order(
 def test_a_ranking_read_in_part_agrees_with_the_whole_ranking(
     texts: list[str], query: list[str], asked: set[int], n: int
 ) -> None:
-    """`first(n)` is the whole ranking's first n and `places` each id's place in it, ties
-    included (texts repeat, so equal scores are common)."""
+    """`first(n)` is the whole ranking's first n, `places` each id's place in it, ties
+    included (texts repeat, so equal scores are common), and `scores_of` its score."""
     found = corpus(texts, query)
     whole = rank_chunks(found, k=len(texts))
     ranking = LexicalRanking(found)
@@ -289,3 +289,4 @@ def test_a_ranking_read_in_part_agrees_with_the_whole_ranking(
     ids = [chunk(texts[i], f"s{i}").id for i in asked if i < len(texts)]
     place_of = {chunk_id: (place, score) for place, (chunk_id, score) in enumerate(whole, start=1)}
     assert ranking.places(ids) == {c: place_of[c] for c in ids if c in place_of}
+    assert ranking.scores_of(ids) == {c: place_of[c][1] for c in ids if c in place_of}
