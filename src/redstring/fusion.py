@@ -1,9 +1,9 @@
 """How the retrievers fuse their semantic and lexical channels,
 and how likely each result is right.
 
-`PooledEvidenceFusion` is `Retriever`'s default and
-`ReciprocalRankFusion` `ChunkRetriever`'s; `EvidenceFusion` is
-one argument away (`Retriever(..., fusion=...)`).
+`PooledEvidenceFusion` is `Retriever`'s default and `ConvexFusion`
+`ChunkRetriever`'s; `ReciprocalRankFusion` and `EvidenceFusion` are one
+argument away (`Retriever(..., fusion=...)`).
 Your own strategy implements `FusionStrategy`, reading the query as a
 `NormalizedQuery`. A result's `confidence`, the chance that it is right,
 comes from a `ConfidenceCalibration`: two `ChannelCalibration`s and a Platt
@@ -24,6 +24,7 @@ from redstring.domain.confidence import (
     ChannelCalibration,
     ConfidenceCalibration,
 )
+from redstring.domain.convex_fusion import ConvexFusion
 from redstring.domain.fusion import (
     EvidenceFusion,
     FusionStrategy,
@@ -38,6 +39,7 @@ __all__ = [
     "SUGGESTED_MIN_CONFIDENCE",
     "ChannelCalibration",
     "ConfidenceCalibration",
+    "ConvexFusion",
     "EvidenceFusion",
     "FusionStrategy",
     "NormalizedQuery",

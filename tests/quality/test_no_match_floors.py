@@ -84,7 +84,9 @@ def test_the_threshold_empties_most_nonsense_and_few_graded_passage_queries() ->
         assert at["families"]["off_topic"] >= off_topic
         assert at["families"]["word_combo"] >= word_combo
     passages = floors["with"]["passages"]["hybrid"]
-    # At 0.15 (ADR 0390; 0.5 before confidence became the chance of being right, which
-    # emptied 0.858 and 0.030): more nonsense emptied for a few more graded queries.
-    assert passages["no_match_emptied"] >= 0.95
+    # At 0.15 (ADR 0390; 0.5 before confidence became the chance of being right): 0.954 of
+    # nonsense and 0.051 of graded questions emptied under RRF; 0.858 and 0.030 since the
+    # convex fusion (ADR 0440), whose first results are surer, and the refit that followed
+    # it. The MCP tools' passage default moved to 0.17 with it (0.964 and 0.061).
+    assert passages["no_match_emptied"] >= 0.85
     assert passages["graded_emptied"] <= 0.08

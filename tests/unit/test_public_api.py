@@ -98,6 +98,7 @@ SURFACE: dict[str, set[str]] = {
         "SUGGESTED_MIN_CONFIDENCE",
         "ChannelCalibration",
         "ConfidenceCalibration",
+        "ConvexFusion",
         "EvidenceFusion",
         "FusionStrategy",
         "NormalizedQuery",

@@ -88,11 +88,11 @@ from redstring.domain.retrieval import RetrievalMode
 #: The results a search returns when `k` is omitted: enough to choose from, little to read.
 DEFAULT_K = 5
 
-#: Each search tool's `min_confidence` unless given (ADR 0212; rechosen by ADR 0390, 0430
-#: and 0435): the largest of 0.01, ..., 0.5 whose HYBRID answers empty at most 5% of the
+#: Each search tool's `min_confidence` unless given (ADR 0212; rechosen by ADR 0390, 0430,
+#: 0435 and 0440): the largest of 0.01, ..., 0.5 whose HYBRID answers empty at most 5% of the
 #: fit half's graded queries (`python -m scripts.mcp_min_confidence`).
 ENTITY_MIN_CONFIDENCE = 0.12
-PASSAGE_MIN_CONFIDENCE = 0.15
+PASSAGE_MIN_CONFIDENCE = 0.17
 
 
 def _scores(default: float) -> str:

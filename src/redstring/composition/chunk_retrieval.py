@@ -20,7 +20,10 @@ a legal answer).
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Sequence
+
+import numpy as np
 
 from redstring.domain.bm25 import LexicalCandidates, LexicalRanking, rank_chunks
 from redstring.domain.chunk import ChunkId
@@ -38,6 +41,7 @@ from redstring.domain.confidence import (
     nothing_matches,
     require_calibration,
 )
+from redstring.domain.convex_fusion import ConvexFusion
 from redstring.domain.errors import DimensionMismatchError
 from redstring.domain.exact_rrf import rrf_of_ranks
 from redstring.domain.fusion import (
@@ -204,14 +208,18 @@ class ChunkRetriever:
             return ChunkRetrievalResult(query=query, mode=resolved, matches=[])
         pair = self._semantic if resolved is not RetrievalMode.LEXICAL else None
         lexical_source = self._lexical if resolved is not RetrievalMode.SEMANTIC else None
+        convex = self._fusion if isinstance(self._fusion, ConvexFusion) else None
         exact = isinstance(self._fusion, ReciprocalRankFusion)
-        depth = k if exact else max(k, CHANNEL_DEPTH)
+        depth = k if exact else max(k, CHANNEL_DEPTH if convex is None else convex.depth)
         (vector, semantic), (found, ceiling) = await asyncio.gather(
             _semantic_channel(pair, query, tenant_id, depth, source_ids),
             _lexical_candidates(lexical_source, query, tenant_id, source_ids),
         )
         label: str | None = None
-        if exact:
+        if convex is not None:
+            label = fusion_label(convex, semantic, [], query=request.query)
+            lexical, fused = _convex(convex, semantic, found, request)
+        elif exact:
             label = f"rrf k={RRF_K}"
             lexical, fused = await self._exact_rrf(
                 pair=pair,
@@ -322,6 +330,46 @@ class ChunkRetriever:
         known = {chunk_id for chunk_id, _ in lexical}
         lexical += [(c, score) for c, (_, score) in placed.items() if c not in known]
         return lexical, rrf_of_ranks([semantic_rank, lexical_rank], k=k)
+
+
+def _convex(
+    fusion: ConvexFusion,
+    semantic: list[tuple[ChunkId, float]],
+    found: LexicalCandidates | None,
+    request: SearchRequest,
+) -> tuple[list[tuple[ChunkId, float]], list[tuple[ChunkId, float]]]:
+    """The lexical ranking's part read and the first `k` of `fusion` over every chunk.
+
+    `semantic` holds the semantic first `max(k, fusion.depth)`. The lexical
+    ranking is read to `k`, plus the score of each of the semantic first
+    `depth` it holds: a deeper lexical candidate scores below those `k`, and
+    a deeper semantic one has no semantic evidence. A one-word query whose
+    terms one chunk alone holds (an identifier) puts that chunk first.
+    """
+    ranking = None if found is None else LexicalRanking(found)
+    lexical = [] if ranking is None else ranking.first(request.k)
+    lone = _lone_holder(found, request.text)
+    if ranking is not None:
+        read = {chunk_id for chunk_id, _ in lexical}
+        asked = [chunk_id for chunk_id, _ in semantic[: fusion.depth]]
+        asked += [] if lone is None else [lone]
+        scored = ranking.scores_of(chunk_id for chunk_id in asked if chunk_id not in read)
+        lexical += sorted(scored.items(), key=lambda pair: (-pair[1], pair[0]))
+    top = lexical[0][1] if lexical else 0.0
+    relative = [(chunk_id, bm25_relative(score, top)) for chunk_id, score in lexical]
+    fused = fusion.fuse(semantic, relative, query=request.query)
+    if lone is not None and fused and fused[0][0] != lone:
+        first = (lone, math.nextafter(fused[0][1], math.inf))
+        fused = [first, *(pair for pair in fused if pair[0] != lone)]
+    return lexical, fused[: request.k]
+
+
+def _lone_holder(found: LexicalCandidates | None, text: str) -> ChunkId | None:
+    """The one chunk holding every term of a one-word query, if exactly one does."""
+    if found is None or len(text.split()) != 1 or not len(found.chunk_ids):
+        return None
+    holders = np.flatnonzero((found.counts > 0).all(axis=1))
+    return ChunkId(found.chunk_ids[holders[0]]) if len(holders) == 1 else None
 
 
 def _reaching(

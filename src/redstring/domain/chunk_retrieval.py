@@ -88,7 +88,7 @@ class ChunkRetrievalResult(BaseModel):
     query: str
     mode: RetrievalMode
     matches: list[ScoredChunk] = Field(default_factory=list)
-    #: How HYBRID fused the two channels: `"rrf k=60"` for reciprocal rank fusion
-    #: (computed over the full rankings), else `fusion_label` of the strategy (its
-    #: kind and numbers, or its class name); `None` when one channel ran.
+    #: How HYBRID fused the two channels: `fusion_label` of the strategy, its kind and
+    #: numbers (`"convex semantic_weight=0.55 depth=50"` by default, `"rrf k=60"` for
+    #: reciprocal rank fusion) or its class name; `None` when one channel ran.
     fusion: str | None = None

@@ -142,7 +142,7 @@ class ConfidenceCalibration:
 # no-match queries for entities, element passages for passages; ADR 0170).
 # `intercept` and `scale`: fitted on the fit half's first HYBRID results by
 # `uv run python -m scripts.calibration --fit` (recorded answers; ADR 0390; entities
-# refitted in ADR 0430 and 0435).
+# refitted in ADR 0430 and 0435, passages in ADR 0440).
 # Holdout figures: docs/benchmarks.md ("Confidence and nothing matches").
 #: Entities (`Retriever`): semantic score and lexical similarity.
 ENTITY_CONFIDENCE = ConfidenceCalibration(
@@ -155,8 +155,8 @@ ENTITY_CONFIDENCE = ConfidenceCalibration(
 PASSAGE_CONFIDENCE = ConfidenceCalibration(
     semantic=ChannelCalibration(midpoint=0.645, slope=37.5),
     lexical=ChannelCalibration(midpoint=0.098, slope=14.6),
-    intercept=-1.883,
-    scale=0.361,
+    intercept=-1.745,
+    scale=0.342,
 )
 #: What `min_confidence` is unless given (ADR 0170): `None`, no threshold.
 DEFAULT_MIN_CONFIDENCE: float | None = None

@@ -10,9 +10,10 @@ orders them, and an entity holding every query word comes first; its two
 fitted numbers were chosen by the worst family left out of the choice; a
 query written in another script (ADR 0430) or a short one the model is unsure
 of (ADR 0435, two more numbers) is ordered by the lexical channel.
-`ChunkRetriever` fuses by plain RRF (ADR 0355). `AdaptiveFusion`, the
-default of both from ADR 0121 (a logistic of 14 features of the query and the
-answers weighing the evidence, 35 fitted numbers for both sides), is gone (ADR 0365).
+`ChunkRetriever` fuses by `ConvexFusion` (`domain/convex_fusion.py`, ADR 0440;
+plain RRF before, ADR 0355). `AdaptiveFusion`, the default of both from ADR
+0121 (a logistic of 14 features of the query and the answers weighing the
+evidence, 35 fitted numbers for both sides), is gone (ADR 0365).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from redstring.domain.convex_fusion import ConvexFusion
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.lexical import HOLDS_EVERY_WORD
 from redstring.domain.query import NormalizedQuery
@@ -373,10 +375,10 @@ class PooledEvidenceFusion:
 
 #: What `Retriever` fuses with unless told otherwise (ADR 0365; was `AdaptiveFusion`, ADR 0121).
 DEFAULT_FUSION: FusionStrategy = PooledEvidenceFusion()
-#: What `ChunkRetriever` fuses with unless told otherwise: plain RRF, which
-#: `ChunkRetriever` computes exactly over the full rankings (ADR 0355; was
-#: `PASSAGE_ADAPTIVE_FUSION` from ADR 0121, which trailed it on BEIR NFCorpus).
-DEFAULT_PASSAGE_FUSION: FusionStrategy = ReciprocalRankFusion()
+#: What `ChunkRetriever` fuses with unless told otherwise: a convex combination of the
+#: channels' stretched scores, which `ChunkRetriever` computes over every chunk (ADR 0440;
+#: was plain RRF, ADR 0355, which trailed SEMANTIC on lay questions).
+DEFAULT_PASSAGE_FUSION: FusionStrategy = ConvexFusion()
 
 
 def fusion_label[IdT: Hashable](
@@ -393,6 +395,8 @@ def fusion_label[IdT: Hashable](
     answers would read."""
     if isinstance(fusion, ReciprocalRankFusion):
         return f"rrf k={RRF_K}"
+    if isinstance(fusion, ConvexFusion):
+        return f"convex semantic_weight={fusion.semantic_weight:g} depth={fusion.depth}"
     if isinstance(fusion, PooledEvidenceFusion):
         floor, weight = fusion.numbers_for(query, semantic)
         return (

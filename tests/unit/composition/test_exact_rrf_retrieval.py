@@ -1,4 +1,5 @@
-"""HYBRID passages: the RRF of both channels' full rankings, whatever `k` asks (ADR 0355)."""
+"""HYBRID passages under `ReciprocalRankFusion`: the RRF of both channels' full rankings,
+whatever `k` asks (ADR 0355)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.domain.fusion import (
     DEFAULT_PASSAGE_FUSION,
     EvidenceFusion,
+    FusionStrategy,
     ReciprocalRankFusion,
 )
 from redstring.domain.fusion import reciprocal_rank_fusion as full_rrf
@@ -33,6 +35,7 @@ from redstring.storage.sqlite import SqliteDatabase
 from redstring.stores import InMemoryChunkStore
 
 DIMENSION = 16
+RRF = ReciprocalRankFusion()
 WORDS = ["engine", "mill", "river", "notes", "widget", "lamp", "stone", "gear", "wheel", "salt"]
 
 texts = st.lists(
@@ -68,7 +71,7 @@ async def first_n_agree(backend: str, corpus: list[str], query: str, embedded: l
         store = open_store(backend, Path(folder))
         embeddings = FakeEmbeddingProvider(dimension=DIMENSION)
         tenant = await index(store, corpus, embeddings, embedded=embedded)
-        retriever = ChunkRetriever(embeddings=embeddings, chunks=store)
+        retriever = ChunkRetriever(embeddings=embeddings, chunks=store, fusion=RRF)
         everything = len(corpus) + 2
         semantic = await retriever.retrieve_chunks(
             query, tenant, k=everything, mode=RetrievalMode.SEMANTIC
@@ -101,16 +104,12 @@ def test_the_first_n_of_every_k_are_the_first_n_of_the_full_rankings_rrf(
     asyncio.run(first_n_agree(backend, corpus, query, embedded))
 
 
-def test_the_default_passage_fusion_is_plain_rrf() -> None:
-    assert ReciprocalRankFusion() == DEFAULT_PASSAGE_FUSION
-
-
 @pytest.mark.asyncio
 async def test_the_result_says_how_hybrid_fused() -> None:
     embeddings = FakeEmbeddingProvider(dimension=DIMENSION)
     store = InMemoryChunkStore(dimension=DIMENSION)
     tenant = await index(store, ["engine notes", "mill river"], embeddings)
-    rrf = ChunkRetriever(embeddings=embeddings, chunks=store)
+    rrf = ChunkRetriever(embeddings=embeddings, chunks=store, fusion=RRF)
     weighted = ChunkRetriever(embeddings=embeddings, chunks=store, fusion=EvidenceFusion())
     assert (await rrf.retrieve_chunks("engine", tenant)).fusion == "rrf k=60"
     lexical = await rrf.retrieve_chunks("engine", tenant, mode=RetrievalMode.LEXICAL)
@@ -141,13 +140,15 @@ class IdentifierBlindEmbeddings(FakeEmbeddingProvider):
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("backend", ["memory", "sqlite"])
+@pytest.mark.parametrize("fusion", [RRF, DEFAULT_PASSAGE_FUSION], ids=["rrf", "default"])
 async def test_an_identifier_in_exactly_one_passage_is_hybrids_first_result(
-    backend: str, tmp_path: Path
+    backend: str, fusion: FusionStrategy, tmp_path: Path
 ) -> None:
     """The identifier splits into terms ('frobnic', 'widget', 'v2') that no
     other passage holds, and the semantic channel ranks its passage last of
     400, every other passage reading close to the query: it is the only
-    lexical candidate, and RRF puts it first."""
+    lexical candidate. RRF puts it first; the default fusion puts a one-word
+    query's lone holder first."""
     identifier = "frobnicate_widget_v2"
     rng = random.Random(7)
     filler = ["engine", "mill", "river", "notes", "lamp", "stone", "gear", "wheel", "salt"]
@@ -156,7 +157,7 @@ async def test_an_identifier_in_exactly_one_passage_is_hybrids_first_result(
     embeddings = IdentifierBlindEmbeddings(dimension=DIMENSION, identifier=identifier)
     store = open_store(backend, tmp_path)
     tenant = await index(store, corpus, embeddings)
-    retriever = ChunkRetriever(embeddings=embeddings, chunks=store)
+    retriever = ChunkRetriever(embeddings=embeddings, chunks=store, fusion=fusion)
     semantic = await retriever.retrieve_chunks(
         identifier, tenant, k=len(corpus), mode=RetrievalMode.SEMANTIC
     )
@@ -198,7 +199,7 @@ async def test_a_semantic_answer_deep_in_the_lexical_ranking_keeps_its_lexical_p
     embeddings = WordBlindEmbeddings(dimension=DIMENSION, word="salt")
     store = InMemoryChunkStore(dimension=DIMENSION)
     tenant = await index(store, corpus, embeddings, embedded=embedded)
-    retriever = ChunkRetriever(embeddings=embeddings, chunks=store)
+    retriever = ChunkRetriever(embeddings=embeddings, chunks=store, fusion=RRF)
     full = {
         mode: await retriever.retrieve_chunks("salt", tenant, k=size, mode=mode)
         for mode in (RetrievalMode.SEMANTIC, RetrievalMode.LEXICAL)
