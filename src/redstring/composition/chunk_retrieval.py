@@ -219,6 +219,7 @@ class ChunkRetriever:
         if convex is not None:
             label = fusion_label(convex, semantic, [], query=request.query)
             lexical, fused = _convex(convex, semantic, found, request)
+            await _score_semantically(pair, vector, semantic, fused, request)
         elif exact:
             label = f"rrf k={RRF_K}"
             lexical, fused = await self._exact_rrf(
@@ -362,6 +363,25 @@ def _convex(
         first = (lone, math.nextafter(fused[0][1], math.inf))
         fused = [first, *(pair for pair in fused if pair[0] != lone)]
     return lexical, fused[: request.k]
+
+
+async def _score_semantically(
+    pair: tuple[EmbeddingProvider, SemanticChunkSource] | None,
+    vector: Sequence[float] | None,
+    semantic: list[tuple[ChunkId, float]],
+    fused: list[tuple[ChunkId, float]],
+    request: SearchRequest,
+) -> None:
+    """Add to `semantic` the score of each of `fused` it lacks that the store embeds, so a
+    result's `semantic` and `confidence` do not depend on how deep `k` read the channel."""
+    known = {chunk_id for chunk_id, _ in semantic}
+    missing = [chunk_id for chunk_id, _ in fused if chunk_id not in known]
+    if pair is None or vector is None or not missing:
+        return
+    ranks = await pair[1].semantic_ranks(
+        vector, request.tenant_id, missing, source_ids=request.filter_list()
+    )
+    semantic += [(chunk_id, score) for chunk_id, (_, score) in ranks.items()]
 
 
 def _lone_holder(found: LexicalCandidates | None, text: str) -> ChunkId | None:

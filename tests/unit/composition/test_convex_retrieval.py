@@ -4,7 +4,7 @@ every chunk, whatever `k` asks (ADR 0440)."""
 from __future__ import annotations
 
 import asyncio
-import tempfile
+import math
 from pathlib import Path
 
 import pytest
@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 
 from redstring import ChunkRetriever, RetrievalMode
 from redstring.domain.chunk import ChunkId
+from redstring.domain.chunk_retrieval import ScoredChunk
 from redstring.domain.convex_fusion import ConvexFusion
 from redstring.domain.fusion import DEFAULT_PASSAGE_FUSION
 from redstring.llm.fake_embedding import FakeEmbeddingProvider
 
-from .test_exact_rrf_retrieval import DIMENSION, WORDS, index, open_store
+from .test_exact_rrf_retrieval import DIMENSION, WORDS, Expected, first_n_agree, index, open_store
 
 texts = st.lists(
     st.lists(st.sampled_from(WORDS), min_size=1, max_size=5).map(" ".join), min_size=1, max_size=24
@@ -44,38 +45,27 @@ def convex_order(
     return held + rest
 
 
-async def first_n_agree(
-    backend: str, corpus: list[str], query: str, embedded: list[bool], fusion: ConvexFusion
-) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        store = open_store(backend, Path(folder))
-        embeddings = FakeEmbeddingProvider(dimension=DIMENSION)
-        tenant = await index(store, corpus, embeddings, embedded=embedded)
-        retriever = ChunkRetriever(embeddings=embeddings, chunks=store, fusion=fusion)
-        everything = len(corpus) + 2
-        semantic = await retriever.retrieve_chunks(
-            query, tenant, k=everything, mode=RetrievalMode.SEMANTIC
-        )
-        lexical = await retriever.retrieve_chunks(
-            query, tenant, k=everything, mode=RetrievalMode.LEXICAL
-        )
-        expected = convex_order(
-            [(m.chunk.id, m.semantic) for m in semantic.matches if m.semantic is not None],
-            [(m.chunk.id, m.bm25) for m in lexical.matches if m.bm25 is not None],
+def convex_answer(fusion: ConvexFusion, query: str) -> Expected:
+    """The whole HYBRID answer from the two channels' whole answers: `convex_order`, and
+    a one-word query's lone holder moved first, just above the best score."""
+
+    def expected(
+        semantic: list[ScoredChunk], lexical: list[ScoredChunk]
+    ) -> list[tuple[ChunkId, float]]:
+        order = convex_order(
+            [(m.chunk.id, m.semantic) for m in semantic if m.semantic is not None],
+            [(m.chunk.id, m.bm25) for m in lexical if m.bm25 is not None],
             fusion.semantic_weight,
             fusion.depth,
         )
-        holders = [
-            m.chunk.id for m in lexical.matches if set(query.split()) <= set(m.chunk.text.split())
-        ]
-        if len(query.split()) == 1 and len(holders) == 1:  # a one-word query's lone holder
-            expected = [(holders[0], 2.0)] + [p for p in expected if p[0] != holders[0]]
-        whole = await retriever.retrieve_chunks(query, tenant, k=everything)
-        assert [m.chunk.id for m in whole.matches] == [c for c, _ in expected]
-        assert [m.score for m in whole.matches[1:]] == pytest.approx([v for _, v in expected[1:]])
-        for n in range(1, len(corpus) + 1):
-            part = await retriever.retrieve_chunks(query, tenant, k=n)
-            assert part.matches == whole.matches[:n]
+        words = set(query.split())
+        holders = [m.chunk.id for m in lexical if words <= set(m.chunk.text.split())]
+        if len(query.split()) == 1 and len(holders) == 1 and order[0][0] != holders[0]:
+            first = (holders[0], math.nextafter(order[0][1], math.inf))
+            order = [first, *(pair for pair in order if pair[0] != holders[0])]
+        return order
+
+    return expected
 
 
 @pytest.mark.parametrize("backend", ["memory", "sqlite"])
@@ -95,7 +85,8 @@ def test_the_first_n_of_every_k_are_the_first_n_of_the_order_over_every_chunk(
     leaves most of the semantic ranking without evidence, and a two-word query held
     by one passage alone is fused like any other."""
     embedded = data.draw(st.lists(st.booleans(), min_size=len(corpus), max_size=len(corpus)))
-    asyncio.run(first_n_agree(backend, corpus, query, embedded, fusion))  # type: ignore[arg-type]
+    answer = convex_answer(fusion, query)
+    asyncio.run(first_n_agree(backend, corpus, query, embedded, fusion, answer))
 
 
 def test_the_default_passage_fusion_is_convex_at_its_chosen_numbers() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +23,8 @@ from redstring import (
     new_tenant_id,
 )
 from redstring.chunks.sqlite import SqliteChunkStore
+from redstring.domain.chunk import ChunkId
+from redstring.domain.chunk_retrieval import ScoredChunk
 from redstring.domain.fusion import (
     DEFAULT_PASSAGE_FUSION,
     EvidenceFusion,
@@ -66,27 +68,42 @@ async def index(
     return tenant
 
 
-async def first_n_agree(backend: str, corpus: list[str], query: str, embedded: list[bool]) -> None:
+Expected = Callable[[list[ScoredChunk], list[ScoredChunk]], list[tuple[ChunkId, float]]]
+
+
+async def first_n_agree(
+    backend: str,
+    corpus: list[str],
+    query: str,
+    embedded: list[bool],
+    fusion: FusionStrategy,
+    expected_of: Expected,
+) -> None:
+    """HYBRID's whole answer is `expected_of` the whole SEMANTIC and LEXICAL answers
+    (ids in order, scores), and every k's first n are the whole answer's."""
     with tempfile.TemporaryDirectory() as folder:
         store = open_store(backend, Path(folder))
         embeddings = FakeEmbeddingProvider(dimension=DIMENSION)
         tenant = await index(store, corpus, embeddings, embedded=embedded)
-        retriever = ChunkRetriever(embeddings=embeddings, chunks=store, fusion=RRF)
+        retriever = ChunkRetriever(embeddings=embeddings, chunks=store, fusion=fusion)
         everything = len(corpus) + 2
-        semantic = await retriever.retrieve_chunks(
-            query, tenant, k=everything, mode=RetrievalMode.SEMANTIC
-        )
-        lexical = await retriever.retrieve_chunks(
-            query, tenant, k=everything, mode=RetrievalMode.LEXICAL
-        )
-        expected = full_rrf(
-            [[m.chunk.id for m in semantic.matches], [m.chunk.id for m in lexical.matches]]
-        )
+        semantic, lexical = [
+            (await retriever.retrieve_chunks(query, tenant, k=everything, mode=mode)).matches
+            for mode in (RetrievalMode.SEMANTIC, RetrievalMode.LEXICAL)
+        ]
+        expected = expected_of(semantic, lexical)
         whole = await retriever.retrieve_chunks(query, tenant, k=everything)
-        assert [(m.chunk.id, m.score) for m in whole.matches] == expected
+        assert [m.chunk.id for m in whole.matches] == [chunk_id for chunk_id, _ in expected]
+        assert [m.score for m in whole.matches] == pytest.approx([v for _, v in expected])
         for n in range(1, len(corpus) + 1):
             part = await retriever.retrieve_chunks(query, tenant, k=n)
             assert part.matches == whole.matches[:n]
+
+
+def full_rankings_rrf(
+    semantic: list[ScoredChunk], lexical: list[ScoredChunk]
+) -> list[tuple[ChunkId, float]]:
+    return full_rrf([[m.chunk.id for m in semantic], [m.chunk.id for m in lexical]])
 
 
 @pytest.mark.parametrize("backend", ["memory", "sqlite"])
@@ -101,7 +118,7 @@ def test_the_first_n_of_every_k_are_the_first_n_of_the_full_rankings_rrf(
     below the first k; some passages have no vector, so the semantic channel is
     short of the corpus."""
     embedded = data.draw(st.lists(st.booleans(), min_size=len(corpus), max_size=len(corpus)))
-    asyncio.run(first_n_agree(backend, corpus, query, embedded))
+    asyncio.run(first_n_agree(backend, corpus, query, embedded, RRF, full_rankings_rrf))
 
 
 @pytest.mark.asyncio
