@@ -1,14 +1,16 @@
-"""Retrieving passages: an embedding provider and a chunk store, fused by rank.
+"""Retrieving passages: an embedding provider and a chunk store, their channels fused.
 
 Composes an `EmbeddingProvider` (queries embedded with `embed_query`) with a
 chunk store's semantic and lexical capabilities. The semantic channel is exact
 cosine over the chunks that carry an embedding; the lexical channel is BM25
 (`redstring.domain.bm25`) over the store's inverted index. HYBRID runs both
 concurrently and fuses them with a `FusionStrategy` (`domain/fusion.py`). The
-default, `ReciprocalRankFusion`, is computed exactly over both full rankings:
-each is read to `k`, the lexical one on as deep as a candidate could still
-reach the answer, and the store ranks each such candidate beyond the semantic
-`k` (`domain/exact_rrf.py`). Another strategy sees each
+default, `ConvexFusion`, is the first `k` of its order over every chunk: the
+semantic channel read to its depth, the lexical one to `k`
+(`domain/convex_fusion.py`). `ReciprocalRankFusion` is computed exactly over
+both full rankings: each is read to `k`, the lexical one on as deep as a
+candidate could still reach the answer, and the store ranks each such
+candidate beyond the semantic `k` (`domain/exact_rrf.py`). Another strategy sees each
 chunk's semantic score on the 0..1 match scale and its BM25 score divided by
 the query's best BM25 score (`bm25_relative`). A chunk with no embedding is
 simply not a semantic candidate, so HYBRID over a partly embedded corpus still
@@ -68,9 +70,9 @@ class ChunkRetriever:
     dimensions with `DimensionMismatchError`, before anything is embedded.
     `ChunkRetriever.lexical_only(chunks=...)` needs no provider, defaults to
     LEXICAL and refuses SEMANTIC and HYBRID with `ValueError`. `fusion`
-    merges the channels in HYBRID (default `ReciprocalRankFusion()`, computed
-    exactly over the channels' full rankings; another `FusionStrategy`
-    is one argument away). `ScoredChunk.confidence` reads
+    merges the channels in HYBRID (default `ConvexFusion()`, computed over
+    every chunk; `ReciprocalRankFusion()`, computed exactly over the channels'
+    full rankings, or another `FusionStrategy` is one argument away). `ScoredChunk.confidence` reads
     the channel scores through `confidence` (default `PASSAGE_CONFIDENCE`,
     fitted for the local MiniLM model).
     """
@@ -160,9 +162,12 @@ class ChunkRetriever:
         the answer when no candidate of either channel reaches it
         (`nothing_matches`, read before `k`); otherwise it changes nothing.
 
-        With the default fusion (`ReciprocalRankFusion`) HYBRID is the RRF of
-        both channels' full rankings (`rrf_of_ranks`), so the first `n` results
-        are the same for every `k >= n`. Another fusion sees each channel's
+        With the default fusion (`ConvexFusion`) HYBRID is the first `k` of its
+        order over every chunk, and a one-word query's lone holder (an
+        identifier one chunk alone holds) comes first; with
+        `ReciprocalRankFusion` it is the RRF of both channels' full rankings
+        (`rrf_of_ranks`). Either way the first `n` results, their scores and
+        fields, are the same for every `k >= n`. Another fusion sees each channel's
         `max(k, CHANNEL_DEPTH)` best, so only a `k` up to `CHANNEL_DEPTH`
         returns the first `k` of the same fused order.
         Raises `InvalidArgumentError` (a `ValueError`) naming the argument for
