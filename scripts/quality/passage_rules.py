@@ -36,13 +36,14 @@ from redstring import SourceDocument, StoredChunk, index_documents
 from redstring.domain.bm25 import LexicalCandidates, rank_chunks
 from redstring.domain.confidence import bm25_ceiling, bm25_coverage
 from redstring.domain.convex_fusion import ConvexFusion
-from redstring.domain.fusion import RRF_K
+from redstring.domain.fusion import RRF_K, FusionStrategy
 from redstring.ports import EmbeddingProvider
 from redstring.stores import InMemoryChunkStore
 from scripts.bench_beir import embedded
 
 from .beir import load_collection
 from .common import split_of
+from .fusion_rules import ConvexCombination
 from .harness import NO_MATCH, TENANT, ndcg_at
 from .passage_sets import PASSAGE_SETS, lee_documents, lee_grades, lee_query, load_passage_set
 from .recorded import RecordedChunks, load_recording
@@ -69,7 +70,7 @@ class Case:
     grades: dict[str, float]
     graded_by: str  # "hit" (hit@10 and MRR) or "ndcg" (nDCG@10)
     skip: str = ""  # a document never counted: the query's own (Lee, ArguAna)
-    cosines: tuple[float, ...] = ()  # the semantic ranking's cosines, best first
+    semantic_scores: tuple[float, ...] = ()  # the semantic ranking's, on the 0..1 match scale
     coverages: tuple[float, ...] = ()  # the lexical ranking's BM25 over the query's ceiling
 
 
@@ -92,10 +93,10 @@ Channels = tuple[
 async def _channels(store: InMemoryChunkStore, provider: EmbeddingProvider, text: str) -> Channels:
     [vector] = await provider.embed_query([text])
     semantic = await store.semantic_ranking(vector, TENANT, k=SEMANTIC_DEPTH)
-    cosines = tuple(2.0 * s - 1.0 for _, s in semantic)
+    scores = tuple(score for _, score in semantic)
     terms = store.analyzer.terms(text)
     if not terms:
-        return tuple(str(c) for c, _ in semantic), (), 0.0, 0.0, 0, cosines, ()
+        return tuple(str(c) for c, _ in semantic), (), 0.0, 0.0, 0, scores, ()
     found = (await store.lexical_candidates(terms, TENANT)).asked_by(terms)
     lexical = rank_chunks(found, k=max(1, min(LEXICAL_DEPTH, len(found.chunk_ids))))
     ceiling = bm25_ceiling(found)
@@ -105,7 +106,7 @@ async def _channels(store: InMemoryChunkStore, provider: EmbeddingProvider, text
         held_share(found),
         bm25_coverage(lexical[0][1], ceiling) if lexical else 0.0,
         len(found.terms),
-        cosines,
+        scores,
         tuple(bm25_coverage(score, ceiling) for _, score in lexical),
     )
 
@@ -151,7 +152,7 @@ async def committed_cases() -> list[Case]:
                     document_of,
                     q.grades,
                     "hit",
-                    cosines=cos,
+                    semantic_scores=cos,
                     coverages=cov,
                 )
             )
@@ -176,7 +177,7 @@ async def committed_cases() -> list[Case]:
                 lee_grades(d.id),
                 "ndcg",
                 skip=d.id,
-                cosines=cos,
+                semantic_scores=cos,
                 coverages=cov,
             )
         )
@@ -220,7 +221,7 @@ async def collection_cases(folder: Path) -> list[Case]:
                 collection.qrels[qid],
                 "ndcg",
                 skip=qid,  # ArguAna's queries are documents of its corpus; BEIR drops them
-                cosines=cos,
+                semantic_scores=cos,
                 coverages=cov,
             )
         )
@@ -254,29 +255,15 @@ def fused_documents(case: Case, semantic_weight: float, lexical_weight: float) -
     return _documents(case, [chunk for chunk, _ in ordered])
 
 
-def convex_documents(case: Case, semantic_weight: float, depth: int) -> list[str]:
-    """Documents by the library's `ConvexFusion` of the two chunk rankings, each at its best
-    chunk (the lone-holder rule of one-word queries aside: no family has one)."""
-    fused = ConvexFusion(semantic_weight=semantic_weight, depth=depth).fuse(
-        list(zip(case.semantic, case.cosines, strict=True)),
+def strategy_documents(case: Case, fusion: FusionStrategy) -> list[str]:
+    """Documents by `fusion` of the two chunk rankings (semantic scores on the 0..1 match
+    scale, lexical ones the BM25 coverage), each at its best chunk."""
+    fused = fusion.fuse(
+        list(zip(case.semantic, case.semantic_scores, strict=True)),
         list(zip(case.lexical, case.coverages, strict=True)),
+        query="",
     )
     return _documents(case, [chunk for chunk, _ in fused])
-
-
-def coverage_documents(case: Case, semantic_weight: float) -> list[str]:
-    """Documents by `a * cosine + (1 - a) * BM25 coverage`, the scores as they are; a chunk
-    the semantic ranking does not reach takes its last cosine (an upper bound)."""
-    unreached = case.cosines[-1] if case.cosines else 0.0
-    semantic = dict(zip(case.semantic, case.cosines, strict=True))
-    lexical = dict(zip(case.lexical, case.coverages, strict=True))
-    combined = {
-        chunk: semantic_weight * semantic.get(chunk, unreached)
-        + (1.0 - semantic_weight) * lexical.get(chunk, 0.0)
-        for chunk in {*semantic, *lexical}
-    }
-    ordered = sorted(combined.items(), key=lambda pair: (-pair[1], pair[0]))
-    return _documents(case, [chunk for chunk, _ in ordered])
 
 
 def _documents(case: Case, chunks: Sequence[str]) -> list[str]:
@@ -334,16 +321,18 @@ def rules() -> list[Rule]:
             tuple((n, w) for n in (1, 3, 10, 30, 100) for w in (0.0, 0.25, 0.5, 0.75)),
         ),
         Rule(
-            "convex: a * cosine + (1 - a) * BM25 coverage",
+            "convex on the stated scales (TM2C2): (1 - w) * semantic + w * BM25 coverage",
             lambda c, p: (1.0, 1.0),
             alphas,
-            order=lambda c, p: coverage_documents(c, p[0]),
+            order=lambda c, p: strategy_documents(c, ConvexCombination(weight=p[0])),
         ),
         Rule(
             "`ConvexFusion`: a * semantic stretched to the Nth + (1 - a) * BM25 over the first's",
             lambda c, p: (1.0, 1.0),
             tuple((n, a) for n in (10, 20, 30, 50) for (a,) in alphas),
-            order=lambda c, p: convex_documents(c, p[1], int(p[0])),
+            order=lambda c, p: strategy_documents(
+                c, ConvexFusion(semantic_weight=p[1], depth=int(p[0]))
+            ),
         ),
         Rule(
             "lexical weight 1 up to n query terms, else w",
