@@ -270,6 +270,17 @@ class RecordedChunks(InMemoryChunkStore):
         places = {m.chunk.id: (rank, m.score) for rank, m in enumerate(kept, start=1)}
         return {chunk_id: places[chunk_id] for chunk_id in chunk_ids if chunk_id in places}
 
+    async def semantic_scores(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        chunk_ids: Sequence[ChunkId],
+        *,
+        source_ids: Sequence[str] | None = None,
+    ) -> dict[ChunkId, float]:
+        ranks = await self.semantic_ranks(vector, tenant_id, chunk_ids, source_ids=source_ids)
+        return {chunk_id: score for chunk_id, (_, score) in ranks.items()}
+
 
 def recorded_semantic(
     name: str, corpus: EntityCorpus, answers: dict[str, Any], queries: Sequence[QualityQuery]

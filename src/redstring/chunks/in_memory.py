@@ -316,6 +316,21 @@ class InMemoryChunkStore(DescribedStore):
             return {}
         return _matrix(part).ranks(query, chunk_ids, source_ids=source_ids)
 
+    async def semantic_scores(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        chunk_ids: Sequence[ChunkId],
+        *,
+        source_ids: Sequence[str] | None = None,
+    ) -> dict[ChunkId, float]:
+        require_tenant_id(tenant_id)
+        query = unit_vector(vector, dimension=self._dimension, context="query vector")
+        part = self._tenants.get(tenant_id)
+        if part is None or not chunk_ids:
+            return {}
+        return _matrix(part).scores(query, chunk_ids, source_ids=source_ids)
+
     def _units(self, chunks: Sequence[StoredChunk]) -> list[FloatMatrix | None]:
         """Each chunk's checked unit row (`None` without an embedding), scaled as one matrix.
 

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from redstring.domain.chunk import ChunkId
-from redstring.domain.exact_search import FloatMatrix, ProductMemo, ranks_of, top_k
+from redstring.domain.exact_search import FloatMatrix, ProductMemo, ranks_of, scores_of, top_k
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,19 @@ class ChunkMatrix:
             memo=self.memo,
         )
         return {c: place for c, place in zip(asked, found, strict=True) if place is not None}
+
+    def scores(
+        self, query: FloatMatrix, chunk_ids: Sequence[ChunkId], *, source_ids: Sequence[str] | None
+    ) -> dict[ChunkId, float]:
+        """Each of `chunk_ids`' score in `ranking`, no place counted; none for one it lacks."""
+        asked = [c for c in dict.fromkeys(chunk_ids) if c in self.row_of]
+        found = scores_of(
+            self.rows,
+            query,
+            wanted=[self.row_of[c] for c in asked],
+            eligible=self._eligible(source_ids),
+        )
+        return {c: score for c, score in zip(asked, found, strict=True) if score is not None}
 
     def _eligible(self, source_ids: Sequence[str] | None) -> npt.NDArray[np.bool_] | None:
         if source_ids is None:

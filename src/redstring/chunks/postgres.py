@@ -361,12 +361,7 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
             " best.distance FROM best JOIN {schema}.chunk_rows r"
             " ON r.tenant_id = %(tenant)s AND r.chunk_id = best.chunk_id"
         )
-
-        async def work(connection: Connection) -> list[tuple[Any, ...]]:
-            cursor = await connection.execute(statement, parameters)
-            return [tuple(row) for row in await cursor.fetchall()]
-
-        rows = await self._db.read(work, store=self._name)
+        rows = await self._fetch(statement, parameters)
         hits = [
             (cosine_to_score(1.0 - float(d)), _chunk(body, e, tenant, chunk_id, self._name))
             for body, e, tenant, chunk_id, d in rows
@@ -388,12 +383,7 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
         best, parameters = ranked
         # As `search_chunks` ranks; no body is read.
         statement = self._db.sql(f"WITH {best} SELECT chunk_id, distance FROM best")
-
-        async def work(connection: Connection) -> list[tuple[Any, ...]]:
-            cursor = await connection.execute(statement, parameters)
-            return [tuple(row) for row in await cursor.fetchall()]
-
-        rows = await self._db.read(work, store=self._name)
+        rows = await self._fetch(statement, parameters)
         hits = [(ChunkId(str(i)), cosine_to_score(1.0 - float(d))) for i, d in rows]
         hits.sort(key=lambda hit: (-hit[1], str(hit[0])))
         return hits
@@ -406,39 +396,66 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
         *,
         source_ids: Sequence[str] | None = None,
     ) -> dict[ChunkId, tuple[int, float]]:
+        asked = {str(c) for c in chunk_ids}
+        # Every embedded row scored exactly, as `semantic_ranking` orders them.
+        scored = await self._scored(vector, tenant_id, chunk_ids, source_ids, every_row=True)
+        scored.sort(key=lambda hit: (-hit[1], hit[0]))
+        return {
+            ChunkId(chunk_id): (rank, score)
+            for rank, (chunk_id, score) in enumerate(scored, start=1)
+            if chunk_id in asked
+        }
+
+    async def semantic_scores(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        chunk_ids: Sequence[ChunkId],
+        *,
+        source_ids: Sequence[str] | None = None,
+    ) -> dict[ChunkId, float]:
+        scored = await self._scored(vector, tenant_id, chunk_ids, source_ids, every_row=False)
+        return {ChunkId(chunk_id): score for chunk_id, score in scored}
+
+    async def _scored(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        chunk_ids: Sequence[ChunkId],
+        source_ids: Sequence[str] | None,
+        *,
+        every_row: bool,
+    ) -> list[tuple[str, float]]:
+        """`(chunk id, score)` of the tenant's embedded rows of `source_ids`:
+        every one, or only those of `chunk_ids`."""
         require_tenant_id(tenant_id)
         query = unit_vector(vector, dimension=self._dimension, context="query vector")
         if not chunk_ids or (source_ids is not None and not source_ids):
-            return {}
-        asked = {str(c) for c in chunk_ids}
+            return []
         parameters: dict[str, object] = {"q": query, "tenant": tenant_id}
         where = "tenant_id = %(tenant)s AND embedding IS NOT NULL"
+        if not every_row:
+            where += " AND chunk_id = ANY(%(ids)s)"
+            parameters["ids"] = [str(c) for c in dict.fromkeys(chunk_ids)]
         if source_ids is not None:
             where += " AND source_id = ANY(%(sources)s)"
             parameters["sources"] = list(source_ids)
-        # Every embedded row scored exactly, as `semantic_ranking` orders them.
         statement = self._db.sql(
             "WITH scored AS MATERIALIZED (SELECT chunk_id, embedding <=> %(q)s AS distance"
             f" FROM {{schema}}.chunk_rows WHERE {where})"
             " SELECT chunk_id, distance FROM scored"
         )
+        rows = await self._fetch(statement, parameters)
+        return [(str(i), cosine_to_score(1.0 - float(d))) for i, d in rows]
 
+    # -- helpers -----------------------------------------------------------
+
+    async def _fetch(self, statement: Any, parameters: dict[str, object]) -> list[tuple[Any, ...]]:
         async def work(connection: Connection) -> list[tuple[Any, ...]]:
             cursor = await connection.execute(statement, parameters)
             return [tuple(row) for row in await cursor.fetchall()]
 
-        scored = [
-            (cosine_to_score(1.0 - float(d)), str(i))
-            for i, d in await self._db.read(work, store=self._name)
-        ]
-        scored.sort(key=lambda hit: (-hit[0], hit[1]))
-        return {
-            ChunkId(chunk_id): (rank, score)
-            for rank, (score, chunk_id) in enumerate(scored, start=1)
-            if chunk_id in asked
-        }
-
-    # -- helpers -----------------------------------------------------------
+        return await self._db.read(work, store=self._name)
 
     async def _select(self, template: str, parameters: tuple[object, ...]) -> list[StoredChunk]:
         statement = self._db.sql(template)

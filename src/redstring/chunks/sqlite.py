@@ -391,6 +391,25 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
 
         return await self._db.read(work, store=self._name)
 
+    async def semantic_scores(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        chunk_ids: Sequence[ChunkId],
+        *,
+        source_ids: Sequence[str] | None = None,
+    ) -> dict[ChunkId, float]:
+        require_tenant_id(tenant_id)
+        query = unit_vector(vector, dimension=self._dimension, context="query vector")
+        if not chunk_ids:
+            return {}
+        tenant = str(tenant_id)
+
+        def work(connection: sqlite3.Connection) -> dict[ChunkId, float]:
+            return self._matrix(connection, tenant).scores(query, chunk_ids, source_ids=source_ids)
+
+        return await self._db.read(work, store=self._name)
+
     def _matrix(self, connection: sqlite3.Connection, tenant: str) -> ChunkMatrix:
         """`tenant`'s embedded chunks, cached until a write changes its generation."""
         token = current_generation(connection, "chunk_generations", tenant)

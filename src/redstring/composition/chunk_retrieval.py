@@ -383,10 +383,10 @@ async def _score_semantically(
     missing = [chunk_id for chunk_id, _ in fused if chunk_id not in known]
     if pair is None or vector is None or not missing:
         return
-    ranks = await pair[1].semantic_ranks(
+    scores = await pair[1].semantic_scores(
         vector, request.tenant_id, missing, source_ids=request.filter_list()
     )
-    semantic += [(chunk_id, score) for chunk_id, (_, score) in ranks.items()]
+    semantic += list(scores.items())
 
 
 def _lone_holder(found: LexicalCandidates | None, text: str) -> ChunkId | None:

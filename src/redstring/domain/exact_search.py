@@ -181,6 +181,23 @@ def ranks_of(
     return answers
 
 
+def scores_of(
+    matrix: FloatMatrix,
+    query: FloatMatrix,
+    *,
+    wanted: Sequence[int],
+    eligible: npt.NDArray[np.bool_] | None,
+) -> list[float | None]:
+    """The exact score `top_k` gives each `wanted` row, or `None` for an ineligible one."""
+    if not wanted:
+        return []
+    asked = np.asarray(wanted, dtype=np.int64)
+    scores: list[float | None] = _row_scores(matrix, asked, query).tolist()
+    if eligible is None:
+        return scores
+    return [s if ok else None for s, ok in zip(scores, eligible[asked].tolist(), strict=True)]
+
+
 #: Up to this many asked rows, `ranks_of` counts the rows above each one instead of sorting.
 FEW_ASKED = 8
 

@@ -183,6 +183,19 @@ class SemanticChunkSource(Protocol):
         """
         ...
 
+    async def semantic_scores(
+        self,
+        vector: Sequence[float],
+        tenant_id: TenantId,
+        chunk_ids: Sequence[ChunkId],
+        *,
+        source_ids: Sequence[str] | None = None,
+    ) -> dict[ChunkId, float]:
+        """The score `semantic_ranking` gives each of `chunk_ids`, without its
+        rank (no other row read); an id it never ranks is absent, as in `semantic_ranks`.
+        """
+        ...
+
 
 @runtime_checkable
 class ChunkPurge(Protocol):

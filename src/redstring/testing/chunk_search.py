@@ -130,7 +130,8 @@ class ChunkSearchCompliance(ABC):
     @pytest.mark.asyncio
     async def test_semantic_ranks_are_the_places_in_the_whole_ranking(self) -> None:
         """Tied rows, an unembedded row, another tenant's same ids and a source
-        filter: each asked id's rank and score are its place in `semantic_ranking`."""
+        filter: each asked id's rank and score are its place in `semantic_ranking`,
+        and `semantic_scores` gives the same scores."""
         store = await self.make_store(DIMENSION)
         tenant, other = fresh_tenant(), fresh_tenant()
         rows = [
@@ -146,8 +147,14 @@ class ChunkSearchCompliance(ABC):
             places = {i: (rank, s) for rank, (i, s) in enumerate(whole, start=1)}
             ranks = await store.semantic_ranks(axis(0), tenant, asked, source_ids=sources)
             assert ranks == places
-        assert await store.semantic_ranks(axis(0), tenant, []) == {}
-        assert await store.semantic_ranks(axis(0), fresh_tenant(), asked) == {}
+            scores = await store.semantic_scores(axis(0), tenant, asked, source_ids=sources)
+            assert scores == {i: s for i, (_, s) in places.items()}
+            few = await store.semantic_scores(axis(0), tenant, asked[::4], source_ids=sources)
+            assert few == {i: s for i, (_, s) in places.items() if i in asked[::4]}
+        for read in (store.semantic_ranks, store.semantic_scores):
+            assert await read(axis(0), tenant, []) == {}
+            assert await read(axis(0), fresh_tenant(), asked) == {}
+            assert set(await read(axis(0), other, asked)) == {r.id for r in rows[:3]}
 
     @pytest.mark.asyncio
     async def test_the_same_query_after_a_write_reads_the_written_rows(self) -> None:
