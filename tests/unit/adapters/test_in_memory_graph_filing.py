@@ -120,3 +120,29 @@ def test_a_take_between_merges_is_not_handed_out_again() -> None:
         filing.add([IDS[3]], [["w:alan"]])  # merged twice over
         assert taken(filing, ["w:alan"]) == {"w:alan": sorted([IDS[1], IDS[2], IDS[3]])}
         assert filing.take(["w:ada", "w:alan"]) == {}
+
+
+@pytest.mark.parametrize("merged_every", [2, in_memory_filing.FANOUT])
+@settings(max_examples=60, deadline=None)
+@given(plan=steps)
+def test_the_kept_counts_equal_the_waiting_ids_after_every_write_and_take(
+    merged_every: int, plan: list[tuple[str, int, object]]
+) -> None:
+    """`count` reads counts kept beside the segments: after each step, in each tenant, every
+    key's count is what the per-key appends hold, so a count a write or take left stale fails."""
+    every = [*KEYS, "n:none"]
+    with fanout(merged_every):
+        filings, references = (Filing(), Filing()), (PerKeyAppends(), PerKeyAppends())
+        for action, tenant, argument in plan:
+            if action == "add":
+                assert isinstance(argument, dict)
+                ids = [IDS[number] for number in argument]
+                keys = [list(held) for held in argument.values()]
+                filings[tenant].add(ids, keys)
+                references[tenant].add(ids, keys)
+            else:
+                assert isinstance(argument, list)
+                filings[tenant].take(argument)
+                references[tenant].take(argument)
+            for filing, reference in zip(filings, references, strict=True):
+                assert filing.count(every) == reference.count(every)
