@@ -24,8 +24,6 @@ from itertools import count, islice, pairwise
 import numpy as np
 import numpy.typing as npt
 
-from redstring.domain.ids import EntityId
-
 #: How many segments of one tier are merged into one of the next.
 FANOUT = 16
 
@@ -44,7 +42,10 @@ class _Segment:
 
 
 class Filing:
-    """Key -> the ids filed under it since it was last taken, in no order."""
+    """Key -> the ids filed under it since it was last taken, in no order.
+
+    An id is an entity's number (`EntityId.int`), as the store's blocks hold it.
+    """
 
     def __init__(self) -> None:
         #: key -> its number, handed out in order on first sight (a missing key is numbered).
@@ -57,7 +58,7 @@ class Filing:
         self._held: npt.NDArray[np.int32] = np.zeros(0, np.int32)
         self._segments: list[_Segment] = []  # oldest first
 
-    def add(self, ids: Sequence[EntityId], keys: Sequence[Collection[str]]) -> list[Keys]:
+    def add(self, ids: Sequence[int], keys: Sequence[Collection[str]]) -> list[Keys]:
         """File `ids[i]` under each key of `keys[i]`; returns each id's key numbers.
 
         The ids must be distinct and none of them waiting (taken out through
@@ -89,18 +90,18 @@ class Filing:
         text = self._text
         return [text[number] for number in numbers.tolist()]
 
-    def take(self, keys: Iterable[str]) -> dict[str, list[EntityId]]:
+    def take(self, keys: Iterable[str]) -> dict[str, list[int]]:
         """The ids waiting under each of `keys` that has any; they wait no longer."""
         return self.take_numbers(self._known(keys))
 
-    def take_numbers(self, numbers: Keys) -> dict[str, list[EntityId]]:
+    def take_numbers(self, numbers: Keys) -> dict[str, list[int]]:
         """`take` of the keys numbered `numbers` (distinct), as `add` gave them."""
         numbers, starts = self._asked(numbers)
         if not len(numbers):
             return {}
         self._taken_upto[numbers] = len(self._segments)
         self._held[numbers] = 0
-        found: dict[int, list[EntityId]] = {}
+        found: dict[int, list[int]] = {}
         for _, segment, here, lows, highs in self._spans(numbers, starts):
             ids = segment.ids
             for number, low, high in zip(here, lows, highs, strict=True):
