@@ -56,8 +56,8 @@ from redstring.domain.ngrams import (
     rank_by_ngrams,
     rarest_first,
 )
-from redstring.domain.normalization import matching_form, normalize_name
-from redstring.domain.prescore import PRESCORE_POOL_LIMIT, prescore_cut
+from redstring.domain.normalization import normalize_name
+from redstring.domain.prescore import PRESCORE_POOL_LIMIT, name_forms, prescore_cut
 from redstring.domain.query import NormalizedQuery
 from redstring.ports.graph_store import BlockingIndex, GraphReader, GraphStore
 
@@ -111,7 +111,9 @@ async def rank_lexically(
     # when that word is rare, every entity under it is worth scoring (ADR 0350).
     under = read_blocks.pop(rarest, []) if rarest is not None else []
     every_word = all(counts[key] for key in words)
-    names = await _names_of_holders(graph, query, under, tenant_id) if every_word else {}
+    names, read = (
+        await _names_of_holders(graph, query, under, tenant_id) if every_word else ({}, {})
+    )
     # From here ids are numbers (`EntityId.int`): only the kept ones become ids (B206(c)).
     exact = read_blocks.get(exact_key, []) if exact_key is not None else []
     rare = under if len(under) <= RARE_WORD_LIMIT else []
@@ -124,7 +126,7 @@ async def rank_lexically(
         kept = list(dict.fromkeys([*exact, *rare, *by_ngrams[:NGRAM_KEPT]]))
         lead = list(dict.fromkeys([*kept, *names]))
         pool = interleave(lead, sources, len(lead) + PRESCORE_POOL_LIMIT + NGRAM_CANDIDATE_LIMIT)
-        ranked = await _cut(graph, query, pool, len(kept), tenant_id, known=names)
+        ranked = await _cut(graph, query, pool, len(kept), tenant_id, known=read)
         candidates = await graph.get_entities(_ids(ranked), tenant_id)
     else:
         sources = [
@@ -162,21 +164,23 @@ async def _names(
 
 async def _names_of_holders(
     graph: BlockingIndex, query: NormalizedQuery, under: list[int], tenant_id: TenantId
-) -> dict[int, list[str]]:
-    """The names of the numbers of `under` (one word's block) with a name holding every word.
+) -> tuple[dict[int, list[str]], dict[int, list[str]]]:
+    """The names of the numbers of `under` (one word's block) with a name holding every word,
+    and every name read to find them (for `_cut`, which then reads none of them again).
 
     When the query's one word is that block's, every id holds it and no name is read.
     """
     if not under:
-        return {}
+        return {}, {}
     if len(query.words) == 1 and query_token_keys(query) == [WORD_NAMESPACE + min(query.words)]:
-        return {entity_id: [] for entity_id in under}
+        return {entity_id: [] for entity_id in under}, {}
     names = await _names(graph, under, tenant_id)
-    return {
+    holders = {
         entity_id: names[entity_id]
         for entity_id in under
-        if any(query.held_by(matching_form(name).split()) for name in names[entity_id])
+        if any(query.held_by(name_forms(name).tokens) for name in names[entity_id])
     }
+    return holders, names
 
 
 async def _cut(

@@ -10,13 +10,15 @@ entity takes the best over its name and aliases. An entity with a name
 holding every query word whole (`NormalizedQuery.held_by`) comes before
 every other whatever its reading (ADR 0350). Ties go to the ascending id
 string, so the cut is deterministic. It only chooses which candidates the
-full score sees; it never ranks an answer.
+full score sees; it never ranks an answer. A stored name's forms are read
+once (`name_forms`, cached: a tenant's names recur across queries).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 from rapidfuzz import process
@@ -31,10 +33,26 @@ PRESCORE_POOL_LIMIT = 300
 HELD_FIRST = 2.0
 
 
-@lru_cache(maxsize=1 << 16)
+class NameForms(NamedTuple):
+    """A stored name as the pre-score reads it: its `matching_form`, that form's tokens in
+    order, and `sorted_tokens` of the form."""
+
+    form: str
+    tokens: tuple[str, ...]
+    reordered: str
+
+
 def sorted_tokens(form: str) -> str:
-    """`form`'s tokens in sorted order, joined by one space (cached: names recur)."""
+    """`form`'s tokens in sorted order, joined by one space."""
     return " ".join(sorted(form.split()))
+
+
+@lru_cache(maxsize=1 << 16)
+def name_forms(name: str) -> NameForms:
+    """The `NameForms` of one stored name (cached: the names of a tenant recur across queries)."""
+    form = matching_form(name)
+    tokens = tuple(form.split())
+    return NameForms(form, tokens, " ".join(sorted(tokens)))
 
 
 def prescore_cut(
@@ -52,18 +70,16 @@ def prescore_cut(
         return []
     ids = sorted(names)  # an id's number orders as its string
     owners: list[int] = []
-    forms: list[str] = []
-    held: list[float] = []
+    forms: list[NameForms] = []
     for at, number in enumerate(ids):
         for name in names[number]:  # a name repeated as an alias scores alike: no harm
-            form = matching_form(name)
             owners.append(at)
-            forms.append(form)
-            held.append(HELD_FIRST if query.held_by(form.split()) else 0.0)
+            forms.append(name_forms(name))
+    held = [HELD_FIRST if query.held_by(read.tokens) else 0.0 for read in forms]
     scorer = JaroWinkler.normalized_similarity
-    whole = process.cdist([query.form], forms, scorer=scorer)[0]
+    whole = process.cdist([query.form], [read.form for read in forms], scorer=scorer)[0]
     reordered = process.cdist(
-        [sorted_tokens(query.form)], [sorted_tokens(form) for form in forms], scorer=scorer
+        [sorted_tokens(query.form)], [read.reordered for read in forms], scorer=scorer
     )[0]
     best = np.zeros(len(ids))
     reading = np.maximum(whole, reordered) + np.asarray(held)

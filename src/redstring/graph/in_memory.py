@@ -7,7 +7,6 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from operator import attrgetter
 
 import numpy as np
 
@@ -24,27 +23,30 @@ from redstring.storage.describe import DescribedStore
 
 #: A key settling at least this many pending ids is re-sorted, not inserted into.
 _BULK = 16
-#: Block members sort by their UUID's integer: a UUID orders exactly as its canonical string
-#: (ADR 0101), and the integer is read without building the 36-character text.
-_ORDER = attrgetter("int")
 #: Entity types repeat across a tenant: their normalised form is computed once each.
 _type_form = lru_cache(maxsize=4096)(normalize_name)
 
 
 @dataclass
 class _Tenant:
-    entities: dict[EntityId, Entity] = field(default_factory=dict)
+    """One tenant's partition. Entities are keyed, and filed in blocks, by their id's
+    number (`EntityId.int`): a UUID orders exactly as its canonical string (ADR 0101), and
+    an int hashes and compares in C where a UUID runs Python code for both."""
+
+    #: id number -> entity.
+    entities: dict[int, Entity] = field(default_factory=dict)
     relationships: dict[RelationshipId, Relationship] = field(default_factory=dict)
-    #: key -> the ids filed under it, kept in id-string order, so a capped read is a slice.
-    blocks: dict[str, list[EntityId]] = field(default_factory=dict)
+    #: key -> the id numbers filed under it, ascending (id-string order), so a capped
+    #: read is a slice and `find_ids_by_blocking_keys` hands it out as it is.
+    blocks: dict[str, list[int]] = field(default_factory=dict)
     #: key -> ids filed under it since the key was last read, a batch at a time as arrays; a
     #: read of the key merges them into `blocks` first (`_settle`), so a bulk load sorts each
     #: block once (ADR 0215, 0300).
     pending: Filing = field(default_factory=Filing)
-    #: entity -> the numbers `pending` gave the keys it is filed under.
-    keys_of: dict[EntityId, Keys] = field(default_factory=dict)
-    #: entity -> the KEY_VERSION its keys were computed with.
-    version_of: dict[EntityId, int] = field(default_factory=dict)
+    #: id number -> the numbers `pending` gave the keys it is filed under.
+    keys_of: dict[int, Keys] = field(default_factory=dict)
+    #: id number -> the KEY_VERSION its keys were computed with.
+    version_of: dict[int, int] = field(default_factory=dict)
     edges_of: defaultdict[EntityId, set[RelationshipId]] = field(
         default_factory=lambda: defaultdict(set)
     )
@@ -72,7 +74,7 @@ class InMemoryGraphStore(DescribedStore):
         for relationship in relationships:
             for end in (relationship.source_id, relationship.target_id):
                 tenant = relationship.tenant_id
-                if (tenant, end) not in batch and end not in self._part(tenant).entities:
+                if (tenant, end) not in batch and end.int not in self._part(tenant).entities:
                     raise UnknownEntityError(entity_id=end, tenant_id=tenant)
         latest = {(entity.tenant_id, entity.id): entity for entity in entities}
         by_tenant: defaultdict[TenantId, list[Entity]] = defaultdict(list)
@@ -81,10 +83,10 @@ class InMemoryGraphStore(DescribedStore):
         for tenant, written in by_tenant.items():
             part = self._tenants[tenant]
             for entity in written:
-                replaced = part.entities.get(entity.id)
+                replaced = part.entities.get(entity.id.int)
                 if replaced is not None:
                     _uncount(part, replaced)
-                part.entities[entity.id] = entity
+                part.entities[entity.id.int] = entity
                 part.type_counts[_type_form(entity.entity_type)] += 1
             self._index(part, written)
         for relationship in relationships:
@@ -95,7 +97,7 @@ class InMemoryGraphStore(DescribedStore):
     ) -> list[Entity]:
         require_tenant_id(tenant_id)
         held = self._part(tenant_id).entities
-        found = (held.get(entity_id) for entity_id in dict.fromkeys(entity_ids))
+        found = (held.get(number) for number in dict.fromkeys(i.int for i in entity_ids))
         return [entity.copy_deep() for entity in found if entity is not None]
 
     async def find_by_type(self, entity_type: str, tenant_id: TenantId) -> list[Entity]:
@@ -142,7 +144,7 @@ class InMemoryGraphStore(DescribedStore):
         result: list[tuple[Relationship, Entity]] = []
         for relationship in await self.relationships_of(entity_id, tenant_id):
             at_source = relationship.source_id == entity_id
-            other = held.get(relationship.target_id if at_source else relationship.source_id)
+            other = held.get((relationship.target_id if at_source else relationship.source_id).int)
             if other is not None:
                 result.append((relationship, other.copy_deep()))
         return result
@@ -161,15 +163,15 @@ class InMemoryGraphStore(DescribedStore):
             )
         part = self._part(tenant_id)
         _settle(part, part.pending.take(keys))
-        copies: dict[EntityId, Entity] = {}  # one copy per entity per call
+        copies: dict[int, Entity] = {}  # one copy per entity per call
         result: dict[str, list[Entity]] = {}
         for key in keys:
             members = part.blocks.get(key, [])[:limit]
             result[key] = [
-                copies[entity_id]
-                if entity_id in copies
-                else copies.setdefault(entity_id, part.entities[entity_id].copy_deep())
-                for entity_id in members
+                copies[number]
+                if number in copies
+                else copies.setdefault(number, part.entities[number].copy_deep())
+                for number in members
             ]
         return result
 
@@ -187,14 +189,15 @@ class InMemoryGraphStore(DescribedStore):
             )
         part = self._part(tenant_id)
         _settle(part, part.pending.take(keys))
-        return {key: [i.int for i in part.blocks.get(key, [])[:limit]] for key in keys}
+        blocks = part.blocks
+        return {key: blocks[key][:limit] if key in blocks else [] for key in keys}
 
     async def get_names(
         self, entity_ids: Sequence[EntityId], tenant_id: TenantId
     ) -> dict[EntityId, list[str]]:
         require_tenant_id(tenant_id)
         held = self._part(tenant_id).entities
-        found = ((entity_id, held.get(entity_id)) for entity_id in entity_ids)
+        found = ((entity_id, held.get(entity_id.int)) for entity_id in entity_ids)
         return {i: [e.name, *e.aliases] for i, e in found if e is not None}
 
     async def count_blocking_keys(
@@ -230,14 +233,14 @@ class InMemoryGraphStore(DescribedStore):
     async def delete_entities(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> None:
         require_tenant_id(tenant_id)
         part = self._part(tenant_id)
-        gone: list[EntityId] = []
+        gone: list[int] = []
         for entity_id in entity_ids:
-            if entity_id not in part.entities:
+            if entity_id.int not in part.entities:
                 continue
             for relationship_id in list(part.edges_of.get(entity_id, set())):
                 self._drop_relationship(part, relationship_id)
-            gone.append(entity_id)
-            _uncount(part, part.entities.pop(entity_id))
+            gone.append(entity_id.int)
+            _uncount(part, part.entities.pop(entity_id.int))
             part.edges_of.pop(entity_id, None)
         _unindex(part, gone)
 
@@ -264,7 +267,7 @@ class InMemoryGraphStore(DescribedStore):
         New ids wait in `pending` until their key is next read, so a bulk load
         of many batches sorts each block once rather than once per batch.
         """
-        ids = [entity.id for entity in entities]
+        ids = [entity.id.int for entity in entities]
         _unindex(part, ids)
         numbers = part.pending.add(ids, [blocking_keys_for(entity) for entity in entities])
         part.keys_of.update(zip(ids, numbers, strict=True))
@@ -288,36 +291,35 @@ class InMemoryGraphStore(DescribedStore):
                 edges.discard(relationship_id)
 
 
-def _settle(part: _Tenant, waiting: dict[str, list[EntityId]]) -> None:
-    """Merge each key's `waiting` ids (taken from `part.pending`) into its block, in id order."""
+def _settle(part: _Tenant, waiting: dict[str, list[int]]) -> None:
+    """Merge each key's `waiting` id numbers (taken from `part.pending`) into its block."""
     blocks = part.blocks
     for key, ids in waiting.items():
         block = blocks.get(key)
         if block is None:
             block = blocks[key] = []
         if len(ids) < _BULK:
-            for entity_id in ids:
-                insort(block, entity_id, key=_ORDER)
+            for number in ids:
+                insort(block, number)
         else:
             block.extend(ids)
-            block.sort(key=_ORDER)
+            block.sort()
 
 
-def _unindex(part: _Tenant, entity_ids: Iterable[EntityId]) -> None:
-    """Take each of `entity_ids` (if filed) out of every block it is filed in."""
+def _unindex(part: _Tenant, numbers: Iterable[int]) -> None:
+    """Take each id of `numbers` (if filed) out of every block it is filed in."""
     keys_of = part.keys_of
-    gone = [(entity_id, keys_of.pop(entity_id)) for entity_id in entity_ids if entity_id in keys_of]
+    gone = [(number, keys_of.pop(number)) for number in numbers if number in keys_of]
     if not gone:
         return
-    filed = np.unique(np.concatenate([numbers for _, numbers in gone]))
+    filed = np.unique(np.concatenate([keys for _, keys in gone]))
     _settle(part, part.pending.take_numbers(filed))  # so each block holds all its ids
     blocks = part.blocks
-    for entity_id, numbers in gone:
-        del part.version_of[entity_id]
-        number = entity_id.int
-        for key in part.pending.texts(numbers):
+    for number, keys in gone:
+        del part.version_of[number]
+        for key in part.pending.texts(keys):
             members = blocks[key]
-            del members[bisect_left(members, number, key=_ORDER)]
+            del members[bisect_left(members, number)]
             if not members:
                 del blocks[key]
 

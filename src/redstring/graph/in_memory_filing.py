@@ -9,7 +9,9 @@ written when it was last taken; its waiting ids are its entries in the
 segments from there on. Segments are merged by tiers: a batch's segment is
 of tier 0, and `FANOUT` segments of one tier at the end are merged into one
 of the next (taken entries dropped), so at 100 batches an entry has moved
-once and there are at most 15 segments a tier.
+once and there are at most 15 segments a tier. How many ids wait under
+each key is kept beside them, raised by `add` and zeroed by `take`, so
+`count` reads no segment.
 """
 
 from __future__ import annotations
@@ -21,8 +23,6 @@ from itertools import count, islice, pairwise
 
 import numpy as np
 import numpy.typing as npt
-
-from redstring.domain.ids import EntityId
 
 #: How many segments of one tier are merged into one of the next.
 FANOUT = 16
@@ -42,7 +42,10 @@ class _Segment:
 
 
 class Filing:
-    """Key -> the ids filed under it since it was last taken, in no order."""
+    """Key -> the ids filed under it since it was last taken, in no order.
+
+    An id is an entity's number (`EntityId.int`), as the store's blocks hold it.
+    """
 
     def __init__(self) -> None:
         #: key -> its number, handed out in order on first sight (a missing key is numbered).
@@ -51,9 +54,11 @@ class Filing:
         #: key number -> the segments before this index hold nothing of it still waiting
         #: (longer than the numbers handed out: the rest is room to grow).
         self._taken_upto: npt.NDArray[np.int64] = np.zeros(0, np.int64)
+        #: key number -> how many ids wait under it (as long as `_taken_upto`).
+        self._held: npt.NDArray[np.int32] = np.zeros(0, np.int32)
         self._segments: list[_Segment] = []  # oldest first
 
-    def add(self, ids: Sequence[EntityId], keys: Sequence[Collection[str]]) -> list[Keys]:
+    def add(self, ids: Sequence[int], keys: Sequence[Collection[str]]) -> list[Keys]:
         """File `ids[i]` under each key of `keys[i]`; returns each id's key numbers.
 
         The ids must be distinct and none of them waiting (taken out through
@@ -70,7 +75,12 @@ class Filing:
         owners = np.empty(len(ids), dtype=object)
         owners[:] = ids
         order = np.argsort(numbers, kind="stable")
-        self._segments.append(_Segment(numbers[order], np.repeat(owners, sizes)[order], 0))
+        filed = numbers[order]
+        self._segments.append(_Segment(filed, np.repeat(owners, sizes)[order], 0))
+        # Each key's run of pairs in `filed`: where the runs after the first start, their lengths.
+        runs = np.flatnonzero(np.diff(filed)) + 1
+        lengths = np.diff(runs, prepend=0, append=len(filed))
+        self._held[filed[np.r_[0, runs]]] += lengths.astype(np.int32)
         self._merge()
         bounds = np.cumsum([0, *sizes]).tolist()
         return [numbers[low:high] for low, high in pairwise(bounds)]
@@ -80,17 +90,18 @@ class Filing:
         text = self._text
         return [text[number] for number in numbers.tolist()]
 
-    def take(self, keys: Iterable[str]) -> dict[str, list[EntityId]]:
+    def take(self, keys: Iterable[str]) -> dict[str, list[int]]:
         """The ids waiting under each of `keys` that has any; they wait no longer."""
         return self.take_numbers(self._known(keys))
 
-    def take_numbers(self, numbers: Keys) -> dict[str, list[EntityId]]:
+    def take_numbers(self, numbers: Keys) -> dict[str, list[int]]:
         """`take` of the keys numbered `numbers` (distinct), as `add` gave them."""
         numbers, starts = self._asked(numbers)
         if not len(numbers):
             return {}
         self._taken_upto[numbers] = len(self._segments)
-        found: dict[int, list[EntityId]] = {}
+        self._held[numbers] = 0
+        found: dict[int, list[int]] = {}
         for _, segment, here, lows, highs in self._spans(numbers, starts):
             ids = segment.ids
             for number, low, high in zip(here, lows, highs, strict=True):
@@ -100,15 +111,11 @@ class Filing:
 
     def count(self, keys: Iterable[str]) -> dict[str, int]:
         """How many ids wait under each of `keys` that has any."""
-        numbers, starts = self._asked(self._known(keys))
-        if not len(numbers):
-            return {}
-        counted: dict[int, int] = {}
-        for _, _, here, lows, highs in self._spans(numbers, starts):
-            for number, low, high in zip(here, lows, highs, strict=True):
-                counted[number] = counted.get(number, 0) + high - low
+        number = self._number
+        asked = [at for at in map(number.get, dict.fromkeys(keys)) if at is not None]
+        waiting = self._held[asked].tolist()
         text = self._text
-        return {text[number]: waiting for number, waiting in counted.items()}
+        return {text[at]: held for at, held in zip(asked, waiting, strict=True) if held}
 
     def _known(self, keys: Iterable[str]) -> Keys:
         """The numbers of the distinct `keys` with ids waiting (read key by key: a read asks
@@ -145,9 +152,9 @@ class Filing:
             fresh = list(islice(reversed(number.keys()), len(number) - known))
             self._text.extend(reversed(fresh))
             if len(number) > len(self._taken_upto):  # grown by half at least: amortised O(1)
-                grown = np.zeros(max(len(number), len(self._taken_upto) * 3 // 2), np.int64)
-                grown[: len(self._taken_upto)] = self._taken_upto
-                self._taken_upto = grown
+                size = max(len(number), len(self._taken_upto) * 3 // 2)
+                self._taken_upto = _grown(self._taken_upto, size)
+                self._held = _grown(self._held, size)
         return found
 
     def _merge(self) -> None:
@@ -168,3 +175,12 @@ class Filing:
         """The entries of `segment` (the `at`-th) still waiting."""
         kept = self._taken_upto[segment.numbers] <= at
         return segment.numbers[kept], segment.ids[kept]
+
+
+def _grown[Counts: (npt.NDArray[np.int64], npt.NDArray[np.int32])](
+    values: Counts, size: int
+) -> Counts:
+    """`values` followed by zeros up to `size`."""
+    grown = np.zeros(size, values.dtype)
+    grown[: len(values)] = values
+    return grown
