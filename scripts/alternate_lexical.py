@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from scripts import ROOT
-from scripts.bench_corpus import entity_corpus, make_queries, typo, unit_rows
+from scripts.bench_corpus import entity_corpus, ingest_entities, make_queries, typo, unit_rows
 
 #: Queries in other scripts, punctuation, noise and codes: the shapes the benchmark lacks.
 ODD_QUERIES = (
@@ -93,26 +93,12 @@ async def worker(n: int, dim: int) -> None:
     """Build the corpus, then answer the parent's commands (one JSON line in, one out)."""
     import redstring  # noqa: PLC0415
     from redstring import RetrievalMode, Retriever  # noqa: PLC0415
-    from redstring.ports import VectorRecord  # noqa: PLC0415
     from redstring.stores import InMemoryGraphStore, InMemoryVectorStore  # noqa: PLC0415
     from scripts.bench_corpus import TableEmbeddings  # noqa: PLC0415
 
     tenant, entities, matrix, _ = entity_corpus(n, dim, clustered=False)
     graph, vectors = InMemoryGraphStore(), InMemoryVectorStore(dimension=dim)
-    for start in range(0, len(entities), 1000):
-        batch = entities[start : start + 1000]
-        await graph.upsert(batch)
-        await vectors.upsert(
-            [
-                VectorRecord(
-                    tenant_id=e.tenant_id,
-                    entity_id=e.id,
-                    entity_type=e.entity_type,
-                    vector=matrix[start + at].tolist(),
-                )
-                for at, e in enumerate(batch)
-            ]
-        )
+    await ingest_entities(graph, vectors, entities, matrix, n)
     names = [e.name for e in entities[:n]]
     mix = [text for _, text, _ in make_queries(names, 200, seed=11)]
     checks = check_queries(names, seed=12)
