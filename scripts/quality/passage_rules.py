@@ -252,7 +252,7 @@ def fused_documents(case: Case, semantic_weight: float, lexical_weight: float) -
         for rank, chunk in enumerate(ranking, start=1):
             scores[chunk] = scores.get(chunk, 0.0) + weight / (RRF_K + rank)
     ordered = sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))
-    return _documents(case, [chunk for chunk, _ in ordered])
+    return order_documents(case, [chunk for chunk, _ in ordered])
 
 
 def strategy_documents(case: Case, fusion: FusionStrategy) -> list[str]:
@@ -263,10 +263,11 @@ def strategy_documents(case: Case, fusion: FusionStrategy) -> list[str]:
         list(zip(case.lexical, case.coverages, strict=True)),
         query="",
     )
-    return _documents(case, [chunk for chunk, _ in fused])
+    return order_documents(case, [chunk for chunk, _ in fused])
 
 
-def _documents(case: Case, chunks: Sequence[str]) -> list[str]:
+def order_documents(case: Case, chunks: Sequence[str]) -> list[str]:
+    """The first 10 documents of `chunks` (each at its best chunk), the query's own left out."""
     seen: dict[str, None] = {}
     for chunk in chunks:
         document = case.document_of[chunk]
@@ -409,8 +410,9 @@ def leave_one_out(cases: Sequence[Case], rule: Rule) -> Graded:
     return Graded(rule.name, rule.numbers, out)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(graded: Callable[[], list[Rule]] = rules, description: str = __doc__) -> None:
+    """Grade each of `graded()` left out on the committed families and `--data`'s."""
+    parser = argparse.ArgumentParser(description=description.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--data", nargs="*", type=Path, default=[], help="BEIR-layout folders")
     args = parser.parse_args()
     cases = asyncio.run(committed_cases())
@@ -421,19 +423,19 @@ def main() -> None:
     print("| rule | fitted numbers | worst left-out family | shortfall | families below -0.01 |")
     print("| --- | --- | --- | --- | --- |")
     details = []
-    for rule in rules():
-        graded = leave_one_out(cases, rule)
-        family, worst = graded.worst
-        below = sum(1 for _, s in graded.left_out.values() if s < -0.01)
+    for rule in graded():
+        result = leave_one_out(cases, rule)
+        family, worst = result.worst
+        below = sum(1 for _, s in result.left_out.values() if s < -0.01)
         print(
             f"| {rule.name} | {rule.numbers} | {family} | {worst:+.3f} "
-            f"| {below} of {len(graded.left_out)} |"
+            f"| {below} of {len(result.left_out)} |"
         )
-        details.append(graded)
+        details.append(result)
     print("\nPer left-out family (holdout; the bar is max(SEMANTIC, LEXICAL, RRF)):\n")
-    for graded in details:
-        print(f"{graded.rule}:")
-        for family, (params, value) in sorted(graded.left_out.items()):
+    for result in details:
+        print(f"{result.rule}:")
+        for family, (params, value) in sorted(result.left_out.items()):
             print(f"  {family}: chosen {params} shortfall {value:+.3f}")
     for split in ("fit", "holdout"):
         print(f"\n{split}: SEMANTIC / LEXICAL / RRF per family")

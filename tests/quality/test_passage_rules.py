@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 import scripts.quality.passage_rules as pr
 from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates
 from redstring.domain.chunk import ChunkId
+from redstring.domain.convex_fusion import ConvexFusion
+from scripts.quality import passage_trials
 
 
 def _found(*holdings: dict[str, int]) -> LexicalCandidates:
@@ -73,3 +76,35 @@ def test_each_left_out_family_is_graded_at_the_numbers_chosen_without_it() -> No
     assert graded.left_out["sem"] == ((1.0,), -0.5)
     assert graded.worst == ("lex", -0.5)
     assert PICK.numbers == 1
+
+
+def _scored_case(seed: int) -> pr.Case:
+    """A query over 80 chunks of 40 documents: 60 semantic and 30 lexical answers, scored."""
+    rng = np.random.default_rng(seed)
+    chunks = [f"c{n:02d}" for n in range(80)]
+    semantic = tuple(str(c) for c in rng.permutation(chunks)[:60])
+    lexical = tuple(str(c) for c in rng.permutation(chunks)[:30])
+    return pr.Case(
+        family="f",
+        split="fit",
+        semantic=semantic,
+        lexical=lexical,
+        held=0.5,
+        coverage=0.5,
+        terms=3,
+        document_of={c: f"d{int(c[1:]) // 2}" for c in chunks},
+        grades={"d0": 1.0},
+        graded_by="hit",
+        semantic_scores=tuple(np.sort(rng.uniform(0.5, 0.9, 60))[::-1].tolist()),
+        coverages=tuple(np.sort(rng.uniform(0.05, 0.8, 30))[::-1].tolist()),
+    )
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_trial_changing_nothing_orders_as_the_default_convex_fusion(seed: int) -> None:
+    """The trials' shared combination, at `ConvexFusion`'s scales and weight, is the
+    library's order: each trial then differs from the default in what it names only."""
+    case = _scored_case(seed)
+    default = ConvexFusion()
+    ours = passage_trials.convex_documents(case, default.semantic_weight)
+    assert ours == pr.strategy_documents(case, default)
