@@ -81,7 +81,7 @@ def open_sqlite(
     `ReadOnlyDatabaseError`, as does a read-only file lacking a table or
     setting. Reads wait up to `busy_timeout` seconds for a lock. The vector
     and chunk stores keep recently searched tenants' matrices in memory, and
-    the graph store the blocks and names it has read (ADR 0450), within
+    the graph store the blocks and names it has read, within
     `cache_bytes` together (default 256 MiB; 0 caches nothing).
     `search_mode="ivf"` (the `ann` extra) searches a tenant of at least
     `exact_below` entity vectors through a faiss IVF index scanning `probes`

@@ -59,7 +59,7 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
     what is read back equals what was written. Blocking keys live in a narrow
     indexed table (`sqlite_keys`), so `find_by_blocking_keys` is an
     index range lookup. Each `upsert` or delete is one transaction, and
-    replaces the generation token of each tenant it writes (ADR 0450): block
+    replaces the generation token of each tenant it writes: block
     counts, capped blocks and names read of a tenant (`TenantReads`) are kept
     within `cache_bytes` (a number, or a `CacheBudget` shared with the other
     stores of the file; 0 keeps nothing) and served while its token is the one
