@@ -136,26 +136,26 @@ async def worker(n: int, dim: int) -> None:
 
 
 class Tree:
-    """One worker process running the library of one `src` folder."""
+    """One worker process (`module` run with `--worker` and `arguments`) running the
+    library of one `src` folder; it prints one JSON line when ready and one per command."""
 
-    def __init__(self, label: str, src: Path, n: int, dim: int) -> None:
+    def __init__(self, label: str, src: Path, module: str, arguments: list[str]) -> None:
         env = {**os.environ, "PYTHONPATH": f"{src.resolve()}{os.pathsep}{ROOT}"}
         self.label = label
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "scripts.alternate_lexical",
-                "--worker",
-                f"--n={n}",
-                f"--dim={dim}",
-            ],
+            [sys.executable, "-m", module, "--worker", *arguments],
             cwd=ROOT,
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
         )
+
+    def close(self) -> None:
+        """End the worker (its input closed) and wait for it."""
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait()
 
     def ask(self, command: dict[str, Any] | None) -> Any:
         assert self.process.stdin is not None
@@ -178,7 +178,11 @@ def main() -> None:
     if args.worker:
         asyncio.run(worker(args.n, args.dim))
         return
-    trees = [Tree("old", args.old, args.n, args.dim), Tree("new", args.new, args.n, args.dim)]
+    sizes = [f"--n={args.n}", f"--dim={args.dim}"]
+    trees = [
+        Tree(label, src, "scripts.alternate_lexical", sizes)
+        for label, src in (("old", args.old), ("new", args.new))
+    ]
     for tree in trees:
         print(f"{tree.label}: {tree.ask(None)['ready']}", flush=True)
     old, new = (tree.ask({"do": "check"}) for tree in trees)
@@ -199,9 +203,7 @@ def main() -> None:
         p50, p90 = np.percentile(ms, [50, 90])
         print(f"{mode:8s} {label}: p50 {p50:.2f} ms, p90 {p90:.2f} ms over {len(ms)} queries")
     for tree in trees:
-        assert tree.process.stdin is not None
-        tree.process.stdin.close()
-        tree.process.wait()
+        tree.close()
     sys.exit(1 if differ else 0)
 
 

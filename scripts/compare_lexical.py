@@ -16,12 +16,29 @@ against another tree's library with that tree's `src` first on `PYTHONPATH`:
     nice -n 10 uv run python -m scripts.compare_lexical \
         --file /tmp/lex100k.db --n 100000 --out new.json
     cmp old.json new.json
+
+With `--old` (and `--new`, this tree's `src` by default) it runs both trees
+in one process each (`alternate_lexical.Tree`), each over its own copy of
+the kept file (`<file>-old.db`, `<file>-new.db`, copied once; build the
+kept file with the old tree first, since a newer schema is migrated on
+open and an older library refuses it). It compares their answers, then
+alternates timed passes, old, new, old, new, ... (`--rounds` of each): the
+benchmark's query mix again (as `bench_retrieval` times it: every query seen
+before), and a fresh mix each round that neither tree has answered (seeded
+by the round, the same in both). Nothing asserts on time:
+
+    nice -n 10 uv run python -m scripts.compare_lexical --file /tmp/lex100k.db \
+        --old /tmp/old/src
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import os
+import shutil
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -32,6 +49,8 @@ import redstring
 from redstring import Entity, Retriever, TenantId
 from redstring.graph.sqlite import SqliteGraphStore
 from redstring.storage.sqlite import SqliteDatabase
+from scripts import ROOT
+from scripts.alternate_lexical import Tree
 from scripts.bench_corpus import (
     BATCH_PAST_100K,
     OTHER_TENANT_N_PAST_100K,
@@ -69,40 +88,117 @@ async def build(graph: SqliteGraphStore, n: int) -> None:
     print(f"built in {time.perf_counter() - started:.0f} s", flush=True)
 
 
-async def run(args: argparse.Namespace) -> list[str]:
-    fresh = not args.file.exists()
-    graph = SqliteGraphStore(SqliteDatabase(args.file), migrate=fresh)
+async def opened(path: Path, n: int) -> Retriever:
+    """A LEXICAL retriever over the file at `path`, built first when it does not exist."""
+    fresh = not await asyncio.to_thread(path.exists)
+    graph = SqliteGraphStore(SqliteDatabase(path), migrate=True)
     if fresh:
-        await build(graph, args.n)
-    retriever = Retriever.lexical_only(graph=graph)
-    names = [name for _, name in make_names(sum(c for _, c in counts(args.n)), seed=7)[: args.n]]
-    mix = [text for _, text, _ in make_queries(names, args.queries, seed=11)]
+        await build(graph, n)
+    return Retriever.lexical_only(graph=graph)
+
+
+def query_mix(n: int, count: int, seed: int) -> list[str]:
+    """`count` queries of the benchmark's mix over the searched tenant's names."""
+    names = [name for _, name in make_names(sum(c for _, c in counts(n)), seed=7)[:n]]
+    return [text for _, text, _ in make_queries(names, count, seed=seed)]
+
+
+async def answers(retriever: Retriever, mix: list[str]) -> list[str]:
+    """Each query's answer as JSON, every fourth with an entity-type filter."""
     types = [["organization"] if at % 4 == 3 else None for at in range(len(mix))]
-    print(f"library {redstring.__file__}; load {os.getloadavg()}", flush=True)
-    answers = [
+    return [
         (await retriever.retrieve(text, TENANT, k=10, entity_types=kind)).model_dump_json()
         for text, kind in zip(mix, types, strict=True)
     ]
-    timed: list[float] = []
-    cpu = time.process_time()
-    for text in mix:  # as the benchmark's LEXICAL pass: no type filter
+
+
+async def timed(retriever: Retriever, mix: list[str]) -> list[float]:
+    """Each query's milliseconds, as the benchmark's LEXICAL pass (no type filter)."""
+    spent: list[float] = []
+    for text in mix:
         started = time.perf_counter()
         await retriever.retrieve(text, TENANT, k=10)
-        timed.append((time.perf_counter() - started) * 1000)
+        spent.append((time.perf_counter() - started) * 1000)
+    return spent
+
+
+async def run(args: argparse.Namespace) -> list[str]:
+    if args.worker:
+        await worker(args)
+        return []
+    if args.old is not None:
+        alternate(args)
+        return []
+    retriever = await opened(args.file, args.n)
+    mix = query_mix(args.n, args.queries, seed=11)
+    print(f"library {redstring.__file__}; load {os.getloadavg()}", flush=True)
+    answered = await answers(retriever, mix)
+    cpu = time.process_time()
+    spent = await timed(retriever, mix)
     cpu_ms = (time.process_time() - cpu) * 1000 / len(mix)
-    p50, p90 = np.percentile(timed, [50, 90])
+    p50, p90 = np.percentile(spent, [50, 90])
     print(
         f"LEXICAL p50 {p50:.2f} ms, p90 {p90:.2f} ms, CPU {cpu_ms:.2f} ms a query;"
         f" load {os.getloadavg()}",
         flush=True,
     )
-    return answers
+    return answered
+
+
+async def worker(args: argparse.Namespace) -> None:
+    """Open this tree's copy, then answer the parent's commands (one JSON line in, one out)."""
+    retriever = await opened(args.file, args.n)
+    print(json.dumps({"ready": redstring.__file__}), flush=True)
+    for line in sys.stdin:
+        command = json.loads(line)
+        mix = query_mix(args.n, command["queries"], seed=command["seed"])
+        if command["do"] == "check":
+            print(json.dumps(await answers(retriever, mix)), flush=True)
+        else:
+            print(json.dumps(await timed(retriever, mix)), flush=True)
+
+
+def alternate(args: argparse.Namespace) -> None:
+    """Both trees' answers compared, then their timed passes alternated (see the module doc)."""
+    if not args.file.exists():
+        sys.exit(f"{args.file} does not exist: build it with the old tree first")
+    trees = []
+    for label, src in (("old", args.old), ("new", args.new)):
+        copy = args.file.with_name(f"{args.file.stem}-{label}{args.file.suffix}")
+        if not copy.exists():
+            shutil.copyfile(args.file, copy)
+        tree = Tree(label, src, "scripts.compare_lexical", [f"--file={copy}", f"--n={args.n}"])
+        print(f"{label}: {tree.ask(None)['ready']} over {copy}", flush=True)
+        trees.append(tree)
+    old, new = (tree.ask({"do": "check", "seed": 11, "queries": args.queries}) for tree in trees)
+    differ = [at for at, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+    print(f"check: {len(old)} queries, {len(differ)} answers differ", flush=True)
+    print(f"load before timing {os.getloadavg()}", flush=True)
+    spent: dict[tuple[str, str], list[float]] = {}
+    for round_ in range(args.rounds):
+        passes = {"mix again": 11, "fresh mix": 1000 + round_}
+        for kind, seed in passes.items():
+            for tree in trees:
+                command = {"do": "time", "seed": seed, "queries": 200}
+                spent.setdefault((kind, tree.label), []).extend(tree.ask(command))
+    print(f"load after timing {os.getloadavg()}", flush=True)
+    for (kind, label), ms in spent.items():
+        p50, p90 = np.percentile(ms, [50, 90])
+        print(f"{kind:9s} {label}: p50 {p50:.2f} ms, p90 {p90:.2f} ms over {len(ms)} queries")
+    for tree in trees:
+        tree.close()
+    if differ:
+        sys.exit(1)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--file", type=Path, required=True, help="the SQLite file, kept")
     parser.add_argument("--n", type=int, default=100_000, help="entities of the searched tenant")
+    parser.add_argument("--old", type=Path, help="the old tree's src folder: alternate two trees")
+    parser.add_argument("--new", type=Path, default=ROOT / "src", help="the new tree's src")
+    parser.add_argument("--rounds", type=int, default=4, help="timed passes per tree and mix")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     compare_trees(parser, run)
 
 

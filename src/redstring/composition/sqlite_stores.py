@@ -80,7 +80,8 @@ def open_sqlite(
     (for a file or folder this process cannot write) and its writes raise
     `ReadOnlyDatabaseError`, as does a read-only file lacking a table or
     setting. Reads wait up to `busy_timeout` seconds for a lock. The vector
-    and chunk stores keep recently searched tenants' matrices in memory within
+    and chunk stores keep recently searched tenants' matrices in memory, and
+    the graph store the blocks and names it has read, within
     `cache_bytes` together (default 256 MiB; 0 caches nothing).
     `search_mode="ivf"` (the `ann` extra) searches a tenant of at least
     `exact_below` entity vectors through a faiss IVF index scanning `probes`
@@ -117,7 +118,7 @@ def open_sqlite(
             dimension = database.stored_dimension("vector", store=database.name)
             if dimension is None:
                 raise DimensionRequiredError(store=database.name, path=str(path))
-        graph = SqliteGraphStore(database, migrate=migrate)
+        graph = SqliteGraphStore(database, migrate=migrate, cache_bytes=budget)
         vectors = SqliteVectorStore(
             database,
             dimension=dimension,

@@ -28,13 +28,27 @@ from redstring.graph.sqlite_keys import (
     refile,
     unfile,
 )
+from redstring.graph.sqlite_reads import TenantReads
 from redstring.graph.sqlite_schema import SCHEMA, UUID_BYTES_FUNCTION, uuid_bytes
 from redstring.storage.damage import decoding
 from redstring.storage.describe import DescribedStore
 from redstring.storage.shared_transactions import SharedTransactions
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders, rows_in
+from redstring.storage.tenant_cache import (
+    DEFAULT_CACHE_BYTES,
+    CacheBudget,
+    TenantCache,
+    budget_of,
+    bump_generations,
+    current_generation,
+)
 
 __all__ = ["SCHEMA", "SqliteGraphStore"]
+
+#: The table of each tenant's generation token (`storage.tenant_cache`), replaced by every write.
+_GENERATIONS = "graph_generations"
+type Ids = dict[str, list[int]]
+type Counts = dict[str, int]
 
 
 class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
@@ -44,13 +58,25 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
     in this file). Entities and relationships are stored as their JSON, so
     what is read back equals what was written. Blocking keys live in a narrow
     indexed table (`sqlite_keys`), so `find_by_blocking_keys` is an
-    index range lookup. Each `upsert` or delete is one transaction. Raises
-    `SchemaVersionError`s on opening and `StoreError`s when the file fails.
+    index range lookup. Each `upsert` or delete is one transaction, and
+    replaces the generation token of each tenant it writes: block
+    counts, capped blocks and names read of a tenant (`TenantReads`) are kept
+    within `cache_bytes` (a number, or a `CacheBudget` shared with the other
+    stores of the file; 0 keeps nothing) and served while its token is the one
+    they were read under, so a write through any connection retires them.
+    Raises `SchemaVersionError`s on opening and `StoreError`s when the file fails.
     """
 
-    def __init__(self, database: SqliteDatabase, *, migrate: bool = False) -> None:
+    def __init__(
+        self,
+        database: SqliteDatabase,
+        *,
+        migrate: bool = False,
+        cache_bytes: int | CacheBudget = DEFAULT_CACHE_BYTES,
+    ) -> None:
         self._db = database
         self._name = f"SqliteGraphStore({database.path})"
+        self._reads = TenantCache[TenantReads](budget_of(cache_bytes), lambda r: r.nbytes)
         database.define_function(UUID_BYTES_FUNCTION, uuid_bytes, arity=1)
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
 
@@ -81,6 +107,8 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
 
         def work(connection: sqlite3.Connection) -> None:
             _require_ends(connection, relationships, set(latest))
+            written = [t for t, *_ in entity_rows] + [t for t, *_ in relationship_rows]
+            bump_generations(connection, _GENERATIONS, written)
             refile(connection, filings)
             connection.executemany(
                 "INSERT INTO graph_entities"
@@ -119,24 +147,35 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
         # Rows come back with the id's text: each maps to the id asked for, none is parsed.
         asked = {str(i): i for i in entity_ids}
 
-        def work(connection: sqlite3.Connection) -> list[tuple[object, ...]]:
-            statement = (  # a damaged body gives NULLs, not json_extract's error
-                "SELECT id, CASE WHEN json_valid(body) THEN json_extract(body, '$.name') END,"
-                " CASE WHEN json_valid(body) THEN json_extract(body, '$.aliases') END"
-                " FROM graph_entities WHERE tenant_id = ? AND id"
-            )
-            return rows_in(connection, statement, str(tenant_id), list(asked))
+        tenant = str(tenant_id)
 
-        names: dict[EntityId, list[str]] = {}
-        for entity_id, name, aliases in await self._read(work):
+        def work(connection: sqlite3.Connection) -> dict[str, list[str]]:
+            def fresh(missing: list[str]) -> dict[str, list[str]]:
+                return self._read_names(connection, tenant, missing)
+
+            return self._recalled(connection, tenant, lambda r: r.names_of(list(asked), fresh))
+
+        return {asked[entity_id]: names for entity_id, names in (await self._read(work)).items()}
+
+    def _read_names(
+        self, connection: sqlite3.Connection, tenant: str, ids: list[str]
+    ) -> dict[str, list[str]]:
+        """The name and aliases of each of `ids` (texts) the tenant holds, by id text."""
+        statement = (  # a damaged body gives NULLs, not json_extract's error
+            "SELECT id, CASE WHEN json_valid(body) THEN json_extract(body, '$.name') END,"
+            " CASE WHEN json_valid(body) THEN json_extract(body, '$.aliases') END"
+            " FROM graph_entities WHERE tenant_id = ? AND id"
+        )
+        names: dict[str, list[str]] = {}
+        for entity_id, name, aliases in rows_in(connection, statement, tenant, ids):
             if aliases == "[]" and isinstance(name, str):  # most names: nothing to decode
-                names[asked[str(entity_id)]] = [name]
+                names[str(entity_id)] = [name]
                 continue
-            with self._decoding("graph_entities", str(tenant_id), f"entity {entity_id}"):
+            with self._decoding("graph_entities", tenant, f"entity {entity_id}"):
                 listed = json.loads(str(aliases))
                 if not isinstance(name, str) or not isinstance(listed, list):
                     raise ValueError("its JSON holds no name or no list of aliases")
-                names[asked[str(entity_id)]] = [name, *map(str, listed)]
+                names[str(entity_id)] = [name, *map(str, listed)]
         return names
 
     async def find_by_type(self, entity_type: str, tenant_id: TenantId) -> list[Entity]:
@@ -230,7 +269,9 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
     ) -> dict[str, list[Entity]]:
         require_keys(keys)
         require_tenant_id(tenant_id)
-        bodies = await self._blocks(capped_bodies, keys, tenant_id, limit)
+        bodies = await self._blocks(
+            keys, tenant_id, limit, lambda c, t, wanted: capped_bodies(c, t, wanted, limit)
+        )
         tenant = str(tenant_id)
         return {key: [self._entity(tenant, *row) for row in bodies[key]] for key in keys}
 
@@ -239,7 +280,14 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
     ) -> dict[str, list[int]]:
         require_keys(keys)
         require_tenant_id(tenant_id)
-        ids = await self._blocks(capped_ids, keys, tenant_id, limit)
+
+        def work(connection: sqlite3.Connection, tenant: str, wanted: list[str]) -> Ids:
+            def fresh(missing: list[str]) -> dict[str, bytes]:
+                return capped_ids(connection, tenant, missing, limit)
+
+            return self._recalled(connection, tenant, lambda r: r.blocks_of(wanted, limit, fresh))
+
+        ids = await self._blocks(keys, tenant_id, limit, work)
         return {key: ids[key] for key in keys}
 
     async def count_blocking_keys(
@@ -247,16 +295,24 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
     ) -> dict[str, int]:
         require_tenant_id(tenant_id)
         # Per key, a count over an index range cut at `limit`: never a whole block.
-        return await self._blocks(counted_blocks, keys, tenant_id, limit)
 
-    async def _blocks[V](
+        def work(connection: sqlite3.Connection, tenant: str, wanted: list[str]) -> Counts:
+            def fresh(missing: list[str]) -> dict[str, int]:
+                return counted_blocks(connection, tenant, missing, limit)
+
+            return self._recalled(connection, tenant, lambda r: r.counts_of(wanted, limit, fresh))
+
+        return await self._blocks(keys, tenant_id, limit, work)
+
+    async def _blocks[T](
         self,
-        read: Callable[[sqlite3.Connection, str, list[str], int], dict[str, V]],
         keys: Sequence[str],
         tenant_id: TenantId,
         limit: int,
-    ) -> dict[str, V]:
-        """`read` over each distinct key of `keys`, in one read transaction."""
+        read: Callable[[sqlite3.Connection, str, list[str]], T],
+    ) -> T:
+        """`read` of the tenant's blocks of each distinct key of `keys`, in one read
+        transaction, once `limit` is checked."""
         if limit < 1:
             raise InvalidArgumentError(
                 name="limit",
@@ -264,8 +320,23 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
                 requirement="at least 1",
                 message=f"limit must be at least 1, got {limit}",
             )
-        wanted = list(dict.fromkeys(keys))
-        return await self._read(lambda c: read(c, str(tenant_id), wanted, limit))
+        wanted, tenant = list(dict.fromkeys(keys)), str(tenant_id)
+        return await self._read(lambda connection: read(connection, tenant, wanted))
+
+    def _recalled[V](
+        self, connection: sqlite3.Connection, tenant: str, use: Callable[[TenantReads], V]
+    ) -> V:
+        """`use` of what this store has read of `tenant` under its current generation token
+        (a fresh `TenantReads`, never kept, for a tenant with none)."""
+        token = current_generation(connection, _GENERATIONS, tenant)
+        if token is None:
+            return use(TenantReads())
+        reads = self._reads.get(tenant, token, TenantReads)
+        before = reads.nbytes
+        value = use(reads)
+        if reads.nbytes != before:
+            self._reads.remeasure(tenant)
+        return value
 
     async def blocking_key_version(self, tenant_id: TenantId) -> int | None:
         require_tenant_id(tenant_id)
@@ -295,6 +366,7 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
                 Filing(tenant, entity_id, _keys_of(self._entity(tenant, entity_id, body)))
                 for entity_id, body in rows
             ]
+            bump_generations(connection, _GENERATIONS, [tenant])
             rebuild(connection, tenant, filings)
             connection.executemany(
                 "UPDATE graph_entities SET keys = ?, key_version = ?"
@@ -321,7 +393,7 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
 
         def work(connection: sqlite3.Connection) -> None:
             forget_tenant(connection, str(tenant_id))
-            for table in ("graph_relationships", "graph_entities"):
+            for table in ("graph_relationships", "graph_entities", _GENERATIONS):
                 connection.execute(f"DELETE FROM {table} WHERE tenant_id = ?", (str(tenant_id),))
 
         await self._db.write(work, store=self._name)
@@ -330,6 +402,7 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
         self, table: str, ids: list[str], tenant_id: TenantId, *, unfiled: bool = False
     ) -> None:
         def work(connection: sqlite3.Connection) -> None:
+            bump_generations(connection, _GENERATIONS, [str(tenant_id)])
             if unfiled:  # the key rows go first: they are found through the entity rows
                 unfile(connection, str(tenant_id), ids)
             for part in chunked(ids):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from redstring.storage.schema import Schema
+from redstring.storage.tenant_cache import generation_table
 
 #: The SQL name of `uuid_bytes`, which version 3's migration calls.
 UUID_BYTES_FUNCTION = "redstring_uuid_bytes"
@@ -66,6 +67,14 @@ SCHEMA = Schema(
             " FROM graph_blocking_keys b JOIN graph_tenants t ON t.tenant_id = b.tenant_id"
             " ORDER BY 1, 2, 3",
             "DROP TABLE graph_blocking_keys",
+        ],
+        # 4: a generation token per tenant, replaced by every write to it, so what a
+        # store has read of the tenant is served only while it is current (ADR 0450).
+        [
+            generation_table("graph_generations"),
+            "INSERT INTO graph_generations (tenant_id, token)"
+            " SELECT tenant_id, lower(hex(randomblob(16)))"
+            " FROM (SELECT DISTINCT tenant_id FROM graph_entities)",
         ],
     ],
 )

@@ -125,6 +125,10 @@ async def test_a_version_two_file_keeps_every_block_and_ranking_through_the_migr
     assert sorted(row[0] for row in raw.execute("SELECT tenant_id FROM graph_tenants")) == sorted(
         [str(tenant), str(other)]
     )
+    # Version 4 gives each tenant a generation token of its own (ADR 0450).
+    tokens = dict(raw.execute("SELECT tenant_id, token FROM graph_generations").fetchall())
+    assert sorted(tokens) == sorted([str(tenant), str(other)])
+    assert len(set(tokens.values())) == 2
     assert raw.execute("PRAGMA foreign_key_check").fetchall() == []
     database.close()
 
