@@ -31,6 +31,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -198,13 +199,18 @@ def main() -> None:
                 times.setdefault((tree.label, mode), []).extend(
                     tree.ask({"do": "time", "mode": mode})
                 )
+    finish(trees, {(mode, label): ms for (label, mode), ms in times.items()})
+    sys.exit(1 if differ else 0)
+
+
+def finish(trees: Sequence[Tree], spent: dict[tuple[str, str], list[float]]) -> None:
+    """Print the load and each `(pass, tree)`'s p50 and p90 of `spent`; stop the trees."""
     print(f"load after timing {os.getloadavg()}", flush=True)
-    for (label, mode), ms in times.items():
+    for (kind, label), ms in spent.items():
         p50, p90 = np.percentile(ms, [50, 90])
-        print(f"{mode:8s} {label}: p50 {p50:.2f} ms, p90 {p90:.2f} ms over {len(ms)} queries")
+        print(f"{kind:9s} {label}: p50 {p50:.2f} ms, p90 {p90:.2f} ms over {len(ms)} queries")
     for tree in trees:
         tree.close()
-    sys.exit(1 if differ else 0)
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ from redstring import Entity, Retriever, TenantId
 from redstring.graph.sqlite import SqliteGraphStore
 from redstring.storage.sqlite import SqliteDatabase
 from scripts import ROOT
-from scripts.alternate_lexical import Tree
+from scripts.alternate_lexical import Tree, finish
 from scripts.bench_corpus import (
     BATCH_PAST_100K,
     OTHER_TENANT_N_PAST_100K,
@@ -181,12 +181,7 @@ def alternate(args: argparse.Namespace) -> None:
             for tree in trees:
                 command = {"do": "time", "seed": seed, "queries": 200}
                 spent.setdefault((kind, tree.label), []).extend(tree.ask(command))
-    print(f"load after timing {os.getloadavg()}", flush=True)
-    for (kind, label), ms in spent.items():
-        p50, p90 = np.percentile(ms, [50, 90])
-        print(f"{kind:9s} {label}: p50 {p50:.2f} ms, p90 {p90:.2f} ms over {len(ms)} queries")
-    for tree in trees:
-        tree.close()
+    finish(trees, spent)
     if differ:
         sys.exit(1)
 
