@@ -41,7 +41,7 @@ from redstring.ports import EmbeddingProvider
 from redstring.stores import InMemoryChunkStore
 from scripts.bench_beir import embedded
 
-from .beir import load_collection
+from .beir import load_collection, paired_difference
 from .common import split_of
 from .fusion_rules import ConvexCombination
 from .harness import NO_MATCH, TENANT, ndcg_at
@@ -410,6 +410,26 @@ def leave_one_out(cases: Sequence[Case], rule: Rule) -> Graded:
     return Graded(rule.name, rule.numbers, out)
 
 
+def default_intervals(cases: Sequence[Case]) -> list[str]:
+    """Per holdout family and metric: the default `ConvexFusion` minus SEMANTIC and minus
+    LEXICAL, each with its paired 95% bootstrap interval over the family's queries."""
+    lines = []
+    for family in sorted({c.family for c in cases}):
+        held = [c for c in cases if c.family == family and c.split == "holdout"]
+        ours = [figures(c, strategy_documents(c, ConvexFusion())) for c in held]
+        for name, chunks in (("SEMANTIC", "semantic"), ("LEXICAL", "lexical")):
+            theirs = [figures(c, order_documents(c, getattr(c, chunks))) for c in held]
+            for metric in ours[0]:
+                mean, low, high = paired_difference(
+                    [o[metric] for o in ours], [t[metric] for t in theirs]
+                )
+                lines.append(
+                    f"{family} {metric} minus {name}: {mean:+.3f} [{low:+.3f}, {high:+.3f}]"
+                    f" over {len(held)} queries"
+                )
+    return lines
+
+
 def main(graded: Callable[[], list[Rule]] = rules, description: str = __doc__) -> None:
     """Grade each of `graded()` left out on the committed families and `--data`'s."""
     parser = argparse.ArgumentParser(description=description.split("\n\n", maxsplit=1)[0])
@@ -446,6 +466,9 @@ def main(graded: Callable[[], list[Rule]] = rules, description: str = __doc__) -
                 for f, row in sorted(table.items())
             ]
             print(f"  {weights}: " + "; ".join(cells))
+    print("\nThe default against each channel, holdout (paired 95% bootstrap interval):")
+    for line in default_intervals(cases):
+        print(f"  {line}")
     for label, value in (
         ("held share", lambda c: c.held),
         ("coverage", lambda c: c.coverage),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import re
 
 import numpy as np
 import pytest
@@ -108,3 +110,20 @@ def test_a_trial_changing_nothing_orders_as_the_default_convex_fusion(seed: int)
     default = ConvexFusion()
     ours = passage_trials.convex_documents(case, default.semantic_weight)
     assert ours == pr.strategy_documents(case, default)
+
+
+def test_the_default_is_set_against_each_channel_query_by_query_on_the_holdout() -> None:
+    """Each line is the mean per-query difference of the default and a channel on the
+    family's holdout, inside its own paired interval; fit queries are left out."""
+    held = [dataclasses.replace(_scored_case(seed), split="holdout") for seed in range(30)]
+    fit = [dataclasses.replace(_scored_case(seed), grades={"d1": 1.0}) for seed in range(30, 40)]
+    lines = pr.default_intervals([*held, *fit])
+    assert len(lines) == 4  # hit@10 and MRR, minus SEMANTIC and minus LEXICAL
+    ours = [pr.figures(c, pr.strategy_documents(c, ConvexFusion())) for c in held]
+    semantic = [pr.figures(c, pr.order_documents(c, c.semantic)) for c in held]
+    expected = np.mean([o["mrr"] - s["mrr"] for o, s in zip(ours, semantic, strict=True)])
+    [line] = [line for line in lines if "mrr minus SEMANTIC" in line]
+    mean, low, high = (float(x) for x in re.findall(r"[-+]\d\.\d{3}", line))
+    assert mean == pytest.approx(expected, abs=5e-4)
+    assert low <= mean <= high
+    assert line.endswith("over 30 queries")
