@@ -11,6 +11,11 @@ ADR 0405 tried it, it also switched codes ("JPY"), where the model is right
 and the lexical match is junk; with codes left alone (`codes=False`) it holds
 better, and ADR 0435 adopted its simplest form inside `PooledEvidenceFusion`
 (`unsure_words`, `unsure_cosine`: the gap adds nothing left out).
+
+Tried after ADR 0435 and not taken (B62, B360): a query in another script
+listing every lexical id of the first 10 before the ids only the model found
+(`WholePoolInAnotherScript`), and the unsure switch for 3-character forms
+("ppi", "hr"; `UnsureShortForms`).
 """
 
 from __future__ import annotations
@@ -18,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
-from redstring.domain.fusion import PooledEvidenceFusion
-from redstring.domain.query import NormalizedQuery
+from redstring.domain.fusion import LEXICAL_ORDER_NUMBERS, PooledEvidenceFusion
+from redstring.domain.query import SHORT_QUERY_LENGTH, NormalizedQuery
 
 from .fusion_rules import Rule
 
@@ -64,6 +69,50 @@ class SwitchedPooledFusion:
         return chosen.fuse(semantic, lexical, query=query)
 
 
+@dataclass(frozen=True)
+class WholePoolInAnotherScript:
+    """`PooledEvidenceFusion` at the switch's numbers, but a query in another script lists
+    the lexical first `depth` (by lexical score) before any id only the model found."""
+
+    words: int
+    cosine: float
+
+    def fuse[IdT: Hashable](
+        self,
+        semantic: Sequence[tuple[IdT, float]],
+        lexical: Sequence[tuple[IdT, float]],
+        *,
+        query: str | NormalizedQuery = "",
+    ) -> list[tuple[IdT, float]]:
+        fusion = PooledEvidenceFusion(unsure_words=self.words, unsure_cosine=self.cosine)
+        normalized = query if isinstance(query, NormalizedQuery) else NormalizedQuery.of(query)
+        if not normalized.other_script:
+            return fusion.fuse(semantic, lexical, query=normalized)
+        depth = fusion.depth
+        first = [*lexical[:depth], *semantic[:depth], *lexical[depth:], *semantic[depth:]]
+        order = list(dict.fromkeys(item for item, _ in first))
+        return [(item, float(len(order) - at)) for at, item in enumerate(order)]
+
+
+@dataclass(frozen=True)
+class UnsureShortForms(PooledEvidenceFusion):
+    """The adopted unsure switch, applied to a form of 3 characters too (not an acronym)."""
+
+    def numbers_for(
+        self, query: str | NormalizedQuery, semantic: Sequence[tuple[Hashable, float]] = ()
+    ) -> tuple[float, float]:
+        normalized = query if isinstance(query, NormalizedQuery) else NormalizedQuery.of(query)
+        if (
+            normalized.short
+            and len(normalized.form) == SHORT_QUERY_LENGTH
+            and normalized.acronym is None
+            and semantic
+            and 2.0 * semantic[0][1] - 1.0 <= self.unsure_cosine
+        ):
+            return LEXICAL_ORDER_NUMBERS
+        return super().numbers_for(normalized, semantic)
+
+
 def trial_rules() -> list[Rule]:
     """The default without its unsure switch, ADR 0405's switch, the same sparing codes, and
     the adopted unsure switch; each switch's numbers on a grid."""
@@ -87,5 +136,17 @@ def trial_rules() -> list[Rule]:
             4,
             tuple((float(w), c) for w in WORDS for c in CEILINGS),
             lambda p: PooledEvidenceFusion(unsure_words=int(p[0]), unsure_cosine=p[1]),
+        ),
+        Rule(
+            "the same, a query in another script by its whole pool",
+            4,
+            tuple((float(w), c) for w in WORDS for c in CEILINGS),
+            lambda p: WholePoolInAnotherScript(words=int(p[0]), cosine=p[1]),
+        ),
+        Rule(
+            "the same, 3-character forms switched too",
+            4,
+            tuple((float(w), c) for w in WORDS for c in CEILINGS),
+            lambda p: UnsureShortForms(unsure_words=int(p[0]), unsure_cosine=p[1]),
         ),
     ]

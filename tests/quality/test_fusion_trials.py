@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from redstring.domain.fusion import PooledEvidenceFusion
 from redstring.domain.query import NormalizedQuery
-from scripts.quality.fusion_trials import DEFAULT_ORDER, SwitchedPooledFusion, trial_rules
+from scripts.quality.fusion_trials import (
+    DEFAULT_ORDER,
+    SwitchedPooledFusion,
+    UnsureShortForms,
+    WholePoolInAnotherScript,
+    trial_rules,
+)
 
 #: The model's junk sits flat and high; the lexical channel holds the answer with a modest score.
 SEMANTIC = (("junk-a", 0.72), ("junk-b", 0.71), ("answer", 0.60))
@@ -37,10 +43,38 @@ def test_a_code_is_switched_only_as_adr_0405_tried_it() -> None:
 
 
 def test_the_trials_grade_the_default_beside_the_switches_on_their_grids() -> None:
-    default, adr_0405, sparing_codes, unsure = trial_rules()
+    default, adr_0405, sparing_codes, unsure, whole_pool, short_forms = trial_rules()
     assert default.grid == ((),)
     assert len(adr_0405.grid) == len(sparing_codes.grid) == 3 * 5 * 5
     assert isinstance(adr_0405.make(adr_0405.grid[0]), SwitchedPooledFusion)
     assert not sparing_codes.make(sparing_codes.grid[0]).codes  # type: ignore[attr-defined]
     assert unsure.make((3.0, 0.5)) == PooledEvidenceFusion()
-    assert len(unsure.grid) == 3 * 5
+    assert len(unsure.grid) == len(whole_pool.grid) == len(short_forms.grid) == 3 * 5
+    assert isinstance(whole_pool.make((3.0, 0.5)), WholePoolInAnotherScript)
+    assert isinstance(short_forms.make((3.0, 0.5)), UnsureShortForms)
+
+
+#: The lexical channel's tenth is the answer; the model's first ten are junk.
+LEXICAL_TEN = (*((f"look-alike-{n}", 0.6 - 0.01 * n) for n in range(9)), ("answer", 0.45))
+SEMANTIC_TEN = tuple((f"junk-{n}", 0.70 - 0.01 * n) for n in range(10))
+
+
+def test_in_another_script_the_whole_pool_lists_every_lexical_id_before_the_model_s() -> None:
+    whole_pool = WholePoolInAnotherScript(words=3, cosine=0.5)
+    order = [i for i, _ in whole_pool.fuse(SEMANTIC_TEN, LEXICAL_TEN, query="Мозамбик")]
+    assert order[:10] == [i for i, _ in LEXICAL_TEN]
+    adopted = [
+        i for i, _ in PooledEvidenceFusion().fuse(SEMANTIC_TEN, LEXICAL_TEN, query="Мозамбик")
+    ]
+    assert adopted.index("answer") >= 10  # the pool's first 10 by rank fusion miss it
+    latin = whole_pool.fuse(SEMANTIC_TEN, LEXICAL_TEN, query="Mosambik")
+    assert latin == PooledEvidenceFusion().fuse(SEMANTIC_TEN, LEXICAL_TEN, query="Mosambik")
+
+
+def test_the_short_form_trial_switches_a_three_letter_form_but_not_an_acronym() -> None:
+    unsure = (("junk-a", 0.70), ("junk-b", 0.69))
+    short_forms = UnsureShortForms()
+    assert short_forms.numbers_for("ppi", unsure) == (0.0, 1.0)
+    assert PooledEvidenceFusion().numbers_for("ppi", unsure) == (0.45, 0.85)
+    assert short_forms.numbers_for("PPI", unsure) == (0.45, 0.85)
+    assert short_forms.numbers_for("hr", unsure) == (0.45, 0.85)
