@@ -72,7 +72,8 @@ class SwitchedPooledFusion:
 @dataclass(frozen=True)
 class WholePoolInAnotherScript:
     """`PooledEvidenceFusion` at the switch's numbers, but a query in another script lists
-    the lexical first `depth` (by lexical score) before any id only the model found."""
+    the lexical first `depth` scoring above 0 (by lexical score) before any id only the model
+    found, then the rest of each channel, lexical first."""
 
     words: int
     cosine: float
@@ -89,7 +90,8 @@ class WholePoolInAnotherScript:
         if not normalized.other_script:
             return fusion.fuse(semantic, lexical, query=normalized)
         depth = fusion.depth
-        first = [*lexical[:depth], *semantic[:depth], *lexical[depth:], *semantic[depth:]]
+        scored = [pair for pair in lexical[:depth] if pair[1] > 0.0]  # as the pool's floor 0
+        first = [*scored, *semantic[:depth], *lexical, *semantic[depth:]]
         order = list(dict.fromkeys(item for item, _ in first))
         return [(item, float(len(order) - at)) for at, item in enumerate(order)]
 
