@@ -15,7 +15,9 @@ better, and ADR 0435 adopted its simplest form inside `PooledEvidenceFusion`
 Tried after ADR 0435 and not taken (B62, B360): a query in another script
 listing every lexical id of the first 10 before the ids only the model found
 (`WholePoolInAnotherScript`), and the unsure switch for 3-character forms
-("ppi", "hr"; `UnsureShortForms`).
+("ppi", "hr"; `UnsureShortForms`). ADR 0460 adopted a lower lexical weight for
+a query of `long_words` or more (`long_lexical_weight`); every row before it
+turns that off (`long_words=0`), so its figures stay what they were.
 """
 
 from __future__ import annotations
@@ -29,12 +31,16 @@ from redstring.domain.query import SHORT_QUERY_LENGTH, NormalizedQuery
 from .fusion_rules import Rule
 
 #: The switched order: every lexical candidate joins the pool, ordered by its lexical score.
-LEXICAL_ORDER = PooledEvidenceFusion(lexical_floor=0.0, lexical_weight=1.0, unsure_words=0)
+LEXICAL_ORDER = PooledEvidenceFusion(
+    lexical_floor=0.0, lexical_weight=1.0, unsure_words=0, long_words=0
+)
 #: Every other query's order: the two fitted numbers, no unsure switch.
-DEFAULT_ORDER = PooledEvidenceFusion(unsure_words=0)
+DEFAULT_ORDER = PooledEvidenceFusion(unsure_words=0, long_words=0)
 GAPS = (0.02, 0.04, 0.06, 0.08, 1.0)
 CEILINGS = (0.45, 0.5, 0.55, 0.6, 1.0)
 WORDS = (2, 3, 4)
+LONG_WORDS = (2, 3, 4, 5)
+LONG_WEIGHTS = (0.4, 0.5, 0.6, 0.7, 0.85)
 
 
 @dataclass(frozen=True)
@@ -85,7 +91,9 @@ class WholePoolInAnotherScript:
         *,
         query: str | NormalizedQuery = "",
     ) -> list[tuple[IdT, float]]:
-        fusion = PooledEvidenceFusion(unsure_words=self.words, unsure_cosine=self.cosine)
+        fusion = PooledEvidenceFusion(
+            unsure_words=self.words, unsure_cosine=self.cosine, long_words=0
+        )
         normalized = query if isinstance(query, NormalizedQuery) else NormalizedQuery.of(query)
         if not normalized.other_script:
             return fusion.fuse(semantic, lexical, query=normalized)
@@ -116,8 +124,9 @@ class UnsureShortForms(PooledEvidenceFusion):
 
 
 def trial_rules() -> list[Rule]:
-    """The default without its unsure switch, ADR 0405's switch, the same sparing codes, and
-    the adopted unsure switch; each switch's numbers on a grid."""
+    """The default without its switches, ADR 0405's switch, the same sparing codes, ADR
+    0435's unsure switch, the two rules tried after it, and the adopted lower weight for a
+    long query; each switch's numbers on a grid."""
     full = tuple((float(w), g, c) for w in WORDS for g in GAPS for c in CEILINGS)
     return [
         Rule("PooledEvidenceFusion, no unsure switch", 2, ((),), lambda p: DEFAULT_ORDER),
@@ -134,10 +143,12 @@ def trial_rules() -> list[Rule]:
             lambda p: SwitchedPooledFusion(int(p[0]), gap=p[1], ceiling=p[2], codes=False),
         ),
         Rule(
-            "unsure switch: words, cosine (adopted, ADR 0435)",
+            "unsure switch: words, cosine (ADR 0435)",
             4,
             tuple((float(w), c) for w in WORDS for c in CEILINGS),
-            lambda p: PooledEvidenceFusion(unsure_words=int(p[0]), unsure_cosine=p[1]),
+            lambda p: PooledEvidenceFusion(
+                unsure_words=int(p[0]), unsure_cosine=p[1], long_words=0
+            ),
         ),
         Rule(
             "the same, a query in another script by its whole pool",
@@ -149,6 +160,12 @@ def trial_rules() -> list[Rule]:
             "the same, 3-character forms switched too",
             4,
             tuple((float(w), c) for w in WORDS for c in CEILINGS),
-            lambda p: UnsureShortForms(unsure_words=int(p[0]), unsure_cosine=p[1]),
+            lambda p: UnsureShortForms(unsure_words=int(p[0]), unsure_cosine=p[1], long_words=0),
+        ),
+        Rule(
+            "the same, a query of long_words or more at long_lexical_weight (adopted, ADR 0460)",
+            6,
+            tuple((float(w), x) for w in LONG_WORDS for x in LONG_WEIGHTS),
+            lambda p: PooledEvidenceFusion(long_words=int(p[0]), long_lexical_weight=p[1]),
         ),
     ]

@@ -1,5 +1,6 @@
 """The switches tried after ADR 0365: short, flat-topped queries in the lexical order (ADR 0405),
-the same sparing codes, and the unsure switch ADR 0435 adopted."""
+the same sparing codes, the unsure switch ADR 0435 adopted, and the lower weight of a long
+query ADR 0460 adopted."""
 
 from __future__ import annotations
 
@@ -43,15 +44,20 @@ def test_a_code_is_switched_only_as_adr_0405_tried_it() -> None:
 
 
 def test_the_trials_grade_the_default_beside_the_switches_on_their_grids() -> None:
-    default, adr_0405, sparing_codes, unsure, whole_pool, short_forms = trial_rules()
+    default, adr_0405, sparing_codes, unsure, whole_pool, short_forms, long = trial_rules()
     assert default.grid == ((),)
+    assert default.make(()) == PooledEvidenceFusion(unsure_words=0, long_words=0)
     assert len(adr_0405.grid) == len(sparing_codes.grid) == 3 * 5 * 5
     assert isinstance(adr_0405.make(adr_0405.grid[0]), SwitchedPooledFusion)
     assert not sparing_codes.make(sparing_codes.grid[0]).codes  # type: ignore[attr-defined]
-    assert unsure.make((3.0, 0.5)) == PooledEvidenceFusion()
+    assert unsure.make((3.0, 0.5)) == PooledEvidenceFusion(long_words=0)
+    assert long.make((3.0, 0.6)) == PooledEvidenceFusion()
+    assert len(long.grid) == 4 * 5
+    assert (3.0, 0.85) in long.grid  # the long weight equal to the default's: no switch
     assert len(unsure.grid) == len(whole_pool.grid) == len(short_forms.grid) == 3 * 5
     assert isinstance(whole_pool.make((3.0, 0.5)), WholePoolInAnotherScript)
     assert isinstance(short_forms.make((3.0, 0.5)), UnsureShortForms)
+    assert short_forms.make((3.0, 0.5)).long_words == 0  # type: ignore[attr-defined]
 
 
 #: The lexical channel's tenth is the answer; the model's first ten are junk.

@@ -213,6 +213,12 @@ LEXICAL_ORDER_NUMBERS = (0.0, 1.0)
 UNSURE_WORDS = 3
 #: The cosine of the semantic first at or below which the model is unsure (ADR 0435).
 UNSURE_COSINE = 0.5
+#: A query of at least this many words (split at spaces) that is not ordered by the
+#: lexical channel is ordered at `LONG_LEXICAL_WEIGHT` (ADR 0460: chosen with it by
+#: the worst family left out of the choice; every fold chose 3).
+LONG_WORDS = 3
+#: The lexical weight of a query of `LONG_WORDS` or more (ADR 0460).
+LONG_LEXICAL_WEIGHT = 0.6
 
 
 @dataclass(frozen=True)
@@ -251,6 +257,11 @@ class PooledEvidenceFusion:
       semantic first has a cosine of at most `unsure_cosine` ("Mosambik",
       "dolar kajmański"); `unsure_words=0` turns this off.
 
+    Any other query of at least `long_words` words is ordered at
+    `long_lexical_weight` instead of `lexical_weight`: the more words, the
+    more of its meaning the model reads ("malignant tumour of brainstem");
+    `long_words=0` turns this off.
+
     Nothing but group 5 reads the semantic ranking past its first `depth`,
     and group 5 is a prefix of that ranking's rest, so the first n fused ids,
     and their scores, are the same however deep past `depth` the semantic
@@ -261,8 +272,9 @@ class PooledEvidenceFusion:
     is ordinal: the group's number plus the evidence or a rank-fusion score,
     so it falls as the order goes. Raises `ValueError`
     for a floor outside 0..1 (exclusive of 1), a weight outside 0..1, a
-    power that is not positive, a depth below 1, `unsure_words` below 0 or
-    `unsure_cosine` outside -1..1.
+    power that is not positive, a depth below 1, `unsure_words` or
+    `long_words` below 0, `unsure_cosine` outside -1..1 or a
+    `long_lexical_weight` outside 0..1.
     """
 
     lexical_floor: float = POOLED_LEXICAL_FLOOR
@@ -272,31 +284,35 @@ class PooledEvidenceFusion:
     other_scripts_lexical: bool = True
     unsure_words: int = UNSURE_WORDS
     unsure_cosine: float = UNSURE_COSINE
+    long_words: int = LONG_WORDS
+    long_lexical_weight: float = LONG_LEXICAL_WEIGHT
 
     def __post_init__(self) -> None:
         _require_evidence_parameters(self.lexical_floor, self.power)
-        if not 0.0 <= self.lexical_weight <= 1.0:
-            raise InvalidArgumentError(
-                name="lexical_weight",
-                value=self.lexical_weight,
-                requirement="a number from 0 to 1: the lexical evidence's share of the whole",
-            )
+        for name, weight in (
+            ("lexical_weight", self.lexical_weight),
+            ("long_lexical_weight", self.long_lexical_weight),
+        ):
+            if not 0.0 <= weight <= 1.0:
+                raise InvalidArgumentError(
+                    name=name,
+                    value=weight,
+                    requirement="a number from 0 to 1: the lexical evidence's share of the whole",
+                )
         if isinstance(self.depth, bool) or not isinstance(self.depth, int) or self.depth < 1:
             raise InvalidArgumentError(
                 name="depth",
                 value=self.depth,
                 requirement="an int of at least 1: how many semantic ids the pool reads",
             )
-        if (
-            isinstance(self.unsure_words, bool)
-            or not isinstance(self.unsure_words, int)
-            or self.unsure_words < 0
+        for name, words, meaning in (
+            ("unsure_words", self.unsure_words, "the most words an unsure query has"),
+            ("long_words", self.long_words, "the fewest words a long query has"),
         ):
-            raise InvalidArgumentError(
-                name="unsure_words",
-                value=self.unsure_words,
-                requirement="an int of at least 0: the most words an unsure query has (0: off)",
-            )
+            if isinstance(words, bool) or not isinstance(words, int) or words < 0:
+                raise InvalidArgumentError(
+                    name=name, value=words, requirement=f"an int of at least 0: {meaning} (0: off)"
+                )
         if not -1.0 <= self.unsure_cosine <= 1.0:
             raise InvalidArgumentError(
                 name="unsure_cosine",
@@ -362,14 +378,17 @@ class PooledEvidenceFusion:
         normalized = query if isinstance(query, NormalizedQuery) else NormalizedQuery.of(query)
         if self.other_scripts_lexical and normalized.other_script:
             return LEXICAL_ORDER_NUMBERS
+        words = len(normalized.text.split())
         if (
             semantic
             and 2.0 * semantic[0][1] - 1.0 <= self.unsure_cosine
-            and 0 < len(normalized.text.split()) <= self.unsure_words
+            and 0 < words <= self.unsure_words
             and normalized.acronym is None
             and not normalized.short
         ):
             return LEXICAL_ORDER_NUMBERS
+        if 0 < self.long_words <= words:
+            return self.lexical_floor, self.long_lexical_weight
         return self.lexical_floor, self.lexical_weight
 
 

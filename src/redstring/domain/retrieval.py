@@ -74,7 +74,8 @@ class RetrievalResult(BaseModel):
     query: str
     matches: list[ScoredEntity] = Field(default_factory=list)
     #: How HYBRID fused the two channels, with the numbers it used (`fusion_label`:
-    #: "pooled_evidence lexical_floor=0.45 lexical_weight=0.85 power=2 depth=10" by default);
+    #: "pooled_evidence lexical_floor=0.45 lexical_weight=0.85 power=2 depth=10" by default,
+    #: lexical_weight=0.6 for a query of 3 words or more);
     #: `None` when one channel ran.
     fusion: str | None = None
 

@@ -360,7 +360,7 @@ async def test_an_empty_answer_carries_a_note_saying_what_to_try() -> None:
         )
     assert empty["structuredContent"]["note"] == (
         "No entity matched this query here. Try other words, other spellings. Nothing reached "
-        "min_confidence 0.12: min_confidence=0 shows the closest results anyway, most likely "
+        "min_confidence 0.13: min_confidence=0 shows the closest results anyway, most likely "
         "unrelated."
     )
     assert "drop the filter" in filtered["structuredContent"]["note"]
@@ -380,7 +380,7 @@ async def test_nonsense_is_answered_empty_unless_min_confidence_is_lowered() -> 
         passages = await call(server, "search_passages", nonsense)
         sure = await call(server, "search_entities", {"query": "Ada Lovelace", "k": 2})
     assert default["structuredContent"]["matches"] == []
-    assert "Nothing reached min_confidence 0.12" in default["structuredContent"]["note"]
+    assert "Nothing reached min_confidence 0.13" in default["structuredContent"]["note"]
     unrelated = entities(forced)
     assert unrelated
     assert all(match["confidence"] < 0.5 for match in unrelated)
@@ -390,8 +390,8 @@ async def test_nonsense_is_answered_empty_unless_min_confidence_is_lowered() -> 
 
 @pytest.mark.asyncio
 async def test_each_search_tool_defaults_to_its_own_min_confidence() -> None:
-    # ADR 0212's rule, rerun by ADR 0440: entities 0.12, passages 0.17; a change is deliberate.
-    assert (mcp_server.ENTITY_MIN_CONFIDENCE, mcp_server.PASSAGE_MIN_CONFIDENCE) == (0.12, 0.17)
+    # ADR 0212's rule, rerun by ADR 0460: entities 0.13, passages 0.17; a change is deliberate.
+    assert (mcp_server.ENTITY_MIN_CONFIDENCE, mcp_server.PASSAGE_MIN_CONFIDENCE) == (0.13, 0.17)
     async with served() as server:
         tools = {tool.name: tool for tool in await server.list_tools()}
         unsure = await call(server, "search_entities", {"query": "first program"})
@@ -401,19 +401,19 @@ async def test_each_search_tool_defaults_to_its_own_min_confidence() -> None:
         unlikely = await call(server, "search_entities", {"query": "difference engines"})
         unsure_passage = await call(server, "search_passages", {"query": "computer program"})
         at_entity_default = await call(
-            server, "search_passages", {"query": "computer program", "min_confidence": 0.12}
+            server, "search_passages", {"query": "computer program", "min_confidence": 0.13}
         )
-    for name, default in (("search_entities", 0.12), ("search_passages", 0.17)):
+    for name, default in (("search_entities", 0.13), ("search_passages", 0.17)):
         assert tools[name].input_schema["properties"]["min_confidence"]["default"] == default
         assert f"(default {default})" in (tools[name].description or "")
     # The entity default lies between an unlikely answer (hidden) and an unsure one (shown).
-    assert 0.12 <= max(row["confidence"] for row in entities(unsure)) < 0.17
+    assert 0.13 <= max(row["confidence"] for row in entities(unsure)) < 0.17
     assert entities(above) == []
     assert entities(unlikely) == []
     # A passage as sure as the entity default asks is hidden by the passage default.
     assert unsure_passage["structuredContent"]["matches"] == []
     passages = at_entity_default["structuredContent"]["matches"]
-    assert 0.12 <= max(match["confidence"] for match in passages) < 0.17
+    assert 0.13 <= max(match["confidence"] for match in passages) < 0.17
 
 
 @pytest.mark.asyncio

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.fusion import (
     DEFAULT_FUSION,
+    LONG_LEXICAL_WEIGHT,
+    LONG_WORDS,
     POOLED_LEXICAL_FLOOR,
     POOLED_LEXICAL_WEIGHT,
     POOLED_POWER,
@@ -50,6 +52,7 @@ def test_the_default_is_the_pooled_evidence_with_the_chosen_numbers() -> None:
     )
     assert (POOLED_LEXICAL_FLOOR, POOLED_LEXICAL_WEIGHT, POOLED_POWER) == (0.45, 0.85, 2.0)
     assert (UNSURE_WORDS, UNSURE_COSINE) == (3, 0.5)
+    assert (LONG_WORDS, LONG_LEXICAL_WEIGHT) == (3, 0.6)
 
 
 @given(ranked, ranked)
@@ -169,10 +172,38 @@ def test_a_short_query_the_model_is_unsure_of_is_ordered_by_the_lexical_channel(
     right = IDS[0]
     lexical = [(right, 0.40)]
     numbers = FUSION.numbers_for(query, semantic)
-    assert numbers == ((0.0, 1.0) if switched else (0.45, 0.85))
+    unswitched = (0.45, 0.6 if len(query.split()) >= 3 else 0.85)
+    assert numbers == ((0.0, 1.0) if switched else unswitched)
     assert (ids(FUSION.fuse(semantic, lexical, query=query))[0] == right) is switched
     off = PooledEvidenceFusion(unsure_words=0)
+    assert off.numbers_for(query, semantic) == unswitched
+
+
+@pytest.mark.parametrize(
+    ("query", "weight"),
+    [
+        ("renal liposarcoma", 0.85),  # two words
+        ("malignant tumour of brainstem", 0.6),
+        ("tumour of brainstem", 0.6),  # three words, the model sure of its first
+        ("Moz Ambique", 0.85),
+    ],
+)
+def test_a_query_of_three_words_or_more_weighs_the_lexical_channel_less(
+    query: str, weight: float
+) -> None:
+    """A lexical look-alike outvotes a close semantic first at 0.85 but not at 0.6."""
+    close, lookalike = IDS[0], IDS[1]
+    semantic = [(close, 0.9), (IDS[2], 0.7)]  # cosines 0.8 and 0.4
+    lexical = [(lookalike, 0.7), (IDS[3], 0.5)]  # below every word held (0.9)
+    assert FUSION.numbers_for(query, semantic) == (0.45, weight)
+    first = ids(FUSION.fuse(semantic, lexical, query=query))[0]
+    assert first == (close if weight == 0.6 else lookalike)
+    off = PooledEvidenceFusion(long_words=0)
     assert off.numbers_for(query, semantic) == (0.45, 0.85)
+    assert ids(off.fuse(semantic, lexical, query=query))[0] == lookalike
+    assert fusion_label(FUSION, semantic, lexical, query=query) == (
+        f"pooled_evidence lexical_floor=0.45 lexical_weight={weight:g} power=2 depth=10"
+    )
 
 
 @pytest.mark.parametrize(
@@ -185,10 +216,15 @@ def test_a_short_query_the_model_is_unsure_of_is_ordered_by_the_lexical_channel(
         {"power": 0.0},
         {"unsure_words": -1},
         {"unsure_cosine": 1.5},
+        {"long_words": -1},
+        {"long_words": True},
+        {"long_lexical_weight": 1.5},
     ],
 )
 def test_parameters_outside_their_range_are_refused(kwargs: dict[str, float]) -> None:
-    with pytest.raises(InvalidArgumentError, match=r"lexical_floor|lexical_weight|power|unsure"):
+    with pytest.raises(
+        InvalidArgumentError, match=r"lexical_floor|lexical_weight|power|unsure|long_words"
+    ):
         PooledEvidenceFusion(**kwargs)
 
 
