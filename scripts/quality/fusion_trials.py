@@ -16,8 +16,9 @@ Tried after ADR 0435 and not taken (B62, B360): a query in another script
 listing every lexical id of the first 10 before the ids only the model found
 (`WholePoolInAnotherScript`), and the unsure switch for 3-character forms
 ("ppi", "hr"; `UnsureShortForms`). ADR 0460 adopted a lower lexical weight for
-a query of `long_words` or more (`long_lexical_weight`); every row before it
-turns that off (`long_words=0`), so its figures stay what they were.
+a query of `long_words` or more (`long_lexical_weight`), the word count shared
+with the unsure switch; every row before it turns that off (`long_words=0`),
+so its figures stay what they were.
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ DEFAULT_ORDER = PooledEvidenceFusion(unsure_words=0, long_words=0)
 GAPS = (0.02, 0.04, 0.06, 0.08, 1.0)
 CEILINGS = (0.45, 0.5, 0.55, 0.6, 1.0)
 WORDS = (2, 3, 4)
-LONG_WORDS = (2, 3, 4, 5)
 LONG_WEIGHTS = (0.4, 0.5, 0.6, 0.7, 0.85)
 
 
@@ -163,9 +163,14 @@ def trial_rules() -> list[Rule]:
             lambda p: UnsureShortForms(unsure_words=int(p[0]), unsure_cosine=p[1], long_words=0),
         ),
         Rule(
-            "the same, a query of long_words or more at long_lexical_weight (adopted, ADR 0460)",
-            6,
-            tuple((float(w), x) for w in LONG_WORDS for x in LONG_WEIGHTS),
-            lambda p: PooledEvidenceFusion(long_words=int(p[0]), long_lexical_weight=p[1]),
+            "the same, a query of as many words or more at long_lexical_weight (adopted, ADR 0460)",
+            5,
+            tuple((float(w), c, x) for w in WORDS for c in CEILINGS for x in LONG_WEIGHTS),
+            lambda p: PooledEvidenceFusion(
+                unsure_words=int(p[0]),
+                unsure_cosine=p[1],
+                long_words=int(p[0]),
+                long_lexical_weight=p[2],
+            ),
         ),
     ]

@@ -51,9 +51,10 @@ def test_the_trials_grade_the_default_beside_the_switches_on_their_grids() -> No
     assert isinstance(adr_0405.make(adr_0405.grid[0]), SwitchedPooledFusion)
     assert not sparing_codes.make(sparing_codes.grid[0]).codes  # type: ignore[attr-defined]
     assert unsure.make((3.0, 0.5)) == PooledEvidenceFusion(long_words=0)
-    assert long.make((3.0, 0.6)) == PooledEvidenceFusion()
-    assert len(long.grid) == 4 * 5
-    assert (3.0, 0.85) in long.grid  # the long weight equal to the default's: no switch
+    assert long.make((3.0, 0.5, 0.6)) == PooledEvidenceFusion()
+    assert long.make((2.0, 0.5, 0.6)).long_words == 2  # type: ignore[attr-defined]
+    assert len(long.grid) == 3 * 5 * 5
+    assert (3.0, 0.5, 0.85) in long.grid  # the long weight equal to the default's: no switch
     assert len(unsure.grid) == len(whole_pool.grid) == len(short_forms.grid) == 3 * 5
     assert isinstance(whole_pool.make((3.0, 0.5)), WholePoolInAnotherScript)
     assert isinstance(short_forms.make((3.0, 0.5)), UnsureShortForms)

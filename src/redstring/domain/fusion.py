@@ -213,11 +213,9 @@ LEXICAL_ORDER_NUMBERS = (0.0, 1.0)
 UNSURE_WORDS = 3
 #: The cosine of the semantic first at or below which the model is unsure (ADR 0435).
 UNSURE_COSINE = 0.5
-#: A query of at least this many words (split at spaces) that is not ordered by the
-#: lexical channel is ordered at `LONG_LEXICAL_WEIGHT` (ADR 0460: chosen with it by
-#: the worst family left out of the choice; every fold chose 3).
-LONG_WORDS = 3
-#: The lexical weight of a query of `LONG_WORDS` or more (ADR 0460).
+#: The lexical weight of a query of `UNSURE_WORDS` words or more that no switch orders by
+#: the lexical channel (ADR 0460: chosen with the word count it shares with the unsure
+#: switch, by the worst family left out of the choice; every fold chose 3 words).
 LONG_LEXICAL_WEIGHT = 0.6
 
 
@@ -257,8 +255,9 @@ class PooledEvidenceFusion:
       semantic first has a cosine of at most `unsure_cosine` ("Mosambik",
       "dolar kajmański"); `unsure_words=0` turns this off.
 
-    Any other query of at least `long_words` words is ordered at
-    `long_lexical_weight` instead of `lexical_weight`: the more words, the
+    Any other query of at least `long_words` words (by default the same
+    count as `unsure_words`) is ordered at `long_lexical_weight` instead of
+    `lexical_weight`: the more words, the
     more of its meaning the model reads ("malignant tumour of brainstem");
     `long_words=0` turns this off.
 
@@ -284,7 +283,7 @@ class PooledEvidenceFusion:
     other_scripts_lexical: bool = True
     unsure_words: int = UNSURE_WORDS
     unsure_cosine: float = UNSURE_COSINE
-    long_words: int = LONG_WORDS
+    long_words: int = UNSURE_WORDS
     long_lexical_weight: float = LONG_LEXICAL_WEIGHT
 
     def __post_init__(self) -> None:

@@ -13,7 +13,6 @@ from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.fusion import (
     DEFAULT_FUSION,
     LONG_LEXICAL_WEIGHT,
-    LONG_WORDS,
     POOLED_LEXICAL_FLOOR,
     POOLED_LEXICAL_WEIGHT,
     POOLED_POWER,
@@ -52,7 +51,8 @@ def test_the_default_is_the_pooled_evidence_with_the_chosen_numbers() -> None:
     )
     assert (POOLED_LEXICAL_FLOOR, POOLED_LEXICAL_WEIGHT, POOLED_POWER) == (0.45, 0.85, 2.0)
     assert (UNSURE_WORDS, UNSURE_COSINE) == (3, 0.5)
-    assert (LONG_WORDS, LONG_LEXICAL_WEIGHT) == (3, 0.6)
+    assert LONG_LEXICAL_WEIGHT == 0.6
+    assert DEFAULT_FUSION.long_words == UNSURE_WORDS  # one word count for both switches
 
 
 @given(ranked, ranked)
