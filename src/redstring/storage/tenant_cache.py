@@ -140,6 +140,11 @@ class TenantCache[V]:
             self._entries[tenant] = _Entry(token, value)
         return value
 
+    def peek(self, tenant: str) -> V | None:
+        """The value cached for `tenant` under whatever token (none is checked), if any."""
+        entry = self._entries.get(tenant)
+        return None if entry is None else entry.value
+
     def update(
         self, tenant: str, before: str | None, after: str, change: Callable[[V], None]
     ) -> V | None:
