@@ -47,6 +47,9 @@ __all__ = ["SCHEMA", "SqliteGraphStore"]
 
 #: The table of each tenant's generation token (`storage.tenant_cache`), replaced by every write.
 _GENERATIONS = "graph_generations"
+#: The most entities `get_entities` reads on the caller's thread (`read_quick`): a lexical
+#: answer's candidates (60) are read there, a larger read in a worker thread.
+QUICK_ENTITIES = 64
 type Ids = dict[str, list[int]]
 type Counts = dict[str, int]
 
@@ -76,9 +79,8 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
     ) -> None:
         self._db = database
         self._name = f"SqliteGraphStore({database.path})"
-        budget = budget_of(cache_bytes)
-        self._reads = TenantCache[TenantReads](budget, lambda r: r.nbytes)
-        self._mirror_bytes = min(MAX_TENANT_READS_BYTES, budget.max_bytes)
+        self._budget = budget_of(cache_bytes)
+        self._reads = TenantCache[TenantReads](self._budget, lambda r: r.nbytes)
         database.define_function(UUID_BYTES_FUNCTION, uuid_bytes, arity=1)
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
 
@@ -140,7 +142,10 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
             statement = "SELECT tenant_id, id, body FROM graph_entities WHERE tenant_id = ? AND id"
             return rows_in(connection, statement, str(tenant_id), wanted)
 
-        return [self._entity(*row) for row in await self._read(work)]
+        # A few point lookups take about as long as a hop to the worker thread (ADR 0455).
+        quick = len(wanted) <= QUICK_ENTITIES
+        rows = await (self._db.read_quick if quick else self._db.read)(work, store=self._name)
+        return [self._entity(*row) for row in rows]
 
     async def get_names(
         self, entity_ids: Sequence[EntityId], tenant_id: TenantId
@@ -311,7 +316,9 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
                 return use(connection, TenantReads())
             reads = self._reads.get(tenant, token, TenantReads)
             if reads.wants_mirror() and not quick:
-                reads.hold(load_mirror(connection, tenant, self._mirror_bytes))
+                # Only room no other cache holds: a mirror never evicts a vector matrix.
+                room = min(MAX_TENANT_READS_BYTES, self._budget.free + reads.nbytes)
+                reads.hold(load_mirror(connection, tenant, room))
                 self._reads.remeasure(tenant)
             before = reads.nbytes
             value = use(connection, reads)

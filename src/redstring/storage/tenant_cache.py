@@ -72,6 +72,12 @@ class CacheBudget:
         self._order: OrderedDict[tuple[int, str], int] = OrderedDict()
         self._caches: dict[int, TenantCache[Any]] = {}
 
+    @property
+    def free(self) -> int:
+        """The bytes no cache holds now."""
+        with self._lock:
+            return self.max_bytes - self.used
+
     def _register(self, cache: TenantCache[Any]) -> int:
         with self._lock:
             number = len(self._caches)

@@ -24,6 +24,7 @@ from redstring.graph import sqlite as sqlite_graph
 from redstring.graph import sqlite_mirror, sqlite_reads
 from redstring.graph.sqlite import SqliteGraphStore
 from redstring.storage.sqlite import SqliteDatabase
+from redstring.storage.tenant_cache import CacheBudget, TenantCache
 
 TENANT = TenantId(UUID(int=1))
 OTHER = TenantId(UUID(int=2))
@@ -173,6 +174,27 @@ async def test_a_tenant_over_the_cap_is_read_per_key_and_answers_alike(
     assert held.mirror is None
     assert await reads(store) == await reads(unkept(path))
     assert await reads(store, OTHER) == await reads(unkept(path), OTHER)
+
+
+@pytest.mark.asyncio
+async def test_a_mirror_takes_only_room_no_other_cache_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
+    path = tmp_path / "g.db"
+    await opened(path)
+    budget = CacheBudget(1 << 20)
+    matrices = TenantCache[int](budget, lambda size: size)
+    matrices.get("a tenant", "its token", lambda: budget.max_bytes - 2000)
+    store = SqliteGraphStore(SqliteDatabase(path), cache_bytes=budget)
+    assert await store.count_blocking_keys([NOBODYS], TENANT) == {NOBODYS: 0}
+    assert not mirrored(store)
+    assert len(matrices) == 1  # not evicted for the mirror
+    assert await reads(store) == await reads(unkept(path))
+    matrices.get("a tenant", "a new token", lambda: 0)  # the room is free again
+    await store.upsert([person(TENANT, 7, "Ada Lovelace")])
+    assert await reads(store) == await reads(unkept(path))
+    assert mirrored(store)
 
 
 @pytest.mark.asyncio
