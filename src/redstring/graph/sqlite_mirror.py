@@ -21,13 +21,15 @@ from numpy.typing import NDArray
 
 from redstring.domain.ids import EntityId
 from redstring.graph.sqlite_keys import tenant_number
+from redstring.storage.sqlite import chunked, placeholders
 
-#: The name and aliases of the tenant's entities (a damaged body gives NULLs, not an error).
-NAMES = (
-    "SELECT id, CASE WHEN json_valid(body) THEN json_extract(body, '$.name') END,"
+#: An entity row's name and aliases (a damaged body gives NULLs, not an error).
+_NAME_COLUMNS = (
+    "CASE WHEN json_valid(body) THEN json_extract(body, '$.name') END,"
     " CASE WHEN json_valid(body) THEN json_extract(body, '$.aliases') END"
-    " FROM graph_entities WHERE tenant_id = ?"
 )
+#: The id, name and aliases of the tenant's entities.
+NAMES = f"SELECT id, {_NAME_COLUMNS} FROM graph_entities WHERE tenant_id = ?"
 #: Fewer bytes than any entity costs a mirror (its number, its names' list, its map entry).
 _ENTITY_BYTES = 200
 
@@ -46,7 +48,9 @@ class TenantMirror:
     """Every blocking key and name of one tenant as read under one token, and their bytes.
 
     Keys are found by their hash (`hash` of the text, this process's) and
-    then compared as text, so two keys of one hash stay two keys.
+    then compared as text, so two keys of one hash stay two keys. Each
+    entity's row number (`rowid`) is held too, to read its row without the
+    id's index (`entity_rows`).
     """
 
     __slots__ = (
@@ -55,6 +59,7 @@ class TenantMirror:
         "_members",
         "_names",
         "_numbers",
+        "_rowids",
         "_sizes",
         "_starts",
         "_texts",
@@ -79,16 +84,23 @@ class TenantMirror:
         self._members = members
         self._numbers = np.array(numbers, dtype=object)
         self._names: dict[int, list[str]] = {}
+        self._rowids: dict[int, int] = {}
         self.nbytes = sum(
             int(a.nbytes) for a in (self._hashes, self._starts, self._sizes, self._ends, members)
         )
         self.nbytes += sys.getsizeof(self._texts) + self._numbers.nbytes
         self.nbytes += sum(map(sys.getsizeof, numbers))
 
-    def name(self, number: int, names: list[str]) -> None:
-        """Hold `names` as the entity's of id number `number`."""
+    def name(self, number: int, rowid: int, names: list[str]) -> None:
+        """Hold `names` and `rowid` as the entity's of id number `number`."""
         self._names[number] = names
-        self.nbytes += 96 + sys.getsizeof(names) + sum(map(sys.getsizeof, names))
+        self._rowids[number] = rowid
+        self.nbytes += 192 + sys.getsizeof(names) + sum(map(sys.getsizeof, names))
+
+    def rowids_of(self, ids: Sequence[EntityId]) -> list[int]:
+        """The row numbers of each of `ids` the tenant holds."""
+        held = self._rowids
+        return [held[i.int] for i in ids if i.int in held]
 
     def counts_of(self, keys: Sequence[str], cap: int) -> dict[str, int]:
         """Each of `keys` with its block's size, counted no further than `cap`."""
@@ -133,12 +145,15 @@ def load_mirror(connection: sqlite3.Connection, tenant: str, max_bytes: int) -> 
     ).fetchall()
     if number is None or entities * _ENTITY_BYTES > max_bytes:
         return None
-    rows = connection.execute(f"{NAMES} ORDER BY id", (tenant,)).fetchall()
+    rows = connection.execute(
+        f"SELECT id, rowid, {_NAME_COLUMNS} FROM graph_entities WHERE tenant_id = ? ORDER BY id",
+        (tenant,),
+    ).fetchall()
     counted = connection.execute(
         "SELECT key, count(*) FROM graph_keys WHERE tenant = ? GROUP BY key ORDER BY key",
         (number,),
     ).fetchall()
-    numbers = [int(str(entity_id).replace("-", ""), 16) for entity_id, _, _ in rows]
+    numbers = [int(str(entity_id).replace("-", ""), 16) for entity_id, *_ in rows]
     total = sum(size for _, size in counted)
     if len(counted) * 40 + total * 4 + len(rows) * _ENTITY_BYTES > max_bytes:
         return None
@@ -147,8 +162,8 @@ def load_mirror(connection: sqlite3.Connection, tenant: str, max_bytes: int) -> 
         return None
     mirror = TenantMirror([k for k, _ in counted], [s for _, s in counted], places, numbers)
     try:
-        for entity_number, (_, name, aliases) in zip(numbers, rows, strict=True):
-            mirror.name(entity_number, names_from(name, aliases))
+        for entity_number, (_, rowid, name, aliases) in zip(numbers, rows, strict=True):
+            mirror.name(entity_number, int(rowid), names_from(name, aliases))
     except ValueError:  # a damaged row: the reads of the file name it when asked
         return None
     return None if mirror.nbytes > max_bytes else mirror
@@ -178,3 +193,21 @@ def _places(
     if not bool((held[places] == members).all()):
         return None
     return places.astype(np.int32)
+
+
+def entity_rows(
+    connection: sqlite3.Connection, tenant: str, rowids: Sequence[int], ids: set[str]
+) -> list[tuple[object, ...]] | None:
+    """`(tenant, id, body)` of the entity rows at `rowids`; `None` unless each is a row of
+    `tenant` whose id is one of `ids` (a `VACUUM` may renumber rows under a standing token)."""
+    rows: list[tuple[object, ...]] = []
+    for part in chunked(rowids):
+        rows.extend(
+            connection.execute(
+                "SELECT tenant_id, id, body FROM graph_entities"
+                f" WHERE rowid IN ({placeholders(len(part))})",
+                part,
+            )
+        )
+    found = {row[1] for row in rows if row[0] == tenant}
+    return rows if len(found) == len(rows) == len(rowids) and found <= ids else None

@@ -7,9 +7,11 @@ the file's statements answer now). Tenants share entity ids on purpose.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import tempfile
 import threading
 from collections.abc import Awaitable, Callable
+from contextlib import closing
 from pathlib import Path
 from uuid import UUID
 
@@ -212,6 +214,50 @@ async def test_tenants_with_the_same_ids_are_mirrored_apart(
     assert the_id(6) not in theirs[2]
     assert theirs == await reads(unkept(path), OTHER)
     assert mine == await reads(unkept(path))
+
+
+def swap_rows(raw: sqlite3.Connection, one: tuple[str, str], other: tuple[str, str]) -> None:
+    """Give two entity rows (tenant, id) each other's row number; no token changes."""
+    where = "WHERE tenant_id = ? AND id = ?"
+    numbers = [
+        raw.execute(f"SELECT rowid FROM graph_entities {where}", key).fetchone()[0]
+        for key in (one, other)
+    ]
+    raw.execute(f"UPDATE graph_entities SET rowid = -1 {where}", one)
+    raw.execute(f"UPDATE graph_entities SET rowid = ? {where}", (numbers[0], *other))
+    raw.execute("UPDATE graph_entities SET rowid = ? WHERE rowid = -1", (numbers[1],))
+    assert raw.execute(f"SELECT rowid FROM graph_entities {where}", one).fetchone()[0] == numbers[1]
+
+
+@pytest.mark.asyncio
+async def test_entities_read_by_row_number_are_checked_against_their_tenant_and_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
+    path = tmp_path / "g.db"
+    store = await opened(path)
+    await reads(store)
+    assert mirrored(store)
+
+    async def entities(ids: list[int], tenant: TenantId = TENANT) -> list[tuple[TenantId, str]]:
+        found = await store.get_entities([the_id(n) for n in ids], tenant)
+        return sorted((e.tenant_id, e.name) for e in found)
+
+    assert await entities([1, 2, 6, 99]) == [
+        (TENANT, "Ada Lovelace 1"),
+        (TENANT, "Ada Lovelace 2"),
+        (TENANT, "Augusta Byron"),
+    ]
+    # Rows renumbered under the standing token (as a VACUUM may): id 1's rows of both
+    # tenants trade numbers, and so do ids 2 and 3 of the searched tenant.
+    with closing(sqlite3.connect(path)) as raw, raw:
+        swap_rows(raw, (str(TENANT), str(the_id(1))), (str(OTHER), str(the_id(1))))
+        swap_rows(raw, (str(TENANT), str(the_id(2))), (str(TENANT), str(the_id(3))))
+    assert mirrored(store)
+    assert await entities([1]) == [(TENANT, "Ada Lovelace 1")]
+    assert await entities([1], OTHER) == [(OTHER, "Ada King of 1")]
+    assert await entities([2]) == [(TENANT, "Ada Lovelace 2")]
+    assert await entities([2, 3]) == [(TENANT, "Ada Lovelace 2"), (TENANT, "Ada Lovelace 3")]
 
 
 @pytest.mark.asyncio
