@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
@@ -28,7 +27,8 @@ from redstring.graph.sqlite_keys import (
     refile,
     unfile,
 )
-from redstring.graph.sqlite_reads import TenantReads
+from redstring.graph.sqlite_mirror import NAMES, entity_rows, load_mirror, names_from
+from redstring.graph.sqlite_reads import MAX_TENANT_READS_BYTES, TenantReads
 from redstring.graph.sqlite_schema import SCHEMA, UUID_BYTES_FUNCTION, uuid_bytes
 from redstring.storage.damage import decoding
 from redstring.storage.describe import DescribedStore
@@ -47,6 +47,9 @@ __all__ = ["SCHEMA", "SqliteGraphStore"]
 
 #: The table of each tenant's generation token (`storage.tenant_cache`), replaced by every write.
 _GENERATIONS = "graph_generations"
+#: The most entities `get_entities` reads on the caller's thread (`read_quick`): a lexical
+#: answer's candidates (60) are read there, a larger read in a worker thread.
+QUICK_ENTITIES = 64
 type Ids = dict[str, list[int]]
 type Counts = dict[str, int]
 
@@ -76,7 +79,8 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
     ) -> None:
         self._db = database
         self._name = f"SqliteGraphStore({database.path})"
-        self._reads = TenantCache[TenantReads](budget_of(cache_bytes), lambda r: r.nbytes)
+        self._budget = budget_of(cache_bytes)
+        self._reads = TenantCache[TenantReads](self._budget, lambda r: r.nbytes)
         database.define_function(UUID_BYTES_FUNCTION, uuid_bytes, arity=1)
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
 
@@ -132,50 +136,43 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
         self, entity_ids: Sequence[EntityId], tenant_id: TenantId
     ) -> list[Entity]:
         require_tenant_id(tenant_id)
-        wanted = [str(i) for i in dict.fromkeys(entity_ids)]
+        asked = list(dict.fromkeys(entity_ids))
+        wanted, tenant = [str(i) for i in asked], str(tenant_id)
 
-        def work(connection: sqlite3.Connection) -> list[tuple[object, ...]]:
+        def use(connection: sqlite3.Connection, reads: TenantReads) -> list[tuple[object, ...]]:
+            if reads.mirror is not None:  # by row number: one B-tree, not the id's index too
+                rows = entity_rows(connection, tenant, reads.mirror.rowids_of(asked), set(wanted))
+                if rows is not None:
+                    return rows
             statement = "SELECT tenant_id, id, body FROM graph_entities WHERE tenant_id = ? AND id"
-            return rows_in(connection, statement, str(tenant_id), wanted)
+            return rows_in(connection, statement, tenant, wanted)
 
-        return [self._entity(*row) for row in await self._read(work)]
+        # A few point lookups take about as long as a hop to the worker thread (ADR 0455).
+        rows = await self._recall(tenant, use, short=len(wanted) <= QUICK_ENTITIES)
+        return [self._entity(*row) for row in rows]
 
     async def get_names(
         self, entity_ids: Sequence[EntityId], tenant_id: TenantId
     ) -> dict[EntityId, list[str]]:
         require_tenant_id(tenant_id)
-        # Rows come back with the id's text: each maps to the id asked for, none is parsed.
-        asked = {str(i): i for i in entity_ids}
-
         tenant = str(tenant_id)
 
-        def work(connection: sqlite3.Connection) -> dict[str, list[str]]:
+        def use(connection: sqlite3.Connection, reads: TenantReads) -> dict[EntityId, list[str]]:
             def fresh(missing: list[str]) -> dict[str, list[str]]:
                 return self._read_names(connection, tenant, missing)
 
-            return self._recalled(connection, tenant, lambda r: r.names_of(list(asked), fresh))
+            return reads.names_of(entity_ids, fresh)
 
-        return {asked[entity_id]: names for entity_id, names in (await self._read(work)).items()}
+        return await self._recall(tenant, use)
 
     def _read_names(
         self, connection: sqlite3.Connection, tenant: str, ids: list[str]
     ) -> dict[str, list[str]]:
         """The name and aliases of each of `ids` (texts) the tenant holds, by id text."""
-        statement = (  # a damaged body gives NULLs, not json_extract's error
-            "SELECT id, CASE WHEN json_valid(body) THEN json_extract(body, '$.name') END,"
-            " CASE WHEN json_valid(body) THEN json_extract(body, '$.aliases') END"
-            " FROM graph_entities WHERE tenant_id = ? AND id"
-        )
         names: dict[str, list[str]] = {}
-        for entity_id, name, aliases in rows_in(connection, statement, tenant, ids):
-            if aliases == "[]" and isinstance(name, str):  # most names: nothing to decode
-                names[str(entity_id)] = [name]
-                continue
+        for entity_id, name, aliases in rows_in(connection, f"{NAMES} AND id", tenant, ids):
             with self._decoding("graph_entities", tenant, f"entity {entity_id}"):
-                listed = json.loads(str(aliases))
-                if not isinstance(name, str) or not isinstance(listed, list):
-                    raise ValueError("its JSON holds no name or no list of aliases")
-                names[str(entity_id)] = [name, *map(str, listed)]
+                names[str(entity_id)] = names_from(name, aliases)
         return names
 
     async def find_by_type(self, entity_type: str, tenant_id: TenantId) -> list[Entity]:
@@ -269,10 +266,8 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
     ) -> dict[str, list[Entity]]:
         require_keys(keys)
         require_tenant_id(tenant_id)
-        bodies = await self._blocks(
-            keys, tenant_id, limit, lambda c, t, wanted: capped_bodies(c, t, wanted, limit)
-        )
-        tenant = str(tenant_id)
+        wanted, tenant = _distinct(keys, limit), str(tenant_id)
+        bodies = await self._read(lambda c: capped_bodies(c, tenant, wanted, limit))
         return {key: [self._entity(tenant, *row) for row in bodies[key]] for key in keys}
 
     async def find_ids_by_blocking_keys(
@@ -280,63 +275,69 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
     ) -> dict[str, list[int]]:
         require_keys(keys)
         require_tenant_id(tenant_id)
+        wanted, tenant = _distinct(keys, limit), str(tenant_id)
 
-        def work(connection: sqlite3.Connection, tenant: str, wanted: list[str]) -> Ids:
+        def use(connection: sqlite3.Connection, reads: TenantReads) -> Ids:
             def fresh(missing: list[str]) -> dict[str, bytes]:
                 return capped_ids(connection, tenant, missing, limit)
 
-            return self._recalled(connection, tenant, lambda r: r.blocks_of(wanted, limit, fresh))
+            return reads.blocks_of(wanted, limit, fresh)
 
-        ids = await self._blocks(keys, tenant_id, limit, work)
+        ids = await self._recall(tenant, use)
         return {key: ids[key] for key in keys}
 
     async def count_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, int]:
         require_tenant_id(tenant_id)
-        # Per key, a count over an index range cut at `limit`: never a whole block.
+        wanted, tenant = _distinct(keys, limit), str(tenant_id)
 
-        def work(connection: sqlite3.Connection, tenant: str, wanted: list[str]) -> Counts:
+        # Per key, a count over an index range cut at `limit`: never a whole block.
+        def use(connection: sqlite3.Connection, reads: TenantReads) -> Counts:
             def fresh(missing: list[str]) -> dict[str, int]:
                 return counted_blocks(connection, tenant, missing, limit)
 
-            return self._recalled(connection, tenant, lambda r: r.counts_of(wanted, limit, fresh))
+            return reads.counts_of(wanted, limit, fresh)
 
-        return await self._blocks(keys, tenant_id, limit, work)
+        return await self._recall(tenant, use)
 
-    async def _blocks[T](
+    async def _recall[V](
         self,
-        keys: Sequence[str],
-        tenant_id: TenantId,
-        limit: int,
-        read: Callable[[sqlite3.Connection, str, list[str]], T],
-    ) -> T:
-        """`read` of the tenant's blocks of each distinct key of `keys`, in one read
-        transaction, once `limit` is checked."""
-        if limit < 1:
-            raise InvalidArgumentError(
-                name="limit",
-                value=limit,
-                requirement="at least 1",
-                message=f"limit must be at least 1, got {limit}",
-            )
-        wanted, tenant = list(dict.fromkeys(keys)), str(tenant_id)
-        return await self._read(lambda connection: read(connection, tenant, wanted))
-
-    def _recalled[V](
-        self, connection: sqlite3.Connection, tenant: str, use: Callable[[TenantReads], V]
+        tenant: str,
+        use: Callable[[sqlite3.Connection, TenantReads], V],
+        *,
+        short: bool = False,
     ) -> V:
-        """`use` of what this store has read of `tenant` under its current generation token
-        (a fresh `TenantReads`, never kept, for a tenant with none)."""
-        token = current_generation(connection, _GENERATIONS, tenant)
-        if token is None:
-            return use(TenantReads())
-        reads = self._reads.get(tenant, token, TenantReads)
-        before = reads.nbytes
-        value = use(reads)
-        if reads.nbytes != before:
-            self._reads.remeasure(tenant)
-        return value
+        """`use` of what this store keeps of `tenant` under its current generation token (a
+        fresh `TenantReads`, never kept, for a tenant with none), in one read transaction.
+
+        When the tenant's mirror is held, or `use` is `short` whatever is held, on this
+        thread (`read_quick`: only the token is read of the file, unless it moved); else in
+        a worker thread, where a tenant whose token has stood long enough is first read
+        whole (`TenantReads.wants_mirror`).
+        """
+        held = self._reads.peek(tenant)
+        quick = short or (held is not None and held.mirror is not None)
+
+        def work(connection: sqlite3.Connection) -> V:
+            token = current_generation(connection, _GENERATIONS, tenant)
+            if token is None:
+                return use(connection, TenantReads())
+            reads = self._reads.get(tenant, token, TenantReads)
+            if reads.wants_mirror() and not quick:
+                # Only room no other cache holds: a mirror never evicts a vector matrix.
+                room = min(MAX_TENANT_READS_BYTES, self._budget.free + reads.nbytes)
+                reads.hold(load_mirror(connection, tenant, room))
+                self._reads.remeasure(tenant)
+            before = reads.nbytes
+            value = use(connection, reads)
+            if reads.nbytes != before:
+                self._reads.remeasure(tenant)
+            return value
+
+        if quick:
+            return await self._db.read_quick(work, store=self._name)
+        return await self._read(work)
 
     async def blocking_key_version(self, tenant_id: TenantId) -> int | None:
         require_tenant_id(tenant_id)
@@ -439,6 +440,18 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
 
     async def _read[R](self, work: Callable[[sqlite3.Connection], R]) -> R:
         return await self._db.read(work, store=self._name)
+
+
+def _distinct(keys: Sequence[str], limit: int) -> list[str]:
+    """Each of `keys` once, in order, once `limit` is checked."""
+    if limit < 1:
+        raise InvalidArgumentError(
+            name="limit",
+            value=limit,
+            requirement="at least 1",
+            message=f"limit must be at least 1, got {limit}",
+        )
+    return list(dict.fromkeys(keys))
 
 
 def _text(body: object) -> str | bytes:

@@ -6,8 +6,11 @@ names (by id text) stay as read while the tenant's token in
 its own transaction. `TenantReads` holds them for `SqliteGraphStore`, which
 keeps one per tenant in a `TenantCache` tagged with the token it was read
 under, so a write through any connection or process retires it. Only what a
-read asks and the tenant lacks is read from the file. Each value handed out
-is a new list: a caller changing it changes nothing held.
+read asks and the tenant lacks is read from the file. Once the token has
+stood for `MIRROR_AFTER_READS` reads, the whole tenant is read into a
+`TenantMirror` (ADR 0455) when it fits, and every later read under that token
+is served from it. Each value handed out is a new list: a caller changing it
+changes nothing held.
 """
 
 from __future__ import annotations
@@ -15,10 +18,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Hashable, Mapping, Sequence
 
+from redstring.domain.ids import EntityId
 from redstring.graph.sqlite_keys import id_numbers
+from redstring.graph.sqlite_mirror import TenantMirror
 
 #: The bytes one tenant's reads may hold (about); past it they start over empty.
 MAX_TENANT_READS_BYTES = 64 * 1024 * 1024
+#: The reads served under one token before the whole tenant is read into a mirror: a
+#: tenant written more often than this is read per key, and never read whole.
+MIRROR_AFTER_READS = 1000
 
 
 class TenantReads:
@@ -28,20 +36,42 @@ class TenantReads:
     another cap is another read. A block is held as its members' 16-byte ids
     joined (`sqlite_keys.capped_ids`), a third of what their numbers take.
     `names` is keyed by the id's text and holds only entities that were found.
+    `reads` counts the reads served; `mirror`, once `hold` is given one,
+    answers every read and the rest is emptied.
     """
 
-    __slots__ = ("blocks", "counts", "names", "nbytes")
+    __slots__ = ("blocks", "counts", "mirror", "names", "nbytes", "reads", "refused")
 
     def __init__(self) -> None:
         self.counts: dict[tuple[str, int], int] = {}
         self.blocks: dict[tuple[str, int], bytes] = {}
         self.names: dict[str, list[str]] = {}
         self.nbytes = 0
+        self.reads = 0
+        self.mirror: TenantMirror | None = None
+        self.refused = False
+
+    def wants_mirror(self) -> bool:
+        """Whether the token has stood long enough to read the tenant whole, not yet tried."""
+        return self.mirror is None and not self.refused and self.reads >= MIRROR_AFTER_READS
+
+    def hold(self, mirror: TenantMirror | None) -> None:
+        """Serve every read from `mirror`, dropping what was read per key; `None`: never try
+        again under this token (the tenant did not fit)."""
+        if mirror is None:
+            self.refused = True
+            return
+        self.mirror = mirror
+        self.counts, self.blocks, self.names = {}, {}, {}
+        self.nbytes = mirror.nbytes
 
     def counts_of(
         self, keys: Sequence[str], cap: int, read: Callable[[list[str]], Mapping[str, int]]
     ) -> dict[str, int]:
         """Each of `keys` (distinct) with its block counted to `cap`; `read` counts the rest."""
+        self.reads += 1
+        if self.mirror is not None:
+            return self.mirror.counts_of(keys, cap)
         held = _through(self, self.counts, [(key, cap) for key in keys], _keyed(read), _count_bytes)
         return {key: held[key, cap] for key in keys}
 
@@ -50,16 +80,23 @@ class TenantReads:
     ) -> dict[str, list[int]]:
         """Each of `keys` (distinct) with its block's id numbers cut at `cap`; `read` reads
         those not held."""
+        self.reads += 1
+        if self.mirror is not None:
+            return self.mirror.blocks_of(keys, cap)
         held = _through(self, self.blocks, [(key, cap) for key in keys], _keyed(read), _block_bytes)
         return {key: id_numbers(held[key, cap]) for key in keys}
 
     def names_of(
-        self, ids: Sequence[str], read: Callable[[list[str]], Mapping[str, list[str]]]
-    ) -> dict[str, list[str]]:
-        """The names of each of `ids` (texts) the tenant holds, in their order; `read` reads
-        those not held (an id it does not return is not held by the tenant)."""
-        held = _through(self, self.names, ids, read, _names_bytes)
-        return {entity_id: list(held[entity_id]) for entity_id in ids if entity_id in held}
+        self, ids: Sequence[EntityId], read: Callable[[list[str]], Mapping[str, list[str]]]
+    ) -> dict[EntityId, list[str]]:
+        """The names of each of `ids` the tenant holds, in their order; `read` reads those not
+        held, by id text (an id it does not return is not held by the tenant)."""
+        self.reads += 1
+        if self.mirror is not None:
+            return self.mirror.names_of(ids)
+        asked = {str(i): i for i in ids}
+        held = _through(self, self.names, list(asked), read, _names_bytes)
+        return {asked[text]: list(held[text]) for text in asked if text in held}
 
 
 def _through[K: Hashable, V](

@@ -274,6 +274,23 @@ class SqliteDatabase:
         """`read_now` in a worker thread."""
         return await asyncio.to_thread(self.read_now, work, store=store)
 
+    async def read_quick[T](self, work: Callable[[sqlite3.Connection], T], *, store: str) -> T:
+        """`read_now` on this thread when the connection is free at once, else `read`.
+
+        For work of microseconds (values already in memory, a token checked):
+        it holds the event loop while it runs, and spares a worker thread's
+        hand-off (about 0.1 ms).
+        """
+        if not self._lock.acquire(blocking=False):
+            return await self.read(work, store=store)
+        try:
+            free = self._owner is None or self._owner in _BATCHES.get()
+            if free:
+                return self.read_now(work, store=store)
+        finally:
+            self._lock.release()
+        return await self.read(work, store=store)
+
     async def write[T](self, work: Callable[[sqlite3.Connection], T], *, store: str) -> T:
         """`write_now` in a worker thread."""
         return await asyncio.to_thread(self.write_now, work, store=store)

@@ -72,6 +72,12 @@ class CacheBudget:
         self._order: OrderedDict[tuple[int, str], int] = OrderedDict()
         self._caches: dict[int, TenantCache[Any]] = {}
 
+    @property
+    def free(self) -> int:
+        """The bytes no cache holds now."""
+        with self._lock:
+            return self.max_bytes - self.used
+
     def _register(self, cache: TenantCache[Any]) -> int:
         with self._lock:
             number = len(self._caches)
@@ -139,6 +145,11 @@ class TenantCache[V]:
         if self._budget._admit((self._number, tenant), self._sizeof(value)):
             self._entries[tenant] = _Entry(token, value)
         return value
+
+    def peek(self, tenant: str) -> V | None:
+        """The value cached for `tenant` under whatever token (none is checked), if any."""
+        entry = self._entries.get(tenant)
+        return None if entry is None else entry.value
 
     def update(
         self, tenant: str, before: str | None, after: str, change: Callable[[V], None]

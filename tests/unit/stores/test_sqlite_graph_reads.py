@@ -3,7 +3,8 @@
 Each test reads through a store that keeps what it read, writes (through it,
 through another connection to the same file, or in a batch that rolls
 back), and holds its reads to those of a store on a new connection that
-keeps nothing.
+keeps nothing. Tests using `kept` run twice: reads kept per key, and the
+tenant read whole into its mirror from the first read (ADR 0455).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pytest
 from redstring import Entity, EntityId, TenantId
 from redstring.domain.blocking import query_blocking_keys, query_ngram_keys, query_token_keys
 from redstring.domain.query import NormalizedQuery
+from redstring.graph import sqlite_reads
 from redstring.graph.sqlite import SqliteGraphStore
 from redstring.storage.sqlite import SqliteDatabase
 
@@ -30,6 +32,14 @@ KEYS = list(
 )
 
 type Reads = tuple[dict[str, int], dict[str, int], dict[str, list[int]], dict[EntityId, list[str]]]
+
+
+@pytest.fixture(params=["per key", "mirrored"])
+def kept(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """How the store keeps its reads: per key, or whole from the first read."""
+    if request.param == "mirrored":
+        monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
+    return str(request.param)
 
 
 def the_id(n: int) -> EntityId:
@@ -97,6 +107,7 @@ async def test_a_second_read_reads_no_block_and_no_held_name_again(tmp_path: Pat
 
 
 @pytest.mark.asyncio
+@pytest.mark.usefixtures("kept")
 async def test_kept_reads_follow_every_write_of_the_store_itself(tmp_path: Path) -> None:
     path = tmp_path / "g.db"
     store = await opened(path)
@@ -116,6 +127,7 @@ async def test_kept_reads_follow_every_write_of_the_store_itself(tmp_path: Path)
 
 
 @pytest.mark.asyncio
+@pytest.mark.usefixtures("kept")
 async def test_a_write_through_another_connection_retires_the_kept_reads(tmp_path: Path) -> None:
     path = tmp_path / "g.db"
     store = await opened(path)
@@ -132,6 +144,7 @@ async def test_a_write_through_another_connection_retires_the_kept_reads(tmp_pat
 
 
 @pytest.mark.asyncio
+@pytest.mark.usefixtures("kept")
 async def test_reads_kept_inside_a_batch_that_rolls_back_are_never_served(tmp_path: Path) -> None:
     path = tmp_path / "g.db"
     store = await opened(path)
@@ -149,6 +162,7 @@ async def test_reads_kept_inside_a_batch_that_rolls_back_are_never_served(tmp_pa
 
 
 @pytest.mark.asyncio
+@pytest.mark.usefixtures("kept")
 async def test_changing_what_a_read_returned_changes_nothing_kept(tmp_path: Path) -> None:
     store = await opened(tmp_path / "g.db")
     first = await reads(store)
@@ -161,6 +175,7 @@ async def test_changing_what_a_read_returned_changes_nothing_kept(tmp_path: Path
 
 
 @pytest.mark.asyncio
+@pytest.mark.usefixtures("kept")
 async def test_the_same_ids_in_two_tenants_are_kept_apart(tmp_path: Path) -> None:
     store = await opened(tmp_path / "g.db")
     mine, theirs = await reads(store), await reads(store, OTHER)
@@ -171,6 +186,7 @@ async def test_the_same_ids_in_two_tenants_are_kept_apart(tmp_path: Path) -> Non
 
 
 @pytest.mark.asyncio
+@pytest.mark.usefixtures("kept")
 async def test_a_rebuild_retires_the_reads_kept_of_a_lost_index(tmp_path: Path) -> None:
     path = tmp_path / "g.db"
     store = await opened(path)

@@ -1,0 +1,346 @@
+"""The SQLite graph store's mirror of a tenant (ADR 0455): read whole once its token stands.
+
+Every answer is held to a store on a new connection that keeps nothing (what
+the file's statements answer now). Tenants share entity ids on purpose.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import tempfile
+import threading
+from collections.abc import Awaitable, Callable
+from contextlib import closing
+from pathlib import Path
+from uuid import UUID
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from redstring import Entity, EntityId, TenantId
+from redstring.domain.blocking import query_blocking_keys, query_ngram_keys, query_token_keys
+from redstring.domain.query import NormalizedQuery
+from redstring.graph import sqlite as sqlite_graph
+from redstring.graph import sqlite_mirror, sqlite_reads
+from redstring.graph.sqlite import SqliteGraphStore
+from redstring.storage.sqlite import SqliteDatabase
+from redstring.storage.tenant_cache import CacheBudget, TenantCache
+
+TENANT = TenantId(UUID(int=1))
+OTHER = TenantId(UUID(int=2))
+#: A key no entity is filed under, asked beside the held ones.
+NOBODYS = "k:nobodysword"
+
+type Reads = tuple[dict[str, int], dict[str, list[int]], dict[EntityId, list[str]]]
+
+
+def the_id(n: int) -> EntityId:
+    return EntityId(UUID(int=(n << 100) + n))  # ids differing in their first bytes too
+
+
+def keys_of(*queries: str) -> list[str]:
+    keys: list[str] = [NOBODYS]
+    for text in queries:
+        query = NormalizedQuery.of(text)
+        keys += [*query_blocking_keys(query), *query_ngram_keys(query), *query_token_keys(query)]
+    return list(dict.fromkeys(keys))
+
+
+KEYS = keys_of("Ada Lovelace", "Ada King")
+
+
+async def reads(
+    store: SqliteGraphStore,
+    tenant: TenantId = TENANT,
+    keys: list[str] = KEYS,
+    cap: int = 3,
+    ids: range = range(1, 13),
+) -> Reads:
+    return (
+        await store.count_blocking_keys(keys, tenant, limit=cap),
+        await store.find_ids_by_blocking_keys(keys, tenant, limit=cap),
+        await store.get_names([the_id(n) for n in ids], tenant),
+    )
+
+
+def person(tenant: TenantId, n: int, name: str, *aliases: str) -> Entity:
+    return Entity(
+        tenant_id=tenant, id=the_id(n), entity_type="person", name=name, aliases=list(aliases)
+    )
+
+
+async def opened(path: Path) -> SqliteGraphStore:
+    store = SqliteGraphStore(SqliteDatabase(path), migrate=True)
+    await store.upsert(
+        [person(TENANT, n, f"Ada Lovelace {n}") for n in range(1, 6)]
+        + [person(TENANT, 6, "Augusta Byron", "Ada King")]
+        + [person(OTHER, n, f"Ada King of {n}") for n in range(1, 4)]
+    )
+    return store
+
+
+def unkept(path: Path) -> SqliteGraphStore:
+    return SqliteGraphStore(SqliteDatabase(path), cache_bytes=0)
+
+
+def traced(store: SqliteGraphStore) -> Callable[[Awaitable[object]], Awaitable[list[str]]]:
+    """Await a read of the store, returning the statements it ran on the file's tables."""
+
+    async def run(read: Awaitable[object]) -> list[str]:
+        statements: list[str] = []
+        store._db.connection.set_trace_callback(statements.append)
+        try:
+            await read
+        finally:
+            store._db.connection.set_trace_callback(None)
+        return [s for s in statements if "graph_keys" in s or "graph_entities" in s]
+
+    return run
+
+
+def mirrored(store: SqliteGraphStore, tenant: TenantId = TENANT) -> bool:
+    held = store._reads.peek(str(tenant))
+    return held is not None and held.mirror is not None
+
+
+@pytest.mark.asyncio
+async def test_a_mirrored_tenant_reads_nothing_of_the_file_but_its_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
+    store = await opened(tmp_path / "g.db")
+    run = traced(store)
+    assert any("GROUP BY key" in s for s in await run(reads(store)))  # read whole
+    assert mirrored(store)
+    assert await run(reads(store, keys=keys_of("Byron Lovelace"), cap=1000)) == []
+    assert await reads(store) == await reads(unkept(tmp_path / "g.db"))
+
+
+@pytest.mark.asyncio
+async def test_the_mirror_waits_until_the_token_has_stood_for_its_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 6)
+    path = tmp_path / "g.db"
+    store = await opened(path)
+    run = traced(store)
+    await reads(store)
+    await reads(store)  # six reads served per key
+    assert not mirrored(store)
+    whole = [s for s in await run(reads(store)) if "GROUP BY key" in s]
+    assert len(whole) == 1
+    assert mirrored(store)
+    await store.upsert([person(TENANT, 7, "Ada Lovelace")])  # a new token: per key again
+    assert await reads(store) == await reads(unkept(path))
+    assert not mirrored(store)
+
+
+@pytest.mark.asyncio
+async def test_a_write_through_another_connection_retires_the_mirror(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 3)
+    path = tmp_path / "g.db"
+    store = await opened(path)
+    before = await reads(store)
+    await reads(store)
+    assert mirrored(store)
+    elsewhere = SqliteGraphStore(SqliteDatabase(path))
+    await elsewhere.upsert([person(TENANT, 8, "Ada Lovelace"), person(TENANT, 2, "Bob Ross")])
+    after = await reads(store)
+    assert after != before
+    assert after == await reads(unkept(path))
+    assert not mirrored(store)
+    await reads(store)  # the new token stood for three reads: read whole again
+    assert mirrored(store)
+    await elsewhere.delete_entities([the_id(1)], TENANT)
+    assert await reads(store) == await reads(unkept(path))
+
+
+@pytest.mark.asyncio
+async def test_a_tenant_over_the_cap_is_read_per_key_and_answers_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
+    monkeypatch.setattr(sqlite_graph, "MAX_TENANT_READS_BYTES", 3000)
+    path = tmp_path / "g.db"
+    store = await opened(path)
+    run = traced(store)
+    statements = [*await run(reads(store)), *await run(reads(store))]
+    assert len([s for s in statements if "count(*) FROM graph_entities" in s]) == 1  # tried once
+    held = store._reads.peek(str(TENANT))
+    assert held is not None
+    assert held.refused
+    assert held.mirror is None
+    assert await reads(store) == await reads(unkept(path))
+    assert await reads(store, OTHER) == await reads(unkept(path), OTHER)
+
+
+@pytest.mark.asyncio
+async def test_a_mirror_takes_only_room_no_other_cache_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
+    path = tmp_path / "g.db"
+    await opened(path)
+    budget = CacheBudget(1 << 20)
+    matrices = TenantCache[int](budget, lambda size: size)
+    matrices.get("a tenant", "its token", lambda: budget.max_bytes - 2000)
+    store = SqliteGraphStore(SqliteDatabase(path), cache_bytes=budget)
+    assert await store.count_blocking_keys([NOBODYS], TENANT) == {NOBODYS: 0}
+    assert not mirrored(store)
+    assert len(matrices) == 1  # not evicted for the mirror
+    assert await reads(store) == await reads(unkept(path))
+    matrices.get("a tenant", "a new token", lambda: 0)  # the room is free again
+    await store.upsert([person(TENANT, 7, "Ada Lovelace")])
+    assert await reads(store) == await reads(unkept(path))
+    assert mirrored(store)
+
+
+@pytest.mark.asyncio
+async def test_tenants_with_the_same_ids_are_mirrored_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
+    path = tmp_path / "g.db"
+    store = await opened(path)
+    mine, theirs = await reads(store), await reads(store, OTHER)
+    assert mirrored(store)
+    assert mirrored(store, OTHER)
+    assert mine[2][the_id(1)] == ["Ada Lovelace 1"]
+    assert theirs[2][the_id(1)] == ["Ada King of 1"]
+    assert the_id(6) not in theirs[2]
+    assert theirs == await reads(unkept(path), OTHER)
+    assert mine == await reads(unkept(path))
+
+
+def swap_rows(raw: sqlite3.Connection, one: tuple[str, str], other: tuple[str, str]) -> None:
+    """Give two entity rows (tenant, id) each other's row number; no token changes."""
+    where = "WHERE tenant_id = ? AND id = ?"
+    numbers = [
+        raw.execute(f"SELECT rowid FROM graph_entities {where}", key).fetchone()[0]
+        for key in (one, other)
+    ]
+    raw.execute(f"UPDATE graph_entities SET rowid = -1 {where}", one)
+    raw.execute(f"UPDATE graph_entities SET rowid = ? {where}", (numbers[0], *other))
+    raw.execute("UPDATE graph_entities SET rowid = ? WHERE rowid = -1", (numbers[1],))
+    assert raw.execute(f"SELECT rowid FROM graph_entities {where}", one).fetchone()[0] == numbers[1]
+
+
+@pytest.mark.asyncio
+async def test_entities_read_by_row_number_are_checked_against_their_tenant_and_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
+    path = tmp_path / "g.db"
+    store = await opened(path)
+    await reads(store)
+    assert mirrored(store)
+
+    async def entities(ids: list[int], tenant: TenantId = TENANT) -> list[tuple[TenantId, str]]:
+        found = await store.get_entities([the_id(n) for n in ids], tenant)
+        return sorted((e.tenant_id, e.name) for e in found)
+
+    assert await entities([1, 2, 6, 99]) == [
+        (TENANT, "Ada Lovelace 1"),
+        (TENANT, "Ada Lovelace 2"),
+        (TENANT, "Augusta Byron"),
+    ]
+    # Rows renumbered under the standing token (as a VACUUM may): id 1's rows of both
+    # tenants trade numbers, and so do ids 2 and 3 of the searched tenant.
+    with closing(sqlite3.connect(path)) as raw, raw:
+        swap_rows(raw, (str(TENANT), str(the_id(1))), (str(OTHER), str(the_id(1))))
+        swap_rows(raw, (str(TENANT), str(the_id(2))), (str(TENANT), str(the_id(3))))
+    assert mirrored(store)
+    assert await entities([1]) == [(TENANT, "Ada Lovelace 1")]
+    assert await entities([1], OTHER) == [(OTHER, "Ada King of 1")]
+    assert await entities([2]) == [(TENANT, "Ada Lovelace 2")]
+    assert await entities([2, 3]) == [(TENANT, "Ada Lovelace 2"), (TENANT, "Ada Lovelace 3")]
+
+
+@pytest.mark.asyncio
+async def test_keys_of_one_hash_stay_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
+    monkeypatch.setattr(sqlite_mirror, "hash", lambda key: 7, raising=False)
+    path = tmp_path / "g.db"
+    store = await opened(path)
+    assert await reads(store) == await reads(unkept(path))
+    assert mirrored(store)
+
+
+@pytest.mark.asyncio
+async def test_a_mirrored_read_waits_for_another_tasks_batch_in_a_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read on the event loop's thread would wait there for a batch it blocks."""
+    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
+    path = tmp_path / "g.db"
+    answers: list[Reads] = []
+
+    async def scenario() -> None:
+        store = await opened(path)
+        await reads(store)
+        assert mirrored(store)
+        written = asyncio.Event()
+
+        async def write_in_a_batch() -> None:
+            async with store._db.batch(store="test"):
+                await store.upsert([person(TENANT, 9, "Ada Lovelace")])
+                written.set()
+                await asyncio.sleep(0.05)
+
+        writer = asyncio.create_task(write_in_a_batch())
+        await written.wait()
+        answers.append(await reads(store))  # waits for the batch's commit
+        await writer
+
+    worker = threading.Thread(target=asyncio.run, args=(scenario(),), daemon=True)
+    worker.start()
+    worker.join(timeout=20)
+    assert not worker.is_alive(), "the read held the event loop the batch needed"
+    assert answers == [await reads(unkept(path))]
+    assert the_id(9) in answers[0][2]
+
+
+NAMES = st.sampled_from(["Ada", "Ada Lovelace", "Lovelace Ada", "Ada King", "Adam", "Kin Ada"])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    entities=st.lists(
+        st.tuples(st.integers(1, 12), st.booleans(), NAMES, st.lists(NAMES, max_size=2)),
+        min_size=1,
+        max_size=24,
+    ),
+    queries=st.lists(NAMES, min_size=1, max_size=3),
+    cap=st.integers(1, 6),
+)
+def test_a_mirror_answers_as_the_files_statements(
+    entities: list[tuple[int, bool, str, list[str]]], queries: list[str], cap: int
+) -> None:
+    """Random tenants sharing ids and names: every count, capped block and name alike."""
+
+    async def check(path: Path) -> None:
+        store = SqliteGraphStore(SqliteDatabase(path))
+        await store.upsert(
+            [
+                person(OTHER if other else TENANT, n, name, *aliases)
+                for n, other, name, aliases in entities
+            ]
+        )
+        keys = keys_of(*queries)
+        for tenant in (TENANT, OTHER):
+            held = await reads(store, tenant, keys, cap)
+            assert held == await reads(unkept(path), tenant, keys, cap)
+            holds = any(other == (tenant == OTHER) for _, other, _, _ in entities)
+            assert mirrored(store, tenant) == holds
+
+    with tempfile.TemporaryDirectory() as folder:
+        old = sqlite_reads.MIRROR_AFTER_READS
+        sqlite_reads.MIRROR_AFTER_READS = 0
+        try:
+            asyncio.run(check(Path(folder) / "g.db"))
+        finally:
+            sqlite_reads.MIRROR_AFTER_READS = old
