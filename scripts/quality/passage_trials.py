@@ -6,7 +6,8 @@ Each is a convex combination of the two channels' scores that changes one
 thing of `ConvexFusion` (semantic weight `a`, the semantic score stretched
 between the query's first and 50th): how a channel's scores are put on
 0..1, which score anchors the top, or a lexical weight read from the
-query's BM25 coverage. None held better than `ConvexFusion` left out
+query's BM25 coverage or from how far the semantic channel agrees with the
+lexical first few. None held better than `ConvexFusion` left out
 (BACKLOG B355).
 """
 
@@ -94,6 +95,15 @@ def convex_documents(
     return order_documents(case, [*ordered, *(c for c in case.semantic if c not in placed)])
 
 
+def agreement(case: Case, first: int) -> float:
+    """The mean stretched semantic score (`ConvexFusion`'s) of the lexical first `first`
+    chunks, 0 for a chunk past the semantic 50: how far the model agrees with BM25's top."""
+    if not case.lexical:
+        return 0.0
+    semantic = dict(zip(case.semantic, stretched(50)(case.semantic_scores), strict=True))
+    return float(np.mean([semantic.get(chunk, 0.0) for chunk in case.lexical[:first]]))
+
+
 def _rule(name: str, grid: Sequence[Params], order: Callable[[Case, Params], list[str]]) -> Rule:
     return Rule(name, lambda c, p: (1.0, 1.0), tuple(grid), order=order)
 
@@ -139,6 +149,13 @@ def trials() -> list[Rule]:
                 ),
             )
             for anchor in (2, 3)
+        ),
+        _rule(
+            "lexical part times the model's agreement with the lexical first m, to the power p",
+            [(a, m, power) for a in WEIGHTS for m in (3, 10) for power in (0.25, 0.5, 1.0)],
+            lambda case, p: convex_documents(
+                case, p[0], lexical_factor=agreement(case, int(p[1])) ** p[2]
+            ),
         ),
     ]
 

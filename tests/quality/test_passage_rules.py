@@ -127,3 +127,18 @@ def test_the_default_is_set_against_each_channel_query_by_query_on_the_holdout()
     assert mean == pytest.approx(expected, abs=5e-4)
     assert low <= mean <= high
     assert line.endswith("over 30 queries")
+
+
+def test_the_agreement_is_the_semantic_evidence_of_the_lexical_first_chunks() -> None:
+    """Stretched between the semantic first (1) and 50th (0); a chunk the model did not
+    rank in its first 50 counts 0."""
+    case = _scored_case(3)
+    scores = np.asarray(case.semantic_scores)
+    stretched = dict(zip(case.semantic, (scores - scores[49]) / (scores[0] - scores[49])))
+    expected = np.mean([max(0.0, stretched.get(c, 0.0)) for c in case.lexical[:3]])
+    assert passage_trials.agreement(case, 3) == pytest.approx(expected)
+    agreeing = dataclasses.replace(case, lexical=(case.semantic[0], *case.lexical))
+    assert passage_trials.agreement(agreeing, 1) == 1.0
+    unranked = dataclasses.replace(case, lexical=("c79-not-ranked",))
+    assert passage_trials.agreement(unranked, 3) == 0.0
+    assert passage_trials.agreement(dataclasses.replace(case, lexical=()), 3) == 0.0
