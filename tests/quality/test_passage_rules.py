@@ -134,7 +134,8 @@ def test_the_agreement_is_the_semantic_evidence_of_the_lexical_first_chunks() ->
     rank in its first 50 counts 0."""
     case = _scored_case(3)
     scores = np.asarray(case.semantic_scores)
-    stretched = dict(zip(case.semantic, (scores - scores[49]) / (scores[0] - scores[49])))
+    unit = (scores - scores[49]) / (scores[0] - scores[49])
+    stretched = dict(zip(case.semantic, unit, strict=True))
     expected = np.mean([max(0.0, stretched.get(c, 0.0)) for c in case.lexical[:3]])
     assert passage_trials.agreement(case, 3) == pytest.approx(expected)
     agreeing = dataclasses.replace(case, lexical=(case.semantic[0], *case.lexical))
