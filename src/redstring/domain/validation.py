@@ -205,6 +205,17 @@ def require_keys(keys: object, *, name: str = "keys") -> None:
             )
 
 
+def require_block_limit(limit: int) -> None:
+    """Refuse a block `limit` (the most members read of a blocking key) below 1."""
+    if limit < 1:
+        raise InvalidArgumentError(
+            name="limit",
+            value=limit,
+            requirement="at least 1",
+            message=f"limit must be at least 1, got {limit}",
+        )
+
+
 def require_instances(name: str, values: object, kind: type) -> list[Any]:
     """`values` as a list whose every item is a `kind`, else `InvalidArgumentError` naming it."""
     if isinstance(values, str | bytes | kind | Mapping) or not isinstance(values, Iterable):

@@ -10,11 +10,11 @@ from uuid import UUID
 from redstring.domain.blocking import KEY_VERSION, MAX_BLOCK_MEMBERS, blocking_keys_for
 from redstring.domain.damage import DamagedRow
 from redstring.domain.entity import Entity, Relationship
-from redstring.domain.errors import InvalidArgumentError, UnknownEntityError
+from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
-from redstring.domain.validation import require_keys, require_tenant_id
+from redstring.domain.validation import require_block_limit, require_keys, require_tenant_id
 from redstring.domain.writable_graph import require_writable_graph
 from redstring.graph.sqlite_check import damaged_graph_rows
 from redstring.graph.sqlite_keys import (
@@ -444,13 +444,7 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
 
 def _distinct(keys: Sequence[str], limit: int) -> list[str]:
     """Each of `keys` once, in order, once `limit` is checked."""
-    if limit < 1:
-        raise InvalidArgumentError(
-            name="limit",
-            value=limit,
-            requirement="at least 1",
-            message=f"limit must be at least 1, got {limit}",
-        )
+    require_block_limit(limit)
     return list(dict.fromkeys(keys))
 
 
