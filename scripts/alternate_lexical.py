@@ -142,7 +142,7 @@ class Tree:
 
     def __init__(self, label: str, src: Path, module: str, arguments: list[str]) -> None:
         env = {**os.environ, "PYTHONPATH": f"{src.resolve()}{os.pathsep}{ROOT}"}
-        self.label = label
+        self.label, self.src, self.arguments = label, src, arguments
         self.process = subprocess.Popen(
             [sys.executable, "-m", module, "--worker", *arguments],
             cwd=ROOT,

@@ -29,6 +29,11 @@ by the round, the same in both). Nothing asserts on time:
 
     nice -n 10 uv run python -m scripts.compare_lexical --file /tmp/lex100k.db \
         --old /tmp/old/src
+
+With `--crossing Q` it times instead, each round, a fresh worker of each
+tree from its first query: Q queries of a fresh mix, across the 1,000 reads
+after which the tenant is read whole into memory. It prints each tree's
+slowest query, its p99, and the p50 of the last third (after warm-up).
 """
 
 from __future__ import annotations
@@ -170,6 +175,9 @@ def alternate(args: argparse.Namespace) -> None:
         tree = Tree(label, src, "scripts.compare_lexical", [f"--file={copy}", f"--n={args.n}"])
         print(f"{label}: {tree.ask(None)['ready']} over {copy}", flush=True)
         trees.append(tree)
+    if args.crossing:
+        crossing(args, trees)
+        return
     old, new = (tree.ask({"do": "check", "seed": 11, "queries": args.queries}) for tree in trees)
     differ = [at for at, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
     print(f"check: {len(old)} queries, {len(differ)} answers differ", flush=True)
@@ -186,6 +194,31 @@ def alternate(args: argparse.Namespace) -> None:
         sys.exit(1)
 
 
+def crossing(args: argparse.Namespace, trees: list[Tree]) -> None:
+    """Each round, a fresh worker of each tree timed from its first query (see the module doc)."""
+    plans = [(tree.label, tree.arguments, tree.src) for tree in trees]
+    for tree in trees:
+        tree.close()
+    print(f"load before timing {os.getloadavg()}", flush=True)
+    spent: dict[str, list[list[float]]] = {}
+    for round_ in range(args.rounds):
+        for label, arguments, src in plans:
+            tree = Tree(label, src, "scripts.compare_lexical", arguments)
+            tree.ask(None)
+            command = {"do": "time", "seed": 2000 + round_, "queries": args.crossing}
+            spent.setdefault(label, []).append(tree.ask(command))
+            tree.close()
+    print(f"load after timing {os.getloadavg()}", flush=True)
+    for label, runs in spent.items():
+        every = np.concatenate(runs)
+        warm = np.concatenate([ms[len(ms) * 2 // 3 :] for ms in runs])
+        print(
+            f"{label}: max {every.max():.1f} ms (each run: {[round(max(ms)) for ms in runs]}),"
+            f" p99 {np.percentile(every, 99):.2f} ms, p50 after warm-up"
+            f" {np.percentile(warm, 50):.2f} ms over {len(runs)} runs of {args.crossing}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--file", type=Path, required=True, help="the SQLite file, kept")
@@ -193,6 +226,7 @@ def main() -> None:
     parser.add_argument("--old", type=Path, help="the old tree's src folder: alternate two trees")
     parser.add_argument("--new", type=Path, default=ROOT / "src", help="the new tree's src")
     parser.add_argument("--rounds", type=int, default=4, help="timed passes per tree and mix")
+    parser.add_argument("--crossing", type=int, default=0, help="queries a fresh worker times")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     compare_trees(parser, run)
 

@@ -27,8 +27,9 @@ from redstring.graph.sqlite_keys import (
     refile,
     unfile,
 )
-from redstring.graph.sqlite_mirror import NAMES, entity_rows, load_mirror, names_from
-from redstring.graph.sqlite_reads import MAX_TENANT_READS_BYTES, TenantReads
+from redstring.graph.sqlite_loads import MirrorLoads
+from redstring.graph.sqlite_mirror import NAMES, entity_rows, names_from
+from redstring.graph.sqlite_reads import TenantReads
 from redstring.graph.sqlite_schema import SCHEMA, UUID_BYTES_FUNCTION, uuid_bytes
 from redstring.storage.damage import decoding
 from redstring.storage.describe import DescribedStore
@@ -79,8 +80,11 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
     ) -> None:
         self._db = database
         self._name = f"SqliteGraphStore({database.path})"
-        self._budget = budget_of(cache_bytes)
-        self._reads = TenantCache[TenantReads](self._budget, lambda r: r.nbytes)
+        budget = budget_of(cache_bytes)
+        self._reads = TenantCache[TenantReads](budget, lambda r: r.nbytes)
+        self._loads = MirrorLoads(
+            database, store=self._name, generations=_GENERATIONS, budget=budget
+        )
         database.define_function(UUID_BYTES_FUNCTION, uuid_bytes, arity=1)
         database.ensure_schema(SCHEMA, migrate=migrate, store=self._name)
 
@@ -313,8 +317,8 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
 
         When the tenant's mirror is held, or `use` is `short` whatever is held, on this
         thread (`read_quick`: only the token is read of the file, unless it moved); else in
-        a worker thread, where a tenant whose token has stood long enough is first read
-        whole (`TenantReads.wants_mirror`).
+        a worker thread, which starts reading a tenant whose token has stood long enough
+        whole in the background (`MirrorLoads`; `use` is served per key meanwhile).
         """
         held = self._reads.peek(tenant)
         quick = short or (held is not None and held.mirror is not None)
@@ -325,9 +329,8 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
                 return use(connection, TenantReads())
             reads = self._reads.get(tenant, token, TenantReads)
             if reads.wants_mirror() and not quick:
-                # Only room no other cache holds: a mirror never evicts a vector matrix.
-                room = min(MAX_TENANT_READS_BYTES, self._budget.free + reads.nbytes)
-                reads.hold(load_mirror(connection, tenant, room))
+                self._loads.start(tenant, token, reads)
+            if self._loads.settle(tenant, token, reads):
                 self._reads.remeasure(tenant)
             before = reads.nbytes
             value = use(connection, reads)

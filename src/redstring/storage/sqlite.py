@@ -18,6 +18,7 @@ import asyncio
 import sqlite3
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -32,6 +33,7 @@ from redstring.domain.errors import (
 )
 from redstring.storage.damage import named
 from redstring.storage.schema import Schema, pending_migrations, positive_setting
+from redstring.storage.sqlite_apart import ApartReads
 
 #: SQLite refuses statements with more host parameters than this (3.32+ allows 32766).
 MAX_PARAMETERS = 900
@@ -101,6 +103,8 @@ class SqliteDatabase:
         self._lock = threading.Condition()
         #: The token of the batch holding the connection's transaction, if any.
         self._owner: object | None = None
+        #: The file as a read-only connection of its own opens it (`read_apart`).
+        self._uri = self.path.resolve().as_uri() + "?mode=ro"
         try:
             self._connection = self._connect(busy_timeout)
         except sqlite3.Error as error:
@@ -110,6 +114,7 @@ class SqliteDatabase:
         except sqlite3.Error as error:
             self._connection.close()
             raise self._unopenable(error) from error
+        self._apart = ApartReads(self._uri, busy_timeout)
 
     def _unopenable(self, error: sqlite3.Error) -> Exception:
         if isinstance(error, sqlite3.OperationalError) and "locked" in str(error):
@@ -129,8 +134,7 @@ class SqliteDatabase:
 
         if not self.read_only:
             return connect(str(self.path), uri=False)
-        uri = self.path.resolve().as_uri() + "?mode=ro"
-        connection = connect(uri, uri=True)
+        connection = connect(self._uri, uri=True)
         try:
             connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
         except sqlite3.OperationalError:
@@ -140,7 +144,8 @@ class SqliteDatabase:
             # No WAL to read, and SQLite cannot create the shared-memory index
             # beside the file (a read-only folder): no writer can exist there
             # either, so the file is read as immutable.
-            connection = connect(uri + "&immutable=1", uri=True)
+            self._uri += "&immutable=1"
+            connection = connect(self._uri, uri=True)
         return connection
 
     def _configure(self) -> None:
@@ -177,7 +182,9 @@ class SqliteDatabase:
             self._connection.create_function(name, arity, function, deterministic=True)
 
     def close(self) -> None:
-        """Close the connection; later calls raise `StoreUnavailableError`."""
+        """Stop the `read_apart` reads still running and wait for them, then close the
+        connection; later calls raise `StoreUnavailableError`."""
+        self._apart.close()
         with self._lock:
             self._connection.close()
 
@@ -290,6 +297,11 @@ class SqliteDatabase:
         finally:
             self._lock.release()
         return await self.read(work, store=store)
+
+    def read_apart[T](self, work: Callable[[sqlite3.Connection], T], *, store: str) -> Future[T]:
+        """`work` in one read transaction of a read-only connection of its own, in a thread
+        of its own (`ApartReads`): it sees committed rows only, and nothing waits for it."""
+        return self._apart.read(work, store=store)
 
     async def write[T](self, work: Callable[[sqlite3.Connection], T], *, store: str) -> T:
         """`write_now` in a worker thread."""

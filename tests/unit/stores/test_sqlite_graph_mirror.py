@@ -1,7 +1,10 @@
 """The SQLite graph store's mirror of a tenant (ADR 0455): read whole once its token stands.
 
 Every answer is held to a store on a new connection that keeps nothing (what
-the file's statements answer now). Tenants share entity ids on purpose.
+the file's statements answer now). Tenants share entity ids on purpose. Each
+load runs in place here (on its own connection, in the read that starts it),
+so a tenant is mirrored by the read that finds its token has stood; the load
+in its own thread is `test_sqlite_graph_loads.py`'s (ADR 0465).
 """
 
 from __future__ import annotations
@@ -22,9 +25,9 @@ from hypothesis import strategies as st
 from redstring import Entity, EntityId, TenantId
 from redstring.domain.blocking import query_blocking_keys, query_ngram_keys, query_token_keys
 from redstring.domain.query import NormalizedQuery
-from redstring.graph import sqlite as sqlite_graph
-from redstring.graph import sqlite_mirror, sqlite_reads
+from redstring.graph import sqlite_loads, sqlite_mirror, sqlite_reads
 from redstring.graph.sqlite import SqliteGraphStore
+from redstring.storage import sqlite_apart
 from redstring.storage.sqlite import SqliteDatabase
 from redstring.storage.tenant_cache import CacheBudget, TenantCache
 
@@ -34,6 +37,15 @@ OTHER = TenantId(UUID(int=2))
 NOBODYS = "k:nobodysword"
 
 type Reads = tuple[dict[str, int], dict[str, list[int]], dict[EntityId, list[str]]]
+
+
+def in_place(run: Callable[[], None]) -> None:
+    run()
+
+
+@pytest.fixture(autouse=True)
+def loads_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sqlite_apart, "_spawn", in_place)
 
 
 def the_id(n: int) -> EntityId:
@@ -100,6 +112,16 @@ def traced(store: SqliteGraphStore) -> Callable[[Awaitable[object]], Awaitable[l
     return run
 
 
+def counted[**P, R](tenants: list[str], load: Callable[P, R]) -> Callable[P, R]:
+    """`load`, noting the tenant (its second argument) of each call in `tenants`."""
+
+    def noted(*args: P.args, **kwargs: P.kwargs) -> R:
+        tenants.append(str(args[1]))
+        return load(*args, **kwargs)
+
+    return noted
+
+
 def mirrored(store: SqliteGraphStore, tenant: TenantId = TENANT) -> bool:
     held = store._reads.peek(str(tenant))
     return held is not None and held.mirror is not None
@@ -112,7 +134,7 @@ async def test_a_mirrored_tenant_reads_nothing_of_the_file_but_its_token(
     monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
     store = await opened(tmp_path / "g.db")
     run = traced(store)
-    assert any("GROUP BY key" in s for s in await run(reads(store)))  # read whole
+    assert not any("GROUP BY key" in s for s in await run(reads(store)))  # on its own
     assert mirrored(store)
     assert await run(reads(store, keys=keys_of("Byron Lovelace"), cap=1000)) == []
     assert await reads(store) == await reads(unkept(tmp_path / "g.db"))
@@ -123,14 +145,16 @@ async def test_the_mirror_waits_until_the_token_has_stood_for_its_reads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 6)
+    tried: list[str] = []
+    monkeypatch.setattr(sqlite_loads, "load_mirror", counted(tried, sqlite_mirror.load_mirror))
     path = tmp_path / "g.db"
     store = await opened(path)
-    run = traced(store)
     await reads(store)
     await reads(store)  # six reads served per key
     assert not mirrored(store)
-    whole = [s for s in await run(reads(store)) if "GROUP BY key" in s]
-    assert len(whole) == 1
+    assert tried == []
+    await reads(store)
+    assert tried == [str(TENANT)]
     assert mirrored(store)
     await store.upsert([person(TENANT, 7, "Ada Lovelace")])  # a new token: per key again
     assert await reads(store) == await reads(unkept(path))
@@ -164,12 +188,14 @@ async def test_a_tenant_over_the_cap_is_read_per_key_and_answers_alike(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
-    monkeypatch.setattr(sqlite_graph, "MAX_TENANT_READS_BYTES", 3000)
+    monkeypatch.setattr(sqlite_loads, "MAX_TENANT_READS_BYTES", 3000)
+    tried: list[str] = []
+    monkeypatch.setattr(sqlite_loads, "load_mirror", counted(tried, sqlite_mirror.load_mirror))
     path = tmp_path / "g.db"
     store = await opened(path)
-    run = traced(store)
-    statements = [*await run(reads(store)), *await run(reads(store))]
-    assert len([s for s in statements if "count(*) FROM graph_entities" in s]) == 1  # tried once
+    await reads(store)
+    await reads(store)
+    assert tried == [str(TENANT)]  # tried once
     held = store._reads.peek(str(TENANT))
     assert held is not None
     assert held.refused
@@ -307,7 +333,11 @@ async def test_a_mirrored_read_waits_for_another_tasks_batch_in_a_thread(
 NAMES = st.sampled_from(["Ada", "Ada Lovelace", "Lovelace Ada", "Ada King", "Adam", "Kin Ada"])
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(
     entities=st.lists(
         st.tuples(st.integers(1, 12), st.booleans(), NAMES, st.lists(NAMES, max_size=2)),
