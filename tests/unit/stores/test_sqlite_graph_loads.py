@@ -120,6 +120,7 @@ async def test_reads_and_writes_go_on_per_key_while_a_load_runs(tmp_path: Path, 
     path = tmp_path / "g.db"
     store = await opened(path)
     assert await reads(store) == await reads(unkept(path))  # answered with the load held
+    until(lambda: bool(gate.tenants))  # the load has taken its snapshot and waits
     assert gate.tenants == [str(TENANT)]
     assert await reads(store) == await reads(unkept(path))
     assert gate.tenants == [str(TENANT)]  # one load a tenant at a time
@@ -138,6 +139,7 @@ async def test_a_write_while_a_load_runs_drops_its_mirror(
     path = tmp_path / "g.db"
     store = await opened(path)
     await reads(store)
+    until(lambda: bool(gate.tenants))  # the load read the token before the write
     writer = store if through == "the store" else SqliteGraphStore(SqliteDatabase(path))
     await writer.upsert([person(TENANT, 9, "Ada Lovelace")])  # the load holds its snapshot
     gate.release.set()
@@ -266,6 +268,7 @@ async def test_a_load_that_fails_is_logged_and_the_tenant_stays_per_key(
     assert held is not None
     assert held.refused
     assert not mirrored(store)
+    until(lambda: bool(caplog.records))  # logged by the load's thread once it ended
     [record] = caplog.records
     assert str(TENANT) in record.getMessage()
     assert record.exc_info is not None
@@ -289,6 +292,7 @@ async def test_loads_of_tenants_and_stores_with_the_same_ids_never_cross(
     ]
     for store, path, tenant in pairs * 2:  # one load a tenant a store, however often asked
         assert await reads(store, tenant) == await reads(unkept(path), tenant)
+    until(lambda: len(gate.tenants) >= 4)
     assert sorted(gate.tenants) == sorted([str(TENANT), str(OTHER)] * 2)
     gate.release.set()
     for store in stores:
