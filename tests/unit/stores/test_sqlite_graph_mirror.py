@@ -48,6 +48,12 @@ def loads_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sqlite_apart, "_spawn", in_place)
 
 
+@pytest.fixture
+def at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every tenant read whole from its first read on."""
+    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
+
+
 def the_id(n: int) -> EntityId:
     return EntityId(UUID(int=(n << 100) + n))  # ids differing in their first bytes too
 
@@ -128,10 +134,8 @@ def mirrored(store: SqliteGraphStore, tenant: TenantId = TENANT) -> bool:
 
 
 @pytest.mark.asyncio
-async def test_a_mirrored_tenant_reads_nothing_of_the_file_but_its_token(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
+@pytest.mark.usefixtures("at_once")
+async def test_a_mirrored_tenant_reads_nothing_of_the_file_but_its_token(tmp_path: Path) -> None:
     store = await opened(tmp_path / "g.db")
     run = traced(store)
     assert not any("GROUP BY key" in s for s in await run(reads(store)))  # on its own
@@ -184,10 +188,10 @@ async def test_a_write_through_another_connection_retires_the_mirror(
 
 
 @pytest.mark.asyncio
+@pytest.mark.usefixtures("at_once")
 async def test_a_tenant_over_the_cap_is_read_per_key_and_answers_alike(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
     monkeypatch.setattr(sqlite_loads, "MAX_TENANT_READS_BYTES", 3000)
     tried: list[str] = []
     monkeypatch.setattr(sqlite_loads, "load_mirror", counted(tried, sqlite_mirror.load_mirror))
@@ -205,10 +209,8 @@ async def test_a_tenant_over_the_cap_is_read_per_key_and_answers_alike(
 
 
 @pytest.mark.asyncio
-async def test_a_mirror_takes_only_room_no_other_cache_holds(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
+@pytest.mark.usefixtures("at_once")
+async def test_a_mirror_takes_only_room_no_other_cache_holds(tmp_path: Path) -> None:
     path = tmp_path / "g.db"
     await opened(path)
     budget = CacheBudget(1 << 20)
@@ -226,10 +228,8 @@ async def test_a_mirror_takes_only_room_no_other_cache_holds(
 
 
 @pytest.mark.asyncio
-async def test_tenants_with_the_same_ids_are_mirrored_apart(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
+@pytest.mark.usefixtures("at_once")
+async def test_tenants_with_the_same_ids_are_mirrored_apart(tmp_path: Path) -> None:
     path = tmp_path / "g.db"
     store = await opened(path)
     mine, theirs = await reads(store), await reads(store, OTHER)
@@ -256,10 +256,10 @@ def swap_rows(raw: sqlite3.Connection, one: tuple[str, str], other: tuple[str, s
 
 
 @pytest.mark.asyncio
+@pytest.mark.usefixtures("at_once")
 async def test_entities_read_by_row_number_are_checked_against_their_tenant_and_id(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
-    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
     path = tmp_path / "g.db"
     store = await opened(path)
     await reads(store)
@@ -287,8 +287,8 @@ async def test_entities_read_by_row_number_are_checked_against_their_tenant_and_
 
 
 @pytest.mark.asyncio
+@pytest.mark.usefixtures("at_once")
 async def test_keys_of_one_hash_stay_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
     monkeypatch.setattr(sqlite_mirror, "hash", lambda key: 7, raising=False)
     path = tmp_path / "g.db"
     store = await opened(path)
@@ -297,11 +297,9 @@ async def test_keys_of_one_hash_stay_apart(tmp_path: Path, monkeypatch: pytest.M
 
 
 @pytest.mark.asyncio
-async def test_a_mirrored_read_waits_for_another_tasks_batch_in_a_thread(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.mark.usefixtures("at_once")
+async def test_a_mirrored_read_waits_for_another_tasks_batch_in_a_thread(tmp_path: Path) -> None:
     """A read on the event loop's thread would wait there for a batch it blocks."""
-    monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
     path = tmp_path / "g.db"
     answers: list[Reads] = []
 
