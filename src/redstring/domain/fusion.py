@@ -257,9 +257,8 @@ class PooledEvidenceFusion:
 
     Any other query of at least `long_words` words (by default the same
     count as `unsure_words`) is ordered at `long_lexical_weight` instead of
-    `lexical_weight`: the more words, the
-    more of its meaning the model reads ("malignant tumour of brainstem");
-    `long_words=0` turns this off.
+    `lexical_weight`: the more words, the more of its meaning the model
+    reads ("malignant tumour of brainstem"); `long_words=0` turns this off.
 
     Nothing but group 5 reads the semantic ranking past its first `depth`,
     and group 5 is a prefix of that ranking's rest, so the first n fused ids,
