@@ -372,3 +372,46 @@ def test_a_mirror_answers_as_the_files_statements(
             asyncio.run(check(Path(folder) / "g.db"))
         finally:
             sqlite_reads.MIRROR_AFTER_READS = old
+
+
+@pytest.mark.asyncio
+async def test_a_tenant_is_not_read_whole_past_its_bytes_nor_with_a_stray_key_row(
+    tmp_path: Path,
+) -> None:
+    """Each refusal leaves the tenant read per key: too many entities for the bytes, too
+    many key rows for them, a damaged name, a key row naming an entity the tenant does not
+    hold, or no entity at all."""
+    path = tmp_path / "g.db"
+    await opened(path)
+    tenant, roomy = str(TENANT), 1 << 20
+
+    def load(max_bytes: int = roomy) -> sqlite_mirror.TenantMirror | None:
+        with closing(sqlite3.connect(path)) as raw:
+            return sqlite_mirror.load_mirror(raw, tenant, max_bytes)
+
+    whole = load()
+    assert whole is not None
+    assert whole.names_of([the_id(6)]) == {the_id(6): ["Augusta Byron", "Ada King"]}
+    assert load(6 * 200 - 1) is None  # six entities of at least 200 bytes each
+    assert load(6 * 200) is None  # room for the entities alone
+    assert load(whole.nbytes - 1) is None  # room for the rows, not for the mirror built
+    assert load(whole.nbytes) is not None
+    with closing(sqlite3.connect(path)) as raw:  # a tenant the file never numbered
+        assert sqlite_mirror.load_mirror(raw, str(UUID(int=77)), roomy) is None
+    damaged = "UPDATE graph_entities SET body = json_set(body, '$.aliases', ?) WHERE id = ?"
+    with closing(sqlite3.connect(path)) as raw, raw:
+        raw.execute(damaged, (5, str(the_id(6))))  # aliases no list: the file names the row
+    assert load() is None
+    with closing(sqlite3.connect(path)) as raw, raw:
+        raw.execute(damaged.replace("?, ", "json(?), "), ('["Ada King"]', str(the_id(6))))
+    assert load() is not None
+    with closing(sqlite3.connect(path)) as raw, raw:
+        [(number,)] = raw.execute(
+            "SELECT number FROM graph_tenants WHERE tenant_id = ?", (tenant,)
+        ).fetchall()
+        stray = (number, "stray key", the_id(99).bytes)
+        raw.execute("INSERT INTO graph_keys VALUES (?, ?, ?)", stray)
+    assert load() is None
+    with closing(sqlite3.connect(path)) as raw, raw:
+        raw.execute("DELETE FROM graph_entities WHERE tenant_id = ?", (tenant,))
+    assert load() is None
