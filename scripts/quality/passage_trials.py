@@ -7,8 +7,9 @@ thing of `ConvexFusion` (semantic weight `a`, the semantic score stretched
 between the query's first and 50th): how a channel's scores are put on
 0..1, which score anchors the top, or a lexical weight read from the
 query's BM25 coverage or from how far the semantic channel agrees with the
-lexical first few. None held better than `ConvexFusion` left out
-(BACKLOG B355).
+lexical first few, or a chunk's score lowered by how far its two channels
+disagree on it. None held better than `ConvexFusion` left out (BACKLOG
+B355).
 """
 
 from __future__ import annotations
@@ -71,10 +72,12 @@ def convex_documents(
     *,
     lexical_factor: float = 1.0,
     past_depth: float = 1.0,
+    disagreement: float = 0.0,
 ) -> list[str]:
     """Documents by `weight * semantic + (1 - weight) * lexical_factor * lexical`, the
     scales `ConvexFusion`'s unless given; a lexical-only chunk past the semantic 50 has its
-    lexical part times `past_depth`."""
+    lexical part times `past_depth`; each chunk's score less `disagreement` times how far
+    its two scaled scores differ."""
     semantic = semantic or stretched(50)
     lexical = lexical or over_anchor()
     scores = {
@@ -90,6 +93,15 @@ def convex_documents(
                 scores[chunk] = scores.get(chunk, 0.0) + part * (
                     1.0 if chunk in within else past_depth
                 )
+    if disagreement:
+        scaled = [
+            dict(zip(case.semantic, semantic(case.semantic_scores), strict=True)),
+            dict(zip(case.lexical, lexical(case.coverages), strict=True)) if case.coverages else {},
+        ]
+        scores = {
+            chunk: value - disagreement * abs(scaled[0].get(chunk, 0.0) - scaled[1].get(chunk, 0.0))
+            for chunk, value in scores.items()
+        }
     ordered = [c for c, _ in sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))]
     placed = set(ordered)
     return order_documents(case, [*ordered, *(c for c in case.semantic if c not in placed)])
@@ -156,6 +168,11 @@ def trials() -> list[Rule]:
             lambda case, p: convex_documents(
                 case, p[0], lexical_factor=agreement(case, int(p[1])) ** p[2]
             ),
+        ),
+        _rule(
+            "the combination less g times the chunk's two scores' difference",
+            [(a, g) for a in WEIGHTS for g in (0.02, 0.05, 0.1, 0.15)],
+            lambda case, p: convex_documents(case, p[0], disagreement=p[1]),
         ),
     ]
 

@@ -143,3 +143,30 @@ def test_the_agreement_is_the_semantic_evidence_of_the_lexical_first_chunks() ->
     unranked = dataclasses.replace(case, lexical=("c79-not-ranked",))
     assert passage_trials.agreement(unranked, 3) == 0.0
     assert passage_trials.agreement(dataclasses.replace(case, lexical=()), 3) == 0.0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_disagreement_trial_lowers_each_chunk_by_its_two_scores_distance(seed: int) -> None:
+    """Each chunk scores the combination less g * |semantic - lexical|, both on
+    `ConvexFusion`'s scales (a chunk one channel did not rank is 0 there)."""
+    case = _scored_case(seed)
+    scores = np.asarray(case.semantic_scores)
+    semantic = dict(
+        zip(
+            case.semantic,
+            np.clip((scores - scores[49]) / (scores[0] - scores[49]), 0, None),
+            strict=True,
+        )
+    )
+    lexical = dict(zip(case.lexical, np.asarray(case.coverages) / case.coverages[0], strict=True))
+    fused = {
+        chunk: 0.55 * semantic.get(chunk, 0.0)
+        + 0.45 * lexical.get(chunk, 0.0)
+        - 0.3 * abs(semantic.get(chunk, 0.0) - lexical.get(chunk, 0.0))
+        for chunk in {*semantic, *lexical}
+        if semantic.get(chunk, 0.0) > 0 or chunk in lexical
+    }
+    expected = sorted(fused, key=lambda chunk: (-fused[chunk], chunk))
+    ours = passage_trials.convex_documents(case, 0.55, disagreement=0.3)
+    assert ours == pr.order_documents(case, expected)
+    assert ours != passage_trials.convex_documents(case, 0.55)
