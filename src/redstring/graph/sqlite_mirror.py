@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence, Set
 
 import numpy as np
 from numpy.typing import NDArray
@@ -99,7 +99,7 @@ class TenantMirror:
         self._rowids[number] = rowid
         self.nbytes += 192 + sys.getsizeof(names) + sum(map(sys.getsizeof, names))
 
-    def rowids_of(self, ids: Sequence[EntityId]) -> list[int]:
+    def rowids_of(self, ids: Iterable[EntityId]) -> list[int]:
         """The row numbers of each of `ids` the tenant holds."""
         held = self._rowids
         return [held[i.int] for i in ids if i.int in held]
@@ -198,7 +198,7 @@ def _places(
 
 
 def entity_rows(
-    connection: sqlite3.Connection, tenant: str, rowids: Sequence[int], ids: set[str]
+    connection: sqlite3.Connection, tenant: str, rowids: Sequence[int], ids: Set[str]
 ) -> list[tuple[object, ...]] | None:
     """`(tenant, id, body)` of the entity rows at `rowids`; `None` unless each is a row of
     `tenant` whose id is one of `ids` (a `VACUUM` may renumber rows under a standing token)."""
