@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from uuid import UUID
 
@@ -31,7 +31,7 @@ from redstring.graph.sqlite_loads import MirrorLoads
 from redstring.graph.sqlite_mirror import NAMES, entity_rows, names_from
 from redstring.graph.sqlite_reads import TenantReads
 from redstring.graph.sqlite_schema import SCHEMA, UUID_BYTES_FUNCTION, uuid_bytes
-from redstring.storage.damage import decoding
+from redstring.storage.damage import DECODE_FAILURES, decoding
 from redstring.storage.describe import DescribedStore
 from redstring.storage.shared_transactions import SharedTransactions
 from redstring.storage.sqlite import SqliteDatabase, chunked, placeholders, rows_in
@@ -140,20 +140,21 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
         self, entity_ids: Sequence[EntityId], tenant_id: TenantId
     ) -> list[Entity]:
         require_tenant_id(tenant_id)
-        asked = list(dict.fromkeys(entity_ids))
-        wanted, tenant = [str(i) for i in asked], str(tenant_id)
+        asked = {str(i): i for i in entity_ids}  # each id once, by its text
+        tenant = str(tenant_id)
 
         def use(connection: sqlite3.Connection, reads: TenantReads) -> list[tuple[object, ...]]:
             if reads.mirror is not None:  # by row number: one B-tree, not the id's index too
-                rows = entity_rows(connection, tenant, reads.mirror.rowids_of(asked), set(wanted))
+                rowids = reads.mirror.rowids_of(asked.values())
+                rows = entity_rows(connection, tenant, rowids, asked.keys())
                 if rows is not None:
                     return rows
             statement = "SELECT tenant_id, id, body FROM graph_entities WHERE tenant_id = ? AND id"
-            return rows_in(connection, statement, tenant, wanted)
+            return rows_in(connection, statement, tenant, list(asked))
 
         # A few point lookups take about as long as a hop to the worker thread (ADR 0455).
-        rows = await self._recall(tenant, use, short=len(wanted) <= QUICK_ENTITIES)
-        return [self._entity(*row) for row in rows]
+        rows = await self._recall(tenant, use, short=len(asked) <= QUICK_ENTITIES)
+        return [self._asked_entity(tenant_id, asked, i, body) for _, i, body in rows]
 
     async def get_names(
         self, entity_ids: Sequence[EntityId], tenant_id: TenantId
@@ -432,6 +433,20 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
         """An entity from its stored JSON; `DamagedRowError` naming the row for a damaged one."""
         with self._decoding("graph_entities", str(tenant), f"entity {entity_id}"):
             return _checked(Entity.model_validate_json(_text(body)), tenant, entity_id)
+
+    def _asked_entity(
+        self, tenant_id: TenantId, asked: Mapping[str, EntityId], entity_id: object, body: object
+    ) -> Entity:
+        """`_entity` of a row of `tenant_id` whose id text is a key of `asked`, checked by
+        comparing ids rather than their texts; any failure is decoded again by `_entity`,
+        which raises the `DamagedRowError` naming the row."""
+        try:
+            decoded = Entity.model_validate_json(_text(body))
+            if decoded.id == asked[str(entity_id)] and decoded.tenant_id == tenant_id:
+                return decoded
+        except DECODE_FAILURES:
+            pass
+        return self._entity(tenant_id, entity_id, body)
 
     def _relationship(self, tenant: object, relationship_id: object, body: object) -> Relationship:
         """A relationship from its stored JSON, as `_entity`."""

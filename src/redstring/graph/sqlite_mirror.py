@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence, Set
 
 import numpy as np
 from numpy.typing import NDArray
@@ -99,20 +99,20 @@ class TenantMirror:
         self._rowids[number] = rowid
         self.nbytes += 192 + sys.getsizeof(names) + sum(map(sys.getsizeof, names))
 
-    def rowids_of(self, ids: Sequence[EntityId]) -> list[int]:
+    def rowids_of(self, ids: Iterable[EntityId]) -> list[int]:
         """The row numbers of each of `ids` the tenant holds."""
         held = self._rowids
         return [held[i.int] for i in ids if i.int in held]
 
     def counts_of(self, keys: Sequence[str], cap: int) -> dict[str, int]:
         """Each of `keys` with its block's size, counted no further than `cap`."""
-        return {key: min(self._block(key)[1], cap) for key in keys}
+        blocks = self._blocks(keys)
+        return {key: min(size, cap) for key, (_, size) in zip(keys, blocks, strict=True)}
 
     def blocks_of(self, keys: Sequence[str], cap: int) -> dict[str, list[int]]:
         """Each of `keys` with its block's first `cap` id numbers, in id order."""
         answer: dict[str, list[int]] = {}
-        for key in keys:
-            start, size = self._block(key)
+        for key, (start, size) in zip(keys, self._blocks(keys), strict=True):
             places = self._members[start : start + min(size, cap)]
             answer[key] = self._numbers[places].tolist()
         return answer
@@ -126,16 +126,26 @@ class TenantMirror:
                 answer[entity_id] = list(names)
         return answer
 
-    def _block(self, key: str) -> tuple[int, int]:
-        """Where the key's members start and how many; `(0, 0)` for a key no entity holds."""
-        wanted, text = hash(key), key.encode()
-        at = int(np.searchsorted(self._hashes, wanted))
-        while at < len(self._hashes) and self._hashes.item(at) == wanted:
-            start = self._ends.item(at - 1) if at else 0
-            if self._texts[start : self._ends.item(at)] == text:
-                return self._starts.item(at), self._sizes.item(at)
-            at += 1
-        return 0, 0
+    def _blocks(self, keys: Sequence[str]) -> list[tuple[int, int]]:
+        """Where each key's members start and how many; `(0, 0)` for a key no entity holds.
+
+        The keys' hashes are placed among the held ones in one search; each key is then
+        compared as text with the held keys of its hash.
+        """
+        wanted = np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys))
+        hashes, ends, count = self._hashes, self._ends, len(self._hashes)
+        found: list[tuple[int, int]] = []
+        for key, first, mine in zip(
+            keys, np.searchsorted(hashes, wanted).tolist(), wanted.tolist(), strict=True
+        ):
+            text, block, at = key.encode(), (0, 0), first
+            while at < count and hashes.item(at) == mine:
+                if self._texts[ends.item(at - 1) if at else 0 : ends.item(at)] == text:
+                    block = (self._starts.item(at), self._sizes.item(at))
+                    break
+                at += 1
+            found.append(block)
+        return found
 
 
 def load_mirror(connection: sqlite3.Connection, tenant: str, max_bytes: int) -> TenantMirror | None:
@@ -198,7 +208,7 @@ def _places(
 
 
 def entity_rows(
-    connection: sqlite3.Connection, tenant: str, rowids: Sequence[int], ids: set[str]
+    connection: sqlite3.Connection, tenant: str, rowids: Sequence[int], ids: Set[str]
 ) -> list[tuple[object, ...]] | None:
     """`(tenant, id, body)` of the entity rows at `rowids`; `None` unless each is a row of
     `tenant` whose id is one of `ids` (a `VACUUM` may renumber rows under a standing token)."""

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from redstring import Entity, EntityId, TenantId
 from redstring.domain.blocking import query_blocking_keys, query_ngram_keys, query_token_keys
 from redstring.domain.query import NormalizedQuery
+from redstring.errors import DamagedRowError
 from redstring.graph import sqlite_loads, sqlite_mirror, sqlite_reads
 from redstring.graph.sqlite import SqliteGraphStore
 from redstring.storage import sqlite_apart
@@ -284,6 +285,37 @@ async def test_entities_read_by_row_number_are_checked_against_their_tenant_and_
     assert await entities([1], OTHER) == [(OTHER, "Ada King of 1")]
     assert await entities([2]) == [(TENANT, "Ada Lovelace 2")]
     assert await entities([2, 3]) == [(TENANT, "Ada Lovelace 2"), (TENANT, "Ada Lovelace 3")]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("whole", [True, False], ids=["mirrored", "per key"])
+async def test_an_entity_row_holding_another_rows_json_is_named_as_damaged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, whole: bool
+) -> None:
+    """Valid JSON of another row: the same id of another tenant, another id of the same
+    tenant. Each read of it by id, mirrored or not, raises `DamagedRowError` naming it."""
+    if whole:
+        monkeypatch.setattr(sqlite_reads, "MIRROR_AFTER_READS", 0)
+    path = tmp_path / "g.db"
+    store = await opened(path)
+    await reads(store)
+    await reads(store, OTHER)
+    assert mirrored(store) == whole
+    assert mirrored(store, OTHER) == whole
+    copy = "UPDATE graph_entities SET body = (SELECT body FROM graph_entities WHERE tenant_id = ?"
+    with closing(sqlite3.connect(path)) as raw, raw:  # no token moves: the mirror stands
+        where = " AND id = ?) WHERE tenant_id = ? AND id = ?"
+        raw.execute(copy + where, (str(TENANT), str(the_id(1)), str(OTHER), str(the_id(1))))
+        raw.execute(copy + where, (str(TENANT), str(the_id(3)), str(TENANT), str(the_id(2))))
+    for tenant, n in ((OTHER, 1), (TENANT, 2)):
+        with pytest.raises(DamagedRowError) as raised:
+            await store.get_entities([the_id(4), the_id(n)], tenant)
+        assert (raised.value.tenant, raised.value.row) == (str(tenant), f"entity {the_id(n)}")
+        assert raised.value.problem == "its JSON holds another row's id or tenant"
+    assert mirrored(store) == whole
+    found = await store.get_entities([the_id(1), the_id(3)], TENANT)
+    assert sorted(e.name for e in found) == ["Ada Lovelace 1", "Ada Lovelace 3"]
+    assert [e.name for e in await store.get_entities([the_id(2)], OTHER)] == ["Ada King of 2"]
 
 
 @pytest.mark.asyncio
