@@ -2,7 +2,7 @@
 
     nice -n 10 uv run python -m scripts.bench_beir --data DIR [DIR ...] [--sets elements python]
     uv run python -m scripts.bench_beir --prepare-nfcorpus TEST DEV TOPICS QRELS --into DIR
-    uv run python -m scripts.bench_beir --prepare-arguana ARGUMENTS --into DIR
+    uv run python -m scripts.bench_beir --prepare-arguana ARGUMENTS --into DIR [--split training]
 
 Each DIR is a collection in BEIR's layout (`scripts/quality/beir.py`);
 `--sets` adds the committed graded passage sets. One passage per document
@@ -48,7 +48,7 @@ from redstring.domain.fusion import EvidenceFusion, FusionStrategy, ReciprocalRa
 from redstring.domain.ids import TenantId
 from redstring.llm.local_embedding import LocalEmbeddingProvider
 from redstring.stores import InMemoryChunkStore
-from scripts.quality.arguana import prepare_arguana_release
+from scripts.quality.arguana import SPLITS, prepare_arguana_release
 from scripts.quality.beir import (
     Collection,
     expected_calibration_error,
@@ -346,6 +346,12 @@ def main() -> None:
         metavar="ARGUMENTS",
         help="write ArguAna from its release's 02-extracted-arguments folder to --into",
     )
+    parser.add_argument(
+        "--split",
+        default="test",
+        choices=SPLITS,
+        help="whose points --prepare-arguana asks: test (BEIR's queries) or another split's",
+    )
     parser.add_argument("--into", type=Path, help="where --prepare-* writes")
     args = parser.parse_args()
     if args.prepare_nfcorpus or args.prepare_arguana:
@@ -355,7 +361,7 @@ def main() -> None:
             test_docs, dev_docs, topics, qrels = args.prepare_nfcorpus
             made = prepare_nfcorpus_release([test_docs, dev_docs], topics, qrels, args.into)
         else:
-            made = prepare_arguana_release(args.prepare_arguana, args.into)
+            made = prepare_arguana_release(args.prepare_arguana, args.into, args.split)
         print(f"{args.into}: {len(made.documents)} documents, {len(made.queries)} queries")
         return
     load = os.getloadavg()

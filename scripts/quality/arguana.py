@@ -16,7 +16,8 @@ release:
 - title: the debate folder's words for a test debate, else empty;
 - documents: every test counter (each is a query's relevant document), then
   every other argument unless its text equals one kept before it, reading
-  test, training, validation.
+  test, training, validation;
+- queries: the test points, or another split's as a development set.
 
 Checked against BEIR's files: 8,674 documents, as BEIR has; the 1,406 query
 texts equal a published copy of BEIR's `queries.jsonl`; the three documents
@@ -78,8 +79,16 @@ def read_release(arguments: Path) -> list[Argument]:
     return found
 
 
-def prepare_arguana_release(arguments: Path, into: Path) -> Collection:
-    """Write ArguAna from the release's `02-extracted-arguments` folder in BEIR's layout."""
+def prepare_arguana_release(arguments: Path, into: Path, split: str = "test") -> Collection:
+    """Write ArguAna from the release's `02-extracted-arguments` folder in BEIR's layout.
+
+    The documents are BEIR's whatever `split` is; the queries are its points.
+    `"test"` gives BEIR's queries. Another split's points (other debates than
+    the test points') are a development set over the same corpus; such a point is
+    left out when its counter is not a document (its text repeats one kept before).
+    """
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}, not {split!r}")
     release = read_release(arguments)
     targets = [a for a in release if a.split == "test" and not a.is_point]
     kept = {a.id: a for a in targets}
@@ -88,7 +97,11 @@ def prepare_arguana_release(arguments: Path, into: Path) -> Collection:
         if argument.id not in kept and argument.text not in seen:
             kept[argument.id] = argument
             seen.add(argument.text)
-    queries = [a for a in release if a.split == "test" and a.is_point]
+    queries = [
+        a
+        for a in release
+        if a.split == split and a.is_point and (split == "test" or f"{a.id[:-1]}b" in kept)
+    ]
     into.mkdir(parents=True, exist_ok=True)
     (into / "qrels").mkdir(exist_ok=True)
     with gzip.open(into / "corpus.jsonl.gz", "wt", encoding="utf-8") as handle:

@@ -105,3 +105,19 @@ def test_every_counter_of_a_test_point_is_kept_and_other_repeats_are_not(
 def test_a_folder_without_the_release_says_what_it_expected(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"point\.txt"):
         read_release(tmp_path)
+
+
+def test_another_splits_points_ask_the_same_documents(release: Path, tmp_path: Path) -> None:
+    """A development split keeps BEIR's documents and asks its own points, each judged by
+    its counter; a point whose counter repeats a kept text (so is no document) is left out."""
+    test = prepare_arguana_release(release, tmp_path / "test")
+    validation = prepare_arguana_release(release, tmp_path / "validation", "validation")
+    assert validation.documents == test.documents
+    assert validation.queries == {"validation-economy-ehwtma-con01a": "Tax meat  It pays."}
+    assert validation.qrels == {
+        "validation-economy-ehwtma-con01a": {"validation-economy-ehwtma-con01b": 1.0}
+    }
+    # training's one point has a counter repeating a test counter's text
+    assert prepare_arguana_release(release, tmp_path / "training", "training").queries == {}
+    with pytest.raises(ValueError, match="training"):
+        prepare_arguana_release(release, tmp_path / "dev", "dev")
