@@ -26,11 +26,10 @@ from redstring.domain.document import SourceDocument
 from redstring.domain.errors import (
     DimensionMismatchError,
     DuplicateDocumentError,
-    InvalidArgumentError,
     ModelError,
 )
 from redstring.domain.ids import TenantId
-from redstring.domain.validation import require_documents, require_tenant_id
+from redstring.domain.validation import require_at_least_one, require_documents, require_tenant_id
 from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.projections.vectors import embedding_model
@@ -129,13 +128,7 @@ async def index_documents(
     `DuplicateDocumentError` for two documents with one id,
     `DimensionMismatchError` when the provider and the store disagree.
     """
-    if batch_size < 1:
-        raise InvalidArgumentError(
-            name="batch_size",
-            value=batch_size,
-            requirement="at least 1",
-            message=f"batch_size must be at least 1, got {batch_size}",
-        )
+    require_at_least_one("batch_size", batch_size)
     require_tenant_id(tenant_id)
     require_documents(documents)
     _require_distinct_ids(documents)

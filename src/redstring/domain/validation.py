@@ -205,14 +205,14 @@ def require_keys(keys: object, *, name: str = "keys") -> None:
             )
 
 
-def require_block_limit(limit: int) -> None:
-    """Refuse a block `limit` (the most members read of a blocking key) below 1."""
-    if limit < 1:
+def require_at_least_one(name: str, value: int) -> None:
+    """Refuse a count `value` (a block limit, a batch size, a concurrency) below 1."""
+    if value < 1:
         raise InvalidArgumentError(
-            name="limit",
-            value=limit,
+            name=name,
+            value=value,
             requirement="at least 1",
-            message=f"limit must be at least 1, got {limit}",
+            message=f"{name} must be at least 1, got {value}",
         )
 
 

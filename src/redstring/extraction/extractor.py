@@ -28,6 +28,7 @@ from redstring.domain.errors import (
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.merging import combine_relationships, combine_sightings
 from redstring.domain.normalization import normalize_name
+from redstring.domain.validation import require_at_least_one
 from redstring.extraction.answer import ExtractionAnswer
 from redstring.extraction.domains import DomainSchema
 from redstring.extraction.pairs import ask_pairs
@@ -106,13 +107,7 @@ class Extractor:
         concurrency: int = 4,
         pair_questions: int = 0,
     ) -> None:
-        if concurrency < 1:
-            raise InvalidArgumentError(
-                name="concurrency",
-                value=concurrency,
-                requirement="at least 1",
-                message=f"concurrency must be at least 1, got {concurrency}",
-            )
+        require_at_least_one("concurrency", concurrency)
         if pair_questions < 0:
             raise InvalidArgumentError(
                 name="pair_questions",

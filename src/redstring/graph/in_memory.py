@@ -16,7 +16,7 @@ from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
-from redstring.domain.validation import require_block_limit, require_keys, require_tenant_id
+from redstring.domain.validation import require_at_least_one, require_keys, require_tenant_id
 from redstring.domain.writable_graph import require_writable_graph
 from redstring.graph.in_memory_filing import Filing, Keys
 from redstring.storage.describe import DescribedStore
@@ -154,7 +154,7 @@ class InMemoryGraphStore(DescribedStore):
     ) -> dict[str, list[Entity]]:
         require_keys(keys)
         require_tenant_id(tenant_id)
-        require_block_limit(limit)
+        require_at_least_one("limit", limit)
         part = self._part(tenant_id)
         _settle(part, part.pending.take(keys))
         copies: dict[int, Entity] = {}  # one copy per entity per call
@@ -174,7 +174,7 @@ class InMemoryGraphStore(DescribedStore):
     ) -> dict[str, list[int]]:
         require_keys(keys)
         require_tenant_id(tenant_id)
-        require_block_limit(limit)
+        require_at_least_one("limit", limit)
         part = self._part(tenant_id)
         _settle(part, part.pending.take(keys))
         blocks = part.blocks
@@ -192,7 +192,7 @@ class InMemoryGraphStore(DescribedStore):
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, int]:
         require_tenant_id(tenant_id)
-        require_block_limit(limit)
+        require_at_least_one("limit", limit)
         part = self._part(tenant_id)
         blocks, waiting = part.blocks, part.pending.count(keys)
         return {key: min(len(blocks.get(key, ())) + waiting.get(key, 0), limit) for key in keys}

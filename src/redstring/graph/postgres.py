@@ -15,7 +15,7 @@ from redstring.domain.errors import DamagedRowError, UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
-from redstring.domain.validation import require_block_limit, require_keys, require_tenant_id
+from redstring.domain.validation import require_at_least_one, require_keys, require_tenant_id
 from redstring.domain.writable_graph import require_writable_graph
 from redstring.storage.damage import damage_of, decoding
 from redstring.storage.describe import DescribedStore
@@ -292,7 +292,7 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
     ) -> dict[str, list[Entity]]:
         require_keys(keys)
         require_tenant_id(tenant_id)
-        require_block_limit(limit)
+        require_at_least_one("limit", limit)
         # Per key, one index range cut at `limit` by LATERAL ... LIMIT: never a whole block.
         rows = await self._rows(
             "SELECT k.key, e.body::text, e.tenant_id::text, e.id::text"
@@ -314,7 +314,7 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
     ) -> dict[str, list[int]]:
         require_keys(keys)
         require_tenant_id(tenant_id)
-        require_block_limit(limit)
+        require_at_least_one("limit", limit)
         rows = await self._rows(
             "SELECT k.key, b.entity_id FROM unnest(%(keys)s::text[]) AS k(key)"
             " CROSS JOIN LATERAL (SELECT b.entity_id FROM {schema}.graph_blocking_keys b"
@@ -331,7 +331,7 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS
     ) -> dict[str, int]:
         require_tenant_id(tenant_id)
-        require_block_limit(limit)
+        require_at_least_one("limit", limit)
         # Per key, a count over one index range cut at `limit`: never a whole block.
         rows = await self._rows(
             "SELECT k.key, (SELECT count(*) FROM (SELECT 1 FROM {schema}.graph_blocking_keys b"

@@ -14,7 +14,7 @@ from redstring.domain.errors import UnknownEntityError
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
-from redstring.domain.validation import require_block_limit, require_keys, require_tenant_id
+from redstring.domain.validation import require_at_least_one, require_keys, require_tenant_id
 from redstring.domain.writable_graph import require_writable_graph
 from redstring.graph.sqlite_check import damaged_graph_rows
 from redstring.graph.sqlite_keys import (
@@ -462,7 +462,7 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
 
 def _distinct(keys: Sequence[str], limit: int) -> list[str]:
     """Each of `keys` once, in order, once `limit` is checked."""
-    require_block_limit(limit)
+    require_at_least_one("limit", limit)
     return list(dict.fromkeys(keys))
 
 
