@@ -30,7 +30,7 @@ from redstring.domain.exact_search import (
 )
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
-from redstring.domain.tokenize import DEFAULT_LANGUAGE, Analyzer
+from redstring.domain.tokenize import DEFAULT_LANGUAGE, Analyzer, document_length
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 from redstring.storage.describe import DescribedStore
 
@@ -111,7 +111,7 @@ class InMemoryChunkStore(DescribedStore):
         for (tenant_id, chunk_id), (chunk, unit) in latest.items():
             counts = Counter(self._analyzer.terms(chunk.text))
             rows, terms = by_tenant.setdefault(tenant_id, ([], []))
-            rows.append(Row.of(chunk, chunk_id, counts.total(), unit))
+            rows.append(Row.of(chunk, chunk_id, document_length(counts), unit))
             terms.append(counts)
         for tenant_id, (rows, terms) in by_tenant.items():
             part = self._tenants.setdefault(tenant_id, _Tenant())
@@ -149,7 +149,7 @@ class InMemoryChunkStore(DescribedStore):
                 _place(part, row, chunk, unit, keep=keep)
                 continue
             counts = Counter(self._analyzer.terms(chunk.text))
-            fresh.append(Row.of(chunk, chunk_id, counts.total(), unit))
+            fresh.append(Row.of(chunk, chunk_id, document_length(counts), unit))
             if keep:  # nothing stored to keep: written without a vector or its model
                 fresh[-1].embedding_model = None
             terms.append(counts)

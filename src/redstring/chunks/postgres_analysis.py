@@ -1,26 +1,37 @@
 """The language a PostgreSQL chunk index is analysed in: recorded in the schema, settled on open.
 
-The schema records it as the setting `chunks language`. Postings written
-before that setting existed are marked `UNANALYSED` by migration 3 and are
-analysed again here, all in one transaction, before the store is used.
+The schema records it as the setting `chunks language`, and the analysis's
+revision as `chunks analysis`. Postings written before the language setting
+existed are marked `UNANALYSED` by migration 3; they, and postings of another
+revision, are analysed again here, all in one transaction, before the store
+is used.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-from redstring.domain.tokenize import UNANALYSED, Analyzer, settled_language
+from redstring.domain.tokenize import (
+    ANALYSIS_REVISION,
+    UNANALYSED,
+    Analyzer,
+    document_length,
+    settled_language,
+)
 from redstring.storage.postgres import Connection, PostgresDatabase
 
 _SETTING = ("chunks", "language")
+_REVISION = ("chunks", "analysis")
 
 
 async def open_language(database: PostgresDatabase, asked: str | None, *, store: str) -> Analyzer:
     """The analyzer of the schema's chunk index (`settled_language`), recorded in the schema.
 
-    A schema marked `UNANALYSED` is analysed again in it first.
+    A schema marked `UNANALYSED`, or holding chunks analysed at another
+    revision (`ANALYSIS_REVISION`), is analysed again in it first.
     """
     stored = await database.stored_setting(*_SETTING, store=store)
+    revision = await database.stored_setting(*_REVISION, store=store)
 
     async def holds(connection: Connection) -> bool:
         cursor = await connection.execute(
@@ -33,24 +44,24 @@ async def open_language(database: PostgresDatabase, asked: str | None, *, store:
         return row is not None and int(row[0]) > 0
 
     path = f"schema {database.schema!r}"
-    language = settled_language(
-        asked, stored, holds_chunks=await database.read(holds, store=store), store=store, path=path
-    )
+    held = await database.read(holds, store=store)
+    language = settled_language(asked, stored, holds_chunks=held, store=store, path=path)
     analyzer = Analyzer(language)
 
     async def record(connection: Connection) -> None:
-        if stored == UNANALYSED:
+        if stored == UNANALYSED or (held and revision != ANALYSIS_REVISION):
             await _analyse_again(database, connection, analyzer)
-        await connection.execute(
-            database.sql(
-                "INSERT INTO {schema}.redstring_settings (component, name, value)"
-                " VALUES (%s, %s, %s)"
-                " ON CONFLICT (component, name) DO UPDATE SET value = excluded.value"
-            ),
-            (*_SETTING, language),
-        )
+        async with connection.cursor() as many:
+            await many.executemany(
+                database.sql(
+                    "INSERT INTO {schema}.redstring_settings (component, name, value)"
+                    " VALUES (%s, %s, %s)"
+                    " ON CONFLICT (component, name) DO UPDATE SET value = excluded.value"
+                ),
+                [(*_SETTING, language), (*_REVISION, ANALYSIS_REVISION)],
+            )
 
-    if language != stored:
+    if language != stored or revision != ANALYSIS_REVISION:
         await database.write(record, store=store)
     return analyzer
 
@@ -73,7 +84,7 @@ async def _analyse_again(
     totals: Counter[object] = Counter()
     for tenant, chunk_id, text in await cursor.fetchall():
         counts = Counter(analyzer.terms(str(text)))
-        length = counts.total()
+        length = document_length(counts)
         postings.extend((tenant, term, chunk_id, tf, length) for term, tf in counts.items())
         lengths.append((length, tenant, chunk_id))
         frequencies.update((tenant, term) for term in counts)

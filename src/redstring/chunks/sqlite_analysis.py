@@ -1,8 +1,10 @@
 """The language a SQLite chunk index is analysed in: recorded in the file, settled on open.
 
-The file records it as the setting `chunks language`. Postings written
-before that setting existed are marked `UNANALYSED` by migration 5 and are
-analysed again here, all in one write transaction, before the file is used.
+The file records it as the setting `chunks language`, and the analysis's
+revision as `chunks analysis`. Postings written before the language setting
+existed are marked `UNANALYSED` by migration 5; they, and a writable file's
+postings of another revision, are analysed again here, all in one write
+transaction, before the file is used.
 """
 
 from __future__ import annotations
@@ -14,27 +16,38 @@ from collections import Counter, defaultdict
 import numpy as np
 
 from redstring.chunks.sqlite_codec import BLOCK, decode_body, encode_block, encode_terms
-from redstring.domain.tokenize import UNANALYSED, Analyzer, settled_language
+from redstring.domain.tokenize import (
+    ANALYSIS_REVISION,
+    UNANALYSED,
+    Analyzer,
+    document_length,
+    settled_language,
+)
 from redstring.storage.damage import decoding
 from redstring.storage.sqlite import SqliteDatabase
 from redstring.storage.tenant_cache import bump_generations
 
 _SETTING = ("chunks", "language")
+_REVISION = ("chunks", "analysis")
 
 
 def open_language(database: SqliteDatabase, asked: str | None, *, store: str) -> Analyzer:
     """The analyzer of the file's chunk index (`settled_language`), recorded in the file.
 
-    A file marked `UNANALYSED` is analysed again in it first.
+    A file marked `UNANALYSED`, or a writable one holding chunks analysed at
+    another revision (`ANALYSIS_REVISION`), is analysed again in it first. A
+    read-only file of an older revision is searched as it is: its chunks hold
+    no compound terms until it is opened writable once.
     """
     stored = database.stored_setting(*_SETTING, store=store)
+    revision = database.stored_setting(*_REVISION, store=store)
     holds = database.read_now(_holds_chunks, store=store)
     analyzer = Analyzer(
         settled_language(asked, stored, holds_chunks=holds, store=store, path=str(database.path))
     )
-    if stored == UNANALYSED:
+    if stored == UNANALYSED or (holds and revision != ANALYSIS_REVISION and not database.read_only):
         database.write_now(lambda c: _analyse_again(c, analyzer), store=store)
-    elif analyzer.language != stored and not database.read_only:
+    elif (analyzer.language != stored or revision != ANALYSIS_REVISION) and not database.read_only:
         database.write_now(lambda c: _record(c, analyzer.language), store=store)
     return analyzer
 
@@ -44,10 +57,10 @@ def _holds_chunks(connection: sqlite3.Connection) -> bool:
 
 
 def _record(connection: sqlite3.Connection, language: str) -> None:
-    connection.execute(
+    connection.executemany(
         "INSERT INTO redstring_settings (component, name, value) VALUES (?, ?, ?)"
         " ON CONFLICT (component, name) DO UPDATE SET value = excluded.value",
-        (*_SETTING, language),
+        [(*_SETTING, language), (*_REVISION, ANALYSIS_REVISION)],
     )
 
 
@@ -87,7 +100,7 @@ def _analyse_tenant(
             slots.append(slot)
             tfs.append(tf)
         posted = np.array([words[term] for term in counts], dtype=np.int64)
-        texts.append((counts.total(), encode_terms(posted), tenant, chunk_id))
+        texts.append((document_length(counts), encode_terms(posted), tenant, chunk_id))
     connection.execute("DELETE FROM chunk_posting_blocks WHERE tenant = ?", (number,))
     connection.execute("DELETE FROM chunk_words WHERE tenant_id = ?", (tenant,))
     connection.executemany(

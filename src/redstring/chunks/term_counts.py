@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from functools import cached_property
 
-from redstring.domain.tokenize import Analyzer
+from redstring.domain.tokenize import Analyzer, document_length
 
 
 class TermCounts:
@@ -25,5 +25,5 @@ class TermCounts:
 
     @property
     def length(self) -> int:
-        """The number of terms of `text` (BM25's document length)."""
-        return self.counts.total()
+        """BM25's document length of `text` (`document_length`)."""
+        return document_length(self.counts)

@@ -10,6 +10,7 @@ sides meet on the same terms.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Final
 
 import Stemmer  # type: ignore[import-not-found]  # PyStemmer ships no type hints
@@ -76,6 +77,21 @@ ENGLISH_STOPWORDS: Final = frozenset(
 
 #: A word: a run of Unicode letters and digits (underscore splits words).
 _WORD = re.compile(r"[^\W_]+")
+#: A compound: words joined by `_` and no space, as identifiers are written
+#: (`max_connections`); and a path: words joined by `_ . / : -` with at least one
+#: of `. / :` (`os.path.join`, `docs/how-to/build_policy.md`), which holds its
+#: compounds. A hyphen alone joins no compound (prose writes `silver-white`), nor
+#: do joiners between digits alone (`6.94`, `10:30`).
+_COMPOUND = re.compile(r"[^\W_]+(?:_+[^\W_]+)+")
+_PATH = re.compile(r"[^\W_]+(?:[_./:-]+[^\W_]+)+")
+_PATH_JOINER = re.compile(r"[./:]")
+#: Digits and joiners only: a number, a date or a time (`6.94`, `10:30`), no compound.
+_NUMERAL = re.compile(r"[\d_./:-]+")
+#: What joins the words of a compound term.
+COMPOUND_JOINER: Final = "_"
+#: The revision of the analysis an index records beside its language: 2 adds each
+#: compound as a term of its own. An index holding chunks of another is analysed again.
+ANALYSIS_REVISION: Final = "2"
 #: For ASCII text, every character `_WORD` does not match made a space: the words are then
 #: what `str.split` gives, several times faster than the regex (B101).
 _ASCII_SEPARATORS = {code: " " for code in range(128) if not re.fullmatch(_WORD, chr(code))}
@@ -86,10 +102,29 @@ _REMEMBERED_WORDS = 1 << 18
 def words(text: str) -> list[str]:
     """The words of `text`, in order: `normalize_name` (NFKC, casefold), then
     runs of letters and digits. Total: a blank text gives `[]`."""
-    folded = normalize_name(text)
+    return _words_of(normalize_name(text))
+
+
+def _words_of(folded: str) -> list[str]:
     if folded.isascii():
         return folded.translate(_ASCII_SEPARATORS).split()
     return _WORD.findall(folded)
+
+
+def document_length(counts: Mapping[str, int]) -> int:
+    """BM25's length of a text of term `counts`: its words; a compound term repeats
+    words already counted, so it adds nothing (as Lucene leaves overlapping tokens
+    out of a field's length)."""
+    return sum(n for term, n in counts.items() if COMPOUND_JOINER not in term)
+
+
+def _compounds(folded: str) -> list[list[str]]:
+    """The words of each compound and path of `folded` (casefolded) that is not a numeral."""
+    found = [
+        *_COMPOUND.findall(folded),
+        *(path for path in _PATH.findall(folded) if _PATH_JOINER.search(path)),
+    ]
+    return [_words_of(match) for match in found if not _NUMERAL.fullmatch(match)]
 
 
 class _Stems(dict[str, str]):
@@ -131,12 +166,21 @@ class Analyzer:
             self._stems = _Stems(Stemmer.Stemmer(self.language), stopwords)
 
     def terms(self, text: str) -> list[str]:
-        """The terms of `text`, in order, repeats kept: its `words`, stopwords
-        dropped, each stemmed. Total: a blank text gives `[]`."""
-        found = words(text)
+        """The terms of `text`, repeats kept: its `words` in order, stopwords dropped,
+        each stemmed; then each of its compounds (words joined by `_`) and paths
+        (joined by `. / :` too, and `-` beside them) as one term, its words stemmed
+        (stopwords kept) and joined by `COMPOUND_JOINER`, so an identifier such as
+        `max_connections` or `os.path.join` is matched whole as well as by its
+        words. Total: a blank text gives `[]`."""
+        folded = normalize_name(text)
+        found = _words_of(folded)
+        joined = _compounds(folded) if len(found) > 1 else []
         if self._stems is None:
-            return found
-        return [term for term in map(self._stems.__getitem__, found) if term]
+            return found + [COMPOUND_JOINER.join(parts) for parts in joined]
+        stems = self._stems
+        terms = [term for term in map(stems.__getitem__, found) if term]
+        terms += [COMPOUND_JOINER.join(stems[word] or word for word in parts) for parts in joined]
+        return terms
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Analyzer) and other.language == self.language

@@ -49,6 +49,27 @@ class ChunkAnalysisCompliance(ABC):
         assert list(absent.document_frequencies) == [0, 0, 0]
 
     @pytest.mark.asyncio
+    async def test_an_identifier_is_indexed_whole_and_counted_by_its_words(self) -> None:
+        """`max_connections` is a term of its own beside `max` and `connect`; the
+        chunk's length counts its words only, in every tenant alike."""
+        store = await self.make_store(DIMENSION)
+        tenant, other = fresh_tenant(), fresh_tenant()
+        joined = passage(tenant, "doc", "Raise max_connections now")
+        apart = passage(tenant, "other", "the max of open connections")
+        await store.upsert_chunks([joined, apart, passage(other, "doc", "max_connections")])
+        terms = store.analyzer.terms("max_connections")
+        assert terms == ["max", "connect", "max_connect"]
+        found = await store.lexical_candidates(terms, tenant)
+        assert frequencies(found) == {
+            joined.id: {"max": 1, "connect": 1, "max_connect": 1},
+            apart.id: {"max": 1, "connect": 1},
+        }
+        lengths = {c.chunk_id: c.length for c in found.candidates}
+        assert lengths == {joined.id: len(["rais", "max", "connect", "now"]), apart.id: 3}
+        assert found.stats.average_length == 3.5
+        assert list(found.document_frequencies) == [2, 2, 1]
+
+    @pytest.mark.asyncio
     async def test_a_store_of_no_analysis_indexes_the_words_as_written(self) -> None:
         store = await self.make_store(DIMENSION, language="none")
         assert store.analyzer.language == "none"

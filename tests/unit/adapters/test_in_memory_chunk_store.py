@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from redstring.domain.bm25 import CorpusStats, LexicalCandidate, rank_chunks
 from redstring.domain.chunk import StoredChunk
 from redstring.domain.ids import TenantId
-from redstring.domain.tokenize import Analyzer
+from redstring.domain.tokenize import Analyzer, document_length
 from redstring.stores import InMemoryChunkStore
 from tests.unit.domain.bm25_reference import reference_rank
 
@@ -155,7 +155,7 @@ async def _rank_after(
         if step % 3 == 0:  # build the cached arrays between writes too
             await store.lexical_candidates(query, tenant)
     counted = [(c, Counter(Analyzer(WORDS_AS_WRITTEN).terms(c.text))) for c in live.values()]
-    total = sum(counts.total() for _, counts in counted)
+    total = sum(document_length(counts) for _, counts in counted)
     stats = CorpusStats.from_totals(
         document_count=len(counted),
         total_length=total,

@@ -184,6 +184,33 @@ async def test_an_identifier_in_exactly_one_passage_is_hybrids_first_result(
         assert identifier in result.matches[0].chunk.text
 
 
+@pytest.mark.asyncio
+@pytest.mark.parametrize("backend", ["memory", "sqlite"])
+@pytest.mark.parametrize("identifier", ["max_connections", "max.connections", "Max_Connections"])
+async def test_an_identifier_of_common_words_is_hybrids_first_result(
+    backend: str, identifier: str, tmp_path: Path
+) -> None:
+    """Every passage holds the identifier's words apart, one holds them joined: the
+    compound term only that one holds makes it the one-word query's lone holder,
+    though the semantic channel ranks it last of 400."""
+    rng = random.Random(5)
+    filler = ["engine", "mill", "river", "notes", "lamp", "stone", "gear", "wheel", "salt"]
+    corpus = [" ".join([*rng.choices(filler, k=10), "max", "connections"]) for _ in range(400)]
+    corpus[rng.randrange(len(corpus))] = f"set {identifier} before the mill opens"
+    embeddings = IdentifierBlindEmbeddings(dimension=DIMENSION, identifier=identifier)
+    store = open_store(backend, tmp_path)
+    tenant = await index(store, corpus, embeddings)
+    retriever = ChunkRetriever(embeddings=embeddings, chunks=store)
+    semantic = await retriever.retrieve_chunks(
+        identifier, tenant, k=len(corpus), mode=RetrievalMode.SEMANTIC
+    )
+    assert identifier in semantic.matches[-1].chunk.text
+    for mode in (RetrievalMode.HYBRID, RetrievalMode.LEXICAL):
+        for k in (1, 10):
+            result = await retriever.retrieve_chunks(identifier, tenant, k=k, mode=mode)
+            assert identifier in result.matches[0].chunk.text
+
+
 class WordBlindEmbeddings(FakeEmbeddingProvider):
     """A model that does not see `word` in a passage, so how near a passage
     reads to a query of that word has nothing to do with its BM25 score."""

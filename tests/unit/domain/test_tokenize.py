@@ -17,6 +17,7 @@ from redstring.domain.errors import (
 )
 from redstring.domain.normalization import normalize_name
 from redstring.domain.tokenize import (
+    COMPOUND_JOINER,
     DEFAULT_LANGUAGE,
     ENGLISH_STOPWORDS,
     LANGUAGES,
@@ -89,13 +90,22 @@ def test_blank_text_has_no_terms() -> None:
 @settings(deadline=None)
 @given(st.text())
 def test_english_terms_are_the_stems_of_the_words_that_are_not_stopwords(text: str) -> None:
-    """The remembered stems change nothing: each term is PyStemmer's stem of its word."""
+    """The remembered stems change nothing: each term is PyStemmer's stem of its word;
+    after them come compound terms, each joining two or more of the text's words,
+    stemmed or (a stopword) as written, and no plain term holds the joiner."""
     stemmer = Stemmer.Stemmer("english")
     expected = [stemmer.stemWord(w) for w in words(text) if w not in ENGLISH_STOPWORDS]
-    assert ENGLISH.terms(text) == expected
-    for term in expected:
+    terms = ENGLISH.terms(text)
+    assert terms[: len(expected)] == expected
+    parts = {stemmer.stemWord(w) for w in words(text)} | set(words(text))
+    for compound in terms[len(expected) :]:
+        joined = compound.split(COMPOUND_JOINER)
+        assert len(joined) >= 2
+        assert set(joined) <= parts
+    for term in terms:
         assert term
         assert not any(ch.isspace() for ch in term)
+    assert not any(COMPOUND_JOINER in term for term in expected)
 
 
 def test_the_remembered_stems_start_again_past_their_bound(

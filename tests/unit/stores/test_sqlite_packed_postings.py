@@ -29,7 +29,7 @@ from redstring.chunks.sqlite_codec import (
 from redstring.domain.bm25 import CorpusStats, LexicalCandidate, LexicalCandidates, rank_chunks
 from redstring.domain.chunk import StoredChunk
 from redstring.domain.ids import TenantId
-from redstring.domain.tokenize import Analyzer
+from redstring.domain.tokenize import Analyzer, document_length
 from redstring.errors import InconsistentCorpusError
 from redstring.storage.sqlite import PAGE_SIZE, SqliteDatabase
 from tests.unit.stores.legacy_chunk_files import expected_postings, stored_postings
@@ -137,11 +137,13 @@ def reference(chunks: list[StoredChunk], terms: list[str]) -> LexicalCandidates:
     counted = {c.id: Counter(Analyzer().terms(c.text)) for c in chunks}
     stats = CorpusStats.from_totals(
         document_count=len(chunks),
-        total_length=sum(n.total() for n in counted.values()),
+        total_length=sum(document_length(n) for n in counted.values()),
         document_frequencies={t: sum(1 for n in counted.values() if n[t]) for t in terms},
     )
     candidates = [
-        LexicalCandidate(chunk_id=cid, length=n.total(), term_frequencies={t: n[t] for t in terms})
+        LexicalCandidate(
+            chunk_id=cid, length=document_length(n), term_frequencies={t: n[t] for t in terms}
+        )
         for cid, n in sorted(counted.items())
         if any(n[t] for t in terms)
     ]
