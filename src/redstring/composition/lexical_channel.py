@@ -155,13 +155,6 @@ def _ids(numbers: Sequence[int]) -> list[EntityId]:
     return [entity_id_from_int(number) for number in numbers]
 
 
-async def _names(
-    graph: BlockingIndex, numbers: Sequence[int], tenant_id: TenantId
-) -> dict[int, list[str]]:
-    """`get_names` keyed by id number."""
-    return {i.int: names for i, names in (await graph.get_names(_ids(numbers), tenant_id)).items()}
-
-
 async def _names_of_holders(
     graph: BlockingIndex, query: NormalizedQuery, under: list[int], tenant_id: TenantId
 ) -> tuple[dict[int, list[str]], dict[int, list[str]]]:
@@ -174,7 +167,7 @@ async def _names_of_holders(
         return {}, {}
     if len(query.words) == 1 and query_token_keys(query) == [WORD_NAMESPACE + min(query.words)]:
         return {entity_id: [] for entity_id in under}, {}
-    names = await _names(graph, under, tenant_id)
+    names = await graph.get_names(under, tenant_id)
     holders = {
         entity_id: names[entity_id]
         for entity_id in under
@@ -200,7 +193,7 @@ async def _cut(
     if len(pool) <= CANDIDATE_LIMIT:
         return pool
     rest = pool[exact:]
-    names = await _names(graph, [i for i in rest if not known.get(i)], tenant_id)
+    names = await graph.get_names([i for i in rest if not known.get(i)], tenant_id)
     names.update({i: known[i] for i in rest if known.get(i)})
     best = prescore_cut(query, names, CANDIDATE_LIMIT - exact)
     return [*pool[:exact], *best][:CANDIDATE_LIMIT]

@@ -47,7 +47,7 @@ def entity_id_from_int(number: int) -> EntityId:
     ranks ids as numbers and makes ids of the few it keeps (B206(c)).
     Raises `ValueError` when `number` is outside 0..2**128 - 1.
     """
-    if not 0 <= number < _ID_LIMIT:
+    if not 0 <= number < ID_NUMBER_LIMIT:
         raise ValueError(f"an id's number is in 0..2**128 - 1, got {number}")
     made = _NEW_UUID(UUID)
     _SET(made, "int", number)
@@ -57,7 +57,8 @@ def entity_id_from_int(number: int) -> EntityId:
 
 _NEW_UUID = object.__new__
 _SET = object.__setattr__
-_ID_LIMIT = 1 << 128
+#: One past the largest id number (`EntityId.int`): a UUID is 128 bits.
+ID_NUMBER_LIMIT = 1 << 128
 
 
 def new_tenant_id() -> TenantId:

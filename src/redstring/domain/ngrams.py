@@ -18,7 +18,6 @@ summed weight: one shared trigram ("ce ") is not a match.
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -93,19 +92,43 @@ def rank_by_ngrams(
     weight is below `NGRAM_MIN_SHARE` of their total is left out. An id
     listed twice under one key counts once; ties go to the ascending id
     string. `limit` below 1 gives `[]`.
+
+    The ids are summed in groups, never one at a time: each group holds the ids
+    listed under the same keys so far, and a key's ids split the groups they
+    meet (set operations, in C). Each id's total is still its keys' weights
+    added in the order `postings` lists them, as one id at a time would add them.
     """
     if limit < 1:
         return []
     floor = NGRAM_MIN_SHARE * sum(weights.values())
-    totals: dict[int, float] = {}
-    get = totals.get
+    groups: list[tuple[set[int], float]] = []
     for key, ids in postings.items():
         weight = weights[key]
-        for number in set(ids):
-            totals[number] = get(number, 0.0) + weight
-    held = [(number, total) for number, total in totals.items() if total >= floor]
-    best = heapq.nsmallest(limit, held, key=lambda item: (-item[1], item[0]))
-    return [number for number, _ in best]
+        rest = set(ids)
+        split: list[tuple[set[int], float]] = []
+        for members, total in groups:
+            if not rest:
+                break
+            inside = members & rest
+            if inside:
+                members.difference_update(inside)
+                rest.difference_update(inside)
+                split.append((inside, total + weight))
+        if rest:
+            split.append((rest, 0.0 + weight))
+        groups = [group for group in groups if group[0]]
+        groups.extend(split)
+    # Groups of other keys may sum alike: ids of one total are ordered together.
+    by_total: dict[float, list[set[int]]] = {}
+    for members, total in groups:
+        if total >= floor:
+            by_total.setdefault(total, []).append(members)
+    best: list[int] = []
+    for total in sorted(by_total, reverse=True):
+        if len(best) >= limit:
+            break
+        best.extend(sorted(set().union(*by_total[total])))
+    return best[:limit]
 
 
 def ngram_similarity(

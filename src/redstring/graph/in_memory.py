@@ -180,13 +180,11 @@ class InMemoryGraphStore(DescribedStore):
         blocks = part.blocks
         return {key: blocks[key][:limit] if key in blocks else [] for key in keys}
 
-    async def get_names(
-        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
-    ) -> dict[EntityId, list[str]]:
+    async def get_names(self, numbers: Sequence[int], tenant_id: TenantId) -> dict[int, list[str]]:
         require_tenant_id(tenant_id)
         held = self._part(tenant_id).entities
-        found = ((entity_id, held.get(entity_id.int)) for entity_id in entity_ids)
-        return {i: [e.name, *e.aliases] for i, e in found if e is not None}
+        found = ((number, held.get(number)) for number in numbers)
+        return {number: [e.name, *e.aliases] for number, e in found if e is not None}
 
     async def count_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int = MAX_BLOCK_MEMBERS

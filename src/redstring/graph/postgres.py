@@ -12,7 +12,7 @@ from redstring.domain.blocking import KEY_VERSION, MAX_BLOCK_MEMBERS, blocking_k
 from redstring.domain.damage import DamagedRow
 from redstring.domain.entity import Entity, Relationship
 from redstring.domain.errors import DamagedRowError, UnknownEntityError
-from redstring.domain.ids import EntityId, RelationshipId, TenantId
+from redstring.domain.ids import ID_NUMBER_LIMIT, EntityId, RelationshipId, TenantId
 from redstring.domain.normalization import normalize_name
 from redstring.domain.summary import GraphSummary, graph_summary_of
 from redstring.domain.validation import require_at_least_one, require_keys, require_tenant_id
@@ -174,22 +174,21 @@ class PostgresGraphStore(SharedTransactions[PostgresDatabase], DescribedStore):
             (tenant_id, list(dict.fromkeys(entity_ids))),
         )
 
-    async def get_names(
-        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
-    ) -> dict[EntityId, list[str]]:
+    async def get_names(self, numbers: Sequence[int], tenant_id: TenantId) -> dict[int, list[str]]:
         require_tenant_id(tenant_id)
+        held = [UUID(int=n) for n in dict.fromkeys(numbers) if 0 <= n < ID_NUMBER_LIMIT]
         rows = await self._rows(
             "SELECT id::text, body->>'name', (body->'aliases')::text"
             " FROM {schema}.graph_entities WHERE tenant_id = %s AND id = ANY(%s)",
-            (tenant_id, list(dict.fromkeys(entity_ids))),
+            (tenant_id, held),
         )
-        names: dict[EntityId, list[str]] = {}
+        names: dict[int, list[str]] = {}
         for entity_id, name, aliases in rows:
             with self._decoding("graph_entities", str(tenant_id), f"entity {entity_id}"):
                 listed = json.loads(aliases) if isinstance(aliases, str) else None
                 if not isinstance(name, str) or not isinstance(listed, list):
                     raise ValueError("its JSON holds no name or no list of aliases")
-                names[EntityId(UUID(entity_id))] = [name, *map(str, listed)]
+                names[UUID(entity_id).int] = [name, *map(str, listed)]
         return names
 
     async def find_by_type(self, entity_type: str, tenant_id: TenantId) -> list[Entity]:

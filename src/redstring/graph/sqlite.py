@@ -28,7 +28,7 @@ from redstring.graph.sqlite_keys import (
     unfile,
 )
 from redstring.graph.sqlite_loads import MirrorLoads
-from redstring.graph.sqlite_mirror import NAMES, entity_rows, names_from
+from redstring.graph.sqlite_mirror import NAMES, entity_rows, id_texts, names_from
 from redstring.graph.sqlite_reads import TenantReads
 from redstring.graph.sqlite_schema import SCHEMA, UUID_BYTES_FUNCTION, uuid_bytes
 from redstring.storage.damage import DECODE_FAILURES, decoding
@@ -156,28 +156,27 @@ class SqliteGraphStore(SharedTransactions[SqliteDatabase], DescribedStore):
         rows = await self._recall(tenant, use, short=len(asked) <= QUICK_ENTITIES)
         return [self._asked_entity(tenant_id, asked, i, body) for _, i, body in rows]
 
-    async def get_names(
-        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
-    ) -> dict[EntityId, list[str]]:
+    async def get_names(self, numbers: Sequence[int], tenant_id: TenantId) -> dict[int, list[str]]:
         require_tenant_id(tenant_id)
         tenant = str(tenant_id)
 
-        def use(connection: sqlite3.Connection, reads: TenantReads) -> dict[EntityId, list[str]]:
-            def fresh(missing: list[str]) -> dict[str, list[str]]:
+        def use(connection: sqlite3.Connection, reads: TenantReads) -> dict[int, list[str]]:
+            def fresh(missing: list[int]) -> dict[int, list[str]]:
                 return self._read_names(connection, tenant, missing)
 
-            return reads.names_of(entity_ids, fresh)
+            return reads.names_of(numbers, fresh)
 
         return await self._recall(tenant, use)
 
     def _read_names(
-        self, connection: sqlite3.Connection, tenant: str, ids: list[str]
-    ) -> dict[str, list[str]]:
-        """The name and aliases of each of `ids` (texts) the tenant holds, by id text."""
-        names: dict[str, list[str]] = {}
-        for entity_id, name, aliases in rows_in(connection, f"{NAMES} AND id", tenant, ids):
+        self, connection: sqlite3.Connection, tenant: str, numbers: list[int]
+    ) -> dict[int, list[str]]:
+        """The name and aliases of each of `numbers` the tenant holds, by id number."""
+        texts = id_texts(numbers)
+        names: dict[int, list[str]] = {}
+        for entity_id, name, aliases in rows_in(connection, f"{NAMES} AND id", tenant, list(texts)):
             with self._decoding("graph_entities", tenant, f"entity {entity_id}"):
-                names[str(entity_id)] = names_from(name, aliases)
+                names[texts[str(entity_id)]] = names_from(name, aliases)
         return names
 
     async def find_by_type(self, entity_type: str, tenant_id: TenantId) -> list[Entity]:

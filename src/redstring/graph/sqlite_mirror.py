@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence, Set
 import numpy as np
 from numpy.typing import NDArray
 
-from redstring.domain.ids import EntityId
+from redstring.domain.ids import ID_NUMBER_LIMIT, EntityId, entity_id_from_int
 from redstring.graph.sqlite_keys import tenant_number
 from redstring.storage.sqlite import chunked, placeholders
 
@@ -117,14 +117,11 @@ class TenantMirror:
             answer[key] = self._numbers[places].tolist()
         return answer
 
-    def names_of(self, ids: Sequence[EntityId]) -> dict[EntityId, list[str]]:
-        """The names of each of `ids` the tenant holds, in their order."""
-        answer: dict[EntityId, list[str]] = {}
-        for entity_id in ids:
-            names = self._names.get(entity_id.int)
-            if names is not None:
-                answer[entity_id] = list(names)
-        return answer
+    def names_of(self, numbers: Sequence[int]) -> dict[int, list[str]]:
+        """The names of each of `numbers` (`EntityId.int`) the tenant holds, in their order."""
+        held = self._names
+        found = ((number, held.get(number)) for number in numbers)
+        return {number: list(names) for number, names in found if names is not None}
 
     def _blocks(self, keys: Sequence[str]) -> list[tuple[int, int]]:
         """Where each key's members start and how many; `(0, 0)` for a key no entity holds.
@@ -146,6 +143,11 @@ class TenantMirror:
                 at += 1
             found.append(block)
         return found
+
+
+def id_texts(numbers: Iterable[int]) -> dict[str, int]:
+    """The id text of each of `numbers` that is an id's number, mapped back to the number."""
+    return {str(entity_id_from_int(n)): n for n in numbers if 0 <= n < ID_NUMBER_LIMIT}
 
 
 def load_mirror(connection: sqlite3.Connection, tenant: str, max_bytes: int) -> TenantMirror | None:

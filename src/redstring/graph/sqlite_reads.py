@@ -18,7 +18,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Hashable, Mapping, Sequence
 
-from redstring.domain.ids import EntityId
 from redstring.graph.sqlite_keys import id_numbers
 from redstring.graph.sqlite_mirror import TenantMirror
 
@@ -35,7 +34,7 @@ class TenantReads:
     `counts` and `blocks` are keyed by `(key, cap)`: a block counted or cut at
     another cap is another read. A block is held as its members' 16-byte ids
     joined (`sqlite_keys.capped_ids`), a third of what their numbers take.
-    `names` is keyed by the id's text and holds only entities that were found.
+    `names` is keyed by the id's number and holds only entities that were found.
     `reads` counts the reads served; `mirror`, once `hold` is given one,
     answers every read and the rest is emptied.
     """
@@ -45,7 +44,7 @@ class TenantReads:
     def __init__(self) -> None:
         self.counts: dict[tuple[str, int], int] = {}
         self.blocks: dict[tuple[str, int], bytes] = {}
-        self.names: dict[str, list[str]] = {}
+        self.names: dict[int, list[str]] = {}
         self.nbytes = 0
         self.reads = 0
         self.mirror: TenantMirror | None = None
@@ -87,16 +86,16 @@ class TenantReads:
         return {key: id_numbers(held[key, cap]) for key in keys}
 
     def names_of(
-        self, ids: Sequence[EntityId], read: Callable[[list[str]], Mapping[str, list[str]]]
-    ) -> dict[EntityId, list[str]]:
-        """The names of each of `ids` the tenant holds, in their order; `read` reads those not
-        held, by id text (an id it does not return is not held by the tenant)."""
+        self, numbers: Sequence[int], read: Callable[[list[int]], Mapping[int, list[str]]]
+    ) -> dict[int, list[str]]:
+        """The names of each of `numbers` (`EntityId.int`) the tenant holds, in their order;
+        `read` reads those not held (a number it does not return is not held by the tenant)."""
         self.reads += 1
         if self.mirror is not None:
-            return self.mirror.names_of(ids)
-        asked = {str(i): i for i in ids}
-        held = _through(self, self.names, list(asked), read, _names_bytes)
-        return {asked[text]: list(held[text]) for text in asked if text in held}
+            return self.mirror.names_of(numbers)
+        asked = list(dict.fromkeys(numbers))
+        held = _through(self, self.names, asked, read, _names_bytes)
+        return {number: list(held[number]) for number in asked if number in held}
 
 
 def _through[K: Hashable, V](
@@ -143,5 +142,5 @@ def _block_bytes(pair: tuple[str, int], block: bytes) -> int:
     return sys.getsizeof(pair) + sys.getsizeof(pair[0]) + sys.getsizeof(block)
 
 
-def _names_bytes(entity_id: str, names: list[str]) -> int:
-    return sys.getsizeof(entity_id) + sys.getsizeof(names) + sum(map(sys.getsizeof, names))
+def _names_bytes(number: int, names: list[str]) -> int:
+    return sys.getsizeof(number) + sys.getsizeof(names) + sum(map(sys.getsizeof, names))

@@ -90,14 +90,14 @@ class BlockingIndex(Protocol):
         """
         ...
 
-    async def get_names(
-        self, entity_ids: Sequence[EntityId], tenant_id: TenantId
-    ) -> dict[EntityId, list[str]]:
-        """For each id held in `tenant_id`, its name and then its aliases, as stored.
+    async def get_names(self, numbers: Sequence[int], tenant_id: TenantId) -> dict[int, list[str]]:
+        """For each id number (`EntityId.int`) held in `tenant_id`, its name and then its
+        aliases, as stored, keyed by that number.
 
-        Ids not held are left out, an id asked twice answers once; each
-        entity is read by its key, never by a scan. Lets the lexical channel
-        pre-score a pool of candidates before it pays for whole entities.
+        Numbers not held (none outside 0..2**128 - 1 is) are left out, a number asked
+        twice answers once; each entity is read by its key, never by a scan. Lets the
+        lexical channel pre-score a pool of the numbers `find_ids_by_blocking_keys`
+        hands it before it pays for whole entities, without building an id of each.
         """
         ...
 

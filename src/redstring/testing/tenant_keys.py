@@ -36,6 +36,7 @@ _UNIT = [1.0] + [0.0] * (_DIMENSION - 1)
 #: A value for each required argument a tenant-keyed method may take.
 _SAMPLES: dict[str, object] = {
     "entity_ids": [_ENTITY],
+    "numbers": [_ENTITY.int],
     "relationship_ids": [UUID(int=2)],
     "chunk_ids": ["c:0"],
     "chunks": [],

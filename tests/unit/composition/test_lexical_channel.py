@@ -62,10 +62,8 @@ class RecordingGraph:
     async def get_entities(self, ids: Sequence[EntityId], tenant_id: TenantId) -> list[Entity]:
         return await self.inner.get_entities(ids, tenant_id)
 
-    async def get_names(
-        self, ids: Sequence[EntityId], tenant_id: TenantId
-    ) -> dict[EntityId, list[str]]:
-        return await self.inner.get_names(ids, tenant_id)
+    async def get_names(self, numbers: Sequence[int], tenant_id: TenantId) -> dict[int, list[str]]:
+        return await self.inner.get_names(numbers, tenant_id)
 
     async def find_ids_by_blocking_keys(
         self, keys: Sequence[str], tenant_id: TenantId, *, limit: int

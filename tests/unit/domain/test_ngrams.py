@@ -82,6 +82,48 @@ def test_a_candidate_must_hold_the_minimum_share_of_the_query_weight() -> None:
     assert rank_by_ngrams({"g:aaa": [one], "g:bbb": [one]}, weights, 5) == [one]
 
 
+def _ranked_one_id_at_a_time(
+    postings: dict[str, list[int]], weights: dict[str, float], limit: int
+) -> list[int]:
+    """The ranking as its contract reads: each id's weights added key by key, in order."""
+    floor = NGRAM_MIN_SHARE * sum(weights.values())
+    totals: dict[int, float] = {}
+    for key, listed in postings.items():
+        for number in set(listed):
+            totals[number] = totals.get(number, 0.0) + weights[key]
+    held = sorted((-total, number) for number, total in totals.items() if total >= floor)
+    return [number for _, number in held[: max(limit, 0)]]
+
+
+@given(
+    postings=st.dictionaries(
+        st.sampled_from([f"g:{c}{c}{c}" for c in "abcdef"]),
+        st.lists(st.integers(0, 40), max_size=30),
+        max_size=6,
+    ),
+    # Few weights, one the sum of two others: ids under other keys tie on their totals.
+    drawn=st.lists(st.sampled_from([0.5, 1.0, 1.5, 0.1, 0.2, 0.30000000000000004]), min_size=6),
+    limit=st.integers(-1, 45),
+    high=st.booleans(),
+)
+def test_ranking_by_groups_of_ids_equals_summing_one_id_at_a_time(
+    postings: dict[str, list[int]], drawn: list[float], limit: int, high: bool
+) -> None:
+    weights = {f"g:{c}{c}{c}": weight for c, weight in zip("abcdef", drawn, strict=False)}
+    if high:  # ids as far apart as uuids' numbers, differing in their first bits
+        postings = {key: [n << 122 | n for n in listed] for key, listed in postings.items()}
+    assert rank_by_ngrams(postings, weights, limit) == _ranked_one_id_at_a_time(
+        postings, weights, limit
+    )
+
+
+def test_ids_of_two_key_sets_summing_alike_are_ordered_by_id_together() -> None:
+    weights = {"g:aaa": 1.0, "g:bbb": 2.0, "g:ccc": 3.0}
+    postings = {"g:aaa": [9, 4], "g:bbb": [9, 4, 1], "g:ccc": [5, 2]}  # 9, 4 and 5, 2: 3.0 each
+    assert rank_by_ngrams(postings, weights, 10) == [2, 4, 5, 9, 1]
+    assert rank_by_ngrams(postings, weights, 3) == [2, 4, 5]
+
+
 def test_the_similarity_is_the_harmonic_mean_of_weighted_recall_and_plain_precision() -> None:
     query, name = grams("Ada"), grams("Adam")  # 3 and 4 trigrams, 2 shared
     assert ngram_similarity(query, name, None) == pytest.approx(

@@ -146,7 +146,7 @@ async def test_a_flipped_byte_in_an_entitys_json_raises_a_damaged_row_naming_it(
         for read in (
             lambda: stores.graph.list_entities(TENANT),
             lambda: stores.graph.get_entities([ADA.id], TENANT),
-            lambda: stores.graph.get_names([ADA.id], TENANT),
+            lambda: stores.graph.get_names([ADA.id.int], TENANT),
             lambda: stores.graph.find_by_type("person", TENANT),
             lambda: stores.graph.neighbours(GRACE.id, TENANT),
             lambda: stores.graph.find_by_blocking_keys(["w:ada"], TENANT),
@@ -320,7 +320,7 @@ async def test_postgres_bodies_that_no_longer_validate_raise_a_damaged_row_namin
             await stores.graph.list_entities(TENANT)
         _assert_names(raised.value, "graph_entities", f"entity {ADA.id}", TENANT)
         with pytest.raises(DamagedRowError) as raised:
-            await stores.graph.get_names([ADA.id], TENANT)
+            await stores.graph.get_names([ADA.id.int], TENANT)
         _assert_names(raised.value, "graph_entities", f"entity {ADA.id}", TENANT)
         assert await stores.graph.get_entities([GRACE.id], TENANT) == [GRACE]
         with pytest.raises(DamagedRowError) as raised:

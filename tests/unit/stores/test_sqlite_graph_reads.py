@@ -60,7 +60,7 @@ async def reads(store: SqliteGraphStore, tenant: TenantId = TENANT) -> Reads:
         await store.count_blocking_keys(KEYS, tenant, limit=3),
         await store.count_blocking_keys(KEYS, tenant),
         await store.find_ids_by_blocking_keys(KEYS, tenant, limit=3),
-        await store.get_names([the_id(n) for n in range(1, 13)], tenant),
+        await store.get_names([the_id(n).int for n in range(1, 13)], tenant),
     )
 
 
@@ -181,9 +181,9 @@ async def test_changing_what_a_read_returned_changes_nothing_kept(tmp_path: Path
 async def test_the_same_ids_in_two_tenants_are_kept_apart(tmp_path: Path) -> None:
     store = await opened(tmp_path / "g.db")
     mine, theirs = await reads(store), await reads(store, OTHER)
-    assert mine[3][the_id(1)] == ["Ada Lovelace 1"]
-    assert theirs[3][the_id(1)] == ["Ada Lovelace of 1"]
-    assert the_id(6) not in theirs[3]
+    assert mine[3][the_id(1).int] == ["Ada Lovelace 1"]
+    assert theirs[3][the_id(1).int] == ["Ada Lovelace of 1"]
+    assert the_id(6).int not in theirs[3]
     assert (mine, theirs) == (await reads(store), await reads(store, OTHER))
 
 

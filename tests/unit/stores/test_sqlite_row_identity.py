@@ -66,9 +66,11 @@ async def test_a_body_of_another_row_or_a_name_without_aliases_is_a_damaged_row(
             await stores.graph.get_entities([ALAN.id], TENANT)
         assert (raised.value.table, raised.value.row) == ("graph_entities", f"entity {ALAN.id}")
         with pytest.raises(DamagedRowError) as raised:
-            await stores.graph.get_names([ADA.id], TENANT)
+            await stores.graph.get_names([ADA.id.int], TENANT)
         assert (raised.value.table, raised.value.row) == ("graph_entities", f"entity {ADA.id}")
-        assert await stores.graph.get_names([GRACE.id], TENANT) == {GRACE.id: ["Grace Hopper"]}
+        assert await stores.graph.get_names([GRACE.id.int], TENANT) == {
+            GRACE.id.int: ["Grace Hopper"]
+        }
         with pytest.raises(DamagedRowError) as raised:
             await stores.chunks.list_chunks(TENANT)
         assert (raised.value.table, raised.value.row) == ("chunk_texts", f"chunk {CHUNKS[1].id}")
