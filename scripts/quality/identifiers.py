@@ -5,9 +5,10 @@
 Indexes every Markdown and text file under `--folder` (the repository's
 `docs/`, README, BACKLOG and CLAUDE.md by default) with the library's own
 chunking and the local MiniLM model, into an in-memory store; draws
-`--sample` identifiers (`snake_case`, `dotted.names`, `camelCase`, six
-characters or more; not hyphenated words, which prose writes) that occur in
-exactly one file; and
+`--sample` identifiers (whole tokens of six characters or more holding an
+underscore, a dot or slash between letters, or a capital inside a word:
+`snake_case`, `os.path`, `docs/file-name.md`, `camelCase`; not hyphenated
+words, which prose writes) that occur in exactly one file; and
 asks each as a query. Printed: how often that file's passage is HYBRID's
 and LEXICAL's first result and in their first 3, under the library's
 analysis and under its words alone (compound terms left out, as indexes
@@ -21,6 +22,7 @@ import asyncio
 import random
 import re
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 
 from redstring import ChunkRetriever, RetrievalMode, SourceDocument, index_documents
@@ -32,10 +34,11 @@ from scripts.compare_analysis import analysed_by
 from .harness import TENANT
 
 ROOT = Path(__file__).resolve().parents[2]
-IDENTIFIER = re.compile(
-    r"\b[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+\b|\b[a-z]+[A-Z][A-Za-z0-9]+\b"
-    r"|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]+\b"
-)
+#: A run of letters and digits joined by `_ . / : -`, ends trimmed of joiners.
+TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_./:-]*[A-Za-z0-9])?")
+#: What makes a token an identifier: an underscore, a dot or slash between letters,
+#: or a capital inside a word (`camelCase`).
+IDENTIFIER = re.compile(r"_|[A-Za-z][./][A-Za-z]|[a-z][A-Z]")
 _LIBRARY_TERMS = Analyzer.terms
 
 
@@ -61,17 +64,34 @@ def lone_identifiers(docs: list[SourceDocument], sample: int, seed: int) -> dict
     with that document's id."""
     where: dict[str, set[str]] = defaultdict(set)
     for doc in docs:
-        for found in IDENTIFIER.findall(doc.text):
-            where[found].add(doc.id)
+        for found in TOKEN.findall(doc.text):
+            if IDENTIFIER.search(found):
+                where[found].add(doc.id)
     lone = sorted(word for word, ids in where.items() if len(ids) == 1 and len(word) >= 6)
     drawn = random.Random(seed).sample(lone, min(sample, len(lone)))
     return {word: next(iter(where[word])) for word in drawn}
 
 
+class RememberedEmbeddings(LocalEmbeddingProvider):
+    """The local model, each text embedded once across runs of the same folder."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._known: dict[str, list[float]] = {}
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        fresh = [text for text in dict.fromkeys(texts) if text not in self._known]
+        if fresh:
+            self._known.update(zip(fresh, await super().embed(fresh), strict=True))
+        return [self._known[text] for text in texts]
+
+
 async def firsts(
-    docs: list[SourceDocument], asked: dict[str, str], misses: bool = False
+    docs: list[SourceDocument],
+    asked: dict[str, str],
+    embeddings: LocalEmbeddingProvider,
+    misses: bool = False,
 ) -> Counter[str]:
-    embeddings = LocalEmbeddingProvider()
     store = InMemoryChunkStore(dimension=embeddings.dimension)
     await index_documents(docs, chunks=store, tenant_id=TENANT, embeddings=embeddings)
     retriever = ChunkRetriever(embeddings=embeddings, chunks=store)
@@ -97,9 +117,10 @@ def main() -> None:
     docs = documents(args.folder)
     asked = lone_identifiers(docs, args.sample, args.seed)
     print(f"{len(docs)} documents, {len(asked)} identifiers each found in one of them")
+    embeddings = RememberedEmbeddings()
     for label, terms in (("library analysis", None), ("words only", words_only)):
         with analysed_by(terms):
-            counts = asyncio.run(firsts(docs, asked, args.misses and terms is None))
+            counts = asyncio.run(firsts(docs, asked, embeddings, args.misses and terms is None))
         shown = ", ".join(f"{name} {n} of {len(asked)}" for name, n in sorted(counts.items()))
         print(f"{label}: {shown}")
 

@@ -56,7 +56,12 @@ from redstring.domain.fusion import (
 from redstring.domain.ids import TenantId
 from redstring.domain.retrieval import RetrievalMode, require_served, resolve_mode
 from redstring.domain.search_request import SearchRequest
-from redstring.ports.chunk_store import ChunkStore, LexicalChunkSource, SemanticChunkSource
+from redstring.ports.chunk_store import (
+    ChunkReader,
+    ChunkStore,
+    LexicalChunkSource,
+    SemanticChunkSource,
+)
 from redstring.ports.embedding_provider import EmbeddingProvider
 
 _PRIMARY = "ChunkRetriever(embeddings=..., chunks=...)"
@@ -223,7 +228,8 @@ class ChunkRetriever:
         label: str | None = None
         if convex is not None:
             label = fusion_label(convex, semantic, [], query=request.query)
-            lexical, fused = _convex(convex, semantic, found, request)
+            lone = await _lone_holder(self._lexical, found, request)
+            lexical, fused = _convex(convex, semantic, found, request, lone)
             await _score_semantically(pair, vector, semantic, fused, request)
         elif exact:
             label = f"rrf k={RRF_K}"
@@ -343,18 +349,18 @@ def _convex(
     semantic: list[tuple[ChunkId, float]],
     found: LexicalCandidates | None,
     request: SearchRequest,
+    lone: ChunkId | None,
 ) -> tuple[list[tuple[ChunkId, float]], list[tuple[ChunkId, float]]]:
     """The lexical ranking's part read and the first `k` of `fusion` over every chunk.
 
     `semantic` holds the semantic first `max(k, fusion.depth)`. The lexical
     ranking is read to `k`, plus the score of each of the semantic first
     `depth` it holds: a deeper lexical candidate scores below those `k`, and
-    a deeper semantic one has no semantic evidence. A one-word query whose
-    terms one chunk alone holds (an identifier) puts that chunk first.
+    a deeper semantic one has no semantic evidence. `lone` (`_lone_holder`),
+    when given, comes first.
     """
     ranking = None if found is None else LexicalRanking(found)
     lexical = [] if ranking is None else ranking.first(request.k)
-    lone = _lone_holder(found, request.text)
     if ranking is not None:
         read = {chunk_id for chunk_id, _ in lexical}
         asked = [chunk_id for chunk_id, _ in semantic[: fusion.depth]]
@@ -389,12 +395,29 @@ async def _score_semantically(
     semantic += list(scores.items())
 
 
-def _lone_holder(found: LexicalCandidates | None, text: str) -> ChunkId | None:
-    """The one chunk holding every term of a one-word query, if exactly one does."""
-    if found is None or len(text.split()) != 1 or not len(found.chunk_ids):
+#: The most chunks holding a one-word query's every term whose documents are read to
+#: find whether they are all one document's (a bound on that read's cost).
+LONE_DOCUMENT_HOLDERS = 16
+
+
+async def _lone_holder(
+    source: ChunkReader, found: LexicalCandidates | None, request: SearchRequest
+) -> ChunkId | None:
+    """What an identifier query gets first: of a one-word query, the one chunk holding
+    every term, or, when 2 to `LONE_DOCUMENT_HOLDERS` hold them all and all belong to
+    one document, that document's best by BM25 (ties by id); else `None`."""
+    if found is None or len(request.text.split()) != 1 or not len(found.chunk_ids):
         return None
-    holders = np.flatnonzero((found.counts > 0).all(axis=1))
-    return ChunkId(found.chunk_ids[holders[0]]) if len(holders) == 1 else None
+    holders = [ChunkId(found.chunk_ids[i]) for i in np.flatnonzero((found.counts > 0).all(axis=1))]
+    if len(holders) == 1:
+        return holders[0]
+    if not 1 < len(holders) <= LONE_DOCUMENT_HOLDERS:
+        return None
+    documents = {chunk.source_id for chunk in await source.get_chunks(holders, request.tenant_id)}
+    if len(documents) != 1:
+        return None
+    scores = LexicalRanking(found).scores_of(holders)
+    return min(holders, key=lambda chunk_id: (-scores.get(chunk_id, 0.0), chunk_id))
 
 
 def _reaching(

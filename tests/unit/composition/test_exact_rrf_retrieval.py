@@ -211,6 +211,39 @@ async def test_an_identifier_of_common_words_is_hybrids_first_result(
             assert identifier in result.matches[0].chunk.text
 
 
+@pytest.mark.asyncio
+@pytest.mark.parametrize("backend", ["memory", "sqlite"])
+async def test_an_identifier_in_several_passages_of_one_document_puts_its_best_first(
+    backend: str, tmp_path: Path
+) -> None:
+    """A long document writes the identifier at its start and its end, so two of its
+    passages hold it and neither alone; the semantic channel ranks both last. That
+    document's passage with the higher BM25 comes first, for every `k`."""
+    identifier = "max_connections"
+    rng = random.Random(9)
+    filler = ["engine", "mill", "river", "notes", "lamp", "stone", "gear", "wheel", "salt"]
+    corpus = [" ".join([*rng.choices(filler, k=10), "max", "connections"]) for _ in range(300)]
+    middle = " ".join(rng.choices(filler, k=900))
+    corpus[17] = f"set {identifier} first. {middle} then {identifier} again, {identifier}."
+    embeddings = IdentifierBlindEmbeddings(dimension=DIMENSION, identifier=identifier)
+    store = open_store(backend, tmp_path)
+    tenant = await index(store, corpus, embeddings)
+    retriever = ChunkRetriever(embeddings=embeddings, chunks=store)
+    lexical = await retriever.retrieve_chunks(identifier, tenant, k=3, mode=RetrievalMode.LEXICAL)
+    holding = [m for m in lexical.matches if identifier in m.chunk.text]
+    assert [m.chunk.source_id for m in holding] == ["s017", "s017"]  # two passages, one document
+    semantic = await retriever.retrieve_chunks(
+        identifier, tenant, k=400, mode=RetrievalMode.SEMANTIC
+    )
+    assert {m.chunk.id for m in semantic.matches[-2:]} == {m.chunk.id for m in holding}
+    best = max(holding, key=lambda match: match.bm25 or 0.0)
+    assert best.bm25 != min(match.bm25 or 0.0 for match in holding)
+    for k in (1, 10):
+        for mode in (RetrievalMode.HYBRID, RetrievalMode.LEXICAL):
+            result = await retriever.retrieve_chunks(identifier, tenant, k=k, mode=mode)
+            assert result.matches[0].chunk.id == best.chunk.id
+
+
 class WordBlindEmbeddings(FakeEmbeddingProvider):
     """A model that does not see `word` in a passage, so how near a passage
     reads to a query of that word has nothing to do with its BM25 score."""
