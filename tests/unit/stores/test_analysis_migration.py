@@ -12,6 +12,7 @@ import contextlib
 import sqlite3
 import uuid
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import psycopg
@@ -37,7 +38,8 @@ TEXTS = [
 ]
 
 
-def passages(tenant: TenantId) -> list[StoredChunk]:
+def passages(tenant: TenantId, texts: Sequence[str] = TEXTS) -> list[StoredChunk]:
+    """One chunk of each of `texts`, a source each, with a 2-dimensional vector."""
     return [
         StoredChunk(
             tenant_id=tenant,
@@ -48,7 +50,7 @@ def passages(tenant: TenantId) -> list[StoredChunk]:
             end=len(text),
             embedding=[1.0, float(n)],
         )
-        for n, text in enumerate(TEXTS)
+        for n, text in enumerate(texts)
     ]
 
 

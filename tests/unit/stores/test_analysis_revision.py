@@ -29,6 +29,7 @@ from redstring.domain.tokenize import (
     document_length,
 )
 from tests.unit.stores.legacy_chunk_files import expected_postings, stored_postings
+from tests.unit.stores.test_analysis_migration import passages as migration_passages
 from tests.unit.stores.test_analysis_migration import postgres_postings
 
 TEXTS = [
@@ -40,18 +41,7 @@ QUERY = "max_connections"
 
 
 def passages(tenant: TenantId) -> list[StoredChunk]:
-    return [
-        StoredChunk(
-            tenant_id=tenant,
-            source_id=f"s{n}",
-            text=text,
-            index=0,
-            start=0,
-            end=len(text),
-            embedding=[1.0, float(n)],
-        )
-        for n, text in enumerate(TEXTS)
-    ]
+    return migration_passages(tenant, TEXTS)
 
 
 _CURRENT_TERMS = Analyzer.terms
