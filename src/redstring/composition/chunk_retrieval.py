@@ -408,11 +408,12 @@ async def _lone_holder(
     one document, that document's best by BM25 (ties by id); else `None`."""
     if found is None or len(request.text.split()) != 1 or not len(found.chunk_ids):
         return None
-    holders = [ChunkId(found.chunk_ids[i]) for i in np.flatnonzero((found.counts > 0).all(axis=1))]
+    rows = np.flatnonzero((found.counts > 0).all(axis=1))
+    if not 0 < len(rows) <= LONE_DOCUMENT_HOLDERS:
+        return None
+    holders = [ChunkId(found.chunk_ids[row]) for row in rows]
     if len(holders) == 1:
         return holders[0]
-    if not 1 < len(holders) <= LONE_DOCUMENT_HOLDERS:
-        return None
     documents = {chunk.source_id for chunk in await source.get_chunks(holders, request.tenant_id)}
     if len(documents) != 1:
         return None
