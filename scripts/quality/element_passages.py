@@ -12,7 +12,8 @@ Families:
   element ("Used in batteries. Also for certain kinds of glass and
   ceramics. Some is used in lubricants."), at least six words; graded 2. A
   single sentence ("Used in batteries.") fits many elements, so the whole
-  text is the query: together its sentences single one element out;
+  text is the query; a text several elements share ("It has no significant
+  commercial applications.") is one query graded 2 for each of them;
 - `no_match`: hand-written everyday questions no passage answers.
 """
 
@@ -76,10 +77,13 @@ def build(out_dir: Path) -> dict[str, Any]:
             raise ValueError(f"lay question {text!r}: element {symbol} has no passage")
         grades[key[symbol]] = 2
         add("lay_question", text, grades, "hand_written")
+    described: dict[str, dict[str, int]] = {}
     for e in els:
         text = " ".join(s for s in sentences(e["uses"]) if not names_itself(s, e))
         if len(text.split()) >= 6:
-            add("uses", text, {key[e["symbol"]]: 2}, "mendeleev_uses")
+            described.setdefault(text, {})[key[e["symbol"]]] = 2
+    for text, grades in described.items():
+        add("uses", text, grades, "mendeleev_uses")
     for text in OFF_TOPIC_QUESTIONS:
         add("no_match", text, {}, "hand_written_off_topic")
     corpus = {

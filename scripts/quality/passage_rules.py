@@ -15,7 +15,7 @@ convex combinations of scores, `ConvexFusion` among them); chunks are
 mapped to documents by each one's best chunk. For every left-out family a
 rule's numbers are chosen on the fit half of every *other* family, by the
 worst of them (the grid point whose worst family falls least below
-`max(SEMANTIC, LEXICAL, RRF)`), and graded
+`max(SEMANTIC, LEXICAL, RRF)` in nDCG@10, over the grades), and graded
 on the left-out family's holdout half, which it never saw. A rule is judged
 by its worst left-out family, never by its mean (ADR 0365's method, for
 passages).
@@ -151,7 +151,7 @@ async def committed_cases() -> list[Case]:
                     terms,
                     document_of,
                     q.grades,
-                    "hit",
+                    "ndcg",
                     semantic_scores=cos,
                     coverages=cov,
                 )
@@ -328,7 +328,7 @@ def rules() -> list[Rule]:
             order=lambda c, p: strategy_documents(c, ConvexCombination(weight=p[0])),
         ),
         Rule(
-            "`ConvexFusion`: a * semantic stretched to the Nth + (1 - a) * BM25 over the first's",
+            "`ConvexFusion`: a * semantic stretched to the Nth + (1 - a) * BM25 coverage",
             lambda c, p: (1.0, 1.0),
             tuple((n, a) for n in (10, 20, 30, 50) for (a,) in alphas),
             order=lambda c, p: strategy_documents(

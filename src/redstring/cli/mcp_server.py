@@ -89,10 +89,10 @@ from redstring.domain.retrieval import RetrievalMode
 DEFAULT_K = 5
 
 #: Each search tool's `min_confidence` unless given (ADR 0212; rechosen by ADR 0390, 0430,
-#: 0435, 0440 and 0460): the largest of 0.01, ..., 0.5 whose HYBRID answers empty at most 5% of the
-#: fit half's graded queries (`python -m scripts.mcp_min_confidence`).
+#: 0435, 0440, 0460 and 0495): the largest of 0.01, ..., 0.5 whose HYBRID answers empty at
+#: most 5% of the fit half's graded queries (`python -m scripts.mcp_min_confidence`).
 ENTITY_MIN_CONFIDENCE = 0.13
-PASSAGE_MIN_CONFIDENCE = 0.17
+PASSAGE_MIN_CONFIDENCE = 0.19
 
 
 def _scores(default: float) -> str:

@@ -6,8 +6,9 @@ cosine over the chunks that carry an embedding; the lexical channel is BM25
 (`redstring.domain.bm25`) over the store's inverted index. HYBRID runs both
 concurrently and fuses them with a `FusionStrategy` (`domain/fusion.py`). The
 default, `ConvexFusion`, is the first `k` of its order over every chunk: the
-semantic channel read to its depth, the lexical one to `k`
-(`domain/convex_fusion.py`). `ReciprocalRankFusion` is computed exactly over
+semantic channel read to its depth, the lexical one to `k`, each BM25 score
+handed over as its share of the query's ceiling (`bm25_coverage`;
+`domain/convex_fusion.py`). `ReciprocalRankFusion` is computed exactly over
 both full rankings: each is read to `k`, the lexical one on as deep as a
 candidate could still reach the answer, and the store ranks each such
 candidate beyond the semantic `k` (`domain/exact_rrf.py`). Another strategy sees each
@@ -229,7 +230,7 @@ class ChunkRetriever:
         if convex is not None:
             label = fusion_label(convex, semantic, [], query=request.query)
             lone = await _lone_holder(self._lexical, found, request)
-            lexical, fused = _convex(convex, semantic, found, request, lone)
+            lexical, fused = _convex(convex, semantic, found, ceiling, request=request, lone=lone)
             await _score_semantically(pair, vector, semantic, fused, request)
         elif exact:
             label = f"rrf k={RRF_K}"
@@ -348,10 +349,13 @@ def _convex(
     fusion: ConvexFusion,
     semantic: list[tuple[ChunkId, float]],
     found: LexicalCandidates | None,
+    ceiling: float,
+    *,
     request: SearchRequest,
     lone: ChunkId | None,
 ) -> tuple[list[tuple[ChunkId, float]], list[tuple[ChunkId, float]]]:
-    """The lexical ranking's part read and the first `k` of `fusion` over every chunk.
+    """The lexical ranking's part read and the first `k` of `fusion` over every chunk,
+    each BM25 score handed over as its share of `ceiling` (`bm25_coverage`).
 
     `semantic` holds the semantic first `max(k, fusion.depth)`. The lexical
     ranking is read to `k`, plus the score of each of the semantic first
@@ -367,9 +371,8 @@ def _convex(
         asked += [] if lone is None else [lone]
         scored = ranking.scores_of(chunk_id for chunk_id in asked if chunk_id not in read)
         lexical += sorted(scored.items(), key=lambda pair: (-pair[1], pair[0]))
-    top = lexical[0][1] if lexical else 0.0
-    relative = [(chunk_id, bm25_relative(score, top)) for chunk_id, score in lexical]
-    fused = fusion.fuse(semantic, relative, query=request.query)
+    covered = [(chunk_id, bm25_coverage(score, ceiling)) for chunk_id, score in lexical]
+    fused = fusion.fuse(semantic, covered, query=request.query)
     if lone is not None and fused and fused[0][0] != lone:
         first = (lone, math.nextafter(fused[0][1], math.inf))
         fused = [first, *(pair for pair in fused if pair[0] != lone)]

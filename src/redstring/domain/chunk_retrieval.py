@@ -3,7 +3,8 @@
 - `ChunkMatch.score`: cosine mapped onto 0..1, the `VectorMatch` scale.
 - `ScoredChunk.score`: the fusion strategy's score, as `ScoredEntity.score`:
   ordinal, comparable only within one result; its range belongs to the
-  strategy. The strategy sees `semantic` and `bm25_relative(bm25, top)`, the
+  strategy. The default `ConvexFusion` sees `semantic` and `bm25_coverage`;
+  another strategy sees `semantic` and `bm25_relative(bm25, top)`, the
   chunk's BM25 over the best BM25 of the same answer.
 - `ScoredChunk.semantic`: the chunk's `ChunkMatch.score`, or `None` if the
   semantic channel did not rank it.
@@ -89,6 +90,6 @@ class ChunkRetrievalResult(BaseModel):
     mode: RetrievalMode
     matches: list[ScoredChunk] = Field(default_factory=list)
     #: How HYBRID fused the two channels: `fusion_label` of the strategy, its kind and
-    #: numbers (`"convex semantic_weight=0.55 depth=50"` by default, `"rrf k=60"` for
+    #: numbers (`"convex semantic_weight=0.25 depth=50"` by default, `"rrf k=60"` for
     #: reciprocal rank fusion) or its class name; `None` when one channel ran.
     fusion: str | None = None

@@ -142,7 +142,7 @@ class ConfidenceCalibration:
 # no-match queries for entities, element passages for passages; ADR 0170).
 # `intercept` and `scale`: fitted on the fit half's first HYBRID results by
 # `uv run python -m scripts.calibration --fit` (recorded answers; ADR 0390; entities
-# refitted in ADR 0430, 0435 and 0460, passages in ADR 0440).
+# refitted in ADR 0430, 0435 and 0460, passages in ADR 0440 and 0495).
 # Holdout figures: docs/benchmarks.md ("Confidence and nothing matches").
 #: Entities (`Retriever`): semantic score and lexical similarity.
 ENTITY_CONFIDENCE = ConfidenceCalibration(
@@ -155,8 +155,8 @@ ENTITY_CONFIDENCE = ConfidenceCalibration(
 PASSAGE_CONFIDENCE = ConfidenceCalibration(
     semantic=ChannelCalibration(midpoint=0.645, slope=37.5),
     lexical=ChannelCalibration(midpoint=0.098, slope=14.6),
-    intercept=-1.745,
-    scale=0.342,
+    intercept=-1.543,
+    scale=0.286,
 )
 #: What `min_confidence` is unless given (ADR 0170): `None`, no threshold.
 DEFAULT_MIN_CONFIDENCE: float | None = None

@@ -1,6 +1,7 @@
-"""A convex combination of the two channels' scores, each stretched by its own query's answer.
+"""A convex combination of the two channels' scores: semantic stretched over the query's
+answer, lexical as the share of the query's BM25 weight matched.
 
-`ChunkRetriever`'s default fusion (ADR 0440). Bruch, Gai and Ingber ("An
+`ChunkRetriever`'s default fusion (ADR 0440, 0495). Bruch, Gai and Ingber ("An
 Analysis of Fusion Functions for Hybrid Retrieval", TOIS 2023) found a convex
 combination of normalised scores ahead of rank fusion and needing few
 examples to tune; its two numbers here, the semantic weight and the depth
@@ -16,8 +17,8 @@ from dataclasses import dataclass
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.query import NormalizedQuery
 
-#: The semantic evidence's share of the fused score (ADR 0440: every fold chose it).
-CONVEX_SEMANTIC_WEIGHT = 0.55
+#: The semantic evidence's share of the fused score (ADR 0495: every fold but one chose it).
+CONVEX_SEMANTIC_WEIGHT = 0.25
 #: The semantic rank whose score is evidence 0: the first's is 1 (ADR 0440).
 CONVEX_DEPTH = 50
 
@@ -29,8 +30,10 @@ class ConvexFusion:
     Semantic evidence stretches a score between the query's first semantic
     score (1) and its `depth`-th (0, or the last's when fewer were ranked),
     so a chunk at rank `depth` or deeper has none; lexical evidence is the
-    score over the lexical first's (BM25 over the best BM25), so every
-    lexical candidate has some. An id a channel did not rank gets 0 from it.
+    lexical score as given, on 0..1: `ChunkRetriever` hands BM25 over the
+    query's ceiling (`bm25_coverage`), so a match on a few common words of
+    a long query counts for little however it ranks. An id a channel did
+    not rank gets 0 from it.
     Ids with evidence come first, by fused score, ties by `str(id)`; then
     the others in the semantic order. The fused score is that combination
     (0..1). `w` is `semantic_weight`. Reading the semantic channel to at
@@ -74,13 +77,11 @@ class ConvexFusion:
             for item, score in semantic[: self.depth]:
                 stretched = (score - low) / span if span > 0.0 else 1.0
                 fused[item] = max(fused.get(item, 0.0), weight * stretched)
-        if lexical and lexical[0][1] > 0.0:
-            best = lexical[0][1]
-            seen: set[IdT] = set()
-            for item, score in lexical:
-                if item not in seen:
-                    seen.add(item)
-                    fused[item] = fused.get(item, 0.0) + (1.0 - weight) * score / best
+        seen: set[IdT] = set()
+        for item, score in lexical:
+            if item not in seen:
+                seen.add(item)
+                fused[item] = fused.get(item, 0.0) + (1.0 - weight) * score
         held = sorted(
             ((item, value) for item, value in fused.items() if value > 0.0),
             key=lambda pair: (-pair[1], str(pair[0])),

@@ -10,7 +10,7 @@ orders them, and an entity holding every query word comes first; its two
 fitted numbers were chosen by the worst family left out of the choice; a
 query written in another script (ADR 0430) or a short one the model is unsure
 of (ADR 0435, two more numbers) is ordered by the lexical channel.
-`ChunkRetriever` fuses by `ConvexFusion` (`domain/convex_fusion.py`, ADR 0440;
+`ChunkRetriever` fuses by `ConvexFusion` (`domain/convex_fusion.py`, ADR 0440, 0495;
 plain RRF before, ADR 0355). `AdaptiveFusion`, the default of both from ADR
 0121 (a logistic of 14 features of the query and the answers weighing the
 evidence, 35 fitted numbers for both sides), is gone (ADR 0365).

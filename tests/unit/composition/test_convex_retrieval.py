@@ -27,7 +27,7 @@ texts = st.lists(
 
 def convex_order(
     semantic: list[tuple[ChunkId, float]],
-    bm25: list[tuple[ChunkId, float]],
+    coverage: list[tuple[ChunkId, float]],
     weight: float,
     depth: int,
 ) -> list[tuple[ChunkId, float]]:
@@ -38,8 +38,8 @@ def convex_order(
         for chunk_id, score in semantic:
             stretched = 1.0 if top == low else max(0.0, (score - low) / (top - low))
             scores[chunk_id] = weight * stretched if chunk_id in dict(semantic[:depth]) else 0.0
-    for chunk_id, score in bm25:
-        scores[chunk_id] = scores.get(chunk_id, 0.0) + (1.0 - weight) * score / bm25[0][1]
+    for chunk_id, share in coverage:
+        scores[chunk_id] = scores.get(chunk_id, 0.0) + (1.0 - weight) * share
     held = sorted(((c, v) for c, v in scores.items() if v > 0.0), key=lambda p: (-p[1], p[0]))
     rest = [(c, 0.0) for c, _ in semantic if scores[c] == 0.0]
     return held + rest
@@ -54,7 +54,7 @@ def convex_answer(fusion: ConvexFusion, query: str) -> Expected:
     ) -> list[tuple[ChunkId, float]]:
         order = convex_order(
             [(m.chunk.id, m.semantic) for m in semantic if m.semantic is not None],
-            [(m.chunk.id, m.bm25) for m in lexical if m.bm25 is not None],
+            [(m.chunk.id, m.bm25_coverage) for m in lexical if m.bm25_coverage is not None],
             fusion.semantic_weight,
             fusion.depth,
         )
@@ -90,7 +90,7 @@ def test_the_first_n_of_every_k_are_the_first_n_of_the_order_over_every_chunk(
 
 
 def test_the_default_passage_fusion_is_convex_at_its_chosen_numbers() -> None:
-    assert ConvexFusion(semantic_weight=0.55, depth=50) == DEFAULT_PASSAGE_FUSION
+    assert ConvexFusion(semantic_weight=0.25, depth=50) == DEFAULT_PASSAGE_FUSION
 
 
 @pytest.mark.asyncio
@@ -100,6 +100,6 @@ async def test_the_result_says_how_hybrid_fused() -> None:
     tenant = await index(store, ["engine notes", "mill river"], embeddings)
     retriever = ChunkRetriever(embeddings=embeddings, chunks=store)
     hybrid = await retriever.retrieve_chunks("engine", tenant)
-    assert hybrid.fusion == "convex semantic_weight=0.55 depth=50"
+    assert hybrid.fusion == "convex semantic_weight=0.25 depth=50"
     lexical = await retriever.retrieve_chunks("engine", tenant, mode=RetrievalMode.LEXICAL)
     assert lexical.fusion is None

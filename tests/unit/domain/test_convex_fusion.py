@@ -1,4 +1,4 @@
-"""`ConvexFusion`: stretched semantic evidence and relative BM25, combined at one weight."""
+"""`ConvexFusion`: stretched semantic evidence and the lexical score as given, at one weight."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from redstring.fusion import ConvexFusion
 
 
 def test_the_chosen_numbers_are_the_defaults() -> None:
-    assert (CONVEX_SEMANTIC_WEIGHT, CONVEX_DEPTH) == (0.55, 50)
-    assert ConvexFusion() == ConvexFusion(semantic_weight=0.55, depth=50)
+    assert (CONVEX_SEMANTIC_WEIGHT, CONVEX_DEPTH) == (0.25, 50)
+    assert ConvexFusion() == ConvexFusion(semantic_weight=0.25, depth=50)
 
 
 def test_semantic_evidence_runs_from_the_first_score_to_the_depth_th() -> None:
@@ -21,14 +21,14 @@ def test_semantic_evidence_runs_from_the_first_score_to_the_depth_th() -> None:
     assert fused == [("a", 0.5), ("b", pytest.approx(0.25)), ("c", 0.0), ("d", 0.0)]
 
 
-def test_lexical_evidence_is_the_score_over_the_firsts() -> None:
+def test_lexical_evidence_is_the_score_as_given_not_stretched_to_the_firsts() -> None:
     fusion = ConvexFusion(semantic_weight=0.5, depth=3)
-    fused = fusion.fuse([("a", 0.9), ("b", 0.8), ("c", 0.7)], [("c", 0.8), ("z", 0.4)])
+    fused = fusion.fuse([("a", 0.9), ("b", 0.8), ("c", 0.7)], [("c", 0.3), ("z", 0.4)])
     assert fused == [
         ("a", 0.5),
-        ("c", 0.5),
         ("b", pytest.approx(0.25)),
-        ("z", pytest.approx(0.25)),
+        ("z", pytest.approx(0.2)),
+        ("c", pytest.approx(0.15)),
     ]
 
 
@@ -43,12 +43,12 @@ def test_an_empty_channel_contributes_nothing() -> None:
     assert fusion.fuse([], []) == []
     lexical = fusion.fuse([], [("b", 0.6), ("a", 0.2)])
     assert lexical == [("b", pytest.approx(0.45)), ("a", pytest.approx(0.15))]
-    assert fusion.fuse([("a", 0.7)], []) == [("a", 0.55)]
+    assert fusion.fuse([("a", 0.7)], []) == [("a", 0.25)]
 
 
 def test_the_label_names_the_weight_and_depth() -> None:
     label = fusion_label(ConvexFusion(), [], [], query="q")
-    assert label == "convex semantic_weight=0.55 depth=50"
+    assert label == "convex semantic_weight=0.25 depth=50"
 
 
 @pytest.mark.parametrize(
