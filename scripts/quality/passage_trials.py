@@ -130,6 +130,11 @@ def trials() -> list[Rule]:
     coverages = (0.1, 0.2, 0.3, 0.4, 0.5, 0.7)
     return [
         _rule(
+            "the default's weight alone (depth 50, nothing else changed)",
+            [(a,) for a in WEIGHTS],
+            lambda case, p: convex_documents(case, p[0]),
+        ),
+        _rule(
             "lexical over the lexical first's (ADR 0440)",
             [(a,) for a in WEIGHTS],
             lambda case, p: convex_documents(case, p[0], lexical=over_anchor()),
