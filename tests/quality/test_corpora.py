@@ -85,6 +85,20 @@ def test_every_passage_query_is_graded_against_documents_of_its_set(name: str) -
             assert max(q["grades"].values()) == 2 == q["grades"][q["target"]], q["id"]
 
 
+@pytest.mark.parametrize(
+    "path", [*(ENTITY_CORPORA[n] for n in sorted(ENTITY_CORPORA)), *PASSAGE_SETS.values()]
+)
+def test_a_query_text_asked_twice_is_graded_alike(path: Path) -> None:
+    """Two queries of one shape and text graded for different targets are one question
+    with several answers: a ranking could be right on only one of them, by chance."""
+    grades: dict[tuple[str, str], Any] = {}
+    for q in json.loads(path.read_text(encoding="utf-8"))["queries"]:
+        if q["targets"]:
+            graded = q.get("grades", sorted(q["targets"]))
+            key = (q["shape"], " ".join(q["query"].casefold().split()))
+            assert grades.setdefault(key, graded) == graded, q["id"]
+
+
 def test_the_element_passages_regenerate_byte_for_byte(tmp_path: Path) -> None:
     build_elements(tmp_path)
     expected = PASSAGE_SETS["elements"].read_bytes()
