@@ -40,7 +40,7 @@ class ConvexFusion:
     least `depth` and the lexical one to `k` (with the lexical scores of the
     semantic first `depth`) gives the first `k` of the order over every
     chunk. Raises `InvalidArgumentError` for a weight outside 0..1 or a
-    depth below 2.
+    depth below 2, and `fuse` for a lexical score outside 0..1.
     """
 
     semantic_weight: float = CONVEX_SEMANTIC_WEIGHT
@@ -77,6 +77,14 @@ class ConvexFusion:
             for item, score in semantic[: self.depth]:
                 stretched = (score - low) / span if span > 0.0 else 1.0
                 fused[item] = max(fused.get(item, 0.0), weight * stretched)
+        outside = next((score for _, score in lexical if not 0.0 <= score <= 1.0), None)
+        if outside is not None:
+            raise InvalidArgumentError(
+                name="lexical",
+                value=outside,
+                requirement="scores on 0..1: hand BM25 as bm25_coverage (its share of the "
+                "query's bm25_ceiling), not raw",
+            )
         seen: set[IdT] = set()
         for item, score in lexical:
             if item not in seen:

@@ -66,3 +66,12 @@ def test_a_number_out_of_range_is_refused_by_name(arguments: dict[str, object], 
     with pytest.raises(InvalidArgumentError) as raised:
         ConvexFusion(**arguments)  # type: ignore[arg-type]
     assert raised.value.name == name
+
+
+@pytest.mark.parametrize("score", [1.7, -0.1, float("nan")])
+def test_a_lexical_score_off_the_unit_scale_is_refused_by_name(score: float) -> None:
+    """A raw BM25 score handed as evidence would outvote every semantic one."""
+    with pytest.raises(InvalidArgumentError) as raised:
+        ConvexFusion().fuse([("a", 0.9)], [("a", 0.5), ("b", score)])
+    assert raised.value.name == "lexical"
+    assert "bm25_coverage" in str(raised.value)
