@@ -13,7 +13,8 @@ Recall@100 of `ChunkRetriever` HYBRID (the default fusion), LEXICAL,
 SEMANTIC, `fusion=ReciprocalRankFusion()`, `fusion=EvidenceFusion()` (a
 score fusion of both channels read at `k`, the path of the adaptive fusion
 that was the default before ADR 0355 and is gone since ADR 0365), bm25s
-with the same Snowball stemmer and stopwords, LanceDB full-text search and
+with the same Snowball stemmer and stopwords (twice: with its own word
+pattern, which drops one-character words, and with ours), LanceDB full-text search and
 LanceDB hybrid (its defaults); the expected calibration error of HYBRID's
 `confidence` against relevance over each query's top 10; HYBRID's nDCG@10
 minus each other system's with a 95% paired bootstrap interval; how deep HYBRID
@@ -216,19 +217,27 @@ async def our_runs(collection: Collection, vectors: CachedVectors) -> dict[str, 
     }
 
 
-def bm25s_run(collection: Collection) -> dict[str, list[str]]:
+#: bm25s's own word pattern (two characters or more) and ours (one or more: "vitamin D").
+BM25S_WORDS = {"bm25s's words (2+ characters)": r"(?u)\b\w\w+\b", "our words": r"(?u)\b\w+\b"}
+
+
+def bm25s_run(collection: Collection, words: str) -> dict[str, list[str]]:
+    """bm25s (Lucene IDF, k1 1.2, b 0.75) with the Snowball English stemmer and its English
+    stopwords, tokenising by the regular expression `words`."""
     stemmer = Stemmer.Stemmer("english")
     ids = list(collection.documents)
-    tokens = bm25s.tokenize(
-        [collection.text_of(d) for d in ids], stopwords="en", stemmer=stemmer, show_progress=False
-    )
+
+    def analysed(texts: list[str]) -> object:
+        return bm25s.tokenize(
+            texts, stopwords="en", stemmer=stemmer, token_pattern=words, show_progress=False
+        )
+
     index = bm25s.BM25(method="lucene", k1=1.2, b=0.75)
-    index.index(tokens, show_progress=False)
+    index.index(analysed([collection.text_of(d) for d in ids]), show_progress=False)
     out = {}
     for query_id, text in collection.queries.items():
-        asked = bm25s.tokenize([text], stopwords="en", stemmer=stemmer, show_progress=False)
         k = min(ASKED, len(ids))
-        found, scores = index.retrieve(asked, k=k, show_progress=False)
+        found, scores = index.retrieve(analysed([text]), k=k, show_progress=False)
         out[query_id] = [ids[int(i)] for i, s in zip(found[0], scores[0], strict=True) if s > 0]
     return out
 
@@ -283,7 +292,8 @@ def bench(collection: Collection) -> str:
     vectors = embedded(collection)
     ours = asyncio.run(our_runs(collection, vectors))
     rankings: dict[str, dict[str, list[str]]] = dict(ours["rankings"])  # type: ignore[call-overload]
-    rankings["bm25s, Snowball English + stopwords"] = bm25s_run(collection)
+    for label, words in BM25S_WORDS.items():
+        rankings[f"bm25s, Snowball English + stopwords, {label}"] = bm25s_run(collection, words)
     rankings.update(lancedb_runs(collection, vectors))
     timings: dict[str, float] = ours["timings"]  # type: ignore[assignment]
     depths: list[int] = ours["depths"]  # type: ignore[assignment]
