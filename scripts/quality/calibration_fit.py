@@ -6,7 +6,8 @@ and whether it is an acceptable answer: every graded query of both halves,
 and the holdout's recorded no-match queries as one more family (`no_match`,
 never fitted: no answer there is right). A form (`FORMS`) reads a row as a
 few signals of the committed per-channel maps (`z`, the surer channel's
-logit; `agreement`, 1 when both channels ranked the result) and a logistic
+logit; `agreement`, 1 when both channels ranked the result; `lead`, how far
+`z` stands above the strongest other candidate's) and a logistic
 of them is fitted on the fit half (`fit`). `leave_one_out` fits without each
 family in turn and states the ECE on that family's holdout half; a form is
 chosen by its worst left-out family.
@@ -25,7 +26,11 @@ from typing import Any
 import numpy as np
 
 from redstring import RetrievalMode, Retriever
-from redstring.domain.confidence import ConfidenceCalibration
+from redstring.domain.confidence import (
+    ENTITY_CONFIDENCE,
+    PASSAGE_CONFIDENCE,
+    ConfidenceCalibration,
+)
 
 from .calibration import calibration
 from .harness import (
@@ -47,6 +52,9 @@ from .recorded import load_recording, recorded_chunk_retriever, recorded_semanti
 NO_MATCH = "no_match"
 #: The L2 price on the weights of a fit (not on the intercept).
 WEIGHT_PRICE = 1e-4
+#: How many results an entity query is asked for: every candidate, so the first's rival
+#: is among them.
+CANDIDATES = 1000
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,8 @@ class First:
     semantic: float | None
     lexical: float | None
     right: bool
+    #: The strongest evidence among the answer's other candidates (`None`: none).
+    rival: float | None = None
 
 
 def first_rows() -> list[First]:
@@ -82,12 +92,15 @@ async def _first_rows(graded: dict[str, Any], no_match: dict[str, Any]) -> list[
             embeddings=semantic, vectors=semantic, graph=await build_graph(corpus)
         )
         for q in queries:
-            result = await retriever.retrieve(q.text, TENANT, k=1, mode=RetrievalMode.HYBRID)
+            result = await retriever.retrieve(
+                q.text, TENANT, k=CANDIDATES, mode=RetrievalMode.HYBRID
+            )
+            others = [(m.semantic, m.lexical) for m in result.matches[1:]]
             for m in result.matches[:1]:
                 family = f"{name}/{q.shape}" if q.targets else NO_MATCH
                 rows.append(
                     First("entities", family, q.split, m.semantic, m.lexical,
-                          m.entity.id in q.targets)
+                          m.entity.id in q.targets, _strongest(ENTITY_CONFIDENCE, others))
                 )  # fmt: skip
     for name, path in PASSAGE_SETS.items():
         passages = load_passage_set(path)
@@ -105,13 +118,21 @@ async def _first_rows(graded: dict[str, Any], no_match: dict[str, Any]) -> list[
                 text, TENANT, k=CHUNK_DEPTH, mode=RetrievalMode.HYBRID
             )
             wanted = targets.get(qid, frozenset())
+            others = [(c.semantic, c.bm25_coverage) for c in found.matches[1:]]
             for c in found.matches[:1]:
                 family = f"{name}/{shapes[qid]}" if wanted else NO_MATCH
                 rows.append(
                     First("passages", family, splits[qid], c.semantic, c.bm25_coverage,
-                          c.chunk.source_id in wanted)
+                          c.chunk.source_id in wanted, _strongest(PASSAGE_CONFIDENCE, others))
                 )  # fmt: skip
     return rows
+
+
+def _strongest(
+    base: ConfidenceCalibration, others: Sequence[tuple[float | None, float | None]]
+) -> float | None:
+    """The strongest evidence among `others` (`(semantic, lexical)` scores), `None` if none."""
+    return max((base.evidence(semantic=s, lexical=x) for s, x in others), default=None)
 
 
 Signals = Callable[[First, ConfidenceCalibration], list[float]]
@@ -125,10 +146,18 @@ def _agreement(row: First) -> float:
     return float(row.semantic is not None and row.lexical is not None)
 
 
+def _lead(row: First, base: ConfidenceCalibration) -> float:
+    """How far the first result's evidence stands above its strongest rival's, or above
+    the evidence of both channels scoring 0 when no rival is stronger."""
+    floor = base.evidence(semantic=0.0, lexical=0.0)
+    return _z(row, base) - (floor if row.rival is None else max(floor, row.rival))
+
+
 #: The forms tried: the signals a logistic reads (its fitted numbers: one each, and an intercept).
 FORMS: dict[str, Signals] = {
     "z": lambda row, base: [_z(row, base)],
     "z+agreement": lambda row, base: [_z(row, base), _agreement(row)],
+    "z+lead": lambda row, base: [_z(row, base), _lead(row, base)],
 }
 
 
