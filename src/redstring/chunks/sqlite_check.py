@@ -3,9 +3,11 @@
 Per tenant: each `chunk_texts` row's body (it decompresses, validates, and
 names its own id and tenant) and term list; each vector of `chunk_vectors`;
 each postings block. Then the postings against the term lists: every
-posting is one a term list names and the reverse, and a chunk's counts sum
-to its length, so a block cut by whole postings, or a count changed, is
-found even where the block still decodes. Nothing is written.
+posting is one a term list names and the reverse, and a chunk's counts give
+its length as the write path reckons it (`document_length`: a compound term
+repeats words already counted, so its count is not in it), so a block cut
+by whole postings, or a word's count changed, is found even where the block
+still decodes. Nothing is written.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from redstring.chunks.sqlite_codec import (
 from redstring.chunks.sqlite_rows import CHUNK_BITS
 from redstring.domain.chunk import StoredChunk
 from redstring.domain.damage import DamagedRow
+from redstring.domain.tokenize import document_length
 from redstring.storage.damage import DECODE_FAILURES, damage_of, float_vector
 
 
@@ -140,14 +143,10 @@ class _Tenant:
         for chunk_number, terms in self.listed.items():
             for term in terms.tolist():
                 expected[(term, chunk_number // BLOCK)].append(chunk_number % BLOCK)
-        totals: dict[int, int] = defaultdict(int)
         for key in sorted(set(expected) | set(posted)):
             if key in unread:
                 continue
-            slots, counts = posted.get(key, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
-            numbers = slots + key[1] * BLOCK
-            for chunk_number, count in zip(numbers.tolist(), counts.tolist(), strict=True):
-                totals[chunk_number] += count
+            slots = posted[key][0] if key in posted else np.zeros(0, np.int64)
             want = np.array(sorted(expected.get(key, [])), dtype=np.int64)
             if not np.array_equal(want, slots):
                 missing = len(np.setdiff1d(want, slots))
@@ -156,6 +155,7 @@ class _Tenant:
                     f"it lacks {missing} and holds {extra} postings against the chunks' term lists"
                 )
                 self.report(BLOCKS, block_row(words.get(key[0], key[0]), key[1]), problem)
+        totals = _posted_lengths(posted, words)
         damaged_blocks = {block for _, block in unread}
         for chunk_number, length in sorted(self.lengths.items()):
             if chunk_number not in self.listed or chunk_number // BLOCK in damaged_blocks:
@@ -164,3 +164,21 @@ class _Tenant:
                 counted = totals.get(chunk_number, 0)
                 problem = ValueError(f"its length is {length} terms, its postings count {counted}")
                 self.report("chunk_texts", f"chunk {self.ids[chunk_number]}", problem)
+
+
+def _posted_lengths(
+    posted: dict[tuple[int, int], tuple[Ints, Ints]], words: dict[int, str]
+) -> dict[int, int]:
+    """Each chunk's length as its postings give it: `document_length` of its terms' counts,
+    gathered one block of chunks at a time (a term number no word names counts as a word)."""
+    by_block: dict[int, list[tuple[str, Ints, Ints]]] = defaultdict(list)
+    for (term, block), (slots, counts) in posted.items():
+        by_block[block].append((words.get(term, str(term)), slots, counts))
+    lengths: dict[int, int] = {}
+    for block, terms in by_block.items():
+        held: dict[int, dict[str, int]] = defaultdict(dict)
+        for word, slots, counts in terms:
+            for slot, count in zip(slots.tolist(), counts.tolist(), strict=True):
+                held[block * BLOCK + slot][word] = count
+        lengths.update((number, document_length(counts)) for number, counts in held.items())
+    return lengths

@@ -93,6 +93,23 @@ def test_check_lists_every_damaged_row_and_exits_3_and_a_sound_file_exits_0(
     assert sorted(row.table for row in report.damaged) == ["chunk_posting_blocks", "chunk_texts"]
 
 
+def test_a_fresh_index_of_identifiers_paths_and_initials_is_sound(tmp_path: Path) -> None:
+    """Compound terms (ADR 0490) are left out of a chunk's length; `check` counts alike."""
+    folder = tmp_path / "ids"
+    folder.mkdir()
+    (folder / "a.md").write_text("Use chunk_store here.\n")
+    (folder / "b.md").write_text(
+        "The U.S.A. calls os.path.join on docs/how-to/build_policy.md,\n"
+        "see https://example.com/api_v2/search?q=max_connections and max_connections.\n"
+    )
+    db = str(tmp_path / "ids.db")
+    indexed = redstring("index", str(folder), "--db", db, *NONE)
+    assert indexed.status == 0, indexed.err
+    found = redstring("check", "--db", db)
+    assert found.status == 0, found.out
+    assert found.out.endswith(": 0 damaged rows\n")
+
+
 def test_a_command_reading_a_damaged_row_fails_with_one_line_naming_it(tmp_path: Path) -> None:
     db = _indexed(tmp_path)
     _damage(db)

@@ -28,8 +28,10 @@ from redstring.chunks.sqlite_rows import CHUNK_BITS
 from redstring.client.check import check
 from redstring.client.store_set import StoreSet
 from redstring.composition.sqlite_stores import open_sqlite
+from redstring.domain.chunk import StoredChunk
 from redstring.domain.damage import DamagedRow
 from redstring.domain.errors import DamagedRowError
+from redstring.domain.ids import TenantId
 from redstring.errors import InvalidArgumentError
 from redstring.ports import DocumentChunked
 from redstring.storage.damage import UNNAMED, decoding, named
@@ -255,6 +257,54 @@ def test_a_term_list_decodes_to_its_ascending_numbers() -> None:
     assert decode_terms(b"\x01\x02\x03").tolist() == [2, 5]
     assert decode_terms(b"\x02\x00\x01\x01\x00").tolist() == [256, 257]
     assert np.array_equal(decode_terms(b"\x01"), np.zeros(0, np.int64))
+
+
+#: Texts holding compound terms of every kind the analysis adds (ADR 0490): snake_case, a
+#: dotted name, initials, a path, a URL, and a compound written twice in one chunk.
+COMPOUND_TEXTS = [
+    "Use chunk_store here.",
+    "The U.S.A. calls os.path.join on docs/how-to/build_policy.md",
+    "Read https://example.com/api_v2/search?q=max_connections, then set max_connections",
+]
+
+
+def _compound_chunks(tenant: TenantId) -> list[StoredChunk]:
+    return [
+        StoredChunk(tenant_id=tenant, source_id="ids", text=text, index=i, start=0, end=len(text))
+        for i, text in enumerate(COMPOUND_TEXTS)
+    ]
+
+
+@pytest.mark.asyncio
+async def test_a_sound_store_of_compound_terms_has_no_damaged_row(tmp_path: Path) -> None:
+    """A compound term repeats words its chunk's length already counts: not damage."""
+    path = tmp_path / "sound.db"
+    async with open_sqlite(path, dimension=4) as stores:
+        await stores.chunks.upsert_chunks(_compound_chunks(TENANT))
+        assert await stores.chunks.damaged_rows() == []
+
+
+@pytest.mark.asyncio
+async def test_a_word_count_changed_beside_compound_terms_is_still_found(tmp_path: Path) -> None:
+    path = tmp_path / "damaged.db"
+    chunks = _compound_chunks(TENANT)
+    async with open_sqlite(path, dimension=4) as stores:
+        await stores.chunks.upsert_chunks(chunks)
+    tenant, term, block, _ = _block_of(path, "store")  # "Use chunk_store here." alone holds it
+    _edit(
+        path,
+        "chunk_posting_blocks|postings|tenant = ? AND term = ? AND block = ?",
+        lambda b: b[:-1] + bytes([b[-1] + 1]),
+        tenant,
+        term,
+        block,
+    )
+    async with open_sqlite(path) as stores:
+        report = await stores.chunks.damaged_rows()
+    # its words: use, chunk, store, here; chunk_store repeats two of them
+    assert _rows(report) == [
+        ("chunk_texts", f"chunk {chunks[0].id}", "its length is 4 terms, its postings count 5")
+    ]
 
 
 # -- the graph store's scan ------------------------------------------------------------
