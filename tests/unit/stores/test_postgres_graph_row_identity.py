@@ -14,6 +14,7 @@ from redstring import new_tenant_id
 from redstring.domain.chunk import StoredChunk
 from redstring.domain.entity import Entity, Relationship
 from redstring.errors import DamagedRowError
+from tests.unit.stores.test_damaged_row_scans import _compound_chunks
 
 TENANT = new_tenant_id()
 ADA = Entity(tenant_id=TENANT, entity_type="person", name="Ada Lovelace")
@@ -107,5 +108,22 @@ async def test_a_chunk_body_of_another_chunk_is_a_damaged_row(postgres_url: str)
         with pytest.raises(DamagedRowError) as raised:
             await stores.chunks.list_chunks(TENANT)
         assert (raised.value.table, raised.value.row) == ("chunk_rows", f"chunk {CHUNKS[1].id}")
+    finally:
+        await stores.close()
+
+
+@pytest.mark.asyncio
+async def test_a_sound_chunk_store_of_compound_terms_has_no_damaged_row(
+    postgres_url: str,
+) -> None:
+    """The SQLite scan once counted compound terms (ADR 0490) into a chunk's length; this
+    store's scan reads the JSON rows only, and stays clean on the same texts."""
+    from redstring.stores import open_postgres  # noqa: PLC0415
+
+    schema = f"identity_{uuid.uuid4().hex[:8]}"
+    stores = await open_postgres(postgres_url, dimension=4, schema=schema)
+    try:
+        await stores.chunks.upsert_chunks(_compound_chunks(TENANT))
+        assert await stores.chunks.damaged_rows() == []
     finally:
         await stores.close()
