@@ -223,7 +223,9 @@ class AsyncRedstring:
         stored as soon as it is done, so an interrupted run keeps them.
         A folder indexed again is mirrored: the documents read from files
         under it that are no longer there are removed (listed in the report's
-        `removed`) unless `keep_missing`.
+        `removed`) unless `keep_missing`; a folder that is its own `root`
+        removes only ids of a file directly in it or under a subfolder it
+        still has, never another folder's.
         `progress(chunks_done, chunks_total)` follows the chunks. Raises
         `DocumentPathError` / `NoDocumentsError` for paths that hold nothing
         to read.

@@ -19,13 +19,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from redstring.client.mirrored import SUFFIXES, MirroredFolder, mirrored_folder
 from redstring.composition.index_documents import SkippedFile
 from redstring.domain.document import SourceDocument
 from redstring.domain.errors import DocumentPathError, InvalidArgumentError, NoDocumentsError
-
-#: The file suffixes read (compared lower-case).
-SUFFIXES = frozenset({".txt", ".md", ".markdown"})
-
 
 #: What `index` and `build` take: paths (files or folders) and documents, alone or in a list.
 Document = str | os.PathLike[str] | SourceDocument
@@ -36,14 +33,14 @@ Documents = Document | Iterable[Document]
 class DocumentsRead:
     """The documents read, in path order, the files skipped, and the folders read.
 
-    `folders` holds the id prefix of each folder named (`docs/` for a folder
-    whose files get ids `docs/...`, `""` for the root itself): every document
-    under such a prefix that was neither read nor skipped has left its folder.
+    `folders` holds each folder named, as the ids it could give
+    (`MirroredFolder.claims`): every document it claims that was neither read
+    nor skipped has left it.
     """
 
     documents: list[SourceDocument]
     skipped: list[SkippedFile] = field(default_factory=list)
-    folders: list[str] = field(default_factory=list)
+    folders: list[MirroredFolder] = field(default_factory=list)
 
 
 def read_documents(
@@ -63,7 +60,7 @@ def read_documents(
     _require_encoding(encoding)
     base = None if root is None else _root(root)
     files: dict[Path, Path] = {}  # absolute path -> the folder its id is relative to
-    folders: list[str] = []
+    folders: list[MirroredFolder] = []
     for raw in paths:
         path = Path(raw)
         named = Path(os.path.abspath(path))
@@ -71,7 +68,7 @@ def read_documents(
         if base is not None and not named.is_relative_to(base):
             raise DocumentPathError(path=str(raw), detail=f"not under --root {base}")
         if path.is_dir():
-            folders.append(_prefix(named, relative_to))
+            folders.append(mirrored_folder(named, relative_to))
             for found in sorted(_walk(path)):
                 files.setdefault(Path(os.path.abspath(found)), relative_to)
         elif path.is_file():
@@ -116,7 +113,7 @@ def gather_documents(
                 requirement="file or folder paths, or SourceDocument objects",
             )
     skipped: list[SkippedFile] = []
-    folders: list[str] = []
+    folders: list[MirroredFolder] = []
     if paths:
         read = read_documents(paths, encoding=encoding, root=root)
         documents.extend(read.documents)
@@ -148,12 +145,6 @@ def _root(root: str | os.PathLike[str]) -> Path:
     if not base.is_dir():
         raise DocumentPathError(path=os.fspath(root), detail="--root is not a folder")
     return base
-
-
-def _prefix(folder: Path, relative_to: Path) -> str:
-    """The id prefix of the files under `folder`: its path relative to `relative_to`, and `/`."""
-    relative = folder.relative_to(relative_to).as_posix()
-    return "" if relative == "." else relative + "/"
 
 
 def _not_readable(path: Path) -> str:

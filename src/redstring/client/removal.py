@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
+from redstring.client.mirrored import MirroredFolder
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import TenantId
 from redstring.ports.chunk_store import ChunkStore
@@ -33,21 +34,25 @@ async def remove_document(chunks: ChunkStore, tenant_id: TenantId, document_id: 
 
 
 async def remove_missing(
-    chunks: ChunkStore, tenant_id: TenantId, folders: Sequence[str], present: Collection[str]
+    chunks: ChunkStore,
+    tenant_id: TenantId,
+    folders: Sequence[MirroredFolder],
+    present: Collection[str],
 ) -> list[str]:
-    """Remove the documents read from files under `folders` (id prefixes) that are not `present`.
+    """Remove the documents read from files that one of `folders` claims and are not `present`.
 
     A document counts as read from a file when its passages carry the file's
     path as their `path` metadata (what reading a folder records), so
-    documents given as `SourceDocument`s are never removed here. Returns the
-    removed ids, sorted.
+    documents given as `SourceDocument`s are never removed here; a folder
+    claims only the ids its walk could give (`MirroredFolder.claims`), so the
+    documents of other folders stay. Returns the removed ids, sorted.
     """
     if not folders:
         return []
     summary = await chunks.chunk_summary(tenant_id)
     removed: list[str] = []
     for source_id in sorted(summary.sources):
-        if source_id in present or not source_id.startswith(tuple(folders)):
+        if source_id in present or not any(folder.claims(source_id) for folder in folders):
             continue
         manifest = await chunks.source_manifest(source_id, tenant_id)
         if manifest and manifest[0].metadata.get("path") == source_id:

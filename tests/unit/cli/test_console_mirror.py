@@ -61,3 +61,19 @@ def test_remove_takes_one_document_out_of_its_tenant_only(tmp_path: Path) -> Non
     line = assert_one_error_line(again)
     assert "document_id" in line
     assert "corpus/a.md" in line
+
+
+def test_a_folder_indexed_as_its_own_root_leaves_another_folders_documents(
+    tmp_path: Path,
+) -> None:
+    for folder, text in (("rA", "apple aardvark"), ("rB", "banana bison")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / f"{folder[1].lower()}.md").write_text(f"{text}\n")
+    db = tmp_path / "x.db"
+    assert redstring("index", "rA", "--db", str(db), *NONE, cwd=tmp_path).status == 0
+    second = redstring("index", "rB", "--root", "rB", "--db", str(db), *NONE, cwd=tmp_path)
+    assert second.status == 0, second.err
+    assert "removed" not in second.out
+    found = redstring("passages", "aardvark", "--db", str(db), "--json", "--embeddings", "none",
+                      cwd=tmp_path)  # fmt: skip
+    assert [hit["source_id"] for hit in json.loads(found.out)["matches"]] == ["rA/a.md"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from redstring import AsyncRedstring, RetrievalMode
+from redstring import AsyncRedstring, RetrievalMode, SourceDocument
 from redstring.chunks.in_memory import InMemoryChunkStore
 from redstring.client.store_set import StoreOpener, StoreSet
 from redstring.errors import InvalidArgumentError
@@ -190,3 +190,48 @@ def test_the_sync_client_removes_too(tmp_path: Path) -> None:
         assert sorted(rs.describe().sources) == ["corpus/a.md", "corpus/sub/b.txt"]
         (corpus / "a.md").unlink()
         assert rs.index(corpus, keep_missing=False).removed == ["corpus/a.md"]
+
+
+def test_a_folder_that_is_its_own_root_never_removes_another_folders_documents(
+    client_of: Client, tmp_path: Path
+) -> None:
+    """The reproduction: `index rA`, then `index rB --root rB` took `rA/a.md` out."""
+    (tmp_path / "rA").mkdir()
+    (tmp_path / "rA" / "a.md").write_text("apple aardvark\n")
+    (tmp_path / "rB").mkdir()
+    (tmp_path / "rB" / "b.md").write_text("banana bison\n")
+    by_hand = SourceDocument(id="hand.md", text="cherry chinchilla", metadata={})
+
+    async def scenario() -> None:
+        async with client_of(MINE) as mine:
+            await mine.index([tmp_path / "rA", by_hand])
+            report = await mine.index(tmp_path / "rB", root=tmp_path / "rB")
+            assert report.removed == []
+            assert sorted(await _sources(mine)) == ["b.md", "hand.md", "rA/a.md"]
+            found = await mine.passages("aardvark", k=5, mode=RetrievalMode.LEXICAL)
+            assert [hit.source_id for hit in found] == ["rA/a.md"]
+
+    asyncio.run(scenario())
+
+
+def test_a_folder_that_is_its_own_root_mirrors_the_ids_its_walk_could_give(
+    client_of: Client, tmp_path: Path
+) -> None:
+    """Its ids name no folder of its own: a file directly in it, or under a subfolder it
+    still has, is its; an id whose first folder it no longer has could be anyone's."""
+    root = tmp_path / "notes"
+    for name in ("top.md", "keep.md", "sub/s.md", "sub/t.md", "gone/g.md"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(f"the text of {name}\n")
+
+    async def scenario() -> None:
+        async with client_of(MINE) as mine:
+            await mine.index(root, root=root)
+            for name in ("top.md", "sub/s.md", "gone/g.md"):
+                (root / name).unlink()
+            (root / "gone").rmdir()
+            report = await mine.index(root, root=root)
+            assert report.removed == ["sub/s.md", "top.md"]
+            assert sorted(await _sources(mine)) == ["gone/g.md", "keep.md", "sub/t.md"]
+
+    asyncio.run(scenario())
