@@ -32,7 +32,8 @@ from redstring.client.documents import Documents, gather_documents
 from redstring.client.embeddings import EmbeddingChoice, resolve_embeddings
 from redstring.client.errors import EMBEDDINGS_ARGUMENT
 from redstring.client.hints import empty_hint
-from redstring.client.removal import remove_document, remove_missing
+from redstring.client.indexing import index_and_mirror
+from redstring.client.removal import remove_document
 from redstring.client.store_set import StoreOpener, StoreSet
 from redstring.client.stores import open_store_set
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
@@ -42,7 +43,6 @@ from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE, preflig
 from redstring.composition.index_documents import (
     IndexProgressCallback,
     IndexReport,
-    index_documents,
 )
 from redstring.composition.rekey import RekeyReport
 from redstring.domain.chunk import StoredChunk
@@ -225,25 +225,24 @@ class AsyncRedstring:
         under it that are no longer there are removed (listed in the report's
         `removed`) unless `keep_missing`; a folder that is its own `root`
         removes only ids of a file directly in it or under a subfolder it
-        still has, never another folder's.
+        still has, never another folder's. A folder left with no file is
+        mirrored too: what it held is removed.
         `progress(chunks_done, chunks_total)` follows the chunks. Raises
-        `DocumentPathError` / `NoDocumentsError` for paths that hold nothing
-        to read.
+        `DocumentPathError` for a path that does not exist or cannot be read,
+        and `NoDocumentsError` when the paths hold nothing to read and nothing
+        indexed from them was removed: there was nothing to do.
         """
-        read = gather_documents(documents, encoding=encoding, root=root)
-        chunks = await self._chunks("index")
-        report = await index_documents(
-            read.documents,
-            chunks=chunks,
+        read = gather_documents(
+            documents, encoding=encoding, root=root, allow_empty=not keep_missing
+        )
+        return await index_and_mirror(
+            read,
+            chunks=await self._chunks("index"),
             tenant_id=self._tenant,
             embeddings=self._embeddings,
+            keep_missing=keep_missing,
             progress=progress,
         )
-        present = {document.id for document in read.documents}
-        present.update(file.id for file in read.skipped)
-        folders = [] if keep_missing else read.folders
-        removed = await remove_missing(chunks, self._tenant, folders, present)
-        return report.model_copy(update={"skipped": read.skipped, "removed": removed})
 
     async def remove(self, document_id: str) -> int:
         """Remove the document `document_id` (a passage's `source_id`) from the tenant.

@@ -35,12 +35,18 @@ class DocumentsRead:
 
     `folders` holds each folder named, as the ids it could give
     (`MirroredFolder.claims`): every document it claims that was neither read
-    nor skipped has left it.
+    nor skipped has left it. `paths` are the paths named, as given.
     """
 
     documents: list[SourceDocument]
     skipped: list[SkippedFile] = field(default_factory=list)
     folders: list[MirroredFolder] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        """Whether nothing was found: no document, no file skipped."""
+        return not self.documents and not self.skipped
 
 
 def read_documents(
@@ -48,6 +54,7 @@ def read_documents(
     *,
     encoding: str = "utf-8",
     root: str | os.PathLike[str] | None = None,
+    allow_empty: bool = False,
 ) -> DocumentsRead:
     """The documents under `paths`, each file once, and the files that could not be read.
 
@@ -55,7 +62,9 @@ def read_documents(
     regular file nor a folder (a device such as /dev/null, a pipe), a file
     given by name whose suffix is not read, or a path outside `root`;
     `InvalidArgumentError` for an unknown `encoding`; `NoDocumentsError` when
-    nothing is found at all. A file that does not decode is skipped, not raised.
+    nothing is found at all, unless `allow_empty` (a caller mirroring the
+    folders named then removes what they held). A file that does not decode
+    is skipped, not raised.
     """
     _require_encoding(encoding)
     base = None if root is None else _root(root)
@@ -77,9 +86,10 @@ def read_documents(
             files.setdefault(named, relative_to)
         else:
             raise DocumentPathError(path=str(raw), detail=_not_readable(path))
-    if not files:
-        raise NoDocumentsError(paths=[str(raw) for raw in paths])
-    read = DocumentsRead(documents=[], folders=folders)
+    listed = [str(raw) for raw in paths]
+    if not files and not allow_empty:
+        raise NoDocumentsError(paths=listed)
+    read = DocumentsRead(documents=[], folders=folders, paths=listed)
     for path, relative_to in files.items():
         source_id = path.relative_to(relative_to).as_posix()
         try:
@@ -90,11 +100,16 @@ def read_documents(
 
 
 def gather_documents(
-    given: Documents, *, encoding: str = "utf-8", root: str | os.PathLike[str] | None = None
+    given: Documents,
+    *,
+    encoding: str = "utf-8",
+    root: str | os.PathLike[str] | None = None,
+    allow_empty: bool = False,
 ) -> DocumentsRead:
     """`given` as documents: paths are read (`read_documents`), documents kept as they are.
 
-    Raises `InvalidArgumentError` for an item that is neither, or for nothing at all.
+    Raises `InvalidArgumentError` for an item that is neither, or for nothing
+    given at all; `allow_empty` as for `read_documents`.
     """
     items: list[Document] = (
         [given] if isinstance(given, str | os.PathLike | SourceDocument) else list(given)
@@ -112,17 +127,19 @@ def gather_documents(
                 value=item,
                 requirement="file or folder paths, or SourceDocument objects",
             )
-    skipped: list[SkippedFile] = []
-    folders: list[MirroredFolder] = []
-    if paths:
-        read = read_documents(paths, encoding=encoding, root=root)
-        documents.extend(read.documents)
-        skipped, folders = read.skipped, read.folders
-    if not documents and not skipped:
+    if not items:
         raise InvalidArgumentError(
             name="documents", value=given, requirement="at least one path or document"
         )
-    return DocumentsRead(documents=documents, skipped=skipped, folders=folders)
+    if not paths:
+        return DocumentsRead(documents=documents)
+    read = read_documents(paths, encoding=encoding, root=root, allow_empty=allow_empty)
+    return DocumentsRead(
+        documents=documents + read.documents,
+        skipped=read.skipped,
+        folders=read.folders,
+        paths=read.paths,
+    )
 
 
 class _Unreadable(Exception):

@@ -77,3 +77,23 @@ def test_a_folder_indexed_as_its_own_root_leaves_another_folders_documents(
     found = redstring("passages", "aardvark", "--db", str(db), "--json", "--embeddings", "none",
                       cwd=tmp_path)  # fmt: skip
     assert [hit["source_id"] for hit in json.loads(found.out)["matches"]] == ["rA/a.md"]
+
+
+def test_a_folder_whose_last_file_left_is_mirrored_and_a_new_empty_one_is_an_error(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "ef").mkdir()
+    (tmp_path / "ef" / "a.md").write_text("narwhal\n")
+    db = tmp_path / "ef.db"
+    assert redstring("index", "ef", "--db", str(db), *NONE, cwd=tmp_path).status == 0
+    (tmp_path / "ef" / "a.md").unlink()
+    mirrored = redstring("index", "ef", "--db", str(db), *NONE, cwd=tmp_path)
+    assert mirrored.status == 0, mirrored.err
+    assert mirrored.out.rstrip().endswith(", 1 document removed (ef/a.md)")
+    assert _sources(db, tmp_path) == []
+    again = redstring("index", "ef", "--db", str(db), *NONE, cwd=tmp_path)
+    assert "no .txt, .md or .markdown file found under ef" in assert_one_error_line(again)
+    # An empty folder into a database that does not exist: an error, and no file left.
+    fresh = redstring("index", "ef", "--db", str(tmp_path / "new.db"), *NONE, cwd=tmp_path)
+    assert "nothing to do" in assert_one_error_line(fresh)
+    assert not (tmp_path / "new.db").exists()

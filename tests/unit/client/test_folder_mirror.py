@@ -17,7 +17,7 @@ import pytest
 from redstring import AsyncRedstring, RetrievalMode, SourceDocument
 from redstring.chunks.in_memory import InMemoryChunkStore
 from redstring.client.store_set import StoreOpener, StoreSet
-from redstring.errors import InvalidArgumentError
+from redstring.errors import InvalidArgumentError, NoDocumentsError
 from redstring.graph.in_memory import InMemoryGraphStore
 from redstring.providers import FakeEmbeddingProvider
 from redstring.vector.in_memory import InMemoryVectorStore
@@ -233,5 +233,32 @@ def test_a_folder_that_is_its_own_root_mirrors_the_ids_its_walk_could_give(
             report = await mine.index(root, root=root)
             assert report.removed == ["sub/s.md", "top.md"]
             assert sorted(await _sources(mine)) == ["gone/g.md", "keep.md", "sub/t.md"]
+
+    asyncio.run(scenario())
+
+
+def test_a_folder_whose_last_file_left_is_mirrored_and_an_empty_one_is_refused(
+    client_of: Client, tmp_path: Path
+) -> None:
+    emptied, never = tmp_path / "emptied", tmp_path / "never"
+    emptied.mkdir()
+    never.mkdir()
+    (emptied / "a.md").write_text("narwhal tusk\n")
+
+    async def scenario() -> None:
+        async with client_of(MINE) as mine:
+            await mine.index(emptied)
+            (emptied / "a.md").unlink()
+            with pytest.raises(NoDocumentsError, match="emptied"):
+                await mine.index(emptied, keep_missing=True)  # keeps it: nothing to do
+            report = await mine.index(emptied)
+            assert (report.documents, report.removed) == (0, ["emptied/a.md"])
+            assert await _sources(mine) == {}
+            found = await mine.passages("narwhal", k=5, mode=RetrievalMode.LEXICAL)
+            assert list(found) == []
+            # Nothing found and nothing held: there was nothing to do.
+            for folder in (emptied, never):
+                with pytest.raises(NoDocumentsError, match=folder.name):
+                    await mine.index(folder)
 
     asyncio.run(scenario())

@@ -37,7 +37,11 @@ class DocumentPathError(NotFoundError, FileNotFoundError):
 
 
 class NoDocumentsError(InvalidArgumentError):
-    """The paths given hold no text or Markdown file at all."""
+    """The paths given hold no text or Markdown file, and nothing to remove: nothing to do.
+
+    Indexing mirrors the folders named, so a folder left empty that held
+    documents is not this error: they are removed.
+    """
 
     def __init__(self, *, paths: list[str]) -> None:
         self.paths = paths
