@@ -50,4 +50,5 @@ async def index_and_mirror(
     removed = await remove_missing(chunks, tenant_id, folders, present)
     if read.empty and not removed:
         raise NoDocumentsError(paths=read.paths)
+    removed = sorted([*report.removed, *removed])  # emptied documents, and those that left
     return report.model_copy(update={"skipped": read.skipped, "removed": removed})

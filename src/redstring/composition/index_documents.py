@@ -58,9 +58,10 @@ class IndexReport(BaseModel):
     chunks stored (embedded, if a provider was given) and were not written;
     `chunks_written` chunks were written for the others (every chunk of each
     changed source); `embedded` chunks were sent to the provider. `skipped`
-    lists the files a reader could not read, and `removed` the ids of the
-    documents taken out because their files left a folder indexed again (the
-    client fills both; empty here).
+    lists the files a reader could not read (the client fills it). `removed`
+    lists the ids of the documents taken out: here, those given with no text
+    to split (an emptied file) whose passages were stored, and, from the
+    client, those whose files left a folder indexed again.
     """
 
     documents: int = Field(ge=0)
@@ -96,6 +97,7 @@ class _Run:
     unchanged: int = 0
     written: int = 0
     embedded: int = 0
+    removed: list[str] = field(default_factory=list)
 
 
 async def index_documents(
@@ -121,6 +123,8 @@ async def index_documents(
     are computed with `embeddings.embed` in batches of `batch_size` texts,
     across documents. Sources are written in document
     order, each with one `replace_source`; documents not given are untouched.
+    A document with no text to split takes its stored passages out, and the
+    report lists it in `removed`.
 
     Raises before anything is embedded or written: `InvalidArgumentError` for
     `batch_size < 1`, `InvalidArgumentError` naming a tenant id that is not a
@@ -164,6 +168,7 @@ async def index_documents(
         unchanged=run.unchanged,
         chunks_written=run.written,
         embedded=run.embedded,
+        removed=sorted(run.removed),
     )
 
 
@@ -300,6 +305,8 @@ async def _settle_ready(run: _Run, store: ChunkStore, tenant_id: TenantId) -> No
                 plan.source_id, tenant_id, plan.chunks, keep_embeddings=plan.keep
             )
             run.written += len(plan.chunks)
+            if not plan.chunks:  # its stored passages are gone, and nothing took their place
+                run.removed.append(plan.source_id)
         else:
             run.unchanged += 1
         if run.progress is not None:

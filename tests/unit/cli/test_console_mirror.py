@@ -97,3 +97,17 @@ def test_a_folder_whose_last_file_left_is_mirrored_and_a_new_empty_one_is_an_err
     fresh = redstring("index", "ef", "--db", str(tmp_path / "new.db"), *NONE, cwd=tmp_path)
     assert "nothing to do" in assert_one_error_line(fresh)
     assert not (tmp_path / "new.db").exists()
+
+
+def test_a_file_emptied_is_reported_removed(tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path)
+    db = tmp_path / "x.db"
+    assert redstring("index", "corpus", "--db", str(db), *NONE, cwd=tmp_path).status == 0
+    (corpus / "a.md").write_text("")
+    emptied = redstring("index", "corpus", "--db", str(db), *NONE, cwd=tmp_path)
+    assert emptied.status == 0, emptied.err
+    assert emptied.out == (
+        "indexed 2 documents: 0 chunks written, 1 document unchanged, 0 chunks embedded, "
+        "1 document removed (corpus/a.md)\n"
+    )
+    assert _sources(db, tmp_path) == ["corpus/sub/b.txt"]

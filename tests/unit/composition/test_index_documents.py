@@ -351,3 +351,19 @@ async def test_a_provider_returning_too_few_vectors_is_a_model_error_and_writes_
             chunker=SMALL,
         )
     assert await store.chunks_of_source("ada.txt", tenant) == []
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("emptied", ["", " \n\n  "])
+async def test_a_document_emptied_takes_its_passages_out_and_says_so(emptied: str) -> None:
+    store = InMemoryChunkStore(dimension=DIMENSION)
+    tenant = new_tenant_id()
+    await index_documents([ADA, BABBAGE], chunks=store, tenant_id=tenant, chunker=SMALL)
+    empty = ADA.model_copy(update={"text": emptied})
+    report = await index_documents([empty, BABBAGE], chunks=store, tenant_id=tenant, chunker=SMALL)
+    assert await store.chunks_of_source("ada.txt", tenant) == []
+    assert (report.documents, report.unchanged, report.chunks_written) == (2, 1, 0)
+    assert report.removed == ["ada.txt"]
+    # Empty again, and never held anything: unchanged, nothing removed.
+    again = await index_documents([empty], chunks=store, tenant_id=tenant, chunker=SMALL)
+    assert (again.unchanged, again.removed) == (1, [])
