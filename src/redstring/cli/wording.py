@@ -2,7 +2,7 @@
 
 The library's messages name what a caller can change as a backticked
 argument (`timeout`, `max_failed_share=1`); on the command line those are
-flags (`--llm-timeout`, `--max-failed-share 1`). Which flag depends on the
+flags (`--llm-timeout`, `--max-failed-share 1`, `--root`). Which flag depends on the
 model that failed: `build` has a language model and maybe an embedding
 server, the other commands only the latter. A name with no flag stays as it is.
 """
@@ -14,8 +14,12 @@ from collections.abc import Mapping
 
 from redstring.domain.errors import CompletionError, ModelServerError
 
+#: The settings of reading documents, as `index` and `build` set them.
+DOCUMENT_FLAGS: Mapping[str, str] = {"root": "--root"}
+
 #: The language model's settings, as `build` sets them.
 LLM_FLAGS: Mapping[str, str] = {
+    **DOCUMENT_FLAGS,
     "base_url": "--llm-base-url",
     "model": "--llm-model",
     "api_key": "--api-key",
@@ -30,6 +34,7 @@ LLM_FLAGS: Mapping[str, str] = {
 
 #: The embedding server's settings, as every command sets them.
 EMBEDDING_FLAGS: Mapping[str, str] = {
+    **DOCUMENT_FLAGS,
     "base_url": "--embed-base-url",
     "model": "--embed-model",
     "api_key": "--api-key",

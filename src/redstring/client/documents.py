@@ -15,7 +15,7 @@ from __future__ import annotations
 import codecs
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,7 +75,7 @@ def read_documents(
         named = Path(os.path.abspath(path))
         relative_to = base if base is not None else named.parent
         if base is not None and not named.is_relative_to(base):
-            raise DocumentPathError(path=str(raw), detail=f"not under --root {base}")
+            raise DocumentPathError(path=str(raw), detail=f"not under `root` {base}")
         if path.is_dir():
             folders.append(mirrored_folder(named, relative_to))
             for found in sorted(_walk(path)):
@@ -108,12 +108,11 @@ def gather_documents(
 ) -> DocumentsRead:
     """`given` as documents: paths are read (`read_documents`), documents kept as they are.
 
-    Raises `InvalidArgumentError` for an item that is neither, or for nothing
-    given at all; `allow_empty` as for `read_documents`.
+    Raises `InvalidArgumentError` naming `documents` when `given` is neither
+    a path, a document nor a collection of them (`5`, `None`), holds an item
+    that is neither, or holds nothing; `allow_empty` as for `read_documents`.
     """
-    items: list[Document] = (
-        [given] if isinstance(given, str | os.PathLike | SourceDocument) else list(given)
-    )
+    items = _items(given)
     documents: list[SourceDocument] = []
     paths: list[str | os.PathLike[str]] = []
     for item in items:
@@ -142,6 +141,19 @@ def gather_documents(
     )
 
 
+def _items(given: object) -> list[object]:
+    """`given` as a list of items: one path or document alone, or what a collection holds."""
+    if isinstance(given, str | os.PathLike | SourceDocument):
+        return [given]
+    if isinstance(given, Iterable) and not isinstance(given, bytes | bytearray | Mapping):
+        return list(given)
+    raise InvalidArgumentError(
+        name="documents",
+        value=given,
+        requirement="a file or folder path, a SourceDocument, or a list of them",
+    )
+
+
 class _Unreadable(Exception):
     pass
 
@@ -157,10 +169,14 @@ def _require_encoding(encoding: str) -> None:
         ) from None
 
 
-def _root(root: str | os.PathLike[str]) -> Path:
+def _root(root: object) -> Path:
+    if not isinstance(root, str | os.PathLike):
+        raise InvalidArgumentError(
+            name="root", value=root, requirement="a folder's path, or None for the default"
+        )
     base = Path(os.path.abspath(root))
     if not base.is_dir():
-        raise DocumentPathError(path=os.fspath(root), detail="--root is not a folder")
+        raise DocumentPathError(path=os.fspath(root), detail="`root` is not a folder")
     return base
 
 

@@ -193,6 +193,10 @@ def test_a_backend_without_chunks_refuses_index_and_passages(
         assert err.count("\n") == 1
 
 
+#: A language model's flags for `build`: its server is never reached by a path error.
+BUILD = ["--llm-base-url", "http://127.0.0.1:1/v1", "--llm-model", "m"]
+
+
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
@@ -209,6 +213,8 @@ def test_a_backend_without_chunks_refuses_index_and_passages(
         (["index", "/no/such/dir", "--db", "x", *LEXICAL], "/no/such/dir: no such file"),
         (["search", "Ada", "--db", "x", "--embeddings", "openai"], "needs --embed-base-url"),
         (["build", "docs", "--db", "x"], "needs --llm-base-url"),
+        (["index", "/", "--root", "/dev/null", "--db", "x", *LEXICAL], "--root is not a folder"),
+        (["build", "/", "--root", "/dev/null", "--db", "x", *BUILD], "--root is not a folder"),
     ],
 )
 def test_failures_are_one_line_on_stderr(harness: Harness, argv: list[str], says: str) -> None:

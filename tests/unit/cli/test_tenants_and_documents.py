@@ -76,7 +76,7 @@ def test_a_pipe_a_root_that_is_no_folder_and_an_unknown_encoding_are_named(
     (tmp_path / "a.md").write_text("Ada.", encoding="utf-8")
     with pytest.raises(DocumentPathError, match=re.escape("pipe: exists but is a pipe or socket")):
         read_documents(["pipe"])
-    with pytest.raises(DocumentPathError, match=re.escape("a.md: --root is not a folder")):
+    with pytest.raises(DocumentPathError, match=re.escape("a.md: `root` is not a folder")):
         read_documents(["a.md"], root="a.md")
     with pytest.raises(InvalidArgumentError, match="encoding='klingon' is not allowed"):
         read_documents(["a.md"], encoding="klingon")

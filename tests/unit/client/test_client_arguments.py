@@ -11,7 +11,7 @@ import pytest
 
 from redstring import AsyncRedstring, Redstring
 from redstring.client.embeddings import local_extra_installed, resolve_embeddings
-from redstring.errors import ClientClosedError, InvalidArgumentError
+from redstring.errors import ClientClosedError, DocumentPathError, InvalidArgumentError
 from redstring.llm.local_embedding import LocalEmbeddingProvider
 
 _NO_SERVER = "http://127.0.0.1:1/v1"  # port 1: refused at once
@@ -78,6 +78,39 @@ def test_an_item_that_is_neither_a_path_nor_a_document_is_named(tmp_path: Path) 
             rs.index([5])  # type: ignore[list-item]
         with pytest.raises(InvalidArgumentError, match="at least one path or document"):
             rs.index([])
+
+
+@pytest.mark.parametrize("documents", [5, None, 1.5, b"docs", {"id": "a.md"}])
+def test_documents_that_are_no_path_document_or_list_are_named(
+    tmp_path: Path, documents: Any
+) -> None:
+    """`list(5)` raised a raw `TypeError` in both clients, and `index` and `build` alike."""
+    with Redstring(tmp_path / "g.db", embeddings="none") as rs:
+        for call in (rs.index, lambda given: rs.build(given, model="m", base_url=_NO_SERVER)):
+            with pytest.raises(InvalidArgumentError, match="a SourceDocument, or a list") as raised:
+                call(documents)
+            assert raised.value.name == "documents"
+
+    async def scenario() -> None:
+        async with AsyncRedstring(tmp_path / "g.db", embeddings="none") as rs:
+            with pytest.raises(InvalidArgumentError, match="a SourceDocument, or a list"):
+                await rs.index(documents)
+
+    asyncio.run(scenario())
+
+
+def test_a_root_that_is_no_folder_names_root_not_the_flag(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("Ada.", encoding="utf-8")
+    with Redstring(tmp_path / "g.db", embeddings="none") as rs:
+        with pytest.raises(DocumentPathError, match="`root` is not a folder") as raised:
+            rs.index(tmp_path / "a.md", root=tmp_path / "a.md")
+        assert "--root" not in str(raised.value)
+        (tmp_path / "sub").mkdir()
+        with pytest.raises(DocumentPathError, match="not under `root`"):
+            rs.index(tmp_path / "a.md", root=tmp_path / "sub")
+        with pytest.raises(InvalidArgumentError, match="a folder's path") as named:
+            rs.index(tmp_path / "a.md", root=5)  # type: ignore[arg-type]
+        assert named.value.name == "root"
 
 
 @pytest.mark.skipif(not local_extra_installed(), reason="needs the local extra")
