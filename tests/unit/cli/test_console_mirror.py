@@ -111,3 +111,22 @@ def test_a_file_emptied_is_reported_removed(tmp_path: Path) -> None:
         "1 document removed (corpus/a.md)\n"
     )
     assert _sources(db, tmp_path) == ["corpus/sub/b.txt"]
+
+
+def test_a_subfolder_keeps_the_whole_folders_ids_under_the_root_holding_it(
+    tmp_path: Path,
+) -> None:
+    """What the command-line how-to says: `--root .` keeps the ids, `--root corpus` does not."""
+    corpus = _corpus(tmp_path)
+    db = tmp_path / "x.db"
+    assert redstring("index", "corpus", "--db", str(db), *NONE, cwd=tmp_path).status == 0
+    (corpus / "a.md").unlink()  # outside the subfolder named: left alone
+    same = redstring("index", "corpus/sub", "--root", ".", "--db", str(db), *NONE, cwd=tmp_path)
+    assert same.out == (
+        "indexed 1 document: 0 chunks written, 1 document unchanged, 0 chunks embedded\n"
+    )
+    assert _sources(db, tmp_path) == ["corpus/a.md", "corpus/sub/b.txt"]
+    other = redstring("index", "corpus/sub", "--root", "corpus", "--db", str(db), *NONE,
+                      cwd=tmp_path)  # fmt: skip
+    assert other.status == 0, other.err
+    assert _sources(db, tmp_path) == ["corpus/a.md", "corpus/sub/b.txt", "sub/b.txt"]
