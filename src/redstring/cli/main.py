@@ -2,7 +2,9 @@
 
 `main(argv)` returns the exit status: 0 on success, 1 when a command fails
 (a `RedstringError` or a bad value, printed as one `redstring: error: ...`
-line), 2 for bad flags (one `redstring: usage error: ...` line). No
+line), 2 for bad flags (one `redstring: usage error: ...` line), and
+`READER_GONE` (141), silently, when whoever read the output went away
+(`redstring passages ... | head -1`). No
 traceback reaches the user unless `--traceback` is given. The library's log
 (which answer format a server takes, answers cut off, queueing) goes to
 stderr as `redstring: INFO: ...` lines, unless `--quiet`.
@@ -36,6 +38,10 @@ from redstring.domain.errors import (
 from redstring.domain.retrieval import RetrievalMode
 from redstring.domain.tokenize import Analyzer
 from redstring.llm.openai_compatible import STRUCTURED_OUTPUTS
+
+#: The exit status when the output's reader went away (a closed pipe): 128 + SIGPIPE, what
+#: a shell reports for a command the signal ended, since Python ignores the signal.
+READER_GONE = 141
 
 
 class UsageError(Exception):
@@ -295,6 +301,44 @@ def main(
     out = stdout if stdout is not None else sys.stdout
     err = stderr if stderr is not None else sys.stderr
     try:
+        try:
+            return _main(argv, env=env, opener=opener, out=out, err=err)
+        finally:
+            out.flush()  # an answer that fits the pipe's buffer meets a gone reader here
+    except BrokenPipeError:
+        _silence(out)
+        return READER_GONE
+
+
+def _silence(out: TextIO) -> None:
+    """Point `out`'s descriptor, when it is this process's stdout, at the null device.
+
+    What is still buffered is flushed again at exit, which would fail on the
+    closed pipe and print Python's own complaint (the recipe of the `signal`
+    module's documentation on SIGPIPE).
+    """
+    if out is not sys.stdout:
+        return
+    try:
+        descriptor = out.fileno()
+    except (OSError, ValueError):  # no descriptor: nothing flushes it at exit
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, descriptor)
+    finally:
+        os.close(devnull)
+
+
+def _main(
+    argv: Sequence[str] | None,
+    *,
+    env: Mapping[str, str] | None,
+    opener: StoreOpener | None,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    try:
         args = build_parser().parse_args(argv)
     except UsageError as error:
         err.write(f"{error.prog}: usage error: {error} (see {error.prog} --help)\n")
@@ -313,6 +357,8 @@ def main(
     except KeyboardInterrupt:
         err.write("redstring: interrupted\n")
         return 130
+    except BrokenPipeError:  # the reader went away: `main` ends quietly, not "unexpected"
+        raise
     except (RedstringError, ValueError) as error:
         if args.traceback:
             raise
