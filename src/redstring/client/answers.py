@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 from redstring.domain.errors import PandasMissingError
 from redstring.domain.retrieval import RetrievalMode
 from redstring.domain.snippet import best_window
+from redstring.domain.tokenize import DEFAULT_LANGUAGE, Analyzer
 
 
 class _Rows[Row: BaseModel](BaseModel):
@@ -170,6 +171,9 @@ class PassageSearchAnswer(_Rows[PassageHit]):
     hint: str | None = None
     #: How HYBRID fused the channels (`ChunkRetrievalResult.fusion`); `None` for one channel.
     fusion: str | None = None
+    #: The text analysis of the passages' index (`english`, `german`, ..., `none`): what the
+    #: lexical channel matched the query's words with, and what the printed window marks by.
+    language: str = DEFAULT_LANGUAGE
 
     def _rows(self) -> list[PassageHit]:
         return self.matches
@@ -314,8 +318,10 @@ def print_entities(answer: EntitySearchAnswer, out: TextIO) -> None:
 
 def print_passages(answer: PassageSearchAnswer, out: TextIO, *, width: int = 96) -> None:
     """Each passage: rank, scores and source on one line, then the window of its text that
-    matched the query best, matched words marked (`best_window`), indented."""
+    matched the query best, matched words marked (`best_window`, in the answer's `language`),
+    indented."""
     found = count(len(answer.matches), "passage")
+    analyzer = Analyzer(answer.language)
     out.write(f"{found} for {answer.query!r} ({answer.mode.value})\n")
     if not answer.matches:
         _hint(answer.hint, out)
@@ -326,7 +332,7 @@ def print_passages(answer: PassageSearchAnswer, out: TextIO, *, width: int = 96)
             f"semantic {_score(hit.semantic)}  lexical {_score(hit.lexical)} (bm25 {bm25})  "
             f"{hit.source_id} #{hit.index}\n"
         )
-        excerpt = best_window(hit.text, answer.query, width * 2)
+        excerpt = best_window(hit.text, answer.query, width * 2, analyzer)
         out.write(textwrap.indent(textwrap.fill(excerpt, width=width), "   ") + "\n")
 
 

@@ -113,6 +113,7 @@ async def search_passages(
         query=request.text,
         mode=result.mode,
         fusion=result.fusion,
+        language=stores.chunks.analyzer.language,
         matches=[
             PassageHit(
                 rank=rank,

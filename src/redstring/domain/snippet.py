@@ -1,67 +1,71 @@
 """The part of a passage worth showing for a query: the window holding most of its words.
 
-A passage's word matches a query term when their normalised forms are equal,
-or one begins with the other and the shorter has at least `MIN_PREFIX`
-characters ("program" finds "programs" and "programming"). The window of
-at most `width` characters (whitespace runs folded to one space) holding
-the most distinct terms, then the most matches, earliest on a tie, is cut
-at word boundaries, its matched words marked.
+A passage's word matches a query term when the `Analyzer` of the passages'
+index gives it that term: the same normalisation, stemmer and stopwords the
+lexical channel matched with, so a marked word is one BM25 counted ("Häuser"
+for "Haus" in German, "programs" for "program" in English) and a word BM25
+did not count is not marked. The window of at most `width` characters
+(whitespace runs folded to one space) holding the most distinct terms, then
+the most matches, earliest on a tie, is cut at word boundaries, its matched
+words marked with `MARK` on either side; a word already inside the text's
+own `**...**` is shown bold as it is, never marked again inside it.
 """
 
 from __future__ import annotations
 
 import re
 
-from redstring.domain.normalization import normalize_name
-from redstring.domain.tokenize import ENGLISH_STOPWORDS, words
+from redstring.domain.tokenize import Analyzer
 
-#: The shortest term (or word) a longer word (or term) is matched by as a prefix.
-MIN_PREFIX = 4
-#: What marks a matched word, before and after it.
+#: What marks a matched word, before and after it (Markdown's bold).
 MARK = "**"
 #: What stands for the text cut off at either end.
 ELLIPSIS = "..."
 
 _WORD = re.compile(r"[^\W_]+")
+#: The text's own bold: `**`, then text neither starting nor ending with a space, then `**`.
+_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
+#: The analysis of an answer that names none: a new index's.
+_DEFAULT = Analyzer()
 
 
-def _matches(word: str, terms: frozenset[str]) -> str | None:
-    """The term `word` matches, if any."""
-    folded = normalize_name(word)
-    if folded in terms:
-        return folded
-    for term in terms:
-        shorter = min(len(term), len(folded))
-        if shorter >= MIN_PREFIX and (folded.startswith(term) or term.startswith(folded)):
-            return term
-    return None
-
-
-def best_window(text: str, query: str, width: int) -> str:
+def best_window(text: str, query: str, width: int, analyzer: Analyzer | None = None) -> str:
     """`text`'s best window of at most `width` characters for `query`, matched words marked.
 
-    Whitespace is folded first; the marks and `...` at a cut end are added
-    beyond `width`. Without any match it is the text's start.
+    `analyzer` is the passages' index's (`ChunkStore.analyzer`; `None`: the
+    default, English). Whitespace is folded first; the marks and `...` at a
+    cut end are added beyond `width`. Without any match it is the text's start.
     """
+    analysis = _DEFAULT if analyzer is None else analyzer
     flat = " ".join(text.split())
-    terms = frozenset(words(query)) - ENGLISH_STOPWORDS
+    terms = frozenset(analysis.terms(query))
     hits = [
         (found.start(), found.end(), term)
         for found in _WORD.finditer(flat)
-        if (term := _matches(found.group(), terms)) is not None
+        if (term := _matched(analysis.terms(found.group()), terms)) is not None
     ]
     start = _best_start(flat, hits, width)
     end = min(len(flat), start + width)
     if end < len(flat) and " " in flat[start:end]:
         end = flat.rindex(" ", start, end)  # never cut a word at the end
+    bold = [(found.start(1), found.end(1)) for found in _BOLD.finditer(flat)]
     pieces: list[str] = [ELLIPSIS if start > 0 else ""]
     at = start
     for hit_start, hit_end, _ in hits:
-        if hit_start >= start and hit_end <= end:
+        if hit_start >= start and hit_end <= end and not _inside(hit_start, hit_end, bold):
             pieces += [flat[at:hit_start], MARK, flat[hit_start:hit_end], MARK]
             at = hit_end
     pieces += [flat[at:end], ELLIPSIS if end < len(flat) else ""]
     return "".join(pieces)
+
+
+def _matched(word_terms: list[str], terms: frozenset[str]) -> str | None:
+    """The first of a word's terms the query holds, if any."""
+    return next((term for term in word_terms if term in terms), None)
+
+
+def _inside(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
+    return any(span_start <= start and end <= span_end for span_start, span_end in spans)
 
 
 def _best_start(flat: str, hits: list[tuple[int, int, str]], width: int) -> int:

@@ -92,3 +92,17 @@ def test_a_folder_given_as_db_is_named_as_a_folder(tmp_path: Path) -> None:
         assert "is a folder" in line, line
         assert "disk I/O" not in line
     assert list(folder.iterdir()) == []
+
+
+def test_the_snippet_marks_what_the_passages_language_matched(tmp_path: Path) -> None:
+    (tmp_path / "stadt.md").write_text("In der Stadt stehen alte **Häuser** und neue Häuser.\n")
+    db = str(tmp_path / "x.db")
+    indexed = redstring("index", "stadt.md", "--db", db, "--quiet", "--language", "german",
+                        *NONE, cwd=tmp_path)  # fmt: skip
+    assert indexed.status == 0, indexed.err
+    shown = redstring("passages", "Haus", "--db", db, *NONE, cwd=tmp_path)  # the db's language
+    data = redstring("passages", "Haus", "--db", db, "--json", *NONE, cwd=tmp_path)
+    assert shown.status == 0, shown.err
+    snippet = " ".join(line.strip() for line in shown.out.splitlines()[2:])
+    assert snippet == "In der Stadt stehen alte **Häuser** und neue **Häuser**.", shown.out
+    assert json.loads(data.out)["language"] == "german"
