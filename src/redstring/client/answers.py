@@ -15,7 +15,7 @@ import textwrap
 from collections.abc import Iterator
 from typing import Any, TextIO, overload
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, JsonValue
 
 from redstring.domain.errors import PandasMissingError
 from redstring.domain.retrieval import RetrievalMode
@@ -239,18 +239,27 @@ class EntityAnswer(_Rows[Neighbour]):
 class TenantStats(BaseModel):
     """The size of one tenant.
 
-    `vectors` counts the entities' vectors, `embedded_chunks` the chunks
-    holding a vector of their own; `chunks` and `embedded_chunks` are `None`
-    where the backend keeps no chunks.
+    `entity_vectors` counts the entities' vectors, `embedded_chunks` the
+    chunks holding a vector of their own (together, the tenant's vectors);
+    `chunks` and `embedded_chunks` are `None` where the backend keeps no chunks.
+    `entity_vectors` was named `vectors` before: that name is still accepted
+    and read (`tenant.vectors`), and no longer written.
     """
+
+    model_config = ConfigDict(populate_by_name=True)
 
     tenant_id: str
     entities: int
     entities_by_type: dict[str, int]
     relationships: int
-    vectors: int
+    entity_vectors: int = Field(validation_alias=AliasChoices("entity_vectors", "vectors"))
     chunks: int | None
     embedded_chunks: int | None = None
+
+    @property
+    def vectors(self) -> int:
+        """`entity_vectors`, under its former name."""
+        return self.entity_vectors
 
 
 class StatsAnswer(_Rows[TenantStats]):
@@ -352,6 +361,6 @@ def print_stats(answer: StatsAnswer, out: TextIO) -> None:
 
 def _vectors(tenant: TenantStats) -> str:
     if tenant.embedded_chunks is None:
-        return str(tenant.vectors)
-    total = tenant.vectors + tenant.embedded_chunks
-    return f"{total} ({tenant.vectors} of entities, {tenant.embedded_chunks} of chunks)"
+        return str(tenant.entity_vectors)
+    total = tenant.entity_vectors + tenant.embedded_chunks
+    return f"{total} ({tenant.entity_vectors} of entities, {tenant.embedded_chunks} of chunks)"

@@ -205,7 +205,7 @@ async def stats(stores: StoreSet, tenant_id: TenantId) -> StatsAnswer:
                 entities=graph.entities,
                 entities_by_type=dict(sorted(graph.entity_types.items())),
                 relationships=graph.relationships,
-                vectors=await stores.vectors.count(tenant),
+                entity_vectors=await stores.vectors.count(tenant),
                 chunks=None if chunks is None else chunks.chunks,
                 embedded_chunks=None if chunks is None else chunks.embedded,
             )

@@ -139,7 +139,7 @@ def test_stats_lists_every_tenant_with_entities_by_type(harness: Harness) -> Non
     assert set(by_tenant) == {str(HOME), str(OTHER)}
     home = by_tenant[str(HOME)]
     assert home["entities_by_type"] == {"organization": 1, "person": 3}
-    assert (home["entities"], home["relationships"], home["vectors"], home["chunks"]) == (
+    assert (home["entities"], home["relationships"], home["entity_vectors"], home["chunks"]) == (
         4,
         1,
         4,

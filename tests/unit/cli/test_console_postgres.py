@@ -51,7 +51,7 @@ def test_build_search_and_stats_on_a_postgres_url(postgres_url: str) -> None:
     assert answer["backend"] == "PostgreSQL"
     [tenant] = answer["tenants"]
     assert tenant["tenant_id"] == str(parse_tenant("pg"))
-    assert (tenant["entities"], tenant["relationships"], tenant["vectors"]) == (3, 2, 3)
+    assert (tenant["entities"], tenant["relationships"], tenant["entity_vectors"]) == (3, 2, 3)
     assert tenant["chunks"] == 1
     assert passages.status == 0, passages.err
     assert "  grace_hopper.md #0" in passages.out  # a file named alone: its own name

@@ -161,7 +161,7 @@ def test_build_then_search_stats_and_the_mcp_server_on_one_sqlite_file(
 
     [tenant] = json.loads(counted.out)["tenants"]
     assert tenant["entities_by_type"] == {"location": 2, "organization": 5, "person": 6}
-    assert (tenant["relationships"], tenant["vectors"]) == (7, 13)
+    assert (tenant["relationships"], tenant["entity_vectors"]) == (7, 13)
     assert json.loads(elsewhere.out)["matches"] == []
 
     assert example == 0
