@@ -7,7 +7,8 @@ for the result from any other thread. It never leaves a caller waiting:
   be served while that thread waits, so it raises `ReentrantCallError`;
 - `stop` cancels the calls in flight, whose callers get `ClientClosedError`,
   runs an optional last coroutine (closing stores), stops the loop and shuts
-  its worker threads down;
+  its worker threads down on its own thread (an interpreter shutting down
+  refuses to start the one `shutdown_default_executor` would);
 - a `LoopThread` nobody stopped is stopped by its owner's finalizer
   (`stop_when_collected`), so dropped clients leave no threads behind.
 """
@@ -19,6 +20,7 @@ import concurrent.futures
 import threading
 import weakref
 from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from redstring.domain.errors import ClientClosedError, ReentrantCallError
@@ -26,13 +28,16 @@ from redstring.domain.errors import ClientClosedError, ReentrantCallError
 type Closing = Callable[[], Coroutine[Any, Any, object]]
 
 
-def _serve(loop: asyncio.AbstractEventLoop) -> None:
+def _serve(loop: asyncio.AbstractEventLoop, workers: ThreadPoolExecutor) -> None:
     asyncio.set_event_loop(loop)
     try:
         loop.run_forever()
     finally:
         try:
-            loop.run_until_complete(loop.shutdown_default_executor())
+            loop.run_until_complete(asyncio.sleep(0))  # the callbacks `stop` left (its result)
+            # Not `shutdown_default_executor`: it starts a thread to wait in, and a
+            # client stopped at interpreter exit (its finalizer) may start none.
+            workers.shutdown(wait=True)
         finally:
             loop.close()
 
@@ -46,11 +51,15 @@ class LoopThread:
 
     def __init__(self, name: str) -> None:
         self._loop = asyncio.new_event_loop()
+        workers = ThreadPoolExecutor(thread_name_prefix=f"{name}-worker")
+        self._loop.set_default_executor(workers)
         self._lock = threading.Lock()
         # each call in flight: its caller's future, and the coroutine its task runs
         self._pending: dict[concurrent.futures.Future[Any], Coroutine[Any, Any, Any]] = {}
         self._stopping = False
-        self._thread = threading.Thread(target=_serve, args=(self._loop,), name=name, daemon=True)
+        self._thread = threading.Thread(
+            target=_serve, args=(self._loop, workers), name=name, daemon=True
+        )
         self._thread.start()
 
     def on_loop_thread(self) -> bool:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -130,3 +132,29 @@ def test_a_progress_callback_closing_the_client_ends_the_index_rather_than_hangi
     with pytest.raises(ClientClosedError):
         rs.stats()
     rs.close()  # harmless from outside as well
+
+
+_EXIT_WITHOUT_CLOSE = """
+import sys
+from redstring import Redstring, SourceDocument
+rs = Redstring(sys.argv[1], embeddings="none")
+rs.index(SourceDocument(id="ada", text="Ada Lovelace wrote the first program."))
+"""
+
+
+def test_a_client_left_open_at_interpreter_exit_is_closed_silently(tmp_path: Path) -> None:
+    db = tmp_path / "x.db"
+    ran = subprocess.run(
+        [sys.executable, "-c", _EXIT_WITHOUT_CLOSE, str(db)],
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_SECONDS,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "Traceback" not in ran.stderr
+    assert "Exception in thread" not in ran.stderr
+    assert not Path(f"{db}-wal").exists()  # the last connection closed: the stores were closed
+    with Redstring(db, embeddings="none", create=False) as rs:
+        assert [match.source_id for match in rs.passages("Ada").matches] == ["ada"]
+        assert rs.check().ok
