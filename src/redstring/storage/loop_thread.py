@@ -5,6 +5,9 @@ for the result from any other thread. It never leaves a caller waiting:
 
 - a call from the loop's own thread (a callback of a running call) cannot
   be served while that thread waits, so it raises `ReentrantCallError`;
+- a caller interrupted while it waits (`KeyboardInterrupt` from Ctrl-C,
+  `SystemExit`) cancels its call and waits for it to end before the
+  interruption goes on, so nothing keeps running behind the caller's back;
 - `stop` cancels the calls in flight, whose callers get `ClientClosedError`,
   runs an optional last coroutine (closing stores), stops the loop and shuts
   its worker threads down on its own thread (an interpreter shutting down
@@ -70,7 +73,9 @@ class LoopThread:
         """Run `call` on the loop and return its result; `method` names it in errors.
 
         Raises `ClientClosedError` once `stop` has begun (also for a call it
-        cancelled) and `ReentrantCallError` from the loop's own thread.
+        cancelled) and `ReentrantCallError` from the loop's own thread. An
+        exception raised in the waiting thread itself (`KeyboardInterrupt`,
+        `SystemExit`) cancels the call, waits for it to end, and goes on.
         """
         if self.on_loop_thread():
             call.close()
@@ -85,9 +90,32 @@ class LoopThread:
             return future.result()
         except concurrent.futures.CancelledError:
             raise ClientClosedError(method=method) from None
+        except BaseException:
+            if not future.done():  # raised in this thread while it waited, not by the call
+                self._cancel(call)
+            raise
         finally:
             with self._lock:
                 self._pending.pop(future, None)
+
+    def _cancel(self, call: Coroutine[Any, Any, Any]) -> None:
+        """Cancel the task running `call` and wait until it has ended.
+
+        A `stop` under way cancels it itself, and is not waited for.
+        """
+        with self._lock:
+            if self._stopping:
+                return
+            cancelling = _end_calls([call])
+            ended = asyncio.run_coroutine_threadsafe(cancelling, self._loop)
+            self._pending[ended] = cancelling  # a `stop` from now on resolves it
+        try:
+            ended.result()
+        except concurrent.futures.CancelledError:
+            pass  # a `stop` began, and ends the call
+        finally:
+            with self._lock:
+                self._pending.pop(ended, None)
 
     def stop(self, closing: Closing | None = None) -> None:
         """Cancel the calls in flight, run `closing()` on the loop, and end the thread.
@@ -131,18 +159,23 @@ async def _wind_down(
     worker) is the store's to end in `closing`, which may wait for it.
     """
     try:
-        tasks = [
-            task
-            for task in asyncio.all_tasks(loop)
-            if task is not asyncio.current_task() and not task.done() and task.get_coro() in calls
-        ]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await _end_calls(calls)
         if closing is not None:
             await closing()
     finally:
         loop.stop()
+
+
+async def _end_calls(calls: list[Coroutine[Any, Any, Any]]) -> None:
+    """Cancel the tasks running `calls` and wait until they have ended."""
+    tasks = [
+        task
+        for task in asyncio.all_tasks()
+        if task is not asyncio.current_task() and not task.done() and task.get_coro() in calls
+    ]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def run_to_end[T](work: Coroutine[Any, Any, T], *, method: str = "run") -> T:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import gc
 import os
 import subprocess
@@ -16,6 +17,7 @@ import pytest
 from redstring import Redstring
 from redstring.errors import ClientClosedError, ReentrantCallError
 from redstring.providers import FakeEmbeddingProvider
+from redstring.storage.loop_thread import LoopThread
 from tests.hang_guard import HANG_GUARD_SECONDS
 
 
@@ -63,10 +65,15 @@ class _StuckEmbeddings(FakeEmbeddingProvider):
     def __init__(self) -> None:
         super().__init__(dimension=8)
         self.started = threading.Event()
+        self.cancelled = threading.Event()
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         self.started.set()
-        await asyncio.Event().wait()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.cancelled.set()
+            raise
         raise AssertionError("never reached")
 
 
@@ -132,6 +139,77 @@ def test_a_progress_callback_closing_the_client_ends_the_index_rather_than_hangi
     with pytest.raises(ClientClosedError):
         rs.stats()
     rs.close()  # harmless from outside as well
+
+
+def _interrupt_the_wait(
+    monkeypatch: pytest.MonkeyPatch, started: threading.Event, interruption: type[BaseException]
+) -> None:
+    """Raise `interruption` in this thread's next wait on a call, once the call has started.
+
+    That is how Ctrl-C (or a signal handler's `sys.exit`) reaches a blocked caller: out
+    of `Future.result`, in the caller's thread, while the call runs on the loop.
+    """
+    caller = threading.current_thread()
+    result = concurrent.futures.Future.result
+    interrupted: list[bool] = []
+
+    def interrupted_result(
+        future: concurrent.futures.Future[object], timeout: float | None = None
+    ) -> object:
+        if threading.current_thread() is caller and not interrupted:
+            interrupted.append(True)
+            assert started.wait(HANG_GUARD_SECONDS)
+            raise interruption
+        return result(future, timeout)
+
+    monkeypatch.setattr(concurrent.futures.Future, "result", interrupted_result)
+
+
+async def _other_tasks() -> int:
+    return len(asyncio.all_tasks() - {asyncio.current_task()})
+
+
+@pytest.mark.parametrize("interruption", [KeyboardInterrupt, SystemExit])
+def test_an_interrupted_caller_cancels_its_call_before_the_interruption_goes_on(
+    monkeypatch: pytest.MonkeyPatch, interruption: type[BaseException]
+) -> None:
+    bridge = LoopThread("test-interrupted")
+    started, cancelled = threading.Event(), threading.Event()
+
+    async def wait_forever() -> None:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    try:
+        _interrupt_the_wait(monkeypatch, started, interruption)
+        with pytest.raises(interruption):
+            bridge.run(wait_forever(), method="wait_forever")
+        assert cancelled.is_set(), "the call runs on after its caller was interrupted"
+        assert bridge.run(_other_tasks(), method="others") == 0  # the loop is idle again
+    finally:
+        bridge.stop()
+
+
+def test_ctrl_c_during_index_stops_the_indexing_and_the_client_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embeddings = _StuckEmbeddings()
+    rs = Redstring(tmp_path / "x.db", embeddings=embeddings)
+    folder = _folder(tmp_path, 20)
+    with monkeypatch.context() as patched:
+        _interrupt_the_wait(patched, embeddings.started, KeyboardInterrupt)
+        with pytest.raises(KeyboardInterrupt):
+            rs.index(folder)
+    assert embeddings.cancelled.is_set(), "indexing went on after Ctrl-C"
+    assert [tenant.chunks for tenant in rs.stats().tenants] == [
+        0
+    ]  # nothing embedded, nothing written
+    assert rs.passages("Ada", mode="lexical").matches == []
+    rs.close()
 
 
 _EXIT_WITHOUT_CLOSE = """
