@@ -10,6 +10,7 @@ the same object for code without an event loop.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Sequence
@@ -50,6 +51,7 @@ from redstring.domain.document import SourceDocument
 from redstring.domain.errors import (
     ChunkStoreUnavailableError,
     ClientClosedError,
+    ClientLoopError,
     InvalidArgumentError,
 )
 from redstring.domain.events import MergeUndone
@@ -109,7 +111,9 @@ class AsyncRedstring:
     how the stores open (`open_store_set`), e.g. with in-memory stores.
 
     Use `async with AsyncRedstring(...) as rs:`, or call `close()`; a closed
-    client raises `ClientClosedError`.
+    client raises `ClientClosedError`. The stores belong to the event loop
+    they opened in: a call from another loop (a second `asyncio.run`) raises
+    `ClientLoopError`.
     """
 
     def __init__(
@@ -137,6 +141,7 @@ class AsyncRedstring:
         self._opener: StoreOpener = open_store_set if opener is None else opener
         self._stack: AsyncExitStack | None = None
         self._stores: StoreSet | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the one the stores opened in
         self._closed = False
 
     @property
@@ -167,9 +172,14 @@ class AsyncRedstring:
         await self._open("open")
         return self
 
-    async def _open(self, method: str) -> StoreSet:
+    def _check_usable(self, method: str) -> None:
         if self._closed:
             raise ClientClosedError(method=method)
+        if self._loop is not None and self._loop is not asyncio.get_running_loop():
+            raise ClientLoopError(method=method)
+
+    async def _open(self, method: str) -> StoreSet:
+        self._check_usable(method)
         if self._stores is None:
             stack = AsyncExitStack()
             dimension = None if self._embeddings is None else self._embeddings.dimension
@@ -182,15 +192,23 @@ class AsyncRedstring:
                     language=self._language,
                 )
             )
-            self._stack = stack
+            self._stack, self._loop = stack, asyncio.get_running_loop()
         return self._stores
 
     async def close(self) -> None:
-        """Close the stores. Closing twice is harmless; any other call then raises."""
+        """Close the stores. Closing twice is harmless; any other call then raises.
+
+        From another event loop than theirs, the stores close on their own
+        loop while it runs, else here (an ended `asyncio.run` closed them).
+        """
         self._closed = True
-        stack, self._stack, self._stores = self._stack, None, None
-        if stack is not None:
+        stack, self._stack, self._stores, loop = self._stack, None, None, self._loop
+        if stack is None:
+            return
+        if loop is None or loop is asyncio.get_running_loop() or not loop.is_running():
             await stack.aclose()
+        else:
+            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(stack.aclose(), loop))
 
     async def __aenter__(self) -> Self:
         return await self.open()
@@ -331,8 +349,7 @@ class AsyncRedstring:
         progress: ProgressCallback | None,
         pair_questions: int,
     ) -> GraphBuildReport:
-        if self._closed:
-            raise ClientClosedError(method="build")
+        self._check_usable("build")
         await preflight(provider)  # before the database is opened (or created)
         stores = await self._open("build")
         concurrency = getattr(provider, "max_concurrency", 4)

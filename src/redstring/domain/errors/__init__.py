@@ -37,6 +37,7 @@ from redstring.domain.errors.building import (
 from redstring.domain.errors.client import (
     ChunkStoreUnavailableError,
     ClientClosedError,
+    ClientLoopError,
     DatabaseNotFoundError,
     DocumentPathError,
     EventLogUnavailableError,
@@ -89,6 +90,7 @@ __all__ = [
     "ChunkSourceMismatchError",
     "ChunkStoreUnavailableError",
     "ClientClosedError",
+    "ClientLoopError",
     "CompletionError",
     "CorruptSettingError",
     "DamagedRowError",

@@ -65,6 +65,20 @@ class ClientClosedError(InvalidUseError, RuntimeError):
         )
 
 
+class ClientLoopError(InvalidUseError, RuntimeError):
+    """An `AsyncRedstring` was called in another event loop than the one its stores opened in."""
+
+    def __init__(self, *, method: str) -> None:
+        self.method = method
+        super().__init__(
+            f"{method}() was called in another event loop than the one this AsyncRedstring "
+            "opened its stores in; they belong to that loop (and close when it ends, as at the "
+            "end of `asyncio.run`). Keep every call of a client in one event loop (one "
+            "`asyncio.run`, with `async with AsyncRedstring(...) as rs:` inside it), open a new "
+            "client in each loop, or use the blocking `Redstring`, which keeps a loop of its own."
+        )
+
+
 class PandasMissingError(MissingExtraError):
     """`to_pandas()` was called where pandas is not installed."""
 
