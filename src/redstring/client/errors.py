@@ -1,4 +1,5 @@
-"""The fixes the client's `ModeNeedsEmbeddingsError` names, in the caller's terms.
+"""The fixes the client's `ModeNeedsEmbeddingsError` and `DatabaseNotFoundError` name,
+in the caller's terms: the client's arguments from Python, the flags from the command line.
 
 The client's error classes live in `redstring.domain.errors.client` (one tree,
 ADR 0140); import them from `redstring.errors`.
@@ -17,3 +18,16 @@ EMBEDDINGS_FLAGS = (
     "Pass --embeddings local (needs the `local` extra) or --embeddings openai with its "
     "settings, or use --mode lexical."
 )
+
+#: How to name a database to the Python client, or make one (`DatabaseNotFoundError.fix`).
+DATABASE_ARGUMENT = (
+    "Check `db`, or open the client with `create=True` (the default) to make a new database there."
+)
+
+
+def database_flags(path: str) -> str:
+    """How to name a database on the command line, or make one (`DatabaseNotFoundError.fix`)."""
+    return (
+        f"Check --db, or create one first with `redstring index PATH... --db {path}` or "
+        f"`redstring build PATH... --db {path}`."
+    )

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from redstring.chunks.in_memory import InMemoryChunkStore
 from redstring.client.embeddings import UNEMBEDDED_DIMENSION
+from redstring.client.errors import DATABASE_ARGUMENT
 from redstring.client.store_set import StoreSet
 from redstring.composition.rebuild import lagging_tenants
 from redstring.composition.sqlite_stores import SqliteStores, open_sqlite
@@ -91,7 +92,7 @@ async def open_store_set(
         )
     exists = os.path.exists(path)  # noqa: ASYNC240 (one stat before opening the file)
     if not exists and not create:
-        raise DatabaseNotFoundError(path=db)
+        raise DatabaseNotFoundError(path=db, fix=DATABASE_ARGUMENT)
     # An existing file opens at the dimension it records; a provider of another
     # dimension is then refused by whatever composes the two, naming both.
     try:

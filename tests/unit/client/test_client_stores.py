@@ -82,8 +82,12 @@ def test_a_reading_client_refuses_a_missing_database_and_creates_nothing(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "missing.db"
-    with pytest.raises(DatabaseNotFoundError, match="no database at"):
+    with pytest.raises(DatabaseNotFoundError) as refused:
         Redstring(db, embeddings="none", create=False)
+    assert str(refused.value) == (  # the client's arguments, not the command line's flags
+        f"no database at {db}. Check `db`, or open the client with `create=True` (the "
+        "default) to make a new database there."
+    )
     assert not db.exists()
 
 

@@ -15,14 +15,15 @@ class InvalidUseError(RedstringError):
 
 
 class DatabaseNotFoundError(NotFoundError, FileNotFoundError):
-    """A command that only reads was pointed at a database file that does not exist."""
+    """A command that only reads was pointed at a database file that does not exist.
 
-    def __init__(self, *, path: str) -> None:
+    `fix` says how to name another or make this one where it was opened (the
+    client's arguments from Python, its flags and commands from the command line).
+    """
+
+    def __init__(self, *, path: str, fix: str) -> None:
         self.path = path
-        super().__init__(
-            f"no database at {path}. Check --db, or create one first with "
-            f"`redstring index PATH... --db {path}` or `redstring build PATH... --db {path}`."
-        )
+        super().__init__(f"no database at {path}. {fix}")
 
 
 class DocumentPathError(NotFoundError, FileNotFoundError):
