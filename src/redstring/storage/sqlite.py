@@ -246,17 +246,30 @@ class SqliteDatabase:
             yield
             return
         token = object()
-        await asyncio.to_thread(self._begin, token, store)
+        # A task cancelled while a worker begins or ends the transaction (Ctrl-C, `close`)
+        # stops waiting, but the worker still runs: one that began is rolled back when it
+        # is done, and an end is never dropped, else the transaction would hold the file.
+        beginning = asyncio.ensure_future(asyncio.to_thread(self._begin, token, store))
+        try:
+            await asyncio.shield(beginning)
+        except asyncio.CancelledError:
+            beginning.add_done_callback(lambda begun: self._end_begun(begun, store))
+            raise
         entered = _BATCHES.set((*_BATCHES.get(), token))
         try:
             yield
         except BaseException:
-            await asyncio.to_thread(self._end, store, commit=False)
+            await asyncio.shield(asyncio.to_thread(self._end, store, commit=False))
             raise
         else:
-            await asyncio.to_thread(self._end, store, commit=True)
+            await asyncio.shield(asyncio.to_thread(self._end, store, commit=True))
         finally:
             _BATCHES.reset(entered)
+
+    def _end_begun(self, begun: asyncio.Future[None], store: str) -> None:
+        """Roll back the transaction a cancelled `batch` began after it stopped waiting."""
+        if not begun.cancelled() and begun.exception() is None:
+            self._end(store, commit=False)
 
     def _begin(self, token: object, store: str) -> None:
         if self.read_only:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -12,6 +14,7 @@ import pytest
 from redstring.composition.sqlite_stores import open_sqlite
 from redstring.composition.transactions import one_transaction
 from redstring.storage.sqlite import SqliteDatabase
+from tests.hang_guard import HANG_GUARD_SECONDS
 
 
 class Boom(Exception):
@@ -133,3 +136,78 @@ async def test_one_transaction_spans_stores_only_when_they_share_one_database(
     finally:
         await first.close()
         await second.close()
+
+
+@pytest.mark.asyncio
+async def test_a_batch_cancelled_while_its_transaction_begins_never_holds_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database, _ = _database(tmp_path / "b.db")
+    holding, release = asyncio.Event(), asyncio.Event()
+
+    async def hold() -> None:
+        async with database.batch(store="t"):
+            await _insert(database, 1)
+            holding.set()
+            await release.wait()
+
+    holder = asyncio.create_task(hold())
+    await holding.wait()
+    beginning = threading.Event()
+    begin = SqliteDatabase._begin
+
+    def say_and_begin(self: SqliteDatabase, token: object, store: str) -> None:
+        beginning.set()
+        begin(self, token, store)  # waits for the holder's batch, then begins
+
+    monkeypatch.setattr(SqliteDatabase, "_begin", say_and_begin)
+
+    async def empty_batch() -> None:
+        async with database.batch(store="t"):
+            pass
+
+    cancelled = asyncio.create_task(empty_batch())
+    assert await asyncio.to_thread(beginning.wait, HANG_GUARD_SECONDS)
+    cancelled.cancel()  # Ctrl-C or close() while a worker begins the transaction
+    with pytest.raises(asyncio.CancelledError):
+        await cancelled
+    release.set()
+    await holder
+    try:
+        await asyncio.wait_for(_insert(database, 2), HANG_GUARD_SECONDS)  # not left waiting
+        assert await _rows(database) == [1, 2]
+    finally:
+        database.close()
+
+
+@pytest.mark.asyncio
+async def test_a_batch_cancelled_while_its_commit_waits_for_a_worker_still_commits(
+    tmp_path: Path,
+) -> None:
+    database, _ = _database(tmp_path / "b.db")
+    asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(max_workers=1))
+    inside, go_on, ending = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+    async def batch() -> None:
+        async with database.batch(store="t"):
+            await _insert(database, 1)
+            inside.set()
+            await go_on.wait()
+            ending.set()  # the commit goes to the one worker next, queued behind `occupied`
+
+    committing = asyncio.create_task(batch())
+    await inside.wait()
+    free = threading.Event()
+    occupied = asyncio.create_task(asyncio.to_thread(free.wait, HANG_GUARD_SECONDS))
+    go_on.set()
+    await ending.wait()
+    committing.cancel()  # Ctrl-C or close() before a worker took the commit
+    with pytest.raises(asyncio.CancelledError):
+        await committing
+    free.set()
+    await occupied
+    try:
+        await asyncio.wait_for(_insert(database, 2), HANG_GUARD_SECONDS)  # not left waiting
+        assert await _rows(database) == [1, 2]  # the batch was committed, not dropped
+    finally:
+        database.close()
