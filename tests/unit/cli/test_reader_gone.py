@@ -12,16 +12,14 @@ import io
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 
 from redstring.cli.main import main
-from redstring.client.store_set import StoreSet
 from tests.hang_guard import HANG_GUARD_SECONDS
 from tests.unit.cli.console import ROOT, clean_env, redstring
+from tests.unit.cli.mcp_fixture_server import opener_of
 from tests.unit.cli.world import populated_stores
 
 LEXICAL = ["--embeddings", "none"]
@@ -44,15 +42,8 @@ class _GoneOnFlush(io.StringIO):
 
 def _run(argv: list[str], out: io.StringIO) -> tuple[int, str]:
     stores, _ = asyncio.run(populated_stores())
-
-    @asynccontextmanager
-    async def opener(
-        db: str, *, dimension: int | None, create: bool, migrate: bool, language: str | None = None
-    ) -> AsyncIterator[StoreSet]:
-        yield stores
-
     err = io.StringIO()
-    status = main(argv, env={}, opener=opener, stdout=out, stderr=err)
+    status = main(argv, env={}, opener=opener_of(stores), stdout=out, stderr=err)
     return status, err.getvalue()
 
 

@@ -31,6 +31,7 @@ from redstring.client.tenants import DEFAULT_TENANT
 from redstring.domain.errors import InvalidSettingError, MissingExtraError
 from redstring.domain.ids import tenant_id_for
 from redstring.domain.retrieval import RetrievalMode
+from tests.unit.cli.mcp_fixture_server import opener_of
 from tests.unit.cli.world import populated_stores
 
 
@@ -194,12 +195,7 @@ def test_an_interrupt_is_one_line_and_status_130() -> None:
 
 def test_a_provider_of_another_dimension_is_one_line_naming_the_fix() -> None:
     stores, _ = asyncio.run(populated_stores())  # dimension 32
-
-    @asynccontextmanager
-    async def opener(
-        db: str, *, dimension: int | None, create: bool, migrate: bool, language: str | None = None
-    ) -> AsyncIterator[StoreSet]:
-        yield stores
+    opener = opener_of(stores)
 
     err = io.StringIO()
     env = {

@@ -102,6 +102,19 @@ def _block_of(path: Path, term: str) -> tuple[int, int, int, bytes]:
     return int(found[0]), int(found[1]), int(found[2]), bytes(found[3])
 
 
+def _count_one_more(path: Path, term: str) -> None:
+    """Raise the last posting count of `term`'s first block by one, in place."""
+    tenant, number, block, _ = _block_of(path, term)
+    _edit(
+        path,
+        "chunk_posting_blocks|postings|tenant = ? AND term = ? AND block = ?",
+        lambda b: b[:-1] + bytes([b[-1] + 1]),
+        tenant,
+        number,
+        block,
+    )
+
+
 def _assert_names(error: DamagedRowError, table: str, row: str, tenant: TenantId) -> None:
     assert (error.table, error.tenant, error.row) == (table, str(tenant), row)
     assert isinstance(error, DamagedStoreError)
@@ -196,15 +209,7 @@ async def test_a_posting_count_changed_in_place_is_found_by_check(tmp_path: Path
     """A block that still decodes but disagrees with the term lists and lengths."""
     path = tmp_path / "damaged.db"
     await _written(path)
-    tenant, term, block, _ = _block_of(path, "grace")
-    _edit(
-        path,
-        "chunk_posting_blocks|postings|tenant = ? AND term = ? AND block = ?",
-        lambda b: b[:-1] + bytes([b[-1] + 1]),
-        tenant,
-        term,
-        block,
-    )
+    _count_one_more(path, "grace")
     async with open_sqlite(path) as stores:
         report = await stores.chunks.damaged_rows()
     assert [(r.table, r.row) for r in report] == [("chunk_texts", f"chunk {CHUNKS[2].id}")]
