@@ -473,7 +473,8 @@ class AsyncRedstring:
         """Reverse the merge `merge_event_id` (the `event_id` of a build report's merge).
 
         Raises `MergeNotFoundError`, `MergeAlreadyUndoneError` or
-        `MergeNotUndoableError` (nothing changes then), and
+        `MergeNotUndoableError` (`MergeRetiredError` when a later build retired
+        what the merge involves; nothing changes then), and
         `EventLogUnavailableError` for stores without an event log.
         """
         merge = upkeep.parse_merge_id(merge_event_id)

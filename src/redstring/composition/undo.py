@@ -12,8 +12,9 @@ from redstring.domain.errors import (
     MergeAlreadyUndoneError,
     MergeNotFoundError,
     MergeNotUndoableError,
+    MergeRetiredError,
 )
-from redstring.domain.events import EntitiesMerged, Event, MergeUndone
+from redstring.domain.events import EntitiesMerged, EntitiesRetired, Event, MergeUndone
 from redstring.domain.ids import EntityId, TenantId
 from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
@@ -44,7 +45,9 @@ async def undo_merge(
     given). With `chunks`, the passages the merge moved to the survivor name
     the merged entities again. Raises `MergeNotFoundError`, `MergeAlreadyUndoneError`, or
     `MergeNotUndoableError` when a later, still-standing merge involves the
-    same entities; nothing changes in those cases.
+    same entities (or `MergeRetiredError`, one of its kind, when a later build
+    retired one of them or a relationship the merge wrote: the undo would bring
+    back what that build removed); nothing changes in those cases.
     """
     if (embeddings is None) != (vectors is None):
         raise IncompleteVectorSetupError(missing="vectors" if vectors is None else "embeddings")
@@ -92,10 +95,36 @@ def _check_undoable(events: list[Event], merge: EntitiesMerged) -> None:
         if event.event_id == merge.event_id:
             later = True
             continue
+        if not later:
+            continue
         if (
-            later
-            and isinstance(event, EntitiesMerged)
+            isinstance(event, EntitiesMerged)
             and event.event_id not in undone
             and _scope(event) & scope
         ):
             raise MergeNotUndoableError(event_id=merge.event_id, later_event_id=event.event_id)
+        if isinstance(event, EntitiesRetired):
+            _check_retirement(event, merge, scope)
+
+
+def _check_retirement(
+    retirement: EntitiesRetired, merge: EntitiesMerged, scope: set[EntityId]
+) -> None:
+    """Refuse when `retirement` removed an entity or relationship the undo would write back."""
+    for entity in retirement.retired:
+        if entity.id in scope:
+            raise MergeRetiredError(
+                event_id=merge.event_id,
+                later_event_id=retirement.event_id,
+                retired=entity.name,
+                retired_id=entity.id,
+            )
+    written = {r.id for r in (*merge.relationships_added, *merge.relationships_removed)}
+    for relationship in retirement.relationships_removed:
+        if relationship.id in written:
+            raise MergeRetiredError(
+                event_id=merge.event_id,
+                later_event_id=retirement.event_id,
+                retired=f"the {relationship.relationship_type} relationship",
+                retired_id=relationship.id,
+            )

@@ -33,6 +33,7 @@ from redstring.domain.errors.building import (
     MergeAlreadyUndoneError,
     MergeNotFoundError,
     MergeNotUndoableError,
+    MergeRetiredError,
 )
 from redstring.domain.errors.client import (
     ChunkStoreUnavailableError,
@@ -117,6 +118,7 @@ __all__ = [
     "MergeAlreadyUndoneError",
     "MergeNotFoundError",
     "MergeNotUndoableError",
+    "MergeRetiredError",
     "MissingCapabilityError",
     "MissingExtraError",
     "MissingSettingError",

@@ -102,7 +102,7 @@ class MergeAlreadyUndoneError(InvalidArgumentError):
 
 
 class MergeNotUndoableError(InvalidArgumentError):
-    """A later merge involves an entity of the merge asked to be undone."""
+    """A later merge (or, as its subclass, a later build) changed what a merge to undo involves."""
 
     def __init__(self, *, event_id: object, later_event_id: object) -> None:
         self.event_id = event_id
@@ -113,4 +113,27 @@ class MergeNotUndoableError(InvalidArgumentError):
             requirement="a merge no later merge involves",
             message=f"merge {event_id} cannot be undone while the later merge {later_event_id} "
             "involves its entities. Undo the later merge first. Nothing was changed.",
+        )
+
+
+class MergeRetiredError(MergeNotUndoableError):
+    """A later build retired an entity or relationship of the merge asked to be undone."""
+
+    def __init__(
+        self, *, event_id: object, later_event_id: object, retired: str, retired_id: object
+    ) -> None:
+        self.event_id = event_id
+        self.later_event_id = later_event_id
+        self.retired = retired
+        self.retired_id = retired_id
+        InvalidArgumentError.__init__(
+            self,
+            name="event_id",
+            value=event_id,
+            requirement="a merge whose entities and relationships no later build retired",
+            message=f"merge {event_id} cannot be undone: a later build (event {later_event_id}) "
+            f"retired {retired} ({retired_id}), which this merge's entities or relationships "
+            "involve, and undoing the merge would bring back what that build removed. This "
+            "merge can no longer be undone; undo a merge before rebuilding the documents that "
+            "named its entities. Nothing was changed.",
         )
