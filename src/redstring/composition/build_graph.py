@@ -13,7 +13,11 @@ from uuid import UUID
 
 from pydantic import BaseModel, Field
 
-from redstring.composition.build_passages import check_passage_store, embed_passages
+from redstring.composition.build_passages import (
+    check_passage_store,
+    embed_passages,
+    keep_passage_vectors,
+)
 from redstring.composition.build_policy import (
     DEFAULT_MAX_FAILED_SHARE,
     answer_format,
@@ -328,6 +332,8 @@ async def _document_events(
     passages = resolved.chunks
     if embeddings is not None and chunks is not None:
         passages = await embed_passages(embeddings, chunks, passages, extraction.document_id)
+    elif chunks is not None:
+        passages = await keep_passage_vectors(chunks, passages, extraction.document_id)
     events: list[Event] = [
         DocumentExtracted(
             tenant_id=tenant_id,
