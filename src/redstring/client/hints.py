@@ -63,21 +63,28 @@ async def empty_hint(
     if filtered:
         kind = "source" if passages else "type"
         return f"no {what} of the given {kind}s matched; drop the {kind} filter to search all."
+    words = (
+        "no passage shares a word with the query."
+        if passages
+        else "no entity name or alias matched the query's words."
+    )
     if mode is RetrievalMode.LEXICAL:
-        return (
-            "no passage shares a word with the query."
-            if passages
-            else "no entity name or alias matched the query's words."
-        )
+        return words
+    # With any vector stored the semantic channel always ranks some: none is stored.
     if passages:
-        # With any embedded passage the semantic channel always ranks some: none is embedded.
-        return (
+        nothing = (
             "the semantic channel had nothing to search: no passage has an embedding "
-            "(indexed without a provider), and no passage shares a word with the query."
+            "(indexed or built without an embedding provider)"
         )
-    if await stores.vectors.count(tenant_id) == 0:
-        return (
+        fix = "index them with a provider"
+    elif await stores.vectors.count(tenant_id) == 0:
+        nothing = (
             "the semantic channel had nothing to search: the tenant's entities have no "
-            "vectors (built without embeddings), and no entity name matched the query's words."
+            "vectors (built without embeddings)"
         )
-    return "no entity name or alias matched the query's words."
+        fix = "build with a provider"
+    else:
+        return words
+    if mode is RetrievalMode.SEMANTIC:  # the lexical channel never ran: say nothing of words
+        return f"{nothing}; {fix}, or search with mode 'lexical'."
+    return f"{nothing}, and {words}"

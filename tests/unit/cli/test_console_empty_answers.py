@@ -78,13 +78,21 @@ def test_the_clients_say_which_channel_or_filter_left_the_answer_empty(tmp_path:
         assert rs.passages("Ada", k=0).hint is None  # nothing asked, nothing to explain
         assert rs.passages("Ada").hint is None  # found
 
-    async def embedded() -> tuple[str | None, str | None]:
+    async def embedded() -> tuple[str | None, str | None, str | None]:
         async with AsyncRedstring(db, embeddings=FakeEmbeddingProvider(dimension=384)) as rs:
             semantic = await rs.passages("compiler", mode="hybrid")
+            only = await rs.passages("Ada", mode="semantic")
             strict = await rs.passages("Ada", min_confidence=1.0)
-            return semantic.hint, strict.hint
+            return semantic.hint, only.hint, strict.hint
 
-    semantic, strict = asyncio.run(embedded())
+    semantic, only, strict = asyncio.run(embedded())
     assert semantic is not None
     assert semantic.startswith("the semantic channel had nothing to search: no passage has an")
+    assert semantic.endswith("and no passage shares a word with the query.")
+    # in semantic mode no word was compared ("Ada" is in the passage): only the vectors count
+    assert only == (
+        "the semantic channel had nothing to search: no passage has an embedding (indexed "
+        "or built without an embedding provider); index them with a provider, or search "
+        "with mode 'lexical'."
+    )
     assert strict == ("no passage reached min_confidence=1.0; lower it to see weaker matches.")

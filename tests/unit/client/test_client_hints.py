@@ -53,7 +53,10 @@ async def test_entities_without_vectors_or_passages_and_an_empty_database_are_ex
         passages = await rs.passages("Ada", mode="lexical")
     assert nothing.hint == f"tenant {HOME} holds nothing, nor does any other: index or build first."
     assert semantic.hint is not None
-    assert semantic.hint.startswith("the semantic channel had nothing to search: the tenant's")
+    assert semantic.hint == (
+        "the semantic channel had nothing to search: the tenant's entities have no vectors "
+        "(built without embeddings); build with a provider, or search with mode 'lexical'."
+    )  # the lexical channel never ran, so nothing is said of names
     assert passages.hint is not None
     assert passages.hint.startswith(f"tenant {HOME} holds 4 entities but no passages: index")
 
@@ -97,3 +100,23 @@ async def test_an_entity_without_a_description_prints_without_a_description_line
     async with _client(stores, embedded=False) as rs:
         detail = await rs.entity(str(ada.id))
     assert str(detail).splitlines() == [f"Ada Lovelace (person) {ada.id}"]
+
+
+@pytest.mark.asyncio
+async def test_a_semantic_passage_search_over_unembedded_passages_says_nothing_of_words() -> None:
+    stores, _ = await populated_stores()
+    assert stores.chunks is not None
+    for chunk in await stores.chunks.list_chunks(HOME):
+        await stores.chunks.upsert_chunks(
+            [chunk.model_copy(update={"embedding": None, "embedding_model": None})]
+        )
+    async with _client(stores) as rs:
+        semantic = await rs.passages("zzzz", mode="semantic")
+        hybrid = await rs.passages("zzzz", mode="hybrid")
+    assert semantic.hint == (
+        "the semantic channel had nothing to search: no passage has an embedding (indexed "
+        "or built without an embedding provider); index them with a provider, or search "
+        "with mode 'lexical'."
+    )
+    assert hybrid.hint is not None
+    assert hybrid.hint.endswith(", and no passage shares a word with the query.")
