@@ -255,6 +255,12 @@ class PooledEvidenceFusion:
       semantic first has a cosine of at most `unsure_cosine` ("Mosambik",
       "dolar kajmański"); `unsure_words=0` turns this off.
 
+    When both hold for one query (another script, and a semantic first at
+    most `unsure_cosine`), group 2 orders the whole pool, not its first
+    `depth`: rank fusion would keep half the model's noise in the first
+    `depth` and push the lexical ids ranked 6 to 10 out. In the lexical order
+    a lexical candidate scoring 0 joins the pool too.
+
     Any other query of at least `long_words` words (by default the same
     count as `unsure_words`) is ordered at `long_lexical_weight` instead of
     `lexical_weight`: the more words, the more of its meaning the model
@@ -327,7 +333,9 @@ class PooledEvidenceFusion:
         query: str | NormalizedQuery = "",
     ) -> list[tuple[IdT, float]]:
         """Ids in the groups of the class docstring, each with its group-ordered score."""
-        floor, weight = self.numbers_for(query, semantic)
+        normalized = query if isinstance(query, NormalizedQuery) else NormalizedQuery.of(query)
+        floor, weight = self.numbers_for(normalized, semantic)
+        lexical_order = (floor, weight) == LEXICAL_ORDER_NUMBERS
         read, lexical_read = semantic[: self.depth], lexical[: self.depth]
         evidence = dict(
             weighted_evidence(
@@ -340,8 +348,9 @@ class PooledEvidenceFusion:
         for item, score in lexical:
             best_lexical[item] = max(best_lexical.get(item, 0.0), score)
         holders = {i for i, _ in lexical_read if best_lexical[i] >= HOLDS_EVERY_WORD}
-        above = [i for i, _ in lexical_read if best_lexical[i] > floor]
+        above = [i for i, _ in lexical_read if best_lexical[i] > floor or lexical_order]
         pool = [i for i, _ in reciprocal_rank_fusion([read_ids, above])]
+        ordered = len(pool) if self._unread(normalized, semantic) else self.depth
         placed = set(pool) | holders
         # Past `depth`, each channel's ids keep their own order: (group, position, id).
         later: list[tuple[int, int, IdT]] = []
@@ -361,12 +370,21 @@ class PooledEvidenceFusion:
 
         fused = [(i, 6.0 + evidence[i]) for i in by_evidence(holders)]
         fused += [(i, 5.0 + 1.0 / (RRF_K + p)) for g, p, i in later if g == 5]
-        fused += [
-            (i, 4.0 + evidence[i]) for i in by_evidence(pool[: self.depth]) if i not in holders
-        ]
-        fused += [(i, 3.0 + rank[i]) for i in pool[self.depth :] if i not in holders]
+        fused += [(i, 4.0 + evidence[i]) for i in by_evidence(pool[:ordered]) if i not in holders]
+        fused += [(i, 3.0 + rank[i]) for i in pool[ordered:] if i not in holders]
         fused += [(i, g + 1.0 / (RRF_K + p)) for g, p, i in later if g < 5]
         return fused
+
+    def _unread(self, query: NormalizedQuery, semantic: Sequence[tuple[Hashable, float]]) -> bool:
+        """Whether the model can read `query` neither by its script nor by its answer: one
+        written mostly in another script whose semantic first has a cosine of at most
+        `unsure_cosine`. Its whole pool, not the pool's first `depth`, is ordered."""
+        return (
+            self.other_scripts_lexical
+            and query.other_script
+            and bool(semantic)
+            and 2.0 * semantic[0][1] - 1.0 <= self.unsure_cosine
+        )
 
     def numbers_for(
         self, query: str | NormalizedQuery, semantic: Sequence[tuple[Hashable, float]] = ()

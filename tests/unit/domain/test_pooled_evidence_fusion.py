@@ -154,6 +154,42 @@ def test_a_query_in_another_script_is_ordered_by_the_lexical_channel() -> None:
     assert off.numbers_for("Мозамбик", noise) == (0.45, 0.85)
 
 
+#: Ten lexical ids, the answer last and lowest; ten semantic ids of junk.
+LEXICAL_TEN = [(UUID(int=100 + n), 0.6 - 0.01 * n) for n in range(9)] + [(IDS[0], 0.3)]
+
+
+def _junk(first_cosine: float) -> list[tuple[UUID, float]]:
+    return [(UUID(int=200 + n), (1.0 + first_cosine - 0.01 * n) / 2.0) for n in range(10)]
+
+
+@pytest.mark.parametrize(
+    ("first_cosine", "answer_in_ten"),
+    [(UNSURE_COSINE, True), (0.2, True), (UNSURE_COSINE + 0.02, False)],
+)
+def test_in_another_script_a_model_unsure_of_its_first_lets_the_whole_lexical_ten_lead(
+    first_cosine: float, answer_in_ten: bool
+) -> None:
+    """Rank fusion's first ten would be half the model's junk, leaving the lexical tenth out;
+    when the model is unsure too, every lexical id of the first `depth` comes first."""
+    order = ids(FUSION.fuse(_junk(first_cosine), LEXICAL_TEN, query="Мозамбик"))
+    assert (order[:10] == [i for i, _ in LEXICAL_TEN]) is answer_in_ten
+    assert (IDS[0] in order[:10]) is answer_in_ten
+    off = PooledEvidenceFusion(other_scripts_lexical=False)
+    assert IDS[0] not in ids(off.fuse(_junk(first_cosine), LEXICAL_TEN, query="Мозамбик"))[:10]
+    latin = ids(FUSION.fuse(_junk(0.2), LEXICAL_TEN, query="Mozambique Mozambique Mozambique"))
+    assert IDS[0] not in latin[:10]  # a Latin query of three words or more: no switch
+
+
+def test_in_the_lexical_order_a_lexical_candidate_scoring_zero_still_joins_the_pool() -> None:
+    """Spelled in ASCII an Arabic name may share no trigram with its entity yet still be
+    found; in the lexical order it joins the pool instead of trailing every semantic id."""
+    found = [(IDS[0], 0.0), (IDS[1], 0.0)]
+    order = ids(FUSION.fuse(_junk(UNSURE_COSINE + 0.04), found, query="إسبانيا"))
+    assert FUSION.numbers_for("إسبانيا", _junk(UNSURE_COSINE + 0.04)) == (0.0, 1.0)
+    assert {IDS[0], IDS[1]} <= set(order[:10])
+    assert order[10:] == [i for i, _ in _junk(0.0)[8:]]
+
+
 @pytest.mark.parametrize(
     ("query", "first_cosine", "switched"),
     [
