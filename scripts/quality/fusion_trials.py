@@ -17,8 +17,9 @@ listing every lexical id of the first 10 before the ids only the model found
 (`WholePoolInAnotherScript`), and the unsure switch for 3-character forms
 ("ppi", "hr"; `UnsureShortForms`). ADR 0460 adopted a lower lexical weight for
 a query of `long_words` or more (`long_lexical_weight`), the word count shared
-with the unsure switch; every row before it turns that off (`long_words=0`),
-so its figures stay what they were.
+with the unsure switch; every row before it turns that off (`long_words=0`).
+Every row builds today's `PooledEvidenceFusion`, so each includes ADR 0520's
+whole pool for a query in another script the model is unsure of.
 """
 
 from __future__ import annotations
