@@ -11,10 +11,11 @@ import hashlib
 from collections.abc import Collection, Sequence
 from typing import NewType
 
-from pydantic import BaseModel, Field, JsonValue, model_validator
+from pydantic import BaseModel, Field, JsonValue, ValidationInfo, field_validator, model_validator
 
 from redstring.domain.errors import ChunkSourceMismatchError, InvalidArgumentError
 from redstring.domain.ids import EntityId, TenantId, length_prefixed
+from redstring.domain.model_errors import CheckedModel
 from redstring.domain.validation import require_str
 
 ChunkId = NewType("ChunkId", str)
@@ -54,7 +55,7 @@ class TextSpan(BaseModel):
         return self
 
 
-class StoredChunk(BaseModel):
+class StoredChunk(CheckedModel):
     """A passage of a source document, as a chunk store holds it.
 
     `id` is `chunk_id_for(source_id, text)` and cannot be supplied.
@@ -63,7 +64,8 @@ class StoredChunk(BaseModel):
     nobody embedded; `embedding_model` names the model that made it (the
     provider's model name; `None` when unknown, as for rows written
     before it was recorded). Its dimension is the embedding's length, which
-    every store checks against its own.
+    every store checks against its own. A field it refuses (a negative
+    `index`, an `end` before `start`) raises `InvalidArgumentError` naming it.
     """
 
     tenant_id: TenantId
@@ -82,11 +84,13 @@ class StoredChunk(BaseModel):
         """The derived id of this chunk."""
         return chunk_id_for(self.source_id, self.text)
 
-    @model_validator(mode="after")
-    def _offsets(self) -> StoredChunk:
-        if self.end < self.start:
-            raise ValueError(f"chunk end {self.end} is before its start {self.start}")
-        return self
+    @field_validator("end")
+    @classmethod
+    def _end_not_before_start(cls, end: int, info: ValidationInfo) -> int:
+        start = info.data.get("start")
+        if start is not None and end < start:
+            raise ValueError(f"it is before the chunk's start {start}")
+        return end
 
 
 def require_chunks_of_source(

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from pydantic import Field, JsonValue, field_validator
 
-from pydantic import BaseModel, Field, JsonValue, ValidationError, field_validator
-
-from redstring.domain.model_errors import invalid_field
+from redstring.domain.model_errors import CheckedModel
 
 
-class SourceDocument(BaseModel):
+class SourceDocument(CheckedModel):
     """One document to index or extract from.
 
     `id` is the caller's stable identifier for the source (a path, a URL, a
@@ -23,14 +21,6 @@ class SourceDocument(BaseModel):
     text: str
     title: str = ""
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
-
-    if not TYPE_CHECKING:  # the checker keeps the fields' signature
-
-        def __init__(self, **data: Any) -> None:
-            try:
-                super().__init__(**data)
-            except ValidationError as error:
-                raise invalid_field(type(self).__name__, error) from None
 
     @field_validator("id")
     @classmethod

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Self
 
-from pydantic import BaseModel, Field, JsonValue, field_validator
+from pydantic import Field, JsonValue, field_validator
 
 from redstring.domain.ids import (
     EntityId,
@@ -13,6 +13,7 @@ from redstring.domain.ids import (
     entity_id_for,
     relationship_id_for,
 )
+from redstring.domain.model_errors import CheckedModel
 from redstring.domain.normalization import normalize_name
 
 
@@ -40,20 +41,21 @@ def _copy_json(value: Any) -> Any:
 _CONTAINERS = frozenset({"aliases", "properties", "source_document_ids"})
 
 
-def _require_text(value: str, field: str) -> str:
+def _require_text(value: str) -> str:
     if not value.strip():
-        raise ValueError(f"{field} must not be blank; pass the text the source document uses")
+        raise ValueError("it must not be blank; pass the text the source document uses")
     return value
 
 
-class Entity(BaseModel):
+class Entity(CheckedModel):
     """A thing the graph knows about, owned by exactly one tenant.
 
     `id` defaults to `entity_id_for(tenant_id, entity_type, name)`, so the same
     tenant, type and normalised name always give the same entity.
     `normalized_name` defaults to `normalize_name(name)`; an extractor may set
     another form, and the lexical channel scores both. `properties` is free-form
-    JSON. `confidence` is on 0..1.
+    JSON. `confidence` is on 0..1. A field it refuses (a blank `name`, a
+    `confidence` of 2) raises `InvalidArgumentError` naming it (`Entity.name`).
     """
 
     tenant_id: TenantId
@@ -70,12 +72,12 @@ class Entity(BaseModel):
     @field_validator("name")
     @classmethod
     def _name_not_blank(cls, value: str) -> str:
-        return _require_text(value, "Entity.name")
+        return _require_text(value)
 
     @field_validator("entity_type")
     @classmethod
     def _type_not_blank(cls, value: str) -> str:
-        return _require_text(value, "Entity.entity_type")
+        return _require_text(value)
 
     def copy_deep(self) -> Self:
         """A copy sharing no mutable state with this entity.
@@ -99,13 +101,14 @@ class Entity(BaseModel):
         return copied
 
 
-class Relationship(BaseModel):
+class Relationship(CheckedModel):
     """A typed, directed edge between two entities of the same tenant.
 
     `id` defaults to `relationship_id_for(tenant, source, type, target)`.
     `confidence` is on 0..1. `source_document_ids` are the documents that
     state it (empty for relationships written before they were recorded:
-    none is known).
+    none is known). A field it refuses raises `InvalidArgumentError` naming
+    it (`Relationship.relationship_type`).
     """
 
     tenant_id: TenantId
@@ -121,4 +124,4 @@ class Relationship(BaseModel):
     @field_validator("relationship_type")
     @classmethod
     def _type_not_blank(cls, value: str) -> str:
-        return _require_text(value, "Relationship.relationship_type")
+        return _require_text(value)
