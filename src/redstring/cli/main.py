@@ -25,13 +25,14 @@ from redstring.cli import commands
 from redstring.cli.providers import EMBEDDING_KINDS, llm_model_name
 from redstring.cli.wording import flags_for, in_flags
 from redstring.client.client import DEFAULT_DB
-from redstring.client.errors import EMBEDDINGS_FLAGS, database_flags
+from redstring.client.errors import EMBEDDINGS_FLAGS, MODEL_DIMENSION_FLAGS, database_flags
 from redstring.client.store_set import StoreOpener
 from redstring.client.tenants import DEFAULT_TENANT, DEFAULT_TENANT_NAME
 from redstring.domain.errors import (
     DatabaseNotFoundError,
     DimensionMismatchError,
     InvalidArgumentError,
+    ModelDimensionMismatchError,
     ModeNeedsEmbeddingsError,
     RedstringError,
     SchemaMigrationRequiredError,
@@ -391,14 +392,20 @@ def _log_to(logger: logging.Logger, err: TextIO, *, quiet: bool) -> logging.Hand
 def _one_line(error: BaseException) -> str:
     if isinstance(error, ModeNeedsEmbeddingsError):  # the client names its argument, not flags
         error = ModeNeedsEmbeddingsError(mode=error.mode, fix=EMBEDDINGS_FLAGS)
+    elif isinstance(error, ModelDimensionMismatchError):
+        error = ModelDimensionMismatchError(
+            stored=error.expected, model=error.actual, fix=MODEL_DIMENSION_FLAGS
+        )
     elif isinstance(error, DatabaseNotFoundError):
         error = DatabaseNotFoundError(path=error.path, fix=database_flags(error.path))
     text = " ".join(str(error).split())
     if isinstance(error, SchemaMigrationRequiredError):
         text += " From the command line: back the database up, then add --migrate."
-    elif isinstance(error, DimensionMismatchError):
+    elif isinstance(error, DimensionMismatchError) and not isinstance(
+        error, ModelDimensionMismatchError
+    ):
         text += (
             " From the command line: pass the same --embeddings settings the database was "
-            "written with."
+            "written with, or --embeddings none for lexical search only."
         )
     return text or type(error).__name__

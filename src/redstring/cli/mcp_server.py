@@ -82,7 +82,8 @@ from redstring.cli.mcp_schema import (
 from redstring.cli.mcp_transport import unicode_safe_lines
 from redstring.client.catalogue import TenantCatalogue
 from redstring.client.client import AsyncRedstring
-from redstring.domain.errors import RedstringError
+from redstring.client.errors import MODEL_DIMENSION_FLAGS
+from redstring.domain.errors import ModelDimensionMismatchError, RedstringError
 from redstring.domain.retrieval import RetrievalMode
 
 #: The results a search returns when `k` is omitted: enough to choose from, little to read.
@@ -351,10 +352,21 @@ def _only_tools(server: MCPServer) -> None:
 
 
 async def open_server(client: AsyncRedstring) -> MCPServer:
-    """The server for `client`, or `EmptyTenantError` when its tenant holds nothing."""
+    """The server for `client`, or why none could answer, before any tool is served.
+
+    Raises `EmptyTenantError` when its tenant holds nothing, and
+    `ModelDimensionMismatchError` when its embedding model makes vectors of
+    another length than the database holds (every search embedding its query
+    would fail, and no tool argument could fix it).
+    """
     catalogue = await client.describe()
     if catalogue.is_empty:
         raise EmptyTenantError(tenant=catalogue.tenant_id, others=catalogue.other_tenants)
+    model = client.embeddings
+    if model is not None and model.dimension != catalogue.dimension:
+        raise ModelDimensionMismatchError(
+            stored=catalogue.dimension, model=model.dimension, fix=MODEL_DIMENSION_FLAGS
+        )
     return build_server(client, catalogue)
 
 

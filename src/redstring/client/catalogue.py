@@ -24,6 +24,9 @@ class TenantCatalogue(BaseModel):
     exactly as stored at index time, to its passage count. `passages` is
     `None` where the backend keeps no passages. `other_tenants` lists the
     other tenants of the database holding entities, by id string.
+    `dimension` is the length of the database's vectors (entity vectors and
+    passage embeddings alike): an embedding model of another makes searches
+    that embed their query fail.
     """
 
     tenant_id: str
@@ -33,6 +36,7 @@ class TenantCatalogue(BaseModel):
     passages: int | None
     sources: dict[str, int]
     other_tenants: list[str]
+    dimension: int
 
     @property
     def is_empty(self) -> bool:
@@ -53,6 +57,7 @@ async def describe_tenant(stores: StoreSet, tenant_id: TenantId) -> TenantCatalo
         passages=None if chunks is None else chunks.chunks,
         sources={} if chunks is None else dict(sorted(chunks.sources.items())),
         other_tenants=others,
+        dimension=stores.vectors.dimension,
     )
 
 

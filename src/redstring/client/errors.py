@@ -1,5 +1,6 @@
-"""The fixes the client's `ModeNeedsEmbeddingsError` and `DatabaseNotFoundError` name,
-in the caller's terms: the client's arguments from Python, the flags from the command line.
+"""The fixes the client's `ModeNeedsEmbeddingsError`, `ModelDimensionMismatchError` and
+`DatabaseNotFoundError` name, in the caller's terms: the client's arguments from Python,
+the flags from the command line.
 
 The client's error classes live in `redstring.domain.errors.client` (one tree,
 ADR 0140); import them from `redstring.errors`.
@@ -17,6 +18,20 @@ EMBEDDINGS_ARGUMENT = (
 EMBEDDINGS_FLAGS = (
     "Pass --embeddings local (needs the `local` extra) or --embeddings openai with its "
     "settings, or use --mode lexical."
+)
+
+#: How to open the Python client on a database of another dimension than its model's
+#: (`ModelDimensionMismatchError.fix`).
+MODEL_DIMENSION_ARGUMENT = (
+    "Open the client with the embeddings the database was written with, or with "
+    'embeddings="none" for lexical search only; mode="lexical" needs no model.'
+)
+
+#: How to give the command line the model a database was written with, or none
+#: (`ModelDimensionMismatchError.fix`).
+MODEL_DIMENSION_FLAGS = (
+    "Pass the --embeddings settings the database was written with, or --embeddings none "
+    "for lexical search only."
 )
 
 #: How to name a database to the Python client, or make one (`DatabaseNotFoundError.fix`).

@@ -1,7 +1,9 @@
 """The reads both surfaces share: the command line prints them, the MCP server returns them.
 
 Composes the stores of a `StoreSet` with an optional embedding provider into
-`Retriever` and `ChunkRetriever`; with no provider both are lexical-only.
+`Retriever` and `ChunkRetriever`; with no provider, and for a LEXICAL search
+whatever the provider, both are lexical-only: a lexical search reads no
+vector, so a model of another dimension than the database's does not stop it.
 Every function takes the tenant explicitly and reads nothing else.
 """
 
@@ -20,13 +22,14 @@ from redstring.client.answers import (
     StatsAnswer,
     TenantStats,
 )
-from redstring.client.errors import EMBEDDINGS_FLAGS
+from redstring.client.errors import EMBEDDINGS_FLAGS, MODEL_DIMENSION_ARGUMENT
 from redstring.client.store_set import StoreSet
 from redstring.composition.chunk_retrieval import ChunkRetriever
 from redstring.composition.retrieval import Retriever
 from redstring.domain.errors import (
     ChunkStoreUnavailableError,
     InvalidArgumentError,
+    ModelDimensionMismatchError,
     ModeNeedsEmbeddingsError,
     UnknownEntityError,
 )
@@ -54,17 +57,36 @@ def resolve_mode(
     return resolved
 
 
+def _embedding(
+    embeddings: EmbeddingProvider | None, request: SearchRequest, stored: int
+) -> EmbeddingProvider | None:
+    """The provider `request` embeds its query with: none for a LEXICAL search.
+
+    Raises `ModelDimensionMismatchError` when the search embeds and the
+    provider's dimension is not the database's (`stored`).
+    """
+    if embeddings is None or request.mode is RetrievalMode.LEXICAL:
+        return None
+    if embeddings.dimension != stored:
+        raise ModelDimensionMismatchError(
+            stored=stored, model=embeddings.dimension, fix=MODEL_DIMENSION_ARGUMENT
+        )
+    return embeddings
+
+
 async def search_entities(
     stores: StoreSet, embeddings: EmbeddingProvider | None, request: SearchRequest
 ) -> EntitySearchAnswer:
     """The entities `request` asks for (`only`: the entity types kept).
 
     `request` was checked where it was built and its mode resolved by
-    `resolve_mode` for these `embeddings`.
+    `resolve_mode` for these `embeddings`. Raises `ModelDimensionMismatchError`
+    for a search that embeds with a model of another dimension than the vectors'.
     """
+    embedding = _embedding(embeddings, request, stores.vectors.dimension)
     retriever = (
-        Retriever(embeddings=embeddings, vectors=stores.vectors, graph=stores.graph)
-        if embeddings is not None
+        Retriever(embeddings=embedding, vectors=stores.vectors, graph=stores.graph)
+        if embedding is not None
         else Retriever.lexical_only(graph=stores.graph)
     )
     result = await retriever.search(request)
@@ -96,15 +118,17 @@ async def search_passages(
 ) -> PassageSearchAnswer:
     """The passages `request` asks for (`only`: the source ids kept).
 
-    Raises `ChunkStoreUnavailableError` when the backend keeps no chunks.
-    `request` was checked where it was built and its mode resolved by
-    `resolve_mode` for these `embeddings`.
+    Raises `ChunkStoreUnavailableError` when the backend keeps no chunks, and
+    `ModelDimensionMismatchError` for a search that embeds with a model of
+    another dimension than the passages'. `request` was checked where it was
+    built and its mode resolved by `resolve_mode` for these `embeddings`.
     """
     if stores.chunks is None:
         raise ChunkStoreUnavailableError(backend=stores.backend, command="passages")
+    embedding = _embedding(embeddings, request, stores.chunks.dimension)
     retriever = (
-        ChunkRetriever(embeddings=embeddings, chunks=stores.chunks)
-        if embeddings is not None
+        ChunkRetriever(embeddings=embedding, chunks=stores.chunks)
+        if embedding is not None
         else ChunkRetriever.lexical_only(chunks=stores.chunks)
     )
     result = await retriever.search(request)

@@ -579,6 +579,7 @@ def test_a_tool_description_lists_twenty_types_and_counts_the_rest() -> None:
         passages=0,
         sources={},
         other_tenants=[],
+        dimension=32,
     )
     line = _types_line(catalogue)
     assert line.startswith("This graph holds 325 entities of types: type25 (25), type24 (24)")

@@ -28,7 +28,7 @@ from redstring.client.render import print_build_report
 from redstring.client.store_set import StoreSet
 from redstring.client.stores import open_store_set
 from redstring.client.tenants import DEFAULT_TENANT
-from redstring.domain.errors import InvalidSettingError, MissingExtraError
+from redstring.domain.errors import DimensionMismatchError, InvalidSettingError, MissingExtraError
 from redstring.domain.ids import tenant_id_for
 from redstring.domain.retrieval import RetrievalMode
 from tests.unit.cli.mcp_fixture_server import opener_of
@@ -208,10 +208,34 @@ def test_a_provider_of_another_dimension_is_one_line_naming_the_fix() -> None:
         ["search", "Ada", "--db", "x"], env=env, opener=opener, stdout=io.StringIO(), stderr=err
     )
     assert status == 1
-    assert "expected dimension 32, got 8" in err.getvalue()
+    assert (
+        "the database holds 32-dimension vectors and the embedding model makes 8-dimension ones"
+    ) in err.getvalue()
     assert err.getvalue().endswith(
+        "Pass the --embeddings settings the database was written with, or --embeddings none "
+        "for lexical search only.\n"
+    )
+    assert 'embeddings="none"' not in err.getvalue()  # the flags, not the client's argument
+
+
+@asynccontextmanager
+async def mismatched_opener(
+    db: str, *, dimension: int | None, create: bool, migrate: bool, language: str | None = None
+) -> AsyncIterator[StoreSet]:
+    # What PostgreSQL stores recording 64 dimensions raise when opened at another.
+    raise DimensionMismatchError(
+        expected=64, actual=dimension or 0, context="PostgreSQL store holds vectors of"
+    )
+    yield  # pragma: no cover
+
+
+def test_a_database_refusing_the_providers_dimension_on_open_names_embeddings_none() -> None:
+    status, err = run("stats", "--db", "x", "--embeddings", "none", opener=mismatched_opener)
+    assert status == 1
+    assert "expected dimension 64, got 0" in err
+    assert err.endswith(
         "From the command line: pass the same --embeddings settings the database was "
-        "written with.\n"
+        "written with, or --embeddings none for lexical search only.\n"
     )
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from redstring import Redstring, SourceDocument, tenant_id_for
+from redstring.client.embeddings import UNEMBEDDED_DIMENSION
 from redstring.errors import DatabaseNotFoundError, InvalidArgumentError
 
 ADA = SourceDocument(id="a.md", text="Ada Lovelace wrote the first program for the engine.")
@@ -30,6 +31,7 @@ def test_describe_counts_the_tenants_sources_and_names_the_other_tenants(tmp_pat
     assert catalogue.tenant_id == str(tenant_id_for("home"))
     # Only tenants holding entities are listed, and neither here holds any.
     assert catalogue.other_tenants == []
+    assert catalogue.dimension == UNEMBEDDED_DIMENSION  # made with no model
     assert passage.text == ADA.text
 
 

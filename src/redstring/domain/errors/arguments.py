@@ -36,16 +36,47 @@ class DimensionMismatchError(InvalidArgumentError):
     a store. `context` names what was being compared.
     """
 
-    def __init__(self, *, expected: int, actual: int, context: str) -> None:
+    def __init__(
+        self,
+        *,
+        expected: int,
+        actual: int,
+        context: str,
+        name: str = "dimension",
+        message: str | None = None,
+    ) -> None:
         self.expected = expected
         self.actual = actual
         self.context = context
         super().__init__(
-            name="dimension",
+            name=name,
             value=actual,
             requirement=str(expected),
-            message=f"{context}: expected dimension {expected}, got {actual}. "
+            message=message
+            or f"{context}: expected dimension {expected}, got {actual}. "
             "Use an embedding model and a store created with the same dimension.",
+        )
+
+
+class ModelDimensionMismatchError(DimensionMismatchError):
+    """The embedding model makes vectors of another length than the database holds.
+
+    Raised for a search that embeds its query (semantic or hybrid; a lexical
+    one needs no model), and by the MCP server at start-up. `expected` is the
+    database's dimension, `actual` the model's; `name` is `embeddings`, and
+    `fix` says how to choose the model in the caller's terms (the client's
+    argument from Python, the flags from the command line).
+    """
+
+    def __init__(self, *, stored: int, model: int, fix: str) -> None:
+        self.fix = fix
+        super().__init__(
+            expected=stored,
+            actual=model,
+            context="the embedding model against the database",
+            name="embeddings",
+            message=f"the database holds {stored}-dimension vectors and the embedding model "
+            f"makes {model}-dimension ones, so a search cannot compare them. {fix}",
         )
 
 
