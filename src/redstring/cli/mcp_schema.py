@@ -13,7 +13,7 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field
 
 #: The most results one search may ask for.
 MAX_K = 50
@@ -21,6 +21,8 @@ MAX_K = 50
 MAX_QUERY = 2000
 #: Up to this many names, a tenant's types or sources are an enum; past it, free strings.
 MAX_ENUM = 200
+#: The most names one list argument holds, repeats included, however many the tenant has.
+MAX_NAMES = 200
 #: The longest source id or type name the free-string form accepts.
 MAX_NAME = 1000
 
@@ -61,6 +63,18 @@ def whole_number_or_fraction(value: object) -> object:
     return value
 
 
+def true_or_false(value: object) -> object:
+    """Refuse what lax validation would turn into a bool: `"yes"`, `"true"` and `1` are not."""
+    if not isinstance(value, bool):
+        raise ValueError("must be true or false, not a string or a number")
+    return value
+
+
+def once_each(names: list[str] | None) -> list[str] | None:
+    """`names` with each name kept once, where it first appears: a repeat changes nothing."""
+    return None if names is None else list(dict.fromkeys(names))
+
+
 K = Annotated[
     int,
     Field(ge=0, le=MAX_K, description=f"How many results, best first (0 to {MAX_K})."),
@@ -95,6 +109,7 @@ MinConfidence = Annotated[
 Explain = Annotated[
     bool,
     Field(description="Also give each result's `semantic` and `lexical` scores."),
+    BeforeValidator(true_or_false),
 ]
 Offset = Annotated[
     int,
@@ -124,7 +139,10 @@ def mode_argument(embeds: bool) -> Any:
 
 
 def names_argument(names: Sequence[str], *, what: str) -> Any:
-    """A list of `names` (an enum when there are at most `MAX_ENUM`), or omitted for all."""
+    """A list of `names` (an enum when there are at most `MAX_ENUM`), or omitted for all.
+
+    At most `MAX_NAMES` long whatever `names` holds; a name repeated is kept once.
+    """
     if names and len(names) <= MAX_ENUM:
         item: Any = Literal[tuple(names)]
         description = f"Keep only these {what}; omitted: all. Allowed: {', '.join(names)}."
@@ -133,7 +151,8 @@ def names_argument(names: Sequence[str], *, what: str) -> Any:
         description = f"Keep only these {what} (describe_tenant lists them); omitted: all."
     return Annotated[
         list[item] | None,
-        Field(min_length=1, max_length=max(len(names), 1), description=description),
+        Field(min_length=1, max_length=MAX_NAMES, description=description),
+        AfterValidator(once_each),
     ]
 
 

@@ -329,7 +329,14 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
         {"query": "Ada", "min_confidence": True},
         "`min_confidence` must be a number",
     ),
-    ("search_entities", {"query": "Ada", "entity_types": ["person"] * 3}, "at most 2)"),
+    # A list's cap is fixed, whatever the tenant holds (2 types here, 1 source).
+    ("search_entities", {"query": "Ada", "entity_types": ["person"] * 201}, "(at most 200)"),
+    ("search_passages", {"query": "Ada", "sources": ["notes.md"] * 201}, "(at most 200)"),
+    # true or false only, as `k` takes whole numbers only.
+    ("search_entities", {"query": "Ada", "explain": "yes"}, "Argument `explain` must be true"),
+    ("search_entities", {"query": "Ada", "explain": "true"}, "Argument `explain` must be true"),
+    ("search_passages", {"query": "Ada", "explain": 1}, "Argument `explain` must be true"),
+    ("search_passages", {"query": "Ada", "explain": "off"}, "Argument `explain` must be true"),
 ]
 
 
@@ -345,6 +352,51 @@ def test_bad_arguments_are_short_tool_errors_naming_the_argument(wire: RawServer
     # The server survives every bad call and still answers.
     ok = wire.call("search_entities", {"query": "Grace Hopper", "k": 1})
     assert entities(ok)[0]["name"] == "Grace Hopper"
+
+
+def test_a_name_list_is_capped_at_a_fixed_length_and_repeats_are_not_refused(
+    wire: RawServer,
+) -> None:
+    tools = wire.tools()
+    for tool, argument in (("search_entities", "entity_types"), ("search_passages", "sources")):
+        [names] = [
+            schema
+            for schema in tools[tool]["inputSchema"]["properties"][argument]["anyOf"]
+            if schema["type"] == "array"
+        ]
+        assert (names["minItems"], names["maxItems"]) == (1, 200), (tool, names)
+        assert "uniqueItems" not in names
+
+
+@pytest.mark.asyncio
+async def test_repeated_names_are_searched_as_if_given_once() -> None:
+    query = {"query": "Ada Lovelace", "min_confidence": 0, "explain": True}
+    async with served() as server:
+        once = await call(server, "search_entities", {**query, "entity_types": ["person"]})
+        repeated = [
+            await call(server, "search_entities", {**query, "entity_types": names})
+            for names in (["person", "person"], ["person"] * 3, ["person"] * 200)
+        ]
+        both = await call(
+            server, "search_entities", {**query, "entity_types": ["person", "organization"]}
+        )
+        mixed = await call(
+            server,
+            "search_entities",
+            {**query, "entity_types": ["organization", "person", "organization"]},
+        )
+        source = await call(server, "search_passages", {**query, "sources": ["notes.md"]})
+        sources = await call(server, "search_passages", {**query, "sources": ["notes.md"] * 2})
+    assert not once["isError"]
+    assert entities(once)
+    for answer in repeated:
+        assert not answer["isError"], text(answer)
+        assert answer["structuredContent"] == once["structuredContent"]
+    assert not mixed["isError"], text(mixed)
+    assert mixed["structuredContent"] == both["structuredContent"]
+    assert not sources["isError"], text(sources)
+    assert sources["structuredContent"] == source["structuredContent"]
+    assert source["structuredContent"]["matches"]
 
 
 @pytest.mark.asyncio
