@@ -4,17 +4,17 @@ Opened from a SQLite path or a `postgresql://` URL, with one tenant and one
 embedding provider, it indexes documents, builds the graph with a model,
 ranks entities and passages, fetches an entity with its neighbours and
 counts what each tenant holds. The stores open on first use (or on `async
-with`) and close with `close()`. `Redstring` (in `redstring.client.sync`) is
-the same object for code without an event loop.
+with`), once however many calls arrive together, and close with `close()`.
+`Redstring` (in `redstring.client.sync`) is the same object for code without
+an event loop.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from collections.abc import Sequence
-from contextlib import AsyncExitStack
+from contextlib import AbstractAsyncContextManager
 from types import TracebackType
 from typing import Self
 from uuid import UUID
@@ -35,7 +35,7 @@ from redstring.client.errors import EMBEDDINGS_ARGUMENT
 from redstring.client.hints import empty_hint
 from redstring.client.indexing import index_and_mirror
 from redstring.client.removal import remove_document
-from redstring.client.store_set import StoreOpener, StoreSet
+from redstring.client.store_set import HeldStores, StoreOpener, StoreSet
 from redstring.client.stores import open_store_set
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
 from redstring.client.upkeep import RebuildReport
@@ -50,8 +50,6 @@ from redstring.domain.chunk import StoredChunk
 from redstring.domain.document import SourceDocument
 from redstring.domain.errors import (
     ChunkStoreUnavailableError,
-    ClientClosedError,
-    ClientLoopError,
     InvalidArgumentError,
 )
 from redstring.domain.events import MergeUndone
@@ -139,10 +137,7 @@ class AsyncRedstring:
         self._language = None if language is None else Analyzer(language).language
         self._create = create
         self._opener: StoreOpener = open_store_set if opener is None else opener
-        self._stack: AsyncExitStack | None = None
-        self._stores: StoreSet | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None  # the one the stores opened in
-        self._closed = False
+        self._held = HeldStores(self._open_stores)
 
     @property
     def db(self) -> str:
@@ -161,7 +156,7 @@ class AsyncRedstring:
 
     def __repr__(self) -> str:
         provider = "none" if self._embeddings is None else type(self._embeddings).__name__
-        state = " closed" if self._closed else ""
+        state = " closed" if self._held.closed else ""
         return (
             f"<{type(self).__name__} {self._db!r} tenant={self._tenant} "
             f"embeddings={provider}{state}>"
@@ -172,43 +167,27 @@ class AsyncRedstring:
         await self._open("open")
         return self
 
-    def _check_usable(self, method: str) -> None:
-        if self._closed:
-            raise ClientClosedError(method=method)
-        if self._loop is not None and self._loop is not asyncio.get_running_loop():
-            raise ClientLoopError(method=method)
+    def _open_stores(self) -> AbstractAsyncContextManager[StoreSet]:
+        dimension = None if self._embeddings is None else self._embeddings.dimension
+        return self._opener(
+            self._db,
+            dimension=dimension,
+            create=self._create,
+            migrate=self._migrate,
+            language=self._language,
+        )
 
     async def _open(self, method: str) -> StoreSet:
-        self._check_usable(method)
-        if self._stores is None:
-            stack = AsyncExitStack()
-            dimension = None if self._embeddings is None else self._embeddings.dimension
-            self._stores = await stack.enter_async_context(
-                self._opener(
-                    self._db,
-                    dimension=dimension,
-                    create=self._create,
-                    migrate=self._migrate,
-                    language=self._language,
-                )
-            )
-            self._stack, self._loop = stack, asyncio.get_running_loop()
-        return self._stores
+        return await self._held.stores(method)
 
     async def close(self) -> None:
         """Close the stores. Closing twice is harmless; any other call then raises.
 
-        From another event loop than theirs, the stores close on their own
-        loop while it runs, else here (an ended `asyncio.run` closed them).
+        A call still opening them is waited for. From another event loop than
+        theirs, the stores close on their own loop while it runs, else here
+        (an ended `asyncio.run` closed them).
         """
-        self._closed = True
-        stack, self._stack, self._stores, loop = self._stack, None, None, self._loop
-        if stack is None:
-            return
-        if loop is None or loop is asyncio.get_running_loop() or not loop.is_running():
-            await stack.aclose()
-        else:
-            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(stack.aclose(), loop))
+        await self._held.close()
 
     async def __aenter__(self) -> Self:
         return await self.open()
@@ -349,7 +328,7 @@ class AsyncRedstring:
         progress: ProgressCallback | None,
         pair_questions: int,
     ) -> GraphBuildReport:
-        self._check_usable("build")
+        self._held.check("build")
         await preflight(provider)  # before the database is opened (or created)
         stores = await self._open("build")
         concurrency = getattr(provider, "max_concurrency", 4)

@@ -1,11 +1,14 @@
-"""The stores one `--db` value opens, as the commands see them."""
+"""The stores one `--db` value opens, as the commands see them, and a client's hold on them."""
 
 from __future__ import annotations
 
-from contextlib import AbstractAsyncContextManager
+import asyncio
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass
 from typing import Protocol
 
+from redstring.domain.errors import ClientClosedError, ClientLoopError
 from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.event_log import EventLog
 from redstring.ports.graph_store import GraphStore
@@ -44,3 +47,77 @@ class StoreOpener(Protocol):
         raises `DatabaseNotFoundError` for a database that does not exist;
         `language` is the passages' text analysis (`None`: the database's)."""
         ...
+
+
+class HeldStores:
+    """The stores of one client: opened on first use, once, in one event loop (ADR 0525).
+
+    `open_stores()` gives the context manager that opens them. Calls that
+    arrive while they open wait for that open and share its stores; should it
+    fail or be cancelled, the next waiting call opens them itself. The loop
+    of the open under way, then of the stores, is the only one calls may come
+    from (`ClientLoopError`); after `close()` every call raises
+    `ClientClosedError`.
+    """
+
+    def __init__(self, open_stores: Callable[[], AbstractAsyncContextManager[StoreSet]]) -> None:
+        self._open_stores = open_stores
+        self._stack: AsyncExitStack | None = None
+        self._stores: StoreSet | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # of the stores, or of their open
+        self._opening: asyncio.Event | None = None  # set when the open under way has ended
+        self.closed = False
+
+    def check(self, method: str) -> None:
+        """Raise for `method` when the client is closed or called from another loop."""
+        if self.closed:
+            raise ClientClosedError(method=method)
+        if self._loop is not None and self._loop is not asyncio.get_running_loop():
+            raise ClientLoopError(method=method)
+
+    async def stores(self, method: str) -> StoreSet:
+        """The stores, opened by this call unless another call opened or is opening them."""
+        while True:
+            self.check(method)
+            if self._stores is not None:
+                return self._stores
+            if self._opening is None:
+                return await self._open(method)
+            await self._opening.wait()
+
+    async def _open(self, method: str) -> StoreSet:
+        opened = self._opening = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
+        stack = AsyncExitStack()
+        try:
+            stores = await stack.enter_async_context(self._open_stores())
+            if self.closed:  # `close()` came while they opened; it waits for this
+                await stack.aclose()
+                raise ClientClosedError(method=method)
+            self._stack, self._stores = stack, stores
+            return stores
+        finally:
+            if self._stores is None:
+                self._loop = None  # an open that failed binds no loop
+            self._opening = None
+            opened.set()
+
+    async def close(self) -> None:
+        """Close the stores. Closing twice is harmless.
+
+        An open under way in this loop is waited for (it closes what it
+        opened). From another event loop than theirs, the stores close on
+        their own loop while it runs, else here (an ended `asyncio.run`
+        closed them).
+        """
+        self.closed = True
+        opening, loop = self._opening, self._loop
+        if opening is not None and loop is asyncio.get_running_loop():
+            await opening.wait()
+        stack, self._stack, self._stores = self._stack, None, None
+        if stack is None:
+            return
+        if loop is None or loop is asyncio.get_running_loop() or not loop.is_running():
+            await stack.aclose()
+        else:
+            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(stack.aclose(), loop))

@@ -111,7 +111,7 @@ def test_indexing_a_folder_again_removes_what_left_it_in_that_tenant_only(
             assert await _sources(mine) == {"corpus/a.md": 1, "corpus/sub/c.md": 1}
             gone = await _found(mine, "Grace Hopper compiler moth relay")
             assert all("corpus/sub/b.txt" not in ids for ids in gone.values()), gone
-            chunks = (await mine.open())._stores.chunks  # the chunk store itself
+            chunks = (await mine._open("test")).chunks  # the chunk store itself
             assert chunks is not None
             assert await chunks.source_manifest("corpus/sub/b.txt", mine.tenant_id) == []
             # The other tenant, holding the very same ids, keeps the document everywhere.
