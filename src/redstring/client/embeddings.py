@@ -10,6 +10,7 @@ with; a database with no provider is made at `UNEMBEDDED_DIMENSION`.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 from typing import Literal
 
 from redstring.domain.errors import InvalidArgumentError, MissingExtraError
@@ -46,8 +47,12 @@ def resolve_embeddings(
     object is used as it is, so `threads` with one is refused.
 
     Raises `MissingExtraError` for `"local"` or `"multilingual"` without its extra, and
-    `InvalidArgumentError` for any other string or a `threads` that is not a count.
+    `InvalidArgumentError` for any other string, anything else that is not shaped
+    like an `EmbeddingProvider` (a provider class rather than an instance, too), or
+    a `threads` that is not a count.
     """
+    if not (choice is None or isinstance(choice, str)):
+        _require_provider(choice)
     _require_threads(threads, choice)
     if choice is None:
         return LocalEmbeddingProvider(threads=threads) if local_extra_installed() else None
@@ -62,13 +67,53 @@ def resolve_embeddings(
                 if threads is None
                 else MultilingualEmbeddingProvider(threads=threads)
             )
+        raise InvalidArgumentError(name="embeddings", value=choice, requirement=_ACCEPTED)
+    return choice
+
+
+#: What `embeddings=` must be, as a refusal says it.
+_ACCEPTED = (
+    '"local", "multilingual", "none", None for the default, or an EmbeddingProvider '
+    "instance (an int `dimension` and async `embed` and `embed_query` methods)"
+)
+
+
+def _require_provider(choice: object) -> None:
+    """Refuse `choice` unless it has the provider port's shape, checked member by member.
+
+    The port is `runtime_checkable`, but `isinstance` only asks whether the names
+    exist, so a provider class (whose `dimension` is a property object) and an
+    object with a blocking `embed` would pass it and fail later, far from here.
+    """
+    if isinstance(choice, type):
         raise InvalidArgumentError(
             name="embeddings",
             value=choice,
-            requirement='"local", "multilingual", "none", an EmbeddingProvider, '
-            "or None for the default",
+            requirement=_ACCEPTED,
+            message=f"embeddings={choice.__name__} is a class, not a provider: "
+            f"pass an instance, embeddings={choice.__name__}().",
         )
-    return choice
+    flaw = _provider_flaw(choice)
+    if flaw is not None:
+        raise InvalidArgumentError(
+            name="embeddings", value=choice, requirement=f"{_ACCEPTED}; {flaw}"
+        )
+
+
+_MISSING = object()
+
+
+def _provider_flaw(choice: object) -> str | None:
+    """What keeps `choice` from being an `EmbeddingProvider`, or `None` if nothing does."""
+    dimension = getattr(choice, "dimension", _MISSING)
+    if dimension is _MISSING:
+        return f"the {type(choice).__name__} given has no dimension"
+    if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1:
+        return f"its dimension is {dimension!r}, not a positive int"
+    for method in ("embed", "embed_query"):
+        if not inspect.iscoroutinefunction(getattr(choice, method, None)):
+            return f"its {method} is not an async method"
+    return None
 
 
 def _require_threads(threads: object, choice: EmbeddingChoice) -> None:

@@ -119,3 +119,51 @@ def test_embeddings_local_is_the_local_model_on_the_threads_asked_for() -> None:
         provider = resolve_embeddings("local", threads=threads)  # lazy: loads no model
         assert isinstance(provider, LocalEmbeddingProvider)
         assert provider.threads == threads
+
+
+class _SyncEmbed:
+    """Shaped like a provider but for an `embed` that is not a coroutine function."""
+
+    dimension = 8
+
+    def embed(self, texts: Any) -> list[list[float]]:
+        return [[0.0] * 8 for _ in texts]
+
+    async def embed_query(self, texts: Any) -> list[list[float]]:
+        return [[0.0] * 8 for _ in texts]
+
+
+class _TextDimension:
+    """An async provider whose `dimension` is not a whole number."""
+
+    dimension = "384"
+
+    async def embed(self, texts: Any) -> list[list[float]]:
+        return []
+
+    async def embed_query(self, texts: Any) -> list[list[float]]:
+        return []
+
+
+@pytest.mark.parametrize(
+    "embeddings",
+    [5, True, object(), ["local"], _SyncEmbed(), _TextDimension()],
+    ids=["int", "bool", "object", "list", "sync-embed", "text-dimension"],
+)
+def test_an_embeddings_value_that_is_no_provider_is_named_at_construction(
+    tmp_path: Path, embeddings: Any
+) -> None:
+    for client in (Redstring, AsyncRedstring):
+        with pytest.raises(InvalidArgumentError, match="an EmbeddingProvider instance") as named:
+            client(tmp_path / "g.db", embeddings=embeddings)
+        assert named.value.name == "embeddings"
+        assert '"local", "multilingual", "none"' in str(named.value)
+    assert not (tmp_path / "g.db").exists()
+
+
+def test_a_provider_class_rather_than_an_instance_is_told_to_make_one(tmp_path: Path) -> None:
+    with pytest.raises(InvalidArgumentError, match=r"LocalEmbeddingProvider\(\)") as named:
+        Redstring(tmp_path / "g.db", embeddings=LocalEmbeddingProvider)  # type: ignore[arg-type]
+    assert named.value.name == "embeddings"
+    assert "instance" in str(named.value)
+    assert not (tmp_path / "g.db").exists()
