@@ -31,7 +31,7 @@ from redstring.cli.wording import LLM_FLAGS, in_flags
 from redstring.client import answers, render
 from redstring.client.client import AsyncRedstring
 from redstring.client.documents import read_documents
-from redstring.client.store_set import StoreOpener
+from redstring.client.store_set import StoreOpener, StoreSet
 from redstring.client.stores import open_store_set
 from redstring.client.tenants import parse_tenant
 from redstring.composition.build_graph import GraphBuildReport
@@ -101,6 +101,37 @@ def _client(
         opener=context.opener,
         language=args.language,
     )
+
+
+def _upkeep_client(
+    args: argparse.Namespace, context: Context, embeddings: EmbeddingProvider | None
+) -> AsyncRedstring:
+    """The client of a command that changes a database it must not make (`rekey`, ...)."""
+    opener = _existing(context.opener or open_store_set)
+    return _client(args, replace(context, opener=opener), embeddings, read_only=False)
+
+
+def _existing(opener: StoreOpener) -> StoreOpener:
+    """`opener`, refusing a database that is not there rather than making an empty one.
+
+    `create=False` is how an opener refuses a missing database
+    (`DatabaseNotFoundError`, no file made; a PostgreSQL schema holding nothing
+    is `DimensionRequiredError`), but it also opens a SQLite file read-only. So
+    the database is opened that way first, only to be refused, then again to write.
+    """
+
+    @asynccontextmanager
+    async def open_existing(
+        db: str, *, dimension: int | None, create: bool, migrate: bool, language: str | None = None
+    ) -> AsyncIterator[StoreSet]:
+        async with opener(db, dimension=None, create=False, migrate=migrate, language=language):
+            pass
+        async with opener(
+            db, dimension=dimension, create=create, migrate=migrate, language=language
+        ) as stores:
+            yield stores
+
+    return open_existing
 
 
 @asynccontextmanager
@@ -233,7 +264,7 @@ async def _stats(args: argparse.Namespace, context: Context) -> None:
 
 
 async def _remove(args: argparse.Namespace, context: Context) -> None:
-    client = _client(args, context, None, read_only=False)
+    client = _upkeep_client(args, context, None)
     async with _closing(client):
         for document_id in args.document_ids:
             passages = await client.remove(document_id)
@@ -241,7 +272,7 @@ async def _remove(args: argparse.Namespace, context: Context) -> None:
 
 
 async def _rekey(args: argparse.Namespace, context: Context) -> None:
-    client = _client(args, context, None, read_only=False)
+    client = _upkeep_client(args, context, None)
     async with _closing(client):
         report = await client.rekey(force=args.force)
     if report.rekeyed == 0:
@@ -257,7 +288,7 @@ async def _rekey(args: argparse.Namespace, context: Context) -> None:
 
 
 async def _undo(args: argparse.Namespace, context: Context) -> None:
-    client = _client(args, context, embedding_provider(args, context.env), read_only=False)
+    client = _upkeep_client(args, context, embedding_provider(args, context.env))
     async with _closing(client):
         undone = await client.undo(args.merge_event_id)
     names = ", ".join(entity.name for entity in undone.restored)
@@ -268,7 +299,7 @@ async def _undo(args: argparse.Namespace, context: Context) -> None:
 
 
 async def _rebuild(args: argparse.Namespace, context: Context) -> None:
-    client = _client(args, context, None, read_only=False)
+    client = _upkeep_client(args, context, None)
     async with _closing(client):
         report = await client.rebuild()
     if args.json:

@@ -1,0 +1,63 @@
+"""`rekey`, `rebuild`, `remove` and `undo` work on a database that exists, and say when
+the tenant they were pointed at holds nothing.
+
+In process through `main()`, on real SQLite files, lexical only (no model).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from uuid import uuid4
+
+import pytest
+
+from redstring.cli.main import main
+
+NONE = ["--embeddings", "none"]
+MERGE = str(uuid4())
+
+
+def _run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = main(list(argv), env={}, stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def _indexed(tmp_path: Path, *tenant: str) -> Path:
+    """A SQLite file holding one document, in the default tenant or `tenant`."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("Ada Lovelace wrote the first program.\n")
+    db = tmp_path / "x.db"
+    status, _, err = _run("index", str(tmp_path / "docs"), "--db", str(db), "--quiet", *tenant,
+                          *NONE)  # fmt: skip
+    assert status == 0, err
+    return db
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["rekey"], ["rebuild"], ["remove", "x.md"], ["undo", MERGE, *NONE]],
+    ids=["rekey", "rebuild", "remove", "undo"],
+)
+@pytest.mark.parametrize("folder", ["", "no-such-folder"], ids=["file", "folder"])
+def test_upkeep_on_a_missing_database_is_refused_and_creates_nothing(
+    tmp_path: Path, command: list[str], folder: str
+) -> None:
+    db = tmp_path / folder / "missing.db"
+    status, out, err = _run(*command, "--db", str(db))
+    assert (status, out) == (1, "")
+    assert err == (
+        f"redstring: error: no database at {db}. Check --db, or create one first with "
+        f"`redstring index PATH... --db {db}` or `redstring build PATH... --db {db}`.\n"
+    )
+    assert not db.exists()
+    assert not (tmp_path / folder).exists() or list((tmp_path / folder).iterdir()) == []
+
+
+def test_upkeep_on_an_existing_database_still_writes(tmp_path: Path) -> None:
+    db = _indexed(tmp_path)
+    status, out, err = _run("remove", "docs/a.md", "--db", str(db))
+    assert (status, err) == (0, ""), err
+    assert out == "removed docs/a.md (1 passage)\n"
+
