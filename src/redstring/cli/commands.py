@@ -310,6 +310,8 @@ async def _rebuild(args: argparse.Namespace, context: Context) -> None:
         f"{report.entities} entities, {report.relationships} relationships, "
         f"{report.vectors} vectors\n"
     )
+    if report.hint is not None:
+        context.out.write(report.hint + "\n")
 
 
 #: `redstring check`'s exit status when it found a damaged row (1 is an error, 2 a usage error).

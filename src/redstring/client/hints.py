@@ -20,7 +20,18 @@ async def _holdings(stores: StoreSet, tenant_id: TenantId) -> tuple[int, int]:
     return entities, chunks
 
 
-async def _nothing_held(stores: StoreSet, tenant_id: TenantId) -> str:
+async def nothing_held(stores: StoreSet, tenant_id: TenantId) -> str | None:
+    """That `tenant_id` holds nothing, naming the tenants that hold data; `None` if it holds some.
+
+    A tenant is never made, only written to, so one holding nothing is most
+    likely a mistyped name: an empty answer and an upkeep job (`rebuild`) say so.
+    """
+    if any(await _holdings(stores, tenant_id)):
+        return None
+    return await _others_hold(stores, tenant_id)
+
+
+async def _others_hold(stores: StoreSet, tenant_id: TenantId) -> str:
     tenants = set(await stores.graph.list_tenants())
     if stores.chunks is not None:
         tenants.update(await stores.chunks.list_tenants())
@@ -48,7 +59,7 @@ async def empty_hint(
     """
     entities, chunks = await _holdings(stores, tenant_id)
     if entities == 0 and chunks == 0:
-        return await _nothing_held(stores, tenant_id)
+        return await _others_hold(stores, tenant_id)
     what, held = ("passage", chunks) if passages else ("entity", entities)
     if held == 0:
         return (

@@ -11,6 +11,7 @@ from uuid import UUID
 
 from pydantic import BaseModel
 
+from redstring.client.hints import nothing_held
 from redstring.client.store_set import StoreSet
 from redstring.composition.rebuild import rebuild_stores
 from redstring.composition.rekey import RekeyReport, rekey_graph
@@ -23,13 +24,19 @@ from redstring.ports.event_log import EventLog
 
 
 class RebuildReport(BaseModel):
-    """What `rebuild` replayed into the tenant's graph and vectors, and what they hold after."""
+    """What `rebuild` replayed into the tenant's graph and vectors, and what they hold after.
+
+    `hint` is `None` unless the tenant holds nothing at all (no entity, no
+    passage): then it says so and names the tenants that hold data, since
+    the tenant's name is most likely mistyped.
+    """
 
     tenant_id: str
     last_sequence: int
     entities: int
     relationships: int
     vectors: int
+    hint: str | None = None
 
 
 def _log(stores: StoreSet, command: str) -> EventLog:
@@ -91,4 +98,5 @@ async def rebuild(stores: StoreSet, tenant_id: TenantId) -> RebuildReport:
         entities=summary.entities,
         relationships=summary.relationships,
         vectors=await stores.vectors.count(tenant_id),
+        hint=await nothing_held(stores, tenant_id),
     )

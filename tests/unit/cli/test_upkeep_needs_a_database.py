@@ -12,7 +12,10 @@ from uuid import uuid4
 
 import pytest
 
+from redstring import Redstring
 from redstring.cli.main import main
+from redstring.client.tenants import DEFAULT_TENANT
+from redstring.domain.ids import tenant_id_for
 
 NONE = ["--embeddings", "none"]
 MERGE = str(uuid4())
@@ -61,3 +64,23 @@ def test_upkeep_on_an_existing_database_still_writes(tmp_path: Path) -> None:
     assert (status, err) == (0, ""), err
     assert out == "removed docs/a.md (1 passage)\n"
 
+
+def test_rebuilding_a_tenant_that_holds_nothing_names_the_tenants_that_do(
+    tmp_path: Path,
+) -> None:
+    db = _indexed(tmp_path, "--tenant", "home")
+    status, out, err = _run("rebuild", "--db", str(db), "--tenant", "hmoe")
+    assert (status, err) == (0, "")
+    typo, home = tenant_id_for("hmoe"), tenant_id_for("home")
+    assert out.splitlines()[1:] == [
+        f"tenant {typo} holds nothing in this database (check the tenant name); "
+        f"tenants holding data: {home}."
+    ]
+    with Redstring(db, tenant="hmoe", embeddings="none") as rs:
+        assert f"tenants holding data: {home}" in (rs.rebuild().hint or "")
+    with Redstring(db, tenant="home", embeddings="none") as rs:
+        assert rs.rebuild().hint is None  # it holds a passage: nothing to say
+    status, out, _ = _run("rebuild", "--db", str(db), "--tenant", "home")
+    assert status == 0
+    assert len(out.splitlines()) == 1
+    assert DEFAULT_TENANT not in (typo, home)
