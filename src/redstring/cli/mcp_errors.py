@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from redstring.domain.errors import InvalidArgumentError, RedstringError, UnknownEntityError
+from redstring.domain.held_names import unheld_names
 
 _MAX_VALUE = 60
 
@@ -76,7 +77,8 @@ def library_error(tool: str, error: RedstringError | ValueError) -> str:
 
 def unknown_names(argument: str, missing: list[str], known: list[str]) -> str:
     """A refusal of names the tenant does not hold, naming the closest it does."""
-    close = sorted({near for name in missing for near in get_close_matches(name, known, n=3)})
+    found = unheld_names(missing, known)
+    close = () if found is None else found.closest
     hint = f" Closest held: {', '.join(close)}." if close else ""
     return (
         f"Argument `{argument}` names what this graph does not hold: "

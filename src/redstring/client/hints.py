@@ -4,13 +4,19 @@ Asked only when a search found nothing, and answered from aggregates (the
 stores' summaries, counts and tenant lists), never by loading rows: the
 tenant holds nothing (and which tenants do), holds passages but no entities
 (build them), entities but no passages (index), a channel had nothing to
-search (nothing embedded), or nothing reached `min_confidence`.
+search (nothing embedded), a filter named what the tenant does not hold
+(and what it holds closest, as the MCP server says it), or nothing reached
+`min_confidence`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from redstring.client.store_set import StoreSet
+from redstring.domain.held_names import unheld_names
 from redstring.domain.ids import TenantId
+from redstring.domain.normalization import normalize_name
 from redstring.domain.retrieval import RetrievalMode
 
 
@@ -52,10 +58,13 @@ async def empty_hint(
     mode: RetrievalMode,
     min_confidence: float | None,
     filtered: bool,
+    only: Sequence[str] | None = None,
 ) -> str:
     """Why a search of `tenant_id` found nothing: of passages if `passages`, else of entities.
 
-    `filtered` says a type (entities) or source (passages) filter was given.
+    `filtered` says a type (entities) or source (passages) filter was given;
+    `only` is its values, so the ones the tenant does not hold are named, with
+    the closest it holds (`unheld_names`, as the MCP server names them).
     """
     entities, chunks = await _holdings(stores, tenant_id)
     if entities == 0 and chunks == 0:
@@ -69,6 +78,10 @@ async def empty_hint(
             else f"tenant {tenant_id} holds {chunks} passage(s) but no entities: build extracts "
             "them (`redstring build`, `Redstring.build`); search the passages meanwhile."
         )
+    if only is not None:
+        unheld = await _unheld_filter(stores, tenant_id, only, passages=passages)
+        if unheld is not None:
+            return unheld
     if min_confidence is not None:
         return f"no {what} reached min_confidence={min_confidence}; lower it to see weaker matches."
     if filtered:
@@ -99,3 +112,39 @@ async def empty_hint(
     if mode is RetrievalMode.SEMANTIC:  # the lexical channel never ran: say nothing of words
         return f"{nothing}; {fix}, or search with mode 'lexical'."
     return f"{nothing}, and {words}"
+
+
+#: At most this many of the filter's values are quoted in a hint.
+_SHOWN = 5
+
+
+async def _unheld_filter(
+    stores: StoreSet, tenant_id: TenantId, only: Sequence[str], *, passages: bool
+) -> str | None:
+    """That the filter `only` names what `tenant_id` does not hold, and the closest it does."""
+    if passages:
+        kind = "source"
+        held = (
+            [] if stores.chunks is None else (await stores.chunks.chunk_summary(tenant_id)).sources
+        )
+        found = unheld_names(only, held)
+    else:
+        kind = "type"
+        held = (await stores.graph.graph_summary(tenant_id)).entity_types
+        found = unheld_names(only, held, fold=normalize_name)
+    if found is None:
+        return None
+    names = ", ".join(repr(name) for name in found.names[:_SHOWN])
+    if len(found.names) > _SHOWN:
+        names += f" and {len(found.names) - _SHOWN} more"
+    plural = "s" if len(found.names) > 1 else ""
+    said = (
+        f"tenant {tenant_id} holds no {kind}{plural} {names}, so nothing could match"
+        if len(found.names) == len(set(only))
+        else f"no {'passage' if passages else 'entity'} of the given {kind}s matched, and "
+        f"tenant {tenant_id} holds no {kind}{plural} {names}"
+    )
+    if found.closest:
+        return f"{said}. Closest held: {', '.join(found.closest)}."
+    some = sorted(held)[:3]
+    return f"{said}; it holds {len(held)} {kind}s, e.g. {', '.join(some)}."
