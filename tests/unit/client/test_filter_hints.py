@@ -35,6 +35,8 @@ async def test_a_source_given_without_its_folder_is_named_with_the_held_id() -> 
     )
     refusal = unknown_names("sources", ["f001.md"], ["docs/f001.md", "notes.md"])
     assert "Closest held: docs/f001.md." in refusal  # the MCP server knows the same
+    deep = "projects/2024/quarterly/reports/summary.md"
+    assert f"Closest held: {deep}." in unknown_names("sources", ["summary.md"], [deep])
 
 
 @pytest.mark.asyncio
