@@ -15,9 +15,10 @@ class InvalidUseError(RedstringError):
 
 
 class DatabaseNotFoundError(NotFoundError, FileNotFoundError):
-    """A command that only reads, or changes only a database that exists (`rekey`,
-    `rebuild`, `remove`, `undo` from the command line), was pointed at a database file
-    that does not exist.
+    """A command that only reads was pointed at a database file that does not exist.
+
+    So was a command line's `rekey`, `rebuild`, `remove` or `undo`, which change a
+    database that exists and never make one.
 
     `fix` says how to name another or make this one where it was opened (the
     client's arguments from Python, its flags and commands from the command line).
