@@ -372,7 +372,7 @@ class AsyncRedstring:
         if answer.matches or k == 0:
             return answer
         why = empty_hint(stores, self._tenant, passages=False, mode=resolved,
-                         min_confidence=min_confidence, filtered=types is not None)  # fmt: skip
+                         min_confidence=min_confidence, only=types)  # fmt: skip
         return answer.model_copy(update={"hint": await why})
 
     async def passages(
@@ -397,7 +397,7 @@ class AsyncRedstring:
         if answer.matches or k == 0:
             return answer
         why = empty_hint(stores, self._tenant, passages=True, mode=resolved,
-                         min_confidence=min_confidence, filtered=sources is not None)  # fmt: skip
+                         min_confidence=min_confidence, only=sources)  # fmt: skip
         return answer.model_copy(update={"hint": await why})
 
     async def entity(self, entity_id: str | UUID) -> EntityAnswer:

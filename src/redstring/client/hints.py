@@ -57,14 +57,13 @@ async def empty_hint(
     passages: bool,
     mode: RetrievalMode,
     min_confidence: float | None,
-    filtered: bool,
     only: Sequence[str] | None = None,
 ) -> str:
     """Why a search of `tenant_id` found nothing: of passages if `passages`, else of entities.
 
-    `filtered` says a type (entities) or source (passages) filter was given;
-    `only` is its values, so the ones the tenant does not hold are named, with
-    the closest it holds (`unheld_names`, as the MCP server names them).
+    `only` is the type (entities) or source (passages) filter's values, if one
+    was given: the ones the tenant does not hold are named, with the closest
+    it holds (`unheld_names`, as the MCP server names them).
     """
     entities, chunks = await _holdings(stores, tenant_id)
     if entities == 0 and chunks == 0:
@@ -84,7 +83,7 @@ async def empty_hint(
             return unheld
     if min_confidence is not None:
         return f"no {what} reached min_confidence={min_confidence}; lower it to see weaker matches."
-    if filtered:
+    if only is not None:
         kind = "source" if passages else "type"
         return f"no {what} of the given {kind}s matched; drop the {kind} filter to search all."
     words = (

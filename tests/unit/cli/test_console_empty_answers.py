@@ -73,7 +73,13 @@ def test_the_clients_say_which_channel_or_filter_left_the_answer_empty(tmp_path:
         assert rs.passages("compiler").hint == "no passage shares a word with the query."
         filtered = rs.passages("Ada", sources=["b.md"])
         assert filtered.hint is not None
-        assert filtered.hint.startswith("no passage of the given sources matched")
+        assert "holds no source 'b.md', so nothing could match. Closest held: a.md." in (
+            filtered.hint
+        )
+        rs.index([SourceDocument(id="b.md", text="Charles Babbage designed the engine.")])
+        held = rs.passages("Ada", sources=["b.md"])
+        assert held.hint is not None
+        assert held.hint.startswith("no passage of the given sources matched")
         assert "no passage shares a word" in str(rs.passages("compiler"))
         assert rs.passages("Ada", k=0).hint is None  # nothing asked, nothing to explain
         assert rs.passages("Ada").hint is None  # found

@@ -3,9 +3,6 @@ command line and in the Python client's hint, with the closest held values.
 
 In process through `main()` and through the clients, on a SQLite file or the two-tenant
 world's stores, lexical only.
-
-Pending: `AsyncRedstring.search`/`passages` (client.py) must hand the filter's values to
-`empty_hint` (`only=types` / `only=sources`); until then these fail, strictly.
 """
 
 from __future__ import annotations
@@ -23,10 +20,6 @@ from redstring.client.tenants import DEFAULT_TENANT
 from tests.unit.cli.mcp_fixture_server import opener_of
 from tests.unit.cli.world import HOME, populated_stores
 
-PENDING = pytest.mark.xfail(
-    strict=True, reason="client.py does not yet pass the filter's values to empty_hint (only=)"
-)
-
 
 def _run(*argv: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
@@ -42,7 +35,6 @@ def db(tmp_path: Path) -> Path:
     return path
 
 
-@PENDING
 def test_a_source_without_its_folder_is_named_with_the_held_id(db: Path) -> None:
     status, out, err = _run("passages", "Lovelace", "--source", "a.md", "--db", str(db),
                             "--embeddings", "none", "--json")  # fmt: skip
@@ -55,7 +47,6 @@ def test_a_source_without_its_folder_is_named_with_the_held_id(db: Path) -> None
         assert rs.passages("Lovelace", sources=["a.md"]).hint == json.loads(out)["hint"]
 
 
-@PENDING
 def test_a_misspelt_type_is_named_with_the_closest_held_type() -> None:
     stores, _ = asyncio.run(populated_stores())
     out, err = io.StringIO(), io.StringIO()

@@ -32,6 +32,7 @@ async def test_entity_hints_name_the_words_the_filter_and_the_threshold() -> Non
     async with _client(stores) as rs:
         lexical = await rs.search("zzzz", mode="lexical")
         typed = await rs.search("Ada", types=["planet"])
+        held_type = await rs.search("Ada", types=["organization"], mode="lexical")
         strict = await rs.search("Ada", min_confidence=1.0)
     assert lexical.hint == "no entity name or alias matched the query's words."
     assert str(lexical).splitlines() == [
@@ -39,7 +40,9 @@ async def test_entity_hints_name_the_words_the_filter_and_the_threshold() -> Non
         "  no entity name or alias matched the query's words.",
     ]
     assert typed.hint is not None
-    assert typed.hint.startswith("no entity of the given types matched")
+    assert "holds no type 'planet', so nothing could match" in typed.hint
+    assert held_type.hint is not None
+    assert held_type.hint.startswith("no entity of the given types matched")
     assert strict.hint == "no entity reached min_confidence=1.0; lower it to see weaker matches."
 
 

@@ -19,7 +19,7 @@ LEXICAL = RetrievalMode.LEXICAL
 
 async def _hint(stores: StoreSet, *, passages: bool, only: list[str]) -> str:
     return await empty_hint(stores, HOME, passages=passages, mode=LEXICAL, min_confidence=None,
-                            filtered=True, only=only)  # fmt: skip
+                            only=only)  # fmt: skip
 
 
 @pytest.mark.asyncio
