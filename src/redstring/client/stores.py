@@ -162,14 +162,16 @@ async def _postgres(
     except ImportError:
         raise MissingExtraError(extra="postgres", missing="psycopg and pgvector") from None
 
+    # An existing schema opens at the dimension it records, as a SQLite file does; a
+    # provider of another dimension is then refused by whatever embeds with it.
     try:
-        postgres = await open_postgres(url, dimension=dimension, migrate=migrate, language=language)
+        postgres = await open_postgres(url, dimension=None, migrate=migrate, language=language)
     except DimensionRequiredError:
-        if dimension is not None or not create:
+        if not create:
             raise
-        # A new database, made by a command that writes: the unembedded default.
+        # A new database, made by a command that writes: the provider's, or unembedded.
         postgres = await open_postgres(
-            url, dimension=UNEMBEDDED_DIMENSION, migrate=migrate, language=language
+            url, dimension=dimension or UNEMBEDDED_DIMENSION, migrate=migrate, language=language
         )
     try:
         yield StoreSet(

@@ -69,3 +69,18 @@ def test_a_search_that_embeds_with_a_model_of_another_dimension_names_the_way_ou
     assert 'mode="lexical"' in message
     assert "ChunkRetriever" not in message
     assert "Retriever:" not in message
+
+
+def test_on_postgres_too_a_lexical_search_needs_no_model_of_the_schemas_dimension(
+    postgres_url: str,
+) -> None:
+    """A schema opens at the dimension it records, as a SQLite file does."""
+    with Redstring(postgres_url, embeddings=FakeEmbeddingProvider(dimension=64)) as rs:
+        rs.index([NOTE])
+    with Redstring(postgres_url, embeddings=FakeEmbeddingProvider(dimension=384)) as rs:
+        [hit] = rs.passages("Lovelace", mode="lexical").matches
+        with pytest.raises(DimensionMismatchError) as refused:
+            rs.passages("Lovelace")
+    assert hit.source_id == "ada.md"
+    assert refused.value.name == "embeddings"
+    assert "the database holds 64-dimension vectors" in str(refused.value)
