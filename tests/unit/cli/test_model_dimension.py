@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from redstring import AsyncRedstring, Redstring, SourceDocument
+from redstring import AsyncRedstring
 from redstring.cli.main import main
 from redstring.cli.mcp_server import open_server
 from redstring.errors import DimensionMismatchError
@@ -25,7 +25,6 @@ from tests.unit.cli.console import Ran as Finished
 from tests.unit.cli.mcp_fixture_server import opener_of
 from tests.unit.cli.world import DIMENSION, HOME, populated_stores
 
-NOTE = SourceDocument(id="ada.md", text="Ada Lovelace wrote the first published program.")
 #: The local model's dimension: what the command line embeds with by default.
 LOCAL = 384
 #: An 8-dimension model server that is never called: the refusals come first.
@@ -35,15 +34,6 @@ OPENAI_AT_8 = {
     "REDSTRING_EMBED_MODEL": "e",
     "REDSTRING_EMBED_DIMENSION": "8",
 }
-
-
-@pytest.fixture
-def written_at_64(tmp_path: Path) -> Path:
-    """A SQLite file whose passages were embedded at 64 dimensions."""
-    db = tmp_path / "d64.db"
-    with Redstring(db, embeddings=FakeEmbeddingProvider(dimension=64)) as rs:
-        rs.index([NOTE])
-    return db
 
 
 def _run(*argv: str, env: dict[str, str] | None = None) -> Finished:

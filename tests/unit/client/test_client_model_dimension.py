@@ -10,22 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from redstring import AsyncRedstring, Redstring, SourceDocument
+from redstring import AsyncRedstring, Redstring
 from redstring.errors import DimensionMismatchError
 from redstring.providers import FakeEmbeddingProvider
 from tests.unit.cli.mcp_fixture_server import opener_of
 from tests.unit.cli.world import ADA, DIMENSION, HOME, populated_stores
-
-NOTE = SourceDocument(id="ada.md", text="Ada Lovelace wrote the first published program.")
-
-
-@pytest.fixture
-def written_at_64(tmp_path: Path) -> Path:
-    """A SQLite file whose passages were embedded at 64 dimensions."""
-    db = tmp_path / "d64.db"
-    with Redstring(db, embeddings=FakeEmbeddingProvider(dimension=64)) as rs:
-        rs.index([NOTE])
-    return db
+from tests.unit.written_elsewhere import NOTE
 
 
 def test_a_lexical_passage_search_needs_no_model_of_the_databases_dimension(
