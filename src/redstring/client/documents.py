@@ -7,7 +7,10 @@ relative to the folder holding the path that was named: indexing `docs`
 gives `docs/a.md`, `docs/sub/b.md`, from whatever working directory, so the
 same files read again find the same sources. Links are not followed into
 ids (`..` collapsed). Files are decoded with `encoding` (UTF-8 by default);
-a file that does not decode, or cannot be read, is skipped and reported.
+a file that does not decode, or cannot be read, is skipped and reported, and
+so is a pipe, socket or device found in a folder (or a link to one), which
+is never opened: a pipe would wait for a writer forever, and a device such
+as /dev/zero never ends.
 """
 
 from __future__ import annotations
@@ -64,7 +67,7 @@ def read_documents(
     `InvalidArgumentError` for an unknown `encoding`; `NoDocumentsError` when
     nothing is found at all, unless `allow_empty` (a caller mirroring the
     folders named then removes what they held). A file that does not decode
-    is skipped, not raised.
+    is skipped, not raised, and so is a pipe, socket or device a folder holds.
     """
     _require_encoding(encoding)
     base = None if root is None else _root(root)
@@ -186,8 +189,14 @@ def _not_readable(path: Path) -> str:
         mode = os.stat(path).st_mode
     except OSError:
         return "no such file or folder"
-    kind = "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a pipe or socket"
-    return f"exists but is {kind}, not a regular file or folder"
+    return f"exists but is {_kind(mode)}, not a regular file or folder"
+
+
+def _kind(mode: int) -> str:
+    """What a file of `mode` that is not a regular file is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a pipe or socket"
 
 
 def _walk(folder: Path) -> list[Path]:
@@ -202,7 +211,7 @@ def _walk(folder: Path) -> list[Path]:
 
 def _read(path: Path, source_id: str, encoding: str) -> SourceDocument:
     try:
-        text = path.read_text(encoding=encoding)
+        text = _text(path, encoding)
     except UnicodeDecodeError as error:
         raise _Unreadable(
             f"not {encoding} text ({error.reason} at byte {error.start}); "
@@ -213,6 +222,31 @@ def _read(path: Path, source_id: str, encoding: str) -> SourceDocument:
     return SourceDocument(
         id=source_id, text=text, title=_title(text, path), metadata={"path": source_id}
     )
+
+
+def _text(path: Path, encoding: str) -> str:
+    """The text of the regular file `path` (links followed).
+
+    Anything else is refused before it is opened. The file is opened without
+    waiting, and checked again once open, so a pipe put in its place between
+    the two never blocks the read. Raises `_Unreadable` for what is not a
+    regular file; `OSError` and `UnicodeDecodeError` as reading does.
+    """
+    _require_regular(path, os.stat(path).st_mode)
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        _require_regular(path, os.fstat(descriptor).st_mode)
+    except _Unreadable:
+        os.close(descriptor)
+        raise
+    with open(descriptor, encoding=encoding) as file:  # universal newlines, as read_text
+        return file.read()
+
+
+def _require_regular(path: Path, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        link = "a link to " if path.is_symlink() else ""
+        raise _Unreadable(f"{link}{_kind(mode)}, not a regular file")
 
 
 def _title(text: str, path: Path) -> str:

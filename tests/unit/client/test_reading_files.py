@@ -1,0 +1,84 @@
+"""The one reader of files: what a folder's walk skips.
+
+A pipe or a link to a device inside a folder is skipped and reported like a
+file that does not decode, never opened: opening a pipe waits for a writer
+forever, and reading a device such as /dev/zero never ends. The pipe here
+has a writer waiting (`tests/unit/pipes.py`), so code that opens it anyway
+reads nothing and the test fails instead of hanging.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from redstring import Redstring
+from redstring.client.documents import read_documents
+from redstring.errors import InvalidArgumentError
+from tests.unit.pipes import watched_pipe
+
+needs_pipes = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+needs_dev_null = pytest.mark.skipif(
+    sys.platform == "win32" or not os.path.exists("/dev/null"), reason="needs /dev/null"
+)
+
+
+def _folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Ada\n\nAda wrote the notes.\n", encoding="utf-8")
+    return folder
+
+
+@needs_pipes
+def test_a_pipe_in_a_folder_is_skipped_and_named_without_being_opened(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    with watched_pipe(folder / "pipe.md") as pipe:
+        read = read_documents([folder])
+        assert not pipe.opened
+    assert [document.id for document in read.documents] == ["notes/a.md"]
+    [skipped] = read.skipped
+    assert skipped.id == "notes/pipe.md"
+    assert skipped.reason == "a pipe or socket, not a regular file"
+
+
+@needs_dev_null
+def test_a_link_to_a_device_in_a_folder_is_skipped_and_named(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    (folder / "null.md").symlink_to("/dev/null")
+    read = read_documents([folder])
+    assert [document.id for document in read.documents] == ["notes/a.md"]
+    assert [(file.id, file.reason) for file in read.skipped] == [
+        ("notes/null.md", "a link to a device, not a regular file")
+    ]
+
+
+def test_a_link_to_a_regular_file_in_a_folder_is_still_read(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    (tmp_path / "elsewhere.md").write_text("Babbage built the engine.", encoding="utf-8")
+    (folder / "b.md").symlink_to(tmp_path / "elsewhere.md")
+    read = read_documents([folder])
+    assert [(d.id, d.text) for d in read.documents][1:] == [
+        ("notes/b.md", "Babbage built the engine.")
+    ]
+    assert read.skipped == []
+
+
+@needs_pipes
+def test_build_skips_a_pipe_in_a_folder_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    folder = _folder(tmp_path)
+    with (
+        watched_pipe(folder / "pipe.md") as pipe,
+        Redstring(tmp_path / "x.db", embeddings="none") as rs,
+        caplog.at_level(logging.WARNING, logger="redstring"),
+    ):
+        with pytest.raises(InvalidArgumentError, match="base_url"):  # raised after reading
+            rs.build(folder, model="m")
+        assert not pipe.opened
+    assert "skipped notes/pipe.md: a pipe or socket, not a regular file" in caplog.text
