@@ -6,11 +6,12 @@ A folder is read recursively; hidden files and folders (a name starting with
 relative to the folder holding the path that was named: indexing `docs`
 gives `docs/a.md`, `docs/sub/b.md`, from whatever working directory, so the
 same files read again find the same sources. Links are not followed into
-ids (`..` collapsed). Files are decoded with `encoding` (UTF-8 by default);
-a file that does not decode, or cannot be read, is skipped and reported, and
-so is a pipe, socket or device found in a folder (or a link to one), which
-is never opened: a pipe would wait for a writer forever, and a device such
-as /dev/zero never ends.
+ids (`..` collapsed). Files are decoded with `encoding` (UTF-8 by default),
+and a leading byte-order mark is not part of the text. A file that does not
+decode, or cannot be read, is skipped and reported, and so is a pipe, socket
+or device found in a folder (or a link to one), which is never opened: a
+pipe would wait for a writer forever, and a device such as /dev/zero never
+ends.
 """
 
 from __future__ import annotations
@@ -225,7 +226,7 @@ def _read(path: Path, source_id: str, encoding: str) -> SourceDocument:
 
 
 def _text(path: Path, encoding: str) -> str:
-    """The text of the regular file `path` (links followed).
+    """The text of the regular file `path` (links followed), without a leading byte-order mark.
 
     Anything else is refused before it is opened. The file is opened without
     waiting, and checked again once open, so a pipe put in its place between
@@ -240,7 +241,7 @@ def _text(path: Path, encoding: str) -> str:
         os.close(descriptor)
         raise
     with open(descriptor, encoding=encoding) as file:  # universal newlines, as read_text
-        return file.read()
+        return file.read().removeprefix("\ufeff")  # a byte-order mark, whatever the codec
 
 
 def _require_regular(path: Path, mode: int) -> None:

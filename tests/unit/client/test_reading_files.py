@@ -1,4 +1,4 @@
-"""The one reader of files: what a folder's walk skips.
+"""The one reader of files: what a folder's walk skips, and how a file's text is decoded.
 
 A pipe or a link to a device inside a folder is skipped and reported like a
 file that does not decode, never opened: opening a pipe waits for a writer
@@ -66,6 +66,39 @@ def test_a_link_to_a_regular_file_in_a_folder_is_still_read(tmp_path: Path) -> N
         ("notes/b.md", "Babbage built the engine.")
     ]
     assert read.skipped == []
+
+
+@pytest.mark.parametrize(
+    ("encoding", "written"),
+    [("utf-8", "utf-8"), ("UTF8", "utf-8"), ("utf-16-le", "utf-16-le"), ("utf-16", "utf-16-be")],
+)
+def test_a_leading_byte_order_mark_is_not_part_of_the_text(
+    tmp_path: Path, encoding: str, written: str
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_bytes("\ufeff# Ada\n\nbom start word\n".encode(written))
+    [document] = read_documents([folder], encoding=encoding).documents
+    assert document.text == "# Ada\n\nbom start word\n"
+    assert document.title == "Ada"
+
+
+def test_a_byte_order_mark_inside_the_text_stays(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes("\ufeffone\ufefftwo".encode())
+    [document] = read_documents([path]).documents
+    assert document.text == "one\ufefftwo"
+
+
+def test_index_stores_no_byte_order_mark_in_a_passage(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_bytes(b"\xef\xbb\xbfbom start word\n")
+    with Redstring(tmp_path / "x.db", embeddings="none") as rs:
+        rs.index(folder)
+        [hit] = rs.passages("bom start", k=1).matches
+    assert hit.text == "bom start word"
+    assert hit.start == 0
 
 
 @needs_pipes
