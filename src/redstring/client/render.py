@@ -12,6 +12,7 @@ from redstring.extraction.extractor import ChunkFailure
 
 def print_index_report(report: IndexReport, out: TextIO) -> None:
     """The summary of one `redstring index`, naming the first few documents removed."""
+    empty = f", {count(report.empty, 'document')} empty (nothing to index)" if report.empty else ""
     skipped = f", {count(len(report.skipped), 'file')} skipped" if report.skipped else ""
     removed = ""
     if report.removed:
@@ -22,7 +23,7 @@ def print_index_report(report: IndexReport, out: TextIO) -> None:
         f"indexed {count(report.documents, 'document')}: "
         f"{count(report.chunks_written, 'chunk')} written, "
         f"{count(report.unchanged, 'document')} unchanged, "
-        f"{count(report.embedded, 'chunk')} embedded{skipped}{removed}\n"
+        f"{count(report.embedded, 'chunk')} embedded{empty}{skipped}{removed}\n"
     )
 
 

@@ -54,9 +54,10 @@ class SkippedFile(BaseModel):
 class IndexReport(BaseModel):
     """What one `index_documents` call did.
 
-    `documents` were given; `unchanged` of them already had exactly these
+    `documents` were given; `empty` of them had no text to index (empty or
+    whitespace only); `unchanged` of the others already had exactly these
     chunks stored (embedded, if a provider was given) and were not written;
-    `chunks_written` chunks were written for the others (every chunk of each
+    `chunks_written` chunks were written for the rest (every chunk of each
     changed source); `embedded` chunks were sent to the provider. `skipped`
     lists the files a reader could not read (the client fills it). `removed`
     lists the ids of the documents taken out: here, those given with no text
@@ -68,6 +69,7 @@ class IndexReport(BaseModel):
     unchanged: int = Field(ge=0)
     chunks_written: int = Field(ge=0)
     embedded: int = Field(ge=0)
+    empty: int = Field(default=0, ge=0)
     skipped: list[SkippedFile] = Field(default_factory=list)
     removed: list[str] = Field(default_factory=list)
 
@@ -95,6 +97,7 @@ class _Run:
     pending: list[tuple[_Plan, int]] = field(default_factory=list)
     chunks_done: int = 0
     unchanged: int = 0
+    empty: int = 0
     written: int = 0
     embedded: int = 0
     removed: list[str] = field(default_factory=list)
@@ -166,6 +169,7 @@ async def index_documents(
     return IndexReport(
         documents=run.documents,
         unchanged=run.unchanged,
+        empty=run.empty,
         chunks_written=run.written,
         embedded=run.embedded,
         removed=sorted(run.removed),
@@ -307,7 +311,9 @@ async def _settle_ready(run: _Run, store: ChunkStore, tenant_id: TenantId) -> No
             run.written += len(plan.chunks)
             if not plan.chunks:  # its stored passages are gone, and nothing took their place
                 run.removed.append(plan.source_id)
-        else:
+        if not plan.chunks:
+            run.empty += 1
+        elif not plan.write:
             run.unchanged += 1
         if run.progress is not None:
             run.progress(run.chunks_done, run.chunks)

@@ -57,6 +57,21 @@ def test_a_file_that_does_not_decode_is_skipped_and_named_and_encoding_reads_it(
     ]
 
 
+def test_empty_and_blank_files_are_reported_empty_not_unchanged(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.md").write_text("Ada Lovelace wrote the first program.\n")
+    (corpus / "empty.md").write_text("")
+    (corpus / "blank.txt").write_text("  \n\n\t\n")
+    db = tmp_path / "x.db"
+    for _ in range(2):
+        ran = redstring("index", "corpus", "--db", str(db), "--quiet", *NONE, cwd=tmp_path)
+        assert ran.status == 0, ran.err
+        tail = "0 chunks embedded, 2 documents empty (nothing to index)\n"
+        assert ran.out.endswith(tail), ran.out
+    assert ran.out.startswith("indexed 3 documents: 0 chunks written, 1 document unchanged, ")
+
+
 def test_the_same_folder_indexed_from_another_directory_is_found_unchanged(
     tmp_path: Path,
 ) -> None:

@@ -108,7 +108,7 @@ def test_a_file_emptied_is_reported_removed(tmp_path: Path) -> None:
     assert emptied.status == 0, emptied.err
     assert emptied.out == (
         "indexed 2 documents: 0 chunks written, 1 document unchanged, 0 chunks embedded, "
-        "1 document removed (corpus/a.md)\n"
+        "1 document empty (nothing to index), 1 document removed (corpus/a.md)\n"
     )
     assert _sources(db, tmp_path) == ["corpus/sub/b.txt"]
 

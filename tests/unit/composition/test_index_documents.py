@@ -362,8 +362,25 @@ async def test_a_document_emptied_takes_its_passages_out_and_says_so(emptied: st
     empty = ADA.model_copy(update={"text": emptied})
     report = await index_documents([empty, BABBAGE], chunks=store, tenant_id=tenant, chunker=SMALL)
     assert await store.chunks_of_source("ada.txt", tenant) == []
-    assert (report.documents, report.unchanged, report.chunks_written) == (2, 1, 0)
+    assert (report.documents, report.unchanged, report.empty, report.chunks_written) == (
+        2,
+        1,
+        1,
+        0,
+    )
     assert report.removed == ["ada.txt"]
-    # Empty again, and never held anything: unchanged, nothing removed.
+    # Empty again, and holding nothing: empty, not unchanged, and nothing removed.
     again = await index_documents([empty], chunks=store, tenant_id=tenant, chunker=SMALL)
-    assert (again.unchanged, again.removed) == (1, [])
+    assert (again.unchanged, again.empty, again.removed) == (0, 1, [])
+
+
+@pytest.mark.asyncio
+async def test_a_new_empty_or_blank_document_is_counted_empty_not_unchanged() -> None:
+    store = RecordingChunkStore(dimension=DIMENSION)
+    tenant = new_tenant_id()
+    blank = [SourceDocument(id="empty.md", text=""), SourceDocument(id="blank.md", text=" \n\t")]
+    report = await index_documents([ADA, *blank], chunks=store, tenant_id=tenant, chunker=SMALL)
+    assert (report.documents, report.unchanged, report.empty, report.removed) == (3, 0, 2, [])
+    assert store.replaced == ["ada.txt"]  # nothing written for the empty ones
+    again = await index_documents([ADA, *blank], chunks=store, tenant_id=tenant, chunker=SMALL)
+    assert (again.unchanged, again.empty, again.chunks_written) == (1, 2, 0)
