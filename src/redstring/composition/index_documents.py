@@ -9,7 +9,8 @@ run across documents), so an interrupted run keeps every document it
 finished and a re-run embeds only the rest (ADR 0162). A document still
 waiting on later batches has the passages a batch finished stored at once
 when nothing else of its source is stored, so a stopped large file keeps
-them too (ADR 0325).
+them too (ADR 0325); with no provider, such a document's new passages are
+stored a step at a time, so progress moves while it is written (ADR 0535).
 """
 
 from __future__ import annotations
@@ -36,9 +37,15 @@ from redstring.projections.vectors import embedding_model
 
 #: Called as `progress(chunks_done, chunks_total)` once the documents are
 #: split (before anything is embedded), then after each batch of
-#: embeddings and each document settled (written or found unchanged); a
-#: chunk is done once it needs nothing but its write.
+#: embeddings, each step of passages written ahead (`WRITE_STEP`) and each
+#: document settled (written or found unchanged); a chunk is done once it
+#: needs nothing but its write, or once a step wrote it.
 IndexProgressCallback = Callable[[int, int], None]
+
+#: How many new passages of a document indexed without a provider are stored
+#: at a time before its `replace_source`, so progress moves while a large
+#: file is written (a write of this many takes about a second in SQLite).
+WRITE_STEP = 512
 
 #: The chunker used when none is given: 1000-character windows, 150 overlapping.
 DEFAULT_CHUNKER = SlidingWindowChunker()
@@ -86,6 +93,8 @@ class _Plan:
     #: Whether every chunk stored of the source is one of `chunks`, so those a batch
     #: finishes can be stored before the others without showing an old passage beside them.
     partial: bool = False
+    #: How many of `chunks` were stored ahead of the source's `replace_source`.
+    ahead: int = 0
 
 
 @dataclass
@@ -157,7 +166,9 @@ async def index_documents(
             for position in plan.fresh if embeddings is not None else ():
                 run.pending.append((plan, position))
                 plan.waiting += 1
-        run.chunks_done += len(plan.chunks) - plan.waiting
+        if embeddings is None:
+            await _write_ahead(run, plan, chunks)
+        run.chunks_done += len(plan.chunks) - plan.waiting - plan.ahead
         while embeddings is not None and len(run.pending) >= batch_size:
             await _embed_batch(run, embeddings, batch_size, model, chunks)
             await _settle_ready(run, chunks, tenant_id)  # what a batch finished is kept
@@ -298,6 +309,27 @@ async def _store_unfinished(batch: list[tuple[_Plan, int]], store: ChunkStore) -
             finished.setdefault(id(plan), (plan, []))[1].append(plan.chunks[position])
     for _, chunks in finished.values():
         await store.upsert_chunks(chunks)
+
+
+async def _write_ahead(run: _Run, plan: _Plan, store: ChunkStore) -> None:
+    """Store the new chunks of `plan`, met with no provider, `WRITE_STEP` at a time.
+
+    Only when `partial`: nothing else of its source is stored, so no old
+    passage is shown beside a new one (a changed document stays one
+    `replace_source`). The last step is left to `replace_source`, so a
+    document of one step or less is written once; a run stopped midway keeps
+    the steps written, and a re-run finds them stored (ADR 0535).
+    """
+    if not (plan.write and plan.partial):
+        return
+    ahead = plan.fresh[: max(0, len(plan.fresh) - 1) // WRITE_STEP * WRITE_STEP]
+    for start in range(0, len(ahead), WRITE_STEP):
+        step = [plan.chunks[position] for position in ahead[start : start + WRITE_STEP]]
+        await store.upsert_chunks(step)
+        plan.ahead += len(step)
+        run.chunks_done += len(step)
+        if run.progress is not None:
+            run.progress(run.chunks_done, run.chunks)
 
 
 async def _settle_ready(run: _Run, store: ChunkStore, tenant_id: TenantId) -> None:
