@@ -214,8 +214,10 @@ class AsyncRedstring:
         `documents` is a path (file or folder of .txt/.md files), a
         `SourceDocument`, or a list of either. A file's document id is its
         path relative to `root`, by default to the folder holding the path
-        named; files are decoded with `encoding`, and one that
-        does not decode is skipped and listed in the report's `skipped`.
+        named; files are decoded with `encoding` (a leading byte-order mark
+        dropped), and one that does not decode, or that is no regular file (a
+        pipe, a socket, a device), is skipped and listed in the report's
+        `skipped`.
         Indexing a document again writes only what changed; each document is
         stored as soon as it is done, so an interrupted run keeps them.
         A folder indexed again is mirrored: the documents read from files
@@ -273,8 +275,8 @@ class AsyncRedstring:
         """Extract entities and relationships of `documents` into the tenant's graph.
 
         `documents`, `root` and `encoding` as for `index` (the same files get
-        the same ids); a file that does not decode is skipped with a warning
-        on the `redstring` log.
+        the same ids); a file that does not decode, or that is no regular
+        file, is skipped with a warning on the `redstring` log.
 
         `model` is a model name served at `base_url` over the OpenAI chat
         protocol (`api_key` if it needs one), or an `LlmProvider`. Before any
