@@ -30,10 +30,6 @@ def invalid_field(model: str, error: ValidationError) -> InvalidArgumentError:
     reason = str(first["msg"]).removeprefix("Value error, ")
     reason = reason[:1].lower() + reason[1:]
     value = first.get("input")
-    if not field:  # the model's own check of several fields: no one value to show
-        return InvalidArgumentError(
-            name=name, value=None, requirement=reason, message=f"{name} is not allowed: {reason}."
-        )
     shown = repr(value)
     if len(shown) > _SHOWN:
         shown = shown[: _SHOWN - 3] + "..."

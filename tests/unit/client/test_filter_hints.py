@@ -64,3 +64,11 @@ async def test_every_value_held_keeps_the_filter_hint() -> None:
     stores, _ = await populated_stores()
     hint = await _hint(stores, passages=True, only=["notes.md"])
     assert hint == "no passage of the given sources matched; drop the source filter to search all."
+
+
+@pytest.mark.asyncio
+async def test_many_unheld_values_are_quoted_five_and_counted_past_that() -> None:
+    stores, _ = await populated_stores()
+    hint = await _hint(stores, passages=False, only=[f"kind{n}" for n in range(7)])
+    quoted = ", ".join(f"'kind{n}'" for n in range(5))
+    assert hint.startswith(f"tenant {HOME} holds no types {quoted} and 2 more, so nothing")

@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -115,3 +116,45 @@ def test_build_skips_a_pipe_in_a_folder_with_a_warning(
             rs.build(folder, model="m")
         assert not pipe.opened
     assert "skipped notes/pipe.md: a pipe or socket, not a regular file" in caplog.text
+
+
+def _regular_until_opened(monkeypatch: pytest.MonkeyPatch, path: Path) -> None:
+    """`os.stat` of `path` says a regular file, as it did before something took its place."""
+    regular = os.stat(__file__)
+    real = os.stat
+
+    def stat(target: str | os.PathLike[str], *args: Any, **kwargs: Any) -> os.stat_result:
+        if os.fspath(target) == os.fspath(path):
+            return regular
+        return real(target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+
+
+@needs_pipes
+def test_a_pipe_put_in_a_file_s_place_after_its_check_is_refused_once_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opened without waiting and checked again, it is skipped, never read."""
+    folder = _folder(tmp_path)
+    with watched_pipe(folder / "swapped.md") as pipe:
+        _regular_until_opened(monkeypatch, pipe.path)
+        read = read_documents([folder])
+    assert [d.id for d in read.documents] == ["notes/a.md"]
+    assert [(s.id, s.reason) for s in read.skipped] == [
+        ("notes/swapped.md", "a pipe or socket, not a regular file")
+    ]
+
+
+def test_a_folder_put_in_a_file_s_place_after_its_check_is_named_a_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _folder(tmp_path)
+    named = folder / "b.md"
+    named.write_text("Babbage.", encoding="utf-8")
+    _regular_until_opened(monkeypatch, named)
+    named.unlink()
+    named.mkdir()
+    read = read_documents([named], allow_empty=True)
+    assert read.documents == []
+    assert [(s.id, s.reason) for s in read.skipped] == [("b.md", "a folder, not a regular file")]
