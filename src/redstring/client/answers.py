@@ -303,16 +303,17 @@ def _table(rows: list[list[str]], out: TextIO) -> None:
 
 
 def print_entities(answer: EntitySearchAnswer, out: TextIO) -> None:
-    """One row per entity: rank, fused score, each channel's score, type, name, id."""
+    """One row per entity: rank, confidence, fused score, each channel's score, type, name, id."""
     found = count(len(answer.matches), "entity", "entities")
     out.write(f"{found} for {answer.query!r} ({answer.mode.value})\n")
     if not answer.matches:
         _hint(answer.hint, out)
         return
-    rows = [["#", "fused", "semantic", "lexical", "type", "name", "id"]]
+    rows = [["#", "confidence", "fused", "semantic", "lexical", "type", "name", "id"]]
     rows += [
         [
             str(hit.rank),
+            _score(hit.confidence),
             f"{hit.score:.4f}",
             _score(hit.semantic),
             _score(hit.lexical),

@@ -65,10 +65,20 @@ def test_search_prints_ranked_entities_with_each_channels_score(harness: Harness
     assert (status, err) == (0, "")
     lines = out.splitlines()
     assert lines[0] == "1 entity for 'Ada Lovelace' (lexical)"
-    assert lines[1].split() == ["#", "fused", "semantic", "lexical", "type", "name", "id"]
+    assert lines[1].split() == [
+        "#",
+        "confidence",
+        "fused",
+        "semantic",
+        "lexical",
+        "type",
+        "name",
+        "id",
+    ]
     cells = lines[2].split()
-    assert (cells[0], cells[2]) == ("1", "-")
-    assert float(cells[3]) == pytest.approx(1.0)
+    assert (cells[0], cells[3]) == ("1", "-")
+    assert 0.5 < float(cells[1]) <= 1.0  # an exact name: a confident first
+    assert float(cells[4]) == pytest.approx(1.0)
     assert cells[-1] == str(ADA)
     assert harness.opened == [{"db": "x.db", "dimension": None, "create": False}]
 

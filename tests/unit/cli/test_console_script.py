@@ -156,8 +156,17 @@ def test_build_then_search_stats_and_the_mcp_server_on_one_sqlite_file(
     assert organizations[0]["name"] == "Remington Rand"
     assert {m["type"] for m in organizations} == {"organization"}
     header, first = table.out.splitlines()[1:3]
-    assert header.split() == ["#", "fused", "semantic", "lexical", "type", "name", "id"]
-    assert first.split()[4:6] == ["person", "Grace"]
+    assert header.split() == [
+        "#",
+        "confidence",
+        "fused",
+        "semantic",
+        "lexical",
+        "type",
+        "name",
+        "id",
+    ]
+    assert first.split()[5:7] == ["person", "Grace"]
 
     [tenant] = json.loads(counted.out)["tenants"]
     assert tenant["entities_by_type"] == {"location": 2, "organization": 5, "person": 6}
