@@ -178,3 +178,18 @@ def test_unanalysed_postings_take_the_language_asked_or_english() -> None:
 def test_a_recorded_value_that_names_no_language_is_corrupt() -> None:
     with pytest.raises(CorruptSettingError, match="chunks language"):
         settle(None, "klingon")
+
+
+#: The compound and path patterns written plainly: every start, every shorter word tried.
+_PLAIN_COMPOUND = re.compile(r"[^\W_]+(?:_+[^\W_]+)+")
+_PLAIN_PATH = re.compile(r"[^\W_]+(?:[_./:-]+[^\W_]+)+")
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet="ab9é Ω_./:-\n", max_size=40))
+def test_the_compound_patterns_find_what_the_plain_ones_find(text: str) -> None:
+    """They start only where a word starts and take words whole, for speed alone."""
+    from redstring.domain import tokenize  # noqa: PLC0415 (the private patterns)
+
+    assert tokenize._COMPOUND.findall(text) == _PLAIN_COMPOUND.findall(text)
+    assert tokenize._PATH.findall(text) == _PLAIN_PATH.findall(text)
