@@ -12,6 +12,8 @@ from tests.hang_guard import HANG_GUARD_SECONDS
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "src" / "redstring" / "sample_docs"
+#: The columns `redstring search` prints, in order.
+ENTITY_COLUMNS = ["#", "confidence", "fused", "semantic", "lexical", "type", "name", "id"]
 
 
 @dataclass(frozen=True)

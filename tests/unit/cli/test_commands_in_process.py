@@ -22,6 +22,7 @@ import pytest
 from redstring.cli.main import main
 from redstring.client.store_set import StoreSet
 from redstring.client.tenants import DEFAULT_TENANT
+from tests.unit.cli.console import ENTITY_COLUMNS
 from tests.unit.cli.world import ACME, ADA, HOME, OTHER, populated_stores
 
 NO_ENV: dict[str, str] = {}
@@ -65,16 +66,7 @@ def test_search_prints_ranked_entities_with_each_channels_score(harness: Harness
     assert (status, err) == (0, "")
     lines = out.splitlines()
     assert lines[0] == "1 entity for 'Ada Lovelace' (lexical)"
-    assert lines[1].split() == [
-        "#",
-        "confidence",
-        "fused",
-        "semantic",
-        "lexical",
-        "type",
-        "name",
-        "id",
-    ]
+    assert lines[1].split() == ENTITY_COLUMNS
     cells = lines[2].split()
     assert (cells[0], cells[3]) == ("1", "-")
     assert 0.5 < float(cells[1]) <= 1.0  # an exact name: a confident first

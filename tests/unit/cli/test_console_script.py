@@ -18,7 +18,14 @@ import pytest
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
 from tests.hang_guard import HANG_GUARD_SECONDS
 from tests.unit.adapters.openai_protocol_server import serve
-from tests.unit.cli.console import ROOT, SAMPLES, assert_one_error_line, clean_env, redstring
+from tests.unit.cli.console import (
+    ENTITY_COLUMNS,
+    ROOT,
+    SAMPLES,
+    assert_one_error_line,
+    clean_env,
+    redstring,
+)
 from tests.unit.cli.mcp_client import session
 from tests.unit.cli.sample_model import DIMENSION, script
 
@@ -156,16 +163,7 @@ def test_build_then_search_stats_and_the_mcp_server_on_one_sqlite_file(
     assert organizations[0]["name"] == "Remington Rand"
     assert {m["type"] for m in organizations} == {"organization"}
     header, first = table.out.splitlines()[1:3]
-    assert header.split() == [
-        "#",
-        "confidence",
-        "fused",
-        "semantic",
-        "lexical",
-        "type",
-        "name",
-        "id",
-    ]
+    assert header.split() == ENTITY_COLUMNS
     assert first.split()[5:7] == ["person", "Grace"]
 
     [tenant] = json.loads(counted.out)["tenants"]
