@@ -237,7 +237,7 @@ def _text(path: Path, encoding: str) -> str:
     descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
         _require_regular(path, os.fstat(descriptor).st_mode)
-    except _Unreadable:
+    except BaseException:
         os.close(descriptor)
         raise
     with open(descriptor, encoding=encoding) as file:  # universal newlines, as read_text
