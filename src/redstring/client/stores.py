@@ -25,6 +25,7 @@ from redstring.domain.errors import (
     DimensionRequiredError,
     InvalidArgumentError,
     MissingExtraError,
+    RedstringError,
 )
 from redstring.domain.tokenize import DEFAULT_LANGUAGE
 from redstring.events.in_memory import InMemoryEventLog
@@ -115,7 +116,7 @@ async def open_store_set(
         # missing events first (ADR 0134), so a reader never sees the lag (B132).
         await sqlite.close()
         sqlite = open_sqlite(path, language=language)
-    # A file this open made, and nothing written to it: not left behind.
+    # A file this open made and nobody wrote to is not left behind (ADR 0560).
     unwritten = None if exists else sqlite.database.total_changes
     try:
         yield StoreSet(
@@ -126,10 +127,30 @@ async def open_store_set(
             events=sqlite.events,
         )
     finally:
-        untouched = unwritten is not None and sqlite.database.total_changes == unwritten
+        untouched = unwritten is not None and _unwritten(sqlite, unwritten)
         await sqlite.close()
-        if untouched:
+        if untouched and _unshared(path):
             _remove_database(path)
+
+
+def _unwritten(sqlite: SqliteStores, changes: int) -> bool:
+    """Whether this connection made no more than `changes` changes and no table holds data,
+    whoever wrote it; `False` when the file cannot say (it is then kept)."""
+    try:
+        return sqlite.database.total_changes == changes and not sqlite.database.holds_data(
+            store="database"
+        )
+    except RedstringError:
+        return False
+
+
+def _unshared(path: Path) -> bool:
+    """Whether no connection still has the SQLite file at `path` open, once ours has closed.
+
+    The last connection to close a WAL database removes its `-wal` file; one
+    left means another connection (in any process) may still read or write.
+    """
+    return not Path(f"{path}-wal").exists()
 
 
 def _remove_database(path: Path) -> None:

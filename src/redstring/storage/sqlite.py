@@ -426,6 +426,21 @@ class SqliteDatabase:
 
         return self.read_now(work, store=store)
 
+    def holds_data(self, *, store: str) -> bool:
+        """Whether any table but the schema versions and settings holds a row (one snapshot)."""
+
+        def work(connection: sqlite3.Connection) -> bool:
+            tables = connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'"
+                " AND name NOT IN ('redstring_schema', 'redstring_settings')"
+            ).fetchall()
+            return any(
+                connection.execute(f'SELECT EXISTS (SELECT 1 FROM "{name}")').fetchone()[0]
+                for (name,) in tables
+            )
+
+        return self.read_now(work, store=store)
+
     def stored_setting(self, component: str, name: str, *, store: str) -> str | None:
         """A setting's stored value, or `None` when the file holds none."""
 
