@@ -67,6 +67,8 @@ class _Tenant:
     entities: dict[EntityId, set[ChunkId]] = field(default_factory=dict)
     cache: ChunkMatrix | None = None
     lexical: _Lexical | None = None
+    #: Embedded chunks per model, counted on the first ask after a write.
+    models: Counter[str | None] | None = None
 
 
 class InMemoryChunkStore(DescribedStore):
@@ -220,6 +222,17 @@ class InMemoryChunkStore(DescribedStore):
             ((source, len(ids)) for source, ids in sources.items() if ids), embedded=embedded
         )
 
+    async def embedding_models(self, tenant_id: TenantId) -> dict[str | None, int]:
+        require_tenant_id(tenant_id)
+        part = self._tenants.get(tenant_id)
+        if part is None:
+            return {}
+        if part.models is None:
+            part.models = Counter(
+                r.embedding_model for r in part.rows.values() if r.unit is not None
+            )
+        return dict(part.models)
+
     async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)
         part = self._tenants.get(tenant_id)
@@ -360,8 +373,7 @@ def _insert(part: _Tenant, rows: Sequence[Row], counts: Sequence[Counter[str]]) 
     part.next_slot += len(rows)
     for row, terms in zip(rows, part.postings.add(first, counts), strict=True):
         row.terms = terms
-    part.cache = None
-    part.lexical = None
+    part.cache = part.lexical = part.models = None
 
 
 def _place(
@@ -378,6 +390,7 @@ def _place(
         for entity_id in chunk.entity_ids:
             part.entities.setdefault(entity_id, set()).add(row.id)
     row.take(chunk)
+    part.models = None  # the model a row names may change with its vector unchanged
     if keep:
         row.embedding_model = model
         unit = row.unit
@@ -398,8 +411,7 @@ def _remove(part: _Tenant, chunk_id: ChunkId) -> None:
     _discard(part.sources, row.source_id, chunk_id)
     for entity_id in row.entity_ids:
         _discard(part.entities, entity_id, chunk_id)
-    part.cache = None
-    part.lexical = None
+    part.cache = part.lexical = part.models = None
 
 
 def _discard[KeyT](index: dict[KeyT, set[ChunkId]], key: KeyT, chunk_id: ChunkId) -> None:

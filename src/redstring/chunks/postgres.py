@@ -7,7 +7,15 @@ from typing import Any
 from uuid import UUID
 
 from redstring.chunks.postgres_analysis import open_language
-from redstring.chunks.postgres_rows import insert_rows, place_rows, remove_rows, rows_of
+from redstring.chunks.postgres_rows import (
+    chunk_of_body,
+    chunk_of_row,
+    insert_rows,
+    place_rows,
+    remove_rows,
+    rows_of,
+    source_chunk_ids,
+)
 from redstring.chunks.postgres_schema import schema_for
 from redstring.domain.bm25 import CorpusStats, LexicalCandidates
 from redstring.domain.chunk import (
@@ -26,7 +34,7 @@ from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import DEFAULT_LANGUAGE, Analyzer
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
 from redstring.domain.vector import cosine_to_score
-from redstring.storage.damage import damage_of, decoding
+from redstring.storage.damage import damage_of
 from redstring.storage.describe import DescribedStore
 from redstring.storage.postgres import Connection, PostgresDatabase
 from redstring.storage.shared_transactions import SharedTransactions
@@ -124,7 +132,7 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
 
         async def work(connection: Connection) -> None:
             given = {row.chunk_id for row in rows}
-            old = await self._ids_of_source(connection, tenant_id, source_id)
+            old = await source_chunk_ids(self._db, connection, tenant_id, source_id)
             await remove_rows(self._db, connection, tenant_id, [i for i in old if i not in given])
             absent = await place_rows(self._db, connection, tenant_id, rows, kept)
             await insert_rows(self._db, connection, absent)
@@ -135,7 +143,7 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
         require_tenant_id(tenant_id)
 
         async def work(connection: Connection) -> None:
-            old = await self._ids_of_source(connection, tenant_id, source_id)
+            old = await source_chunk_ids(self._db, connection, tenant_id, source_id)
             await remove_rows(self._db, connection, tenant_id, old)
 
         await self._db.write(work, store=self._name)
@@ -182,7 +190,9 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
         async def work(connection: Connection) -> list[ChunkManifest]:
             cursor = await connection.execute(statement, (tenant_id, source_id))
             return [
-                ChunkManifest.of(_body(body, tenant, chunk_id, self._name), embedded=bool(embedded))
+                ChunkManifest.of(
+                    chunk_of_body(body, tenant, chunk_id, self._name), embedded=bool(embedded)
+                )
                 for body, embedded, tenant, chunk_id in await cursor.fetchall()
             ]
 
@@ -233,6 +243,19 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
 
         return await self._db.read(work, store=self._name)
 
+    async def embedding_models(self, tenant_id: TenantId) -> dict[str | None, int]:
+        require_tenant_id(tenant_id)
+        statement = self._db.sql(
+            "SELECT body->>'embedding_model', COUNT(*) FROM {schema}.chunk_rows"
+            " WHERE tenant_id = %s AND embedding IS NOT NULL GROUP BY 1"
+        )
+
+        async def work(connection: Connection) -> dict[str | None, int]:
+            cursor = await connection.execute(statement, (tenant_id,))
+            return {model: int(n) for model, n in await cursor.fetchall()}
+
+        return await self._db.read(work, store=self._name)
+
     async def damaged_rows(self) -> list[DamagedRow]:
         """Every chunk row whose JSON does not read back as its chunk, of every tenant."""
         statement = self._db.sql(
@@ -245,7 +268,7 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
             cursor = await connection.execute(statement)
             for body, tenant, chunk_id in await cursor.fetchall():
                 try:
-                    _body(body, tenant, chunk_id, self._name)
+                    chunk_of_body(body, tenant, chunk_id, self._name)
                 except DamagedRowError as error:
                     row = error.row
                     found.append(damage_of(table="chunk_rows", tenant=tenant, row=row, error=error))
@@ -363,7 +386,7 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
         )
         rows = await self._fetch(statement, parameters)
         hits = [
-            (cosine_to_score(1.0 - float(d)), _chunk(body, e, tenant, chunk_id, self._name))
+            (cosine_to_score(1.0 - float(d)), chunk_of_row(body, e, tenant, chunk_id, self._name))
             for body, e, tenant, chunk_id, d in rows
         ]
         hits.sort(key=lambda hit: (-hit[0], str(hit[1].id)))
@@ -463,36 +486,8 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
         async def work(connection: Connection) -> list[StoredChunk]:
             cursor = await connection.execute(statement, parameters)
             return [
-                _chunk(body, embedding, tenant, chunk_id, self._name)
+                chunk_of_row(body, embedding, tenant, chunk_id, self._name)
                 for body, embedding, tenant, chunk_id in await cursor.fetchall()
             ]
 
         return await self._db.read(work, store=self._name)
-
-    async def _ids_of_source(
-        self, connection: Connection, tenant: UUID, source_id: str
-    ) -> list[str]:
-        cursor = await connection.execute(
-            self._db.sql(
-                "SELECT chunk_id FROM {schema}.chunk_rows WHERE tenant_id = %s AND source_id = %s"
-            ),
-            (tenant, source_id),
-        )
-        return [str(row[0]) for row in await cursor.fetchall()]
-
-
-def _body(body: Any, tenant: str, chunk_id: str, store: str) -> StoredChunk:
-    """A chunk from its stored JSON (decoded by psycopg); `DamagedRowError` naming a damaged row."""
-    with decoding(store=store, table="chunk_rows", tenant=tenant, row=f"chunk {chunk_id}"):
-        chunk = StoredChunk.model_validate(body)
-        if str(chunk.id) != chunk_id or str(chunk.tenant_id) != tenant:
-            raise ValueError("its body holds another chunk's id or tenant")
-    return chunk
-
-
-def _chunk(body: Any, embedding: Any, tenant: str, chunk_id: str, store: str) -> StoredChunk:
-    """A chunk from its stored JSON and its pgvector value."""
-    chunk = _body(body, tenant, chunk_id, store)
-    if embedding is not None:
-        chunk.embedding = embedding.to_list()
-    return chunk

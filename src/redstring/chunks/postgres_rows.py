@@ -266,3 +266,31 @@ async def insert_rows(db: PostgresDatabase, connection: Connection, rows: Sequen
 def _with_model(row: Row, model: str | None) -> Row:
     """`row` with its body naming `model` as the embedding's model."""
     return replace(row, body=jsonb_text(naming_model(row.body, model)))
+
+
+def chunk_of_body(body: Any, tenant: str, chunk_id: str, store: str) -> StoredChunk:
+    """A chunk from its stored JSON (decoded by psycopg); `DamagedRowError` naming a damaged row."""
+    with decoding(store=store, table="chunk_rows", tenant=tenant, row=f"chunk {chunk_id}"):
+        chunk = StoredChunk.model_validate(body)
+        if str(chunk.id) != chunk_id or str(chunk.tenant_id) != tenant:
+            raise ValueError("its body holds another chunk's id or tenant")
+    return chunk
+
+
+def chunk_of_row(body: Any, embedding: Any, tenant: str, chunk_id: str, store: str) -> StoredChunk:
+    """A chunk from its stored JSON and its pgvector value."""
+    chunk = chunk_of_body(body, tenant, chunk_id, store)
+    if embedding is not None:
+        chunk.embedding = embedding.to_list()
+    return chunk
+
+
+async def source_chunk_ids(
+    db: PostgresDatabase, connection: Connection, tenant: UUID, source_id: str
+) -> list[str]:
+    """The ids of `source_id`'s chunks in `tenant`, in no order."""
+    cursor = await connection.execute(
+        db.sql("SELECT chunk_id FROM {schema}.chunk_rows WHERE tenant_id = %s AND source_id = %s"),
+        (tenant, source_id),
+    )
+    return [str(row[0]) for row in await cursor.fetchall()]

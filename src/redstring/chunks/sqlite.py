@@ -23,6 +23,7 @@ from redstring.chunks.sqlite_reads import (
     CHUNK,
     chunk_of_body,
     chunk_of_row,
+    embedding_models,
     fetch_chunks,
     source_chunk_ids,
 )
@@ -299,6 +300,11 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
             return chunk_summary_of(((source, int(n)) for source, n in rows), embedded=embedded)
 
         return await self._db.read(work, store=self._name)
+
+    async def embedding_models(self, tenant_id: TenantId) -> dict[str | None, int]:
+        require_tenant_id(tenant_id)
+        tenant = str(tenant_id)
+        return await self._db.read(lambda c: embedding_models(c, tenant), store=self._name)
 
     async def damaged_rows(self) -> list[DamagedRow]:
         """Every damaged row of the store's tables, of every tenant; nothing is written."""

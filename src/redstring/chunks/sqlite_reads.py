@@ -6,7 +6,9 @@ naming it (ADR 0360).
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections import Counter
 from collections.abc import Sequence
 
 from redstring.chunks.sqlite_codec import decode_body
@@ -69,3 +71,19 @@ def source_chunk_ids(connection: sqlite3.Connection, tenant: str, source_id: str
             (tenant, source_id),
         )
     ]
+
+
+def embedding_models(connection: sqlite3.Connection, tenant: str) -> dict[str | None, int]:
+    """How many of `tenant`'s chunks holding a vector each model made (every such body read)."""
+    counts: Counter[str | None] = Counter()
+    for chunk_id, body in connection.execute(
+        "SELECT r.chunk_id, r.body FROM chunk_texts r"
+        " JOIN chunk_tenants t ON t.tenant_id = r.tenant_id"
+        f" JOIN chunk_vectors v ON v.key = (t.number << {CHUNK_BITS}) + r.number"
+        " WHERE r.tenant_id = ?",
+        (tenant,),
+    ):
+        with decoding(table="chunk_texts", tenant=tenant, row=f"chunk {chunk_id}"):
+            model = json.loads(decode_body(body)).get("embedding_model")
+        counts[model if isinstance(model, str) else None] += 1
+    return dict(counts)

@@ -25,12 +25,18 @@ from redstring.cli import commands
 from redstring.cli.providers import EMBEDDING_KINDS, llm_model_name
 from redstring.cli.wording import flags_for, in_flags
 from redstring.client.client import DEFAULT_DB
-from redstring.client.errors import EMBEDDINGS_FLAGS, MODEL_DIMENSION_FLAGS, database_flags
+from redstring.client.errors import (
+    EMBEDDING_MODEL_FLAGS,
+    EMBEDDINGS_FLAGS,
+    MODEL_DIMENSION_FLAGS,
+    database_flags,
+)
 from redstring.client.store_set import StoreOpener
 from redstring.client.tenants import DEFAULT_TENANT, DEFAULT_TENANT_NAME
 from redstring.domain.errors import (
     DatabaseNotFoundError,
     DimensionMismatchError,
+    EmbeddingModelMismatchError,
     InvalidArgumentError,
     ModelDimensionMismatchError,
     ModeNeedsEmbeddingsError,
@@ -395,6 +401,10 @@ def _one_line(error: BaseException) -> str:
     elif isinstance(error, ModelDimensionMismatchError):
         error = ModelDimensionMismatchError(
             stored=error.expected, model=error.actual, fix=MODEL_DIMENSION_FLAGS
+        )
+    elif isinstance(error, EmbeddingModelMismatchError):
+        error = EmbeddingModelMismatchError(
+            stored=error.stored, model=error.model, fix=EMBEDDING_MODEL_FLAGS
         )
     elif isinstance(error, DatabaseNotFoundError):
         error = DatabaseNotFoundError(path=error.path, fix=database_flags(error.path))

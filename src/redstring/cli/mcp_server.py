@@ -82,7 +82,8 @@ from redstring.cli.mcp_schema import (
 from redstring.cli.mcp_transport import unicode_safe_lines
 from redstring.client.catalogue import TenantCatalogue
 from redstring.client.client import AsyncRedstring
-from redstring.client.errors import MODEL_DIMENSION_FLAGS
+from redstring.client.errors import EMBEDDING_MODEL_FLAGS, MODEL_DIMENSION_FLAGS
+from redstring.client.passage_models import model_mismatch
 from redstring.domain.errors import ModelDimensionMismatchError, RedstringError
 from redstring.domain.retrieval import RetrievalMode
 
@@ -357,7 +358,9 @@ async def open_server(client: AsyncRedstring) -> MCPServer:
     Raises `EmptyTenantError` when its tenant holds nothing, and
     `ModelDimensionMismatchError` when its embedding model makes vectors of
     another length than the database holds (every search embedding its query
-    would fail, and no tool argument could fix it).
+    would fail, and no tool argument could fix it), and
+    `EmbeddingModelMismatchError` when it is none of the models that embedded
+    the tenant's passages (every passage search embedding its query would be refused).
     """
     catalogue = await client.describe()
     if catalogue.is_empty:
@@ -367,6 +370,10 @@ async def open_server(client: AsyncRedstring) -> MCPServer:
         raise ModelDimensionMismatchError(
             stored=catalogue.dimension, model=model.dimension, fix=MODEL_DIMENSION_FLAGS
         )
+    if model is not None:
+        refusal = model_mismatch(catalogue.passage_models, model, fix=EMBEDDING_MODEL_FLAGS)
+        if refusal is not None:
+            raise refusal
     return build_server(client, catalogue)
 
 

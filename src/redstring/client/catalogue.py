@@ -1,6 +1,7 @@
 """What one tenant holds, for a caller deciding what to ask: types, sources and their counts.
 
-`describe_tenant` reads the stores' summaries (aggregates, never rows) and
+`describe_tenant` reads the stores' summaries (aggregates, never rows) and the
+models of the passage vectors (read once by the client), and
 names the other tenants holding data, so a caller pointed at an empty or
 mistyped tenant can be told so. `read_passage` fetches one stored passage
 by id, for a caller that was shown the start of its text.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from redstring.client.passage_models import PassageModels
 from redstring.client.store_set import StoreSet
 from redstring.domain.chunk import ChunkId, StoredChunk
 from redstring.domain.errors import InvalidArgumentError
@@ -26,7 +28,9 @@ class TenantCatalogue(BaseModel):
     other tenants of the database holding entities, by id string.
     `dimension` is the length of the database's vectors (entity vectors and
     passage embeddings alike): an embedding model of another makes searches
-    that embed their query fail.
+    that embed their query fail. `passage_models` maps each embedding model
+    that embedded passages of the tenant to how many (`""`: vectors naming no
+    model); a passage search embedding with another model is refused.
     """
 
     tenant_id: str
@@ -37,6 +41,7 @@ class TenantCatalogue(BaseModel):
     sources: dict[str, int]
     other_tenants: list[str]
     dimension: int
+    passage_models: dict[str, int] = {}
 
     @property
     def is_empty(self) -> bool:
@@ -44,8 +49,13 @@ class TenantCatalogue(BaseModel):
         return self.entities == 0 and not self.passages
 
 
-async def describe_tenant(stores: StoreSet, tenant_id: TenantId) -> TenantCatalogue:
-    """The catalogue of `tenant_id`; an unknown tenant gives zeros (see `is_empty`)."""
+async def describe_tenant(
+    stores: StoreSet, tenant_id: TenantId, models: PassageModels
+) -> TenantCatalogue:
+    """The catalogue of `tenant_id`; an unknown tenant gives zeros (see `is_empty`).
+
+    The passages' models are `models`' read (the client's, kept until it writes).
+    """
     graph = await stores.graph.graph_summary(tenant_id)
     chunks = None if stores.chunks is None else await stores.chunks.chunk_summary(tenant_id)
     others = [str(tenant) for tenant in await stores.graph.list_tenants() if tenant != tenant_id]
@@ -58,6 +68,9 @@ async def describe_tenant(stores: StoreSet, tenant_id: TenantId) -> TenantCatalo
         sources={} if chunks is None else dict(sorted(chunks.sources.items())),
         other_tenants=others,
         dimension=stores.vectors.dimension,
+        passage_models={}
+        if stores.chunks is None
+        else {name or "": n for name, n in (await models.of(stores.chunks, tenant_id)).items()},
     )
 
 

@@ -34,6 +34,7 @@ from redstring.client.embeddings import EmbeddingChoice, resolve_embeddings
 from redstring.client.errors import EMBEDDINGS_ARGUMENT
 from redstring.client.hints import empty_hint
 from redstring.client.indexing import index_and_mirror
+from redstring.client.passage_models import PassageModels
 from redstring.client.removal import remove_document
 from redstring.client.store_set import HeldStores, StoreOpener, StoreSet
 from redstring.client.stores import open_store_set
@@ -138,6 +139,7 @@ class AsyncRedstring:
         self._create = create
         self._opener: StoreOpener = open_store_set if opener is None else opener
         self._held = HeldStores(self._open_stores)
+        self._models = PassageModels()  # read on the first search that embeds
 
     @property
     def db(self) -> str:
@@ -234,14 +236,15 @@ class AsyncRedstring:
         read = gather_documents(
             documents, encoding=encoding, root=root, allow_empty=not keep_missing
         )
-        return await index_and_mirror(
-            read,
-            chunks=await self._chunks("index"),
-            tenant_id=self._tenant,
-            embeddings=self._embeddings,
-            keep_missing=keep_missing,
-            progress=progress,
-        )
+        async with self._models.writing():
+            return await index_and_mirror(
+                read,
+                chunks=await self._chunks("index"),
+                tenant_id=self._tenant,
+                embeddings=self._embeddings,
+                keep_missing=keep_missing,
+                progress=progress,
+            )
 
     async def remove(self, document_id: str) -> int:
         """Remove the document `document_id` (a passage's `source_id`) from the tenant.
@@ -250,7 +253,9 @@ class AsyncRedstring:
         many there were. Raises `InvalidArgumentError` when the tenant holds
         no such document.
         """
-        return await remove_document(await self._chunks("remove"), self._tenant, document_id)
+        async with self._models.writing():
+            chunks = await self._chunks("remove")
+            return await remove_document(chunks, self._tenant, document_id)
 
     async def _chunks(self, method: str) -> ChunkStore:
         stores = await self._open(method)
@@ -334,21 +339,22 @@ class AsyncRedstring:
         await preflight(provider)  # before the database is opened (or created)
         stores = await self._open("build")
         concurrency = getattr(provider, "max_concurrency", 4)
-        return await build_graph(
-            documents,
-            provider=provider,
-            graph=stores.graph,
-            tenant_id=self._tenant,
-            embeddings=self._embeddings,
-            vectors=stores.vectors if self._embeddings is not None else None,
-            chunks=stores.chunks,
-            log=stores.events,
-            domain=domain,
-            progress=progress,
-            concurrency=concurrency if isinstance(concurrency, int) else 4,
-            max_failed_share=max_failed_share,
-            pair_questions=pair_questions,
-        )
+        async with self._models.writing():  # a build writes passages too
+            return await build_graph(
+                documents,
+                provider=provider,
+                graph=stores.graph,
+                tenant_id=self._tenant,
+                embeddings=self._embeddings,
+                vectors=stores.vectors if self._embeddings is not None else None,
+                chunks=stores.chunks,
+                log=stores.events,
+                domain=domain,
+                progress=progress,
+                concurrency=concurrency if isinstance(concurrency, int) else 4,
+                max_failed_share=max_failed_share,
+                pair_questions=pair_questions,
+            )
 
     async def search(
         self,
@@ -395,7 +401,7 @@ class AsyncRedstring:
         request = SearchRequest.of(query, self._tenant, k=k, mode=resolved, only=sources,
                                    only_name="sources", min_confidence=min_confidence)  # fmt: skip
         stores = await self._open("passages")
-        answer = await queries.search_passages(stores, self._embeddings, request)
+        answer = await queries.search_passages(stores, self._embeddings, request, self._models)
         if answer.matches or k == 0:
             return answer
         why = empty_hint(stores, self._tenant, passages=True, mode=resolved,
@@ -419,10 +425,11 @@ class AsyncRedstring:
     async def describe(self) -> TenantCatalogue:
         """What the client's tenant holds: entity types and sources with their counts.
 
-        Also names the other tenants holding entities; an unknown tenant gives zeros.
+        Also names the other tenants holding entities, and the embedding models that
+        embedded its passages; an unknown tenant gives zeros.
         """
         stores = await self._open("describe")
-        return await describe_tenant(stores, self._tenant)
+        return await describe_tenant(stores, self._tenant, self._models)
 
     async def passage(self, passage_id: str) -> StoredChunk:
         """The whole stored passage `passage_id` (a `chunk_id` from `passages`).

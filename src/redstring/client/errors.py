@@ -1,6 +1,6 @@
-"""The fixes the client's `ModeNeedsEmbeddingsError`, `ModelDimensionMismatchError` and
-`DatabaseNotFoundError` name, in the caller's terms: the client's arguments from Python,
-the flags from the command line.
+"""The fixes the client's `ModeNeedsEmbeddingsError`, `ModelDimensionMismatchError`,
+`EmbeddingModelMismatchError` and `DatabaseNotFoundError` name, in the caller's terms:
+the client's arguments from Python, the flags from the command line.
 
 The client's error classes live in `redstring.domain.errors.client` (one tree,
 ADR 0140); import them from `redstring.errors`.
@@ -32,6 +32,22 @@ MODEL_DIMENSION_ARGUMENT = (
 MODEL_DIMENSION_FLAGS = (
     "Pass the --embeddings settings the database was written with, or --embeddings none "
     "for lexical search only."
+)
+
+#: How to search passages another embedding model embedded, from Python
+#: (`EmbeddingModelMismatchError.fix`).
+EMBEDDING_MODEL_ARGUMENT = (
+    "Index the documents again with this model (`index` embeds again every passage another "
+    "model embedded), or open the client with the embeddings that embedded them; "
+    'mode="lexical" needs no model.'
+)
+
+#: How to search passages another embedding model embedded, from the command line
+#: (`EmbeddingModelMismatchError.fix`).
+EMBEDDING_MODEL_FLAGS = (
+    "Run `redstring index` on the documents again with these --embeddings settings (it "
+    "embeds again every passage another model embedded), or pass the --embeddings settings "
+    "that embedded them, or --embeddings none for lexical search only."
 )
 
 #: How to name a database to the Python client, or make one (`DatabaseNotFoundError.fix`).

@@ -3,7 +3,8 @@
 Composes the stores of a `StoreSet` with an optional embedding provider into
 `Retriever` and `ChunkRetriever`; with no provider, and for a LEXICAL search
 whatever the provider, both are lexical-only: a lexical search reads no
-vector, so a model of another dimension than the database's does not stop it.
+vector, so a model of another dimension than the database's does not stop it,
+nor a model other than the one that embedded the passages.
 Every function takes the tenant explicitly and reads nothing else.
 """
 
@@ -22,7 +23,12 @@ from redstring.client.answers import (
     StatsAnswer,
     TenantStats,
 )
-from redstring.client.errors import EMBEDDINGS_FLAGS, MODEL_DIMENSION_ARGUMENT
+from redstring.client.errors import (
+    EMBEDDING_MODEL_ARGUMENT,
+    EMBEDDINGS_FLAGS,
+    MODEL_DIMENSION_ARGUMENT,
+)
+from redstring.client.passage_models import PassageModels
 from redstring.client.store_set import StoreSet
 from redstring.composition.chunk_retrieval import ChunkRetriever
 from redstring.composition.retrieval import Retriever
@@ -114,18 +120,28 @@ async def search_entities(
 
 
 async def search_passages(
-    stores: StoreSet, embeddings: EmbeddingProvider | None, request: SearchRequest
+    stores: StoreSet,
+    embeddings: EmbeddingProvider | None,
+    request: SearchRequest,
+    models: PassageModels,
 ) -> PassageSearchAnswer:
     """The passages `request` asks for (`only`: the source ids kept).
 
-    Raises `ChunkStoreUnavailableError` when the backend keeps no chunks, and
+    Raises `ChunkStoreUnavailableError` when the backend keeps no chunks,
     `ModelDimensionMismatchError` for a search that embeds with a model of
-    another dimension than the passages'. `request` was checked where it was
-    built and its mode resolved by `resolve_mode` for these `embeddings`.
+    another dimension than the passages', and `EmbeddingModelMismatchError`
+    for one that embeds with a model none of the tenant's passage vectors
+    came from (`models`: the client's read of them). `request` was checked
+    where it was built and its mode resolved by `resolve_mode` for these
+    `embeddings`.
     """
     if stores.chunks is None:
         raise ChunkStoreUnavailableError(backend=stores.backend, command="passages")
     embedding = _embedding(embeddings, request, stores.chunks.dimension)
+    if embedding is not None:
+        await models.require(
+            stores.chunks, request.tenant_id, embedding, fix=EMBEDDING_MODEL_ARGUMENT
+        )
     retriever = (
         ChunkRetriever(embeddings=embedding, chunks=stores.chunks)
         if embedding is not None

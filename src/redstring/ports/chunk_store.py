@@ -96,6 +96,17 @@ class ChunkReader(Protocol):
         """
         ...
 
+    async def embedding_models(self, tenant_id: TenantId) -> dict[str | None, int]:
+        """How many embedded chunks of `tenant_id` each embedding model made.
+
+        Keys are the models the rows holding a vector name (`None`: a row
+        naming none); a chunk without a vector is not counted, whatever model
+        it names. An unknown tenant gives `{}`. This may read every embedded
+        row of the tenant: a caller asking before each search keeps the answer
+        until it writes (as the client does).
+        """
+        ...
+
 
 @runtime_checkable
 class LexicalChunkSource(Protocol):

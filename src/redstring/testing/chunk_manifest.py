@@ -1,4 +1,5 @@
-"""A source's manifest agrees with its chunks, tenant by tenant.
+"""A source's manifest agrees with its chunks, and the models of its vectors are counted,
+tenant by tenant.
 
 Mixed into `ChunkStoreCompliance`. The same source and texts (so the same
 chunk ids) are written into two tenants, one embedded and one not, and each
@@ -63,3 +64,39 @@ class ChunkManifestCompliance(ABC):
         assert not any(m.embedded for m in await store.source_manifest("notes", other))
         assert await store.source_manifest("absent", tenant) == []
         assert await store.source_manifest("notes", fresh_tenant()) == []
+
+    @pytest.mark.asyncio
+    async def test_embedding_models_count_each_tenants_vectors_by_the_model_they_name(
+        self,
+    ) -> None:
+        store = await self.make_store(_DIMENSION)
+        tenant, other = fresh_tenant(), fresh_tenant()
+        await store.upsert_chunks(_chunks(other, embedded=True, model="other-model"))
+        assert await store.embedding_models(other) == {"other-model": 2}
+        first, unembedded, last = _chunks(tenant, embedded=True, model="m-1")
+        await store.upsert_chunks([first, unembedded, last])
+        # The chunk without a vector names m-1 too, and is not counted.
+        assert await store.embedding_models(tenant) == {"m-1": 2}
+        # The same vector again under another model's name.
+        await store.upsert_chunks([last.model_copy(update={"embedding_model": "m-2"})])
+        assert await store.embedding_models(tenant) == {"m-1": 1, "m-2": 1}
+        # Kept by id (its stored vector and model stay), one re-embedded, one without a model.
+        await store.replace_source(
+            "notes",
+            tenant,
+            [
+                first.model_copy(update={"embedding": None, "embedding_model": "ignored"}),
+                unembedded.model_copy(update={"embedding": [0.0, 1.0, 0.0, 0.0]}),
+                last.model_copy(update={"embedding_model": "m-3"}),
+            ],
+            keep_embeddings=[first.id],
+        )
+        assert await store.embedding_models(tenant) == {"m-1": 2, "m-3": 1}
+        await store.upsert_chunks([first.model_copy(update={"embedding_model": None})])
+        assert await store.embedding_models(tenant) == {"m-1": 1, "m-3": 1, None: 1}
+        assert await store.embedding_models(other) == {"other-model": 2}
+        await store.delete_source("notes", tenant)
+        assert await store.embedding_models(tenant) == {}
+        assert await store.embedding_models(fresh_tenant()) == {}
+        await store.purge_tenant(other)
+        assert await store.embedding_models(other) == {}

@@ -1,0 +1,84 @@
+"""Which embedding models wrote a tenant's passage vectors, read once and kept until a write.
+
+A search that embeds its query compares it with the stored passages'
+vectors; under another model than every one that wrote them, the scores mean
+nothing, however alike the dimensions (ADR 0545). The client asks the chunk
+store once (`ChunkReader.embedding_models` may read every embedded row) and
+keeps the answer until a write through the client could change it: `index`,
+`remove` and `build` each run inside `writing()`. A write by another process
+is seen when the client is opened again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+
+from redstring.domain.errors import EmbeddingModelMismatchError
+from redstring.domain.ids import TenantId
+from redstring.ports.chunk_store import ChunkReader
+from redstring.ports.embedding_provider import EmbeddingProvider
+from redstring.projections.vectors import embedding_model
+
+
+class PassageModels:
+    """The models of one tenant's passage vectors, as the client last read them."""
+
+    def __init__(self) -> None:
+        self._known: dict[str | None, int] | None = None
+        #: Moved by every write's start and end: a read overlapping a write is not kept.
+        self._version = 0
+        self._writes = 0
+
+    @asynccontextmanager
+    async def writing(self) -> AsyncIterator[None]:
+        """Around a write that may change the tenant's passages: forget what was read."""
+        self._forget(+1)
+        try:
+            yield
+        finally:
+            self._forget(-1)
+
+    def _forget(self, writes: int) -> None:
+        self._known = None
+        self._version += 1
+        self._writes += writes
+
+    async def of(self, chunks: ChunkReader, tenant_id: TenantId) -> dict[str | None, int]:
+        """How many passage vectors of `tenant_id` each model made (`None`: unnamed)."""
+        if self._known is not None:
+            return self._known
+        version = self._version
+        found = await chunks.embedding_models(tenant_id)
+        if version == self._version and self._writes == 0:
+            self._known = found
+        return found
+
+    async def require(
+        self, chunks: ChunkReader, tenant_id: TenantId, embeddings: EmbeddingProvider, *, fix: str
+    ) -> None:
+        """Refuse a search embedding its query with `embeddings` when no passage vector of
+        `tenant_id` was made by that model (`EmbeddingModelMismatchError`, naming `fix`)."""
+        refusal = model_mismatch(await self.of(chunks, tenant_id), embeddings, fix=fix)
+        if refusal is not None:
+            raise refusal
+
+
+def model_mismatch(
+    stored: Mapping[str | None, int] | Mapping[str, int],
+    embeddings: EmbeddingProvider,
+    *,
+    fix: str,
+) -> EmbeddingModelMismatchError | None:
+    """The refusal of a search embedding with `embeddings` over passage vectors of the
+    models `stored` counts, or `None` when it may run.
+
+    A tenant holding no vector may run, and so may one holding a vector that
+    names no model (`None`, or `""` as `TenantCatalogue` lists it: written
+    before models were recorded): nothing says the model differs.
+    """
+    model = embedding_model(embeddings)
+    if not stored or model in stored or None in stored or "" in stored:
+        return None
+    named = {name: count for name, count in stored.items() if name}
+    return EmbeddingModelMismatchError(stored=named, model=model, fix=fix)

@@ -1,0 +1,161 @@
+"""A client whose embedding model is none of the models that embedded its tenant's passages.
+
+The dimensions agree, so nothing else stops a search that embeds its query:
+it would rank the old model's vectors by the new model's query. Such a search
+is refused naming `embeddings` and the ways out; a lexical one answers; a
+write through the client (indexing again under the new model) lets it run.
+In memory, SQLite and PostgreSQL alike, and never across tenants.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from redstring import AsyncRedstring, Redstring
+from redstring.chunks.in_memory import InMemoryChunkStore
+from redstring.client.store_set import StoreSet
+from redstring.domain.ids import TenantId
+from redstring.errors import EmbeddingModelMismatchError, InvalidArgumentError
+from redstring.events.in_memory import InMemoryEventLog
+from redstring.graph.in_memory import InMemoryGraphStore
+from redstring.providers import FakeEmbeddingProvider
+from redstring.vector.in_memory import InMemoryVectorStore
+from tests.unit.cli.mcp_fixture_server import opener_of
+from tests.unit.written_elsewhere import NOTE
+
+DIMENSION = 64
+WROTE = "fake-hashed-words"  # FakeEmbeddingProvider's model
+
+
+class OtherModel(FakeEmbeddingProvider):
+    """A model of the same dimension under another name: what a user switching models has."""
+
+    @property
+    def model(self) -> str:
+        return "another-model"
+
+
+class CountingChunks(InMemoryChunkStore):
+    """An in-memory chunk store counting how often the models of its vectors are read."""
+
+    reads = 0
+
+    async def embedding_models(self, tenant_id: TenantId) -> dict[str | None, int]:
+        self.reads += 1
+        return await super().embedding_models(tenant_id)
+
+
+def _memory() -> StoreSet:
+    return StoreSet(
+        backend="memory",
+        graph=InMemoryGraphStore(),
+        vectors=InMemoryVectorStore(dimension=DIMENSION),
+        chunks=CountingChunks(dimension=DIMENSION),
+        events=InMemoryEventLog(),
+    )
+
+
+def _assert_refused(refused: EmbeddingModelMismatchError) -> None:
+    message = str(refused)
+    assert isinstance(refused, InvalidArgumentError)
+    assert refused.name == "embeddings"
+    assert (refused.stored, refused.model) == ({WROTE: 1}, "another-model")
+    assert f"embedded by {WROTE} (1 passage)" in message
+    assert "the embedding model is another-model" in message
+    assert "Index the documents again with this model" in message
+    assert 'mode="lexical"' in message
+
+
+def _refuses_then_answers_once_indexed_again(rs: Redstring) -> None:
+    for mode in (None, "hybrid", "semantic"):
+        with pytest.raises(EmbeddingModelMismatchError) as refused:
+            rs.passages("Lovelace", mode=mode)
+        _assert_refused(refused.value)
+    [lexical] = rs.passages("Lovelace", mode="lexical").matches
+    assert lexical.source_id == "ada.md"
+    assert rs.describe().passage_models == {WROTE: 1}
+    report = rs.index([NOTE])  # embeds the passage again, under this model
+    assert report.embedded == 1
+    [hit] = rs.passages("Lovelace").matches
+    assert hit.source_id == "ada.md"
+    assert rs.describe().passage_models == {"another-model": 1}
+
+
+def test_a_sqlite_passage_search_under_another_model_of_the_same_dimension_is_refused(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "x.db"
+    with Redstring(db, embeddings=FakeEmbeddingProvider(dimension=DIMENSION)) as rs:
+        rs.index([NOTE])
+    with Redstring(db, embeddings=OtherModel(dimension=DIMENSION)) as rs:
+        _refuses_then_answers_once_indexed_again(rs)
+
+
+def test_a_postgres_passage_search_under_another_model_of_the_same_dimension_is_refused(
+    postgres_url: str,
+) -> None:
+    with Redstring(postgres_url, embeddings=FakeEmbeddingProvider(dimension=DIMENSION)) as rs:
+        rs.index([NOTE])
+    with Redstring(postgres_url, embeddings=OtherModel(dimension=DIMENSION)) as rs:
+        _refuses_then_answers_once_indexed_again(rs)
+
+
+@pytest.mark.asyncio
+async def test_in_memory_the_models_are_read_once_and_again_after_a_write() -> None:
+    stores = _memory()
+    assert isinstance(stores.chunks, CountingChunks)
+    async with AsyncRedstring(
+        "in-memory", embeddings=FakeEmbeddingProvider(dimension=DIMENSION),
+        opener=opener_of(stores),
+    ) as rs:  # fmt: skip
+        await rs.index([NOTE])
+    async with AsyncRedstring(
+        "in-memory", embeddings=OtherModel(dimension=DIMENSION), opener=opener_of(stores)
+    ) as rs:
+        for _ in range(3):
+            with pytest.raises(EmbeddingModelMismatchError) as refused:
+                await rs.passages("Lovelace")
+            _assert_refused(refused.value)
+        await rs.passages("Lovelace", mode="lexical")  # reads no model
+        assert stores.chunks.reads == 1
+        await rs.index([NOTE])
+        [hit] = (await rs.passages("Lovelace")).matches
+        await rs.passages("Lovelace")
+        assert stores.chunks.reads == 2
+    assert hit.source_id == "ada.md"
+
+
+def test_each_tenant_is_checked_against_its_own_passages_under_the_same_ids(
+    tmp_path: Path,
+) -> None:
+    """The same document (so the same passage ids) in two tenants, each by another model."""
+    db = tmp_path / "x.db"
+    with Redstring(db, tenant="old", embeddings=FakeEmbeddingProvider(dimension=DIMENSION)) as rs:
+        rs.index([NOTE])
+    with Redstring(db, tenant="new", embeddings=OtherModel(dimension=DIMENSION)) as rs:
+        rs.index([NOTE])
+        assert rs.passages("Lovelace").matches
+    with Redstring(db, tenant="old", embeddings=OtherModel(dimension=DIMENSION)) as rs:
+        with pytest.raises(EmbeddingModelMismatchError) as refused:
+            rs.passages("Lovelace")
+        _assert_refused(refused.value)
+    written = FakeEmbeddingProvider(dimension=DIMENSION)
+    with (
+        Redstring(db, tenant="new", embeddings=written) as rs,
+        pytest.raises(EmbeddingModelMismatchError) as refused,
+    ):
+        rs.passages("Lovelace")
+    assert refused.value.stored == {"another-model": 1}
+
+
+def test_a_tenant_holding_the_models_vectors_among_others_is_searched(tmp_path: Path) -> None:
+    db = tmp_path / "x.db"
+    later = NOTE.model_copy(update={"id": "babbage.md", "text": "Babbage designed the engine."})
+    with Redstring(db, embeddings=FakeEmbeddingProvider(dimension=DIMENSION)) as rs:
+        rs.index([NOTE])
+    with Redstring(db, embeddings=OtherModel(dimension=DIMENSION)) as rs:
+        rs.index([later])  # only the new document is embedded by this model
+        assert rs.describe().passage_models == {WROTE: 1, "another-model": 1}
+        assert rs.passages("Babbage engine").matches
