@@ -11,7 +11,7 @@ import argparse
 import functools
 import importlib.util
 from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, replace
 from typing import TextIO
 
@@ -106,32 +106,26 @@ def _client(
 def _upkeep_client(
     args: argparse.Namespace, context: Context, embeddings: EmbeddingProvider | None
 ) -> AsyncRedstring:
-    """The client of a command that changes a database it must not make (`rekey`, ...)."""
-    opener = _existing(context.opener or open_store_set)
-    return _client(args, replace(context, opener=opener), embeddings, read_only=False)
+    """The client of a command that changes a database it must not make (`rekey`, ...).
 
-
-def _existing(opener: StoreOpener) -> StoreOpener:
-    """`opener`, refusing a database that is not there rather than making an empty one.
-
-    `create=False` is how an opener refuses a missing database
-    (`DatabaseNotFoundError`, no file made; a PostgreSQL schema holding nothing
-    is `DimensionRequiredError`), but it also opens a SQLite file read-only. So
-    the database is opened that way first, only to be refused, then again to write.
+    It opens the database once: `create=False` refuses a missing one
+    (`DatabaseNotFoundError`, no file made; a PostgreSQL schema holding
+    nothing is `DimensionRequiredError`), and the client's own opener is told
+    to open an existing SQLite file to write rather than read-only. An opener
+    handed in (tests) is called with `create=False` and serves as it will.
     """
+    opener = context.opener or _open_existing_to_write
+    return _client(args, replace(context, opener=opener), embeddings, read_only=True)
 
-    @asynccontextmanager
-    async def open_existing(
-        db: str, *, dimension: int | None, create: bool, migrate: bool, language: str | None = None
-    ) -> AsyncIterator[StoreSet]:
-        async with opener(db, dimension=None, create=False, migrate=migrate, language=language):
-            pass
-        async with opener(
-            db, dimension=dimension, create=create, migrate=migrate, language=language
-        ) as stores:
-            yield stores
 
-    return open_existing
+def _open_existing_to_write(
+    db: str, *, dimension: int | None, create: bool, migrate: bool, language: str | None = None
+) -> AbstractAsyncContextManager[StoreSet]:
+    """`open_store_set` refusing a missing database and writing an existing one (`create`
+    is `False` here, as the upkeep client passes it)."""
+    return open_store_set(
+        db, dimension=dimension, create=create, migrate=migrate, language=language, writable=True
+    )
 
 
 @asynccontextmanager

@@ -46,6 +46,7 @@ async def open_store_set(
     migrate: bool,
     language: str | None = None,
     catch_up: bool = True,
+    writable: bool = False,
 ) -> AsyncIterator[StoreSet]:
     """The stores of `db`, closed when the `async with` ends.
 
@@ -60,7 +61,10 @@ async def open_store_set(
     file whose stores lag its event log (a crash between append and fold) and
     that this process may write is reopened writable and caught up first
     (B132), unless `catch_up` is false (`redstring check`, which must change
-    nothing, reads such a file as it is). What the stores raise
+    nothing, reads such a file as it is). `writable` opens an existing SQLite
+    file to write even with `create=False`: a command that changes a database
+    it must not make (`rekey`, `rebuild`, `remove`, `undo`) is refused a
+    missing one and writes an existing one, in one open. What the stores raise
     passes through: `SchemaMigrationRequiredError`, `SchemaTooNewError`,
     `StoreUnavailableError`, `DimensionMismatchError`, `AnalysisMismatchError`
     (`language` other than the one a database holding passages records). A
@@ -101,7 +105,7 @@ async def open_store_set(
             path,
             dimension=None if exists else (dimension or UNEMBEDDED_DIMENSION),
             migrate=migrate,
-            read_only=not create and not migrate,
+            read_only=not (create or migrate or writable),
             language=language,
         )
     except DimensionRequiredError:

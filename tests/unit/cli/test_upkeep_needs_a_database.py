@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 from uuid import uuid4
 
 import pytest
 
 from redstring import Redstring
 from redstring.cli.main import main
+from redstring.client import stores as client_stores
 from redstring.client.tenants import DEFAULT_TENANT
+from redstring.composition.sqlite_stores import SqliteStores
 from redstring.domain.ids import tenant_id_for
 
 NONE = ["--embeddings", "none"]
@@ -56,6 +59,29 @@ def test_upkeep_on_a_missing_database_is_refused_and_creates_nothing(
     )
     assert not db.exists()
     assert not (tmp_path / folder).exists() or list((tmp_path / folder).iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["rekey"], ["rebuild"], ["remove", "docs/a.md"], ["undo", MERGE, *NONE]],
+    ids=["rekey", "rebuild", "remove", "undo"],
+)
+def test_upkeep_opens_an_existing_database_once(
+    tmp_path: Path, command: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = _indexed(tmp_path)
+    opened: list[bool] = []
+    real = client_stores.open_sqlite
+
+    def counting(*args: Any, **kwargs: Any) -> SqliteStores:
+        opened.append(bool(kwargs.get("read_only")))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(client_stores, "open_sqlite", counting)
+    status, _, err = _run(*command, "--db", str(db))
+    assert opened == [False], err  # once, to write
+    if command[0] != "undo":  # no such merge: refused after the open
+        assert status == 0, err
 
 
 def test_upkeep_on_an_existing_database_still_writes(tmp_path: Path) -> None:
