@@ -167,6 +167,14 @@ class InMemoryChunkStore(DescribedStore):
             _remove(part, chunk_id)
         _compact(part)
 
+    async def delete_chunks(self, chunk_ids: Sequence[ChunkId], tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
+        part = self._tenants.get(tenant_id)
+        if part is not None:
+            for chunk_id in chunk_ids:
+                _remove(part, ChunkId(str(chunk_id)))
+            _compact(part)
+
     async def purge_tenant(self, tenant_id: TenantId) -> None:
         require_tenant_id(tenant_id)
         self._tenants.pop(tenant_id, None)

@@ -148,6 +148,11 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
 
         await self._db.write(work, store=self._name)
 
+    async def delete_chunks(self, chunk_ids: Sequence[ChunkId], tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
+        ids = [str(chunk_id) for chunk_id in chunk_ids]
+        await self._db.write(lambda c: remove_rows(self._db, c, tenant_id, ids), store=self._name)
+
     async def purge_tenant(self, tenant_id: TenantId) -> None:
         require_tenant_id(tenant_id)
 

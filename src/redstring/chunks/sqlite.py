@@ -6,8 +6,6 @@ import sqlite3
 from collections.abc import Collection, Sequence
 from uuid import UUID
 
-import numpy as np
-
 from redstring.chunks.matrix import ChunkMatrix
 from redstring.chunks.sqlite_analysis import open_language
 from redstring.chunks.sqlite_check import damaged_chunk_rows
@@ -25,6 +23,7 @@ from redstring.chunks.sqlite_reads import (
     chunk_of_row,
     embedding_models,
     fetch_chunks,
+    load_matrix,
     source_chunk_ids,
 )
 from redstring.chunks.sqlite_rows import (
@@ -50,7 +49,6 @@ from redstring.domain.damage import DamagedRow
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.exact_search import (
     stored_vector,
-    unit_rows,
     unit_vector,
     validate_search_args,
 )
@@ -58,7 +56,6 @@ from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.summary import ChunkSummary, chunk_summary_of
 from redstring.domain.tokenize import Analyzer
 from redstring.domain.validation import require_str, require_tenant_id, require_writable_chunks
-from redstring.storage.damage import matrix_of
 from redstring.storage.describe import DescribedStore
 from redstring.storage.shared_transactions import SharedTransactions
 from redstring.storage.sqlite import SqliteDatabase
@@ -191,6 +188,16 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
             if old:
                 remove_rows(connection, tenant, old)
                 bump_generations(connection, "chunk_generations", [tenant])
+
+        await self._db.write(work, store=self._name)
+
+    async def delete_chunks(self, chunk_ids: Sequence[ChunkId], tenant_id: TenantId) -> None:
+        require_tenant_id(tenant_id)
+        tenant, ids = str(tenant_id), [str(chunk_id) for chunk_id in chunk_ids]
+
+        def work(connection: sqlite3.Connection) -> None:
+            remove_rows(connection, tenant, ids)
+            bump_generations(connection, "chunk_generations", [tenant])
 
         await self._db.write(work, store=self._name)
 
@@ -419,7 +426,9 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
     def _matrix(self, connection: sqlite3.Connection, tenant: str) -> ChunkMatrix:
         """`tenant`'s embedded chunks, cached until a write changes its generation."""
         token = current_generation(connection, "chunk_generations", tenant)
-        return self._cache.get(tenant, token, lambda: self._load(connection, tenant))
+        return self._cache.get(
+            tenant, token, lambda: load_matrix(connection, tenant, self._dimension)
+        )
 
     # -- helpers -----------------------------------------------------------
 
@@ -462,30 +471,3 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
             ]
 
         return await self._db.read(work, store=self._name)
-
-    def _load(self, connection: sqlite3.Connection, tenant: str) -> ChunkMatrix:
-        ids: list[ChunkId] = []
-        sources: list[str] = []
-        blobs: list[bytes] = []
-        for chunk_id, source_id, blob in connection.execute(
-            "SELECT r.chunk_id, r.source_id, v.embedding FROM chunk_texts r"
-            " JOIN chunk_tenants t ON t.tenant_id = r.tenant_id"
-            f" JOIN chunk_vectors v ON v.key = (t.number << {CHUNK_BITS}) + r.number"
-            " WHERE r.tenant_id = ?",
-            (tenant,),
-        ):
-            ids.append(ChunkId(chunk_id))
-            sources.append(source_id)
-            blobs.append(blob)
-        raw = matrix_of(
-            blobs,
-            self._dimension,
-            table="chunk_vectors",
-            tenant=tenant,
-            rows=[f"chunk {chunk_id}" for chunk_id in ids],
-        )
-        return ChunkMatrix(
-            ids=ids,
-            sources=np.array(sources, dtype=np.str_),
-            rows=unit_rows(raw) if ids else raw,
-        )

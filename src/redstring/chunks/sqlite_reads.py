@@ -11,10 +11,14 @@ import sqlite3
 from collections import Counter
 from collections.abc import Sequence
 
+import numpy as np
+
+from redstring.chunks.matrix import ChunkMatrix
 from redstring.chunks.sqlite_codec import decode_body
 from redstring.chunks.sqlite_rows import CHUNK_BITS
-from redstring.domain.chunk import StoredChunk
-from redstring.storage.damage import decoding, float_vector
+from redstring.domain.chunk import ChunkId, StoredChunk
+from redstring.domain.exact_search import unit_rows
+from redstring.storage.damage import decoding, float_vector, matrix_of
 from redstring.storage.sqlite import chunked, placeholders
 
 # Columns of chunk rows `r` with their vectors `v`, found by the key of the tenant's number.
@@ -87,3 +91,27 @@ def embedding_models(connection: sqlite3.Connection, tenant: str) -> dict[str | 
             model = json.loads(decode_body(body)).get("embedding_model")
         counts[model if isinstance(model, str) else None] += 1
     return dict(counts)
+
+
+def load_matrix(connection: sqlite3.Connection, tenant: str, dimension: int) -> ChunkMatrix:
+    """`tenant`'s embedded chunks as unit rows, with their ids and sources."""
+    ids: list[ChunkId] = []
+    sources: list[str] = []
+    blobs: list[bytes] = []
+    for chunk_id, source_id, blob in connection.execute(
+        "SELECT r.chunk_id, r.source_id, v.embedding FROM chunk_texts r"
+        " JOIN chunk_tenants t ON t.tenant_id = r.tenant_id"
+        f" JOIN chunk_vectors v ON v.key = (t.number << {CHUNK_BITS}) + r.number"
+        " WHERE r.tenant_id = ?",
+        (tenant,),
+    ):
+        ids.append(ChunkId(chunk_id))
+        sources.append(source_id)
+        blobs.append(blob)
+    raw = matrix_of(
+        blobs, dimension, table="chunk_vectors", tenant=tenant,
+        rows=[f"chunk {chunk_id}" for chunk_id in ids],
+    )  # fmt: skip
+    return ChunkMatrix(
+        ids=ids, sources=np.array(sources, dtype=np.str_), rows=unit_rows(raw) if ids else raw
+    )

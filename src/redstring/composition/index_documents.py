@@ -10,17 +10,21 @@ finished and a re-run embeds only the rest (ADR 0162). A document still
 waiting on later batches has the passages a batch finished stored at once
 when nothing else of its source is stored, so a stopped large file keeps
 them too (ADR 0325); with no provider, such a document's new passages are
-stored a step at a time, so progress moves while it is written (ADR 0535).
+stored a step at a time, so progress moves while it is written (ADR 0535),
+and a changed one's are too, its old ones deleted first, all inside one
+transaction with its `replace_source` where the store offers one (ADR 0550).
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
+from redstring.composition.transactions import one_transaction
 from redstring.domain.chunk import ChunkId, ChunkManifest, StoredChunk
 from redstring.domain.chunking import SlidingWindowChunker
 from redstring.domain.document import SourceDocument
@@ -33,6 +37,7 @@ from redstring.domain.ids import TenantId
 from redstring.domain.validation import require_at_least_one, require_documents, require_tenant_id
 from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
+from redstring.ports.transactions import SharedTransaction
 from redstring.projections.vectors import embedding_model
 
 #: Called as `progress(chunks_done, chunks_total)` once the documents are
@@ -93,8 +98,11 @@ class _Plan:
     #: Whether every chunk stored of the source is one of `chunks`, so those a batch
     #: finishes can be stored before the others without showing an old passage beside them.
     partial: bool = False
-    #: How many of `chunks` were stored ahead of the source's `replace_source`.
+    #: How many of `chunks` were counted done by writes ahead of the source's
+    #: `replace_source` (a changed document's: in proportion to its steps).
     ahead: int = 0
+    #: The ids stored of the source and not among `chunks` (none when `partial`).
+    gone: list[ChunkId] = field(default_factory=list)
 
 
 @dataclass
@@ -167,9 +175,17 @@ async def index_documents(
                 run.pending.append((plan, position))
                 plan.waiting += 1
         if embeddings is None:
-            await _write_ahead(run, plan, chunks)
+            changed = _changed_in_steps(plan, chunks)
+            async with one_transaction(chunks) if changed else nullcontext():  # one commit
+                if changed:
+                    await _change_ahead(run, plan, chunks, tenant_id)
+                else:
+                    await _write_ahead(run, plan, chunks)
+                run.chunks_done += len(plan.chunks) - plan.waiting - plan.ahead
+                await _settle_ready(run, chunks, tenant_id)
+            continue
         run.chunks_done += len(plan.chunks) - plan.waiting - plan.ahead
-        while embeddings is not None and len(run.pending) >= batch_size:
+        while len(run.pending) >= batch_size:
             await _embed_batch(run, embeddings, batch_size, model, chunks)
             await _settle_ready(run, chunks, tenant_id)  # what a batch finished is kept
         await _settle_ready(run, chunks, tenant_id)
@@ -242,6 +258,7 @@ async def _plan(
         keep=frozenset(keep),
         fresh=fresh,
         partial=stored.keys() <= wanted.keys(),
+        gone=[chunk_id for chunk_id in stored if chunk_id not in wanted],
     )
 
 
@@ -311,14 +328,60 @@ async def _store_unfinished(batch: list[tuple[_Plan, int]], store: ChunkStore) -
         await store.upsert_chunks(chunks)
 
 
+def _changed_in_steps(plan: _Plan, store: ChunkStore) -> bool:
+    """Whether a changed document met with no provider is written in steps: only inside
+    one transaction with its `replace_source`, so a reader never sees a new passage
+    beside the ones it replaces and a stop midway leaves the old document whole
+    (ADR 0550). A store offering no transaction (`SharedTransaction`) writes it once."""
+    return (
+        plan.write
+        and bool(plan.gone)
+        and bool(plan.chunks)
+        and len(plan.gone) + len(plan.fresh) > WRITE_STEP
+        and isinstance(store, SharedTransaction)
+    )
+
+
+async def _change_ahead(run: _Run, plan: _Plan, store: ChunkStore, tenant_id: TenantId) -> None:
+    """Delete the gone chunks of a changed `plan`, then store its new ones, `WRITE_STEP` at
+    a time, inside the transaction of its `replace_source` (`_changed_in_steps`).
+
+    Progress is reported after each step, the document's chunks counted done
+    in proportion to the steps' share of its deletions and new chunks. The
+    last new step is left to `replace_source`, as for a new document.
+    """
+    ahead = plan.fresh[: max(0, len(plan.fresh) - 1) // WRITE_STEP * WRITE_STEP]
+    steps: list[tuple[list[ChunkId], list[StoredChunk]]] = [
+        (plan.gone[start : start + WRITE_STEP], [])
+        for start in range(0, len(plan.gone), WRITE_STEP)
+    ]
+    steps += [
+        ([], [plan.chunks[position] for position in ahead[start : start + WRITE_STEP]])
+        for start in range(0, len(ahead), WRITE_STEP)
+    ]
+    work, done = len(plan.gone) + len(plan.fresh), 0
+    for gone, new in steps:
+        if gone:
+            await store.delete_chunks(gone, tenant_id)
+        if new:
+            await store.upsert_chunks(new)
+        done += len(gone) + len(new)
+        counted = len(plan.chunks) * done // work
+        run.chunks_done += counted - plan.ahead
+        plan.ahead = counted
+        if run.progress is not None:
+            run.progress(run.chunks_done, run.chunks)
+
+
 async def _write_ahead(run: _Run, plan: _Plan, store: ChunkStore) -> None:
     """Store the new chunks of `plan`, met with no provider, `WRITE_STEP` at a time.
 
     Only when `partial`: nothing else of its source is stored, so no old
-    passage is shown beside a new one (a changed document stays one
-    `replace_source`). The last step is left to `replace_source`, so a
-    document of one step or less is written once; a run stopped midway keeps
-    the steps written, and a re-run finds them stored (ADR 0535).
+    passage is shown beside a new one (a changed document is written ahead by
+    `_change_ahead`, inside one transaction, or not at all). The last step is
+    left to `replace_source`, so a document of one step or less is written
+    once; a new document stopped midway keeps the steps written, and a re-run
+    finds them stored (ADR 0535).
     """
     if not (plan.write and plan.partial):
         return

@@ -216,6 +216,16 @@ class ChunkPurge(Protocol):
         """Delete every chunk of `source_id` in `tenant_id`; an unknown source is a no-op."""
         ...
 
+    async def delete_chunks(self, chunk_ids: Sequence[ChunkId], tenant_id: TenantId) -> None:
+        """Delete the chunks of these ids in `tenant_id`, atomically; ids not stored are ignored.
+
+        Their postings, vectors and share of the corpus statistics go with
+        them, as if they had never been written; other tenants are untouched.
+        What a caller removing a large source's old chunks a step at a time
+        inside one transaction calls.
+        """
+        ...
+
     async def purge_tenant(self, tenant_id: TenantId) -> None:
         """Delete every chunk of `tenant_id`; other tenants are untouched."""
         ...

@@ -1,4 +1,5 @@
-"""`replace_source` by difference, and keeping a stored vector without reading it (ADR 0255).
+"""`replace_source` by difference, keeping a stored vector without reading it (ADR 0255),
+and `delete_chunks`.
 
 Mixed into `ChunkStoreCompliance`. Every case writes the same source and
 texts (so the same chunk ids) into another tenant first, with other vectors,
@@ -134,4 +135,28 @@ class ChunkReplaceCompliance(ABC):
                 assert [x.id for x in await store.chunks_of_entity(c.entity_ids[0], tenant)] == [
                     c.id
                 ]
+        assert await _state(store, other) == before_other
+
+    @pytest.mark.asyncio
+    async def test_deleting_chunks_by_id_leaves_what_writing_only_the_rest_would(self) -> None:
+        store = await self.make_store(DIMENSION)
+        tenant, other = fresh_tenant(), fresh_tenant()
+        await store.upsert_chunks(_source(other, embedded=True, model="other-model"))
+        before_other = await _state(store, other)
+        await store.upsert_chunks(_source(tenant, embedded=True, model="m-1"))
+        kept, gone, also_gone = _source(tenant, embedded=True, model="m-1")
+        absent = passage(tenant, "doc", "never stored").id
+        assert len(await store.search_chunks(axis(1), tenant, k=3)) == 3  # cached, if it caches
+        await _state(store, tenant)
+        await store.delete_chunks([gone.id, absent, also_gone.id, gone.id], tenant)
+        only = await self.make_store(DIMENSION)
+        await only.upsert_chunks([kept])
+        assert await _state(store, tenant) == await _state(only, tenant)
+        assert [m.id for m in await store.source_manifest("doc", tenant)] == [kept.id]
+        assert [m.chunk.id for m in await store.search_chunks(axis(1), tenant, k=3)] == [kept.id]
+        assert await store.chunks_of_entity(fixed_id(2), tenant) == []
+        assert await store.embedding_models(tenant) == {"m-1": 1}
+        await store.delete_chunks([], tenant)
+        await store.delete_chunks([kept.id], fresh_tenant())
+        assert (await store.chunk_summary(tenant)).chunks == 1
         assert await _state(store, other) == before_other

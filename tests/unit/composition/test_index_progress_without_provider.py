@@ -4,7 +4,9 @@ With no batches of embeddings to report after, a large new document was one
 `replace_source`, and progress went from 0 to the total in one step however
 long the write took. Its new passages are now stored a step at a time
 before it; a changed document, which must never show an old passage beside
-a new one, is still replaced in one write.
+a new one, is still replaced in one write in memory, which offers no
+transaction to step in (SQLite and PostgreSQL:
+`test_index_progress_of_a_changed_document.py`).
 """
 
 from __future__ import annotations
