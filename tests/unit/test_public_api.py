@@ -156,6 +156,7 @@ SURFACE: dict[str, set[str]] = {
         "BlockingIndexMaintenance",
         "AnswerMemory",
         "CheckedLlmProvider",
+        "ChunkModels",
         "ChunkPurge",
         "ChunkReader",
         "ChunkStore",

@@ -3,7 +3,7 @@
 A search that embeds its query compares it with the stored passages'
 vectors; under another model than every one that wrote them, the scores mean
 nothing, however alike the dimensions (ADR 0545). The client asks the chunk
-store once (`ChunkReader.embedding_models` may read every embedded row) and
+store once (`ChunkModels.embedding_models` may read every embedded row) and
 keeps the answer until a write through the client could change it: `index`,
 `remove` and `build` each run inside `writing()`. A write by another process
 is seen when the client is opened again.
@@ -16,7 +16,7 @@ from contextlib import asynccontextmanager
 
 from redstring.domain.errors import EmbeddingModelMismatchError
 from redstring.domain.ids import TenantId
-from redstring.ports.chunk_store import ChunkReader
+from redstring.ports.chunk_store import ChunkModels
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.projections.vectors import embedding_model
 
@@ -44,10 +44,16 @@ class PassageModels:
         self._version += 1
         self._writes += writes
 
-    async def of(self, chunks: ChunkReader, tenant_id: TenantId) -> dict[str | None, int]:
-        """How many passage vectors of `tenant_id` each model made (`None`: unnamed)."""
+    async def of(self, chunks: object, tenant_id: TenantId) -> dict[str | None, int]:
+        """How many passage vectors of `tenant_id` each model made (`None`: unnamed).
+
+        A store that cannot count them (no `ChunkModels`, one written before
+        it) gives `{}`: nothing says a model differs.
+        """
         if self._known is not None:
             return self._known
+        if not isinstance(chunks, ChunkModels):
+            return {}
         version = self._version
         found = await chunks.embedding_models(tenant_id)
         if version == self._version and self._writes == 0:
@@ -55,7 +61,7 @@ class PassageModels:
         return found
 
     async def require(
-        self, chunks: ChunkReader, tenant_id: TenantId, embeddings: EmbeddingProvider, *, fix: str
+        self, chunks: object, tenant_id: TenantId, embeddings: EmbeddingProvider, *, fix: str
     ) -> None:
         """Refuse a search embedding its query with `embeddings` when no passage vector of
         `tenant_id` was made by that model (`EmbeddingModelMismatchError`, naming `fix`)."""

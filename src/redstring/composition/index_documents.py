@@ -35,7 +35,7 @@ from redstring.domain.errors import (
 )
 from redstring.domain.ids import TenantId
 from redstring.domain.validation import require_at_least_one, require_documents, require_tenant_id
-from redstring.ports.chunk_store import ChunkStore
+from redstring.ports.chunk_store import ChunkPurge, ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.transactions import SharedTransaction
 from redstring.projections.vectors import embedding_model
@@ -339,6 +339,7 @@ def _changed_in_steps(plan: _Plan, store: ChunkStore) -> bool:
         and bool(plan.chunks)
         and len(plan.gone) + len(plan.fresh) > WRITE_STEP
         and isinstance(store, SharedTransaction)
+        and isinstance(store, ChunkPurge)  # `delete_chunks`: a store before it has none
     )
 
 

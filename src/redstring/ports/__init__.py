@@ -9,8 +9,8 @@ exchange beyond the root's types:
   `BlockingIndex` + `BlockingIndexMaintenance`; `GraphSummary`;
 - vectors: `VectorStore` = `VectorWriter` + `VectorSearcher` + `VectorPurge`;
   `VectorRecord`, `VectorMatch`;
-- chunks: `ChunkStore` = `ChunkWriter` + `ChunkReader` + `LexicalChunkSource`
-  + `SemanticChunkSource` + `ChunkPurge`; `ChunkManifest`, `ChunkSummary`,
+- chunks: `ChunkStore` = `ChunkWriter` + `ChunkReader` + `ChunkModels` +
+  `LexicalChunkSource` + `SemanticChunkSource` + `ChunkPurge`; `ChunkManifest`, `ChunkSummary`,
   `CorpusStats`, `LexicalCandidates` of `LexicalCandidate`s, and the
   `Analyzer` a chunk store turns text into terms with (a query too);
 - events: `EventLog` of `Event`s (`DocumentExtracted`, `DocumentChunked`,
@@ -38,6 +38,7 @@ from redstring.domain.tokenize import Analyzer
 from redstring.domain.vector import VectorMatch, VectorRecord
 from redstring.ports.answer_memory import AnswerMemory
 from redstring.ports.chunk_store import (
+    ChunkModels,
     ChunkPurge,
     ChunkReader,
     ChunkStore,
@@ -66,6 +67,7 @@ __all__ = [
     "BlockingIndexMaintenance",
     "CheckedLlmProvider",
     "ChunkManifest",
+    "ChunkModels",
     "ChunkPurge",
     "ChunkReader",
     "ChunkStore",

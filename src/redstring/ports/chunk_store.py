@@ -96,6 +96,15 @@ class ChunkReader(Protocol):
         """
         ...
 
+
+@runtime_checkable
+class ChunkModels(Protocol):
+    """Counts a tenant's passage vectors by the embedding model that made them.
+
+    A capability of its own, so a chunk store written before it still reads
+    as a `ChunkReader`.
+    """
+
     async def embedding_models(self, tenant_id: TenantId) -> dict[str | None, int]:
         """How many embedded chunks of `tenant_id` each embedding model made.
 
@@ -233,6 +242,12 @@ class ChunkPurge(Protocol):
 
 @runtime_checkable
 class ChunkStore(
-    ChunkWriter, ChunkReader, LexicalChunkSource, SemanticChunkSource, ChunkPurge, Protocol
+    ChunkWriter,
+    ChunkReader,
+    ChunkModels,
+    LexicalChunkSource,
+    SemanticChunkSource,
+    ChunkPurge,
+    Protocol,
 ):
     """All chunk-store capabilities together."""

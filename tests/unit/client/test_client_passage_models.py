@@ -20,6 +20,7 @@ from redstring.domain.ids import TenantId
 from redstring.errors import EmbeddingModelMismatchError, InvalidArgumentError
 from redstring.events.in_memory import InMemoryEventLog
 from redstring.graph.in_memory import InMemoryGraphStore
+from redstring.ports import ChunkModels, ChunkReader
 from redstring.providers import FakeEmbeddingProvider
 from redstring.vector.in_memory import InMemoryVectorStore
 from tests.unit.cli.mcp_fixture_server import opener_of
@@ -159,3 +160,30 @@ def test_a_tenant_holding_the_models_vectors_among_others_is_searched(tmp_path: 
         rs.index([later])  # only the new document is embedded by this model
         assert rs.describe().passage_models == {WROTE: 1, "another-model": 1}
         assert rs.passages("Babbage engine").matches
+
+
+class CannotCount(InMemoryChunkStore):
+    """A chunk store written before `ChunkModels`: it cannot count its vectors' models."""
+
+    embedding_models = None  # type: ignore[assignment]
+
+
+@pytest.mark.asyncio
+async def test_a_chunk_store_that_cannot_count_models_still_reads_and_is_not_refused() -> None:
+    chunks = CannotCount(dimension=DIMENSION)
+    assert isinstance(chunks, ChunkReader)
+    assert not isinstance(chunks, ChunkModels)
+    stores = StoreSet(
+        backend="memory", graph=InMemoryGraphStore(),
+        vectors=InMemoryVectorStore(dimension=DIMENSION), chunks=chunks, events=None,
+    )  # fmt: skip
+    async with AsyncRedstring(
+        "in-memory", embeddings=FakeEmbeddingProvider(dimension=DIMENSION),
+        opener=opener_of(stores),
+    ) as rs:  # fmt: skip
+        await rs.index([NOTE])
+    async with AsyncRedstring(
+        "in-memory", embeddings=OtherModel(dimension=DIMENSION), opener=opener_of(stores)
+    ) as rs:
+        assert (await rs.passages("Lovelace")).matches  # nothing says the model differs
+        assert (await rs.describe()).passage_models == {}
