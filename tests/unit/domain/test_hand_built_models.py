@@ -94,3 +94,33 @@ def test_valid_models_are_built_as_before() -> None:
     chunk = StoredChunk(**CHUNK)
     assert chunk.model_copy(update={"index": 1}).index == 1
     assert StoredChunk(**{**CHUNK, "start": 4, "end": 4}).end == 4
+
+
+@pytest.mark.parametrize(
+    ("model", "fields", "typo", "meant"),
+    [
+        (Entity, ENTITY, "confidense", "confidence"),
+        (Relationship, EDGE, "descripton", "description"),
+        (StoredChunk, CHUNK, "metadta", "metadata"),
+    ],
+)
+def test_an_unknown_keyword_or_a_positional_field_is_refused(
+    model: Callable[..., BaseModel], fields: dict[str, Any], typo: str, meant: str
+) -> None:
+    name = model.__name__  # type: ignore[attr-defined]
+    with pytest.raises(InvalidArgumentError, match=f"did you mean {meant}=") as raised:
+        model(**fields, **{typo: 0.5})
+    assert raised.value.name == f"{name}.{typo}"
+    with pytest.raises(InvalidArgumentError, match="by name"):
+        model(*fields.values())
+
+
+@pytest.mark.parametrize(
+    ("model", "fields"), [(Entity, ENTITY), (Relationship, EDGE), (StoredChunk, CHUNK)]
+)
+def test_a_stored_row_with_a_key_it_does_not_know_is_still_read(
+    model: type[BaseModel], fields: dict[str, Any]
+) -> None:
+    """Rows read back (`model_validate`) keep ignoring keys a later version may add."""
+    row = {k: str(v) if isinstance(v, UUID) else v for k, v in fields.items()}
+    assert model.model_validate_json(json.dumps({**row, "added_later": 1})) == model(**fields)

@@ -40,3 +40,37 @@ def test_a_valid_document_and_a_copy_are_built_as_before() -> None:
     document = SourceDocument(id="a.md", text="Ada.", metadata={"path": "a.md"})
     assert document.model_copy(update={"text": ""}).text == ""
     assert SourceDocument.model_validate(document.model_dump()) == document
+
+
+def test_bytes_are_not_taken_for_text() -> None:
+    """A strict string: `b"x"` is refused, not decoded into `"x"` behind the caller's back."""
+    for field in ("id", "text", "title"):
+        fields: dict[str, Any] = {"id": "a", "text": "x", field: b"x"}
+        with pytest.raises(InvalidArgumentError, match="valid string") as raised:
+            SourceDocument(**fields)
+        assert raised.value.name == f"SourceDocument.{field}"
+
+
+def test_fields_given_by_position_are_refused_with_the_names_to_use() -> None:
+    with pytest.raises(
+        InvalidArgumentError, match=r"by name.*SourceDocument\(id=\.\.\., text=\.\.\.\)"
+    ):
+        SourceDocument("a", "x")  # type: ignore[misc]
+
+
+def test_a_misspelt_field_is_refused_naming_it_and_the_field_meant() -> None:
+    with pytest.raises(InvalidArgumentError, match="did you mean metadata=") as raised:
+        SourceDocument(id="a", text="x", metadta={"k": 1})  # type: ignore[call-arg]
+    assert raised.value.name == "SourceDocument.metadta"
+    assert str(raised.value).startswith("SourceDocument.metadta")
+
+
+@pytest.mark.parametrize("character", ["\n", "\t", "\r", "\x00", "\x1b", "\x7f", "\x85", "\x9f"])
+def test_an_id_holding_a_control_character_is_refused(character: str) -> None:
+    with pytest.raises(InvalidArgumentError, match="control character") as raised:
+        SourceDocument(id=f"notes{character}id", text="x")
+    assert raised.value.name == "SourceDocument.id"
+
+
+def test_an_id_of_printable_unicode_is_kept() -> None:
+    assert SourceDocument(id="notes/été ünd 東京.md", text="x").id == "notes/été ünd 東京.md"
