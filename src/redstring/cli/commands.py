@@ -166,7 +166,9 @@ async def _index(args: argparse.Namespace, context: Context) -> None:
 
 def _warn_skipped(skipped: list[SkippedFile], context: Context) -> None:
     for file in skipped:
-        context.err.write(f"redstring: warning: skipped {file.id}: {file.reason}\n")
+        context.err.write(
+            f"redstring: warning: skipped {answers.printable(file.id)}: {file.reason}\n"
+        )
 
 
 async def _build(args: argparse.Namespace, context: Context) -> None:
@@ -262,7 +264,9 @@ async def _remove(args: argparse.Namespace, context: Context) -> None:
     async with _closing(client):
         for document_id in args.document_ids:
             passages = await client.remove(document_id)
-            context.out.write(f"removed {document_id} ({answers.count(passages, 'passage')})\n")
+            context.out.write(
+                f"removed {answers.printable(document_id)} ({answers.count(passages, 'passage')})\n"
+            )
 
 
 async def _rekey(args: argparse.Namespace, context: Context) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import textwrap
+import unicodedata
 from collections.abc import Iterator
 from typing import Any, TextIO, overload
 
@@ -286,6 +287,22 @@ def count(number: int, noun: str, plural: str | None = None) -> str:
     return f"{number} {noun if number == 1 else plural or noun + 's'}"
 
 
+def printable(text: str) -> str:
+    """`text` with each control character (a newline, a tab, NUL, ESC) written as its escape.
+
+    Ids and names stored before such characters were refused would otherwise
+    break a printed row in two, or drive the terminal.
+    """
+    if text.isprintable():
+        return text
+    return "".join(
+        character.encode("unicode_escape").decode("ascii")
+        if unicodedata.category(character) == "Cc"
+        else character
+        for character in text
+    )
+
+
 def _score(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
@@ -317,8 +334,8 @@ def print_entities(answer: EntitySearchAnswer, out: TextIO) -> None:
             f"{hit.score:.4f}",
             _score(hit.semantic),
             _score(hit.lexical),
-            hit.type,
-            hit.name,
+            printable(hit.type),
+            printable(hit.name),
             hit.id,
         ]
         for hit in answer.matches
@@ -340,7 +357,7 @@ def print_passages(answer: PassageSearchAnswer, out: TextIO, *, width: int = 96)
         out.write(
             f"{hit.rank}. confidence {_score(hit.confidence)}  fused {hit.score:.4f}  "
             f"semantic {_score(hit.semantic)}  lexical {_score(hit.lexical)} (bm25 {bm25})  "
-            f"{hit.source_id} #{hit.index}\n"
+            f"{printable(hit.source_id)} #{hit.index}\n"
         )
         excerpt = best_window(hit.text, answer.query, width * 2, analyzer)
         out.write(textwrap.indent(textwrap.fill(excerpt, width=width), "   ") + "\n")

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from redstring.client.mirrored import SUFFIXES, MirroredFolder, mirrored_folder
 from redstring.composition.index_documents import SkippedFile
-from redstring.domain.document import SourceDocument
+from redstring.domain.document import SourceDocument, control_character
 from redstring.domain.errors import DocumentPathError, InvalidArgumentError, NoDocumentsError
 
 #: What `index` and `build` take: paths (files or folders) and documents, alone or in a list.
@@ -211,6 +211,12 @@ def _walk(folder: Path) -> list[Path]:
 
 
 def _read(path: Path, source_id: str, encoding: str) -> SourceDocument:
+    held = control_character(source_id)
+    if held is not None:
+        raise _Unreadable(
+            f"its path holds the control character {held!r}, which a document id may not "
+            "hold; rename it"
+        )
     try:
         text = _text(path, encoding)
     except UnicodeDecodeError as error:

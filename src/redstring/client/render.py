@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from redstring.client.answers import count
+from redstring.client.answers import count, printable
 from redstring.composition.build_graph import GraphBuildReport
 from redstring.composition.index_documents import IndexReport
 from redstring.extraction.extractor import ChunkFailure
@@ -16,7 +16,7 @@ def print_index_report(report: IndexReport, out: TextIO) -> None:
     skipped = f", {count(len(report.skipped), 'file')} skipped" if report.skipped else ""
     removed = ""
     if report.removed:
-        named = ", ".join(report.removed[:_NAMED_REMOVALS])
+        named = ", ".join(printable(removed) for removed in report.removed[:_NAMED_REMOVALS])
         more = ", ..." if len(report.removed) > _NAMED_REMOVALS else ""
         removed = f", {count(len(report.removed), 'document')} removed ({named}{more})"
     out.write(
@@ -77,6 +77,6 @@ def _grouped(failures: list[ChunkFailure]) -> dict[tuple[str, str], list[str]]:
     """The failed chunks (`doc #index`) of each cause, in report order: a cause is said once."""
     groups: dict[tuple[str, str], list[str]] = {}
     for failure in failures:
-        place = f"{failure.document_id} #{failure.chunk_index}"
+        place = f"{printable(failure.document_id)} #{failure.chunk_index}"
         groups.setdefault((failure.error_type, failure.cause), []).append(place)
     return groups

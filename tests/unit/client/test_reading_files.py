@@ -158,3 +158,17 @@ def test_a_folder_put_in_a_file_s_place_after_its_check_is_named_a_folder(
     read = read_documents([named], allow_empty=True)
     assert read.documents == []
     assert [(s.id, s.reason) for s in read.skipped] == [("b.md", "a folder, not a regular file")]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a newline in a file name")
+def test_a_file_whose_name_holds_a_control_character_is_skipped_and_named(
+    tmp_path: Path,
+) -> None:
+    """Its id would hold the newline, which every listing of ids prints as a line break."""
+    folder = _folder(tmp_path)
+    (folder / "two\nlines.md").write_text("Babbage.", encoding="utf-8")
+    read = read_documents([folder])
+    assert [document.id for document in read.documents] == ["notes/a.md"]
+    [skipped] = read.skipped
+    assert skipped.id == "notes/two\nlines.md"
+    assert "control character '\\n'" in skipped.reason
