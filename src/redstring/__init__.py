@@ -5,7 +5,7 @@ The root holds what the main job needs:
     from redstring import Redstring, sample_docs
     with Redstring("demo.db") as rs:
         rs.index(sample_docs())
-        print(rs.passages("who wrote the first program"))
+        print(rs.passages("the first computer program"))
 
 - the client, blocking and async: `Redstring`, `AsyncRedstring`; `sample_docs()`,
   the folder of sample documents that ships with the package;

@@ -29,7 +29,7 @@ QUICK_START = """\
 from redstring import Redstring, sample_docs
 with Redstring("demo.db") as rs:
     rs.index(sample_docs())
-    print(rs.passages("who wrote the first program"))
+    print(rs.passages("the first computer program"))
 """
 
 ADA = SourceDocument(id="a.md", text="Ada Lovelace wrote the first program for the engine.")
@@ -47,8 +47,10 @@ def test_the_quick_start_prints_hybrid_passages_in_at_most_eight_lines(
     with contextlib.redirect_stdout(out):
         exec(compile(QUICK_START, "quick_start", "exec"), {})
     text = out.getvalue()
-    assert text.startswith("5 passages for 'who wrote the first program' (hybrid)\n")
-    assert "sample_docs/ada_lovelace.md #0" in text
+    assert text.startswith("5 passages for 'the first computer program' (hybrid)\n")
+    first = text.splitlines()[1]
+    assert first.startswith("1. ")
+    assert first.endswith("sample_docs/ada_lovelace.md #0")  # what the README says comes first
     assert (tmp_path / "demo.db").exists()
 
 
