@@ -315,7 +315,7 @@ class InMemoryChunkStore(DescribedStore):
         source_ids: Sequence[str] | None = None,
     ) -> list[tuple[ChunkId, float]]:
         require_tenant_id(tenant_id)
-        validate_search_args(k, None)
+        k, _ = validate_search_args(k, None)
         query = unit_vector(vector, dimension=self._dimension, context="query vector")
         part = self._tenants.get(tenant_id)
         if part is None or k == 0:

@@ -353,7 +353,7 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
         tenant by exact distance, ties by chunk id) and its parameters; `None` when
         nothing can match (`k == 0`, or no source kept)."""
         require_tenant_id(tenant_id)
-        validate_search_args(k, None)
+        k, _ = validate_search_args(k, None)
         query = unit_vector(vector, dimension=self._dimension, context="query vector")
         if k == 0 or (source_ids is not None and not source_ids):
             return None

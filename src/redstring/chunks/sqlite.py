@@ -351,7 +351,7 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         source_ids: Sequence[str] | None = None,
     ) -> list[ChunkMatch]:
         require_tenant_id(tenant_id)
-        validate_search_args(k, None)
+        k, _ = validate_search_args(k, None)
         query = unit_vector(vector, dimension=self._dimension, context="query vector")
         if k == 0 or (source_ids is not None and not source_ids):
             return []
@@ -374,7 +374,7 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         source_ids: Sequence[str] | None = None,
     ) -> list[tuple[ChunkId, float]]:
         require_tenant_id(tenant_id)
-        validate_search_args(k, None)
+        k, _ = validate_search_args(k, None)
         query = unit_vector(vector, dimension=self._dimension, context="query vector")
         if k == 0 or (source_ids is not None and not source_ids):
             return []

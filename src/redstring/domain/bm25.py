@@ -249,7 +249,7 @@ def rank_chunks(found: LexicalCandidates, *, k: int) -> list[tuple[ChunkId, floa
     Raises `InconsistentCorpusError` when a candidate holds a term whose
     document frequency is outside `1..N`.
     """
-    require_k(k)
+    k = require_k(k)
     return LexicalRanking(found).first(k) if k else []
 
 

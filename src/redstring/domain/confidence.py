@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from redstring.domain.bm25 import LexicalCandidates
 from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.validation import real_number
 
 
 @dataclass(frozen=True)
@@ -175,18 +176,15 @@ def require_min_confidence(value: object, *, name: str = "min_confidence") -> fl
     """
     if value is None:
         return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not 0.0 <= float(value) <= 1.0
-    ):
+    threshold = real_number(value)
+    if threshold is None or not 0.0 <= threshold <= 1.0:
         raise InvalidArgumentError(
             name=name,
             value=value,
             requirement="None (no threshold) or a number from 0 to 1, "
             "such as 0.5 (results more likely right than not)",
         )
-    return float(value)
+    return threshold
 
 
 def require_calibration(value: object, *, default: str) -> ConfidenceCalibration:

@@ -20,7 +20,7 @@ from redstring.domain.errors import (
     InvalidArgumentError,
     InvalidVectorError,
 )
-from redstring.domain.validation import require_k
+from redstring.domain.validation import real_number, require_k
 
 FloatMatrix = npt.NDArray[np.float32]
 
@@ -83,25 +83,28 @@ class ProductMemo:
         return products
 
 
-def validate_search_args(k: object, min_score: object) -> None:
-    """Refuse a `k` that is not an int of zero or more, and a `min_score` not a number in 0..1.
+def validate_search_args(k: object, min_score: object) -> tuple[int, float | None]:
+    """`k` and `min_score` as an `int` and a `float` (or `None`): refuse a `k` that is not a
+    whole number of zero or more, and a `min_score` not a number in 0..1.
 
     Each raises `InvalidArgumentError` (a `ValueError`) naming the argument.
     """
-    require_k(k)
+    count = require_k(k)
     if min_score is None:
-        return
-    if isinstance(min_score, bool) or not isinstance(min_score, int | float):
+        return count, None
+    score = real_number(min_score)
+    if score is None:
         raise InvalidArgumentError(
             name="min_score",
             value=min_score,
             requirement=f"a number from 0 to 1 or None, not {type(min_score).__name__}; "
             "pass e.g. min_score=0.5",
         )
-    if not 0.0 <= min_score <= 1.0:
+    if not 0.0 <= score <= 1.0:
         raise InvalidArgumentError(
             name="min_score", value=min_score, requirement="on the 0..1 match scale"
         )
+    return count, score
 
 
 def top_k(

@@ -9,7 +9,10 @@ below the boundary re-checks.
 - Text (a query, a name, a type, a document's id or text) must be a `str`
   that UTF-8 can encode: a lone surrogate (`"Ada\\ud800"`) is refused here
   rather than as a `UnicodeEncodeError` from a driver or an encoder.
-- `k` must be an `int` (not a `bool`) of zero or more.
+- `k` must be a whole number (not a `bool`) of zero or more: any
+  `numbers.Integral` (an `int`, a numpy integer), returned as an `int`, and a
+  fraction as any `numbers.Real` (`whole_number`, `real_number`), so a value
+  read from an array is taken as the number it is.
 - A tenant id must be a `UUID`: a `str` would key the in-memory stores
   differently from the SQL ones (which store its text), so one call would
   find nothing in memory and everything in SQLite. `tenant_id_for` turns a
@@ -21,6 +24,7 @@ below the boundary re-checks.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Mapping
 from typing import Any
 from uuid import UUID
@@ -71,13 +75,31 @@ def require_query(query: object, *, name: str = "query") -> str:
     return text
 
 
-def require_k(k: object, *, name: str = "k") -> int:
-    """`k` if it is an `int` (not a `bool`) of zero or more; zero means no results."""
-    if isinstance(k, bool) or not isinstance(k, int):
+def whole_number(value: object) -> int | None:
+    """`value` as an `int` when it is a whole number (any `numbers.Integral`, a numpy
+    integer too) and not a `bool`; `None` for anything else."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        return None
+    return int(value)
+
+
+def real_number(value: object) -> float | None:
+    """`value` as a `float` when it is a number (any `numbers.Real`, a numpy float too)
+    and not a `bool`; `None` for anything else."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    return float(value)
+
+
+def require_k(given: object, *, name: str = "k") -> int:
+    """`given` as an `int` if it is a whole number (not a `bool`) of zero or more; zero
+    means no results."""
+    k = whole_number(given)
+    if k is None:
         raise InvalidArgumentError(
             name=name,
-            value=k,
-            requirement=f"an int of zero or more, not {type(k).__name__}; pass e.g. {name}=5",
+            value=given,
+            requirement=f"an int of zero or more, not {type(given).__name__}; pass e.g. {name}=5",
         )
     if k < 0:
         raise InvalidArgumentError(
@@ -89,14 +111,16 @@ def require_k(k: object, *, name: str = "k") -> int:
     return k
 
 
-def require_dimension(dimension: object) -> int | None:
-    """`dimension` if `None` or a positive `int` (not a `bool`), else `InvalidArgumentError`."""
-    if dimension is None:
+def require_dimension(given: object) -> int | None:
+    """`given` if `None`, as an `int` if a positive whole number (not a `bool`), else
+    `InvalidArgumentError`."""
+    if given is None:
         return None
-    if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension <= 0:
+    dimension = whole_number(given)
+    if dimension is None or dimension <= 0:
         raise InvalidArgumentError(
             name="dimension",
-            value=dimension,
+            value=given,
             requirement=(
                 "a positive int, the length of the embedding vectors (e.g. dimension=384), "
                 "or None for a database that already records one"

@@ -121,7 +121,7 @@ class InMemoryVectorStore(DescribedStore):
         min_score: float | None = None,
     ) -> list[VectorMatch]:
         require_tenant_id(tenant_id)
-        validate_search_args(k, min_score)
+        k, min_score = validate_search_args(k, min_score)
         query = unit_vector(vector, dimension=self._dimension, context="query vector")
         part = self._tenants.get(tenant_id)
         if part is None or k == 0:

@@ -263,7 +263,7 @@ class PgVectorStore(SharedTransactions[PostgresDatabase], DescribedStore):
         min_score: float | None = None,
     ) -> list[VectorMatch]:
         require_tenant_id(tenant_id)
-        validate_search_args(k, min_score)
+        k, min_score = validate_search_args(k, min_score)
         query = unit_vector(vector, dimension=self._dimension, context="query vector")
         if k == 0 or (entity_types is not None and not entity_types):
             return []

@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from redstring import AsyncRedstring, Redstring, SourceDocument
 from redstring.domain.errors import InvalidArgumentError
+from redstring.domain.exact_search import validate_search_args
 
 DOCUMENTS = [
     SourceDocument(id="a.md", text="Ada Lovelace wrote the first program for the engine."),
@@ -49,3 +51,24 @@ def test_both_search_methods_pass_a_bad_min_confidence_to_the_retriever(tmp_path
         with pytest.raises(InvalidArgumentError, match="min_confidence"):
             rs.search("Ada", min_confidence=1.5)
         assert rs.search("Ada", min_confidence=0.5).matches == []  # no graph built
+
+
+def test_numbers_read_from_numpy_are_taken_as_the_numbers_they_are(tmp_path: Path) -> None:
+    """A numpy float or integer (`np.float32(0.1)`, `np.int64(2)`) is a number: accepted and
+    used as the Python `float` or `int` it equals; a bool still is not."""
+    with Redstring(tmp_path / "x.db", embeddings="none") as rs:
+        rs.index(DOCUMENTS)
+        plain = rs.passages("Ada program engine", k=2, min_confidence=0.1)
+        given = rs.passages("Ada program engine", k=np.int64(2), min_confidence=np.float32(0.1))
+        assert given.matches == plain.matches
+        assert len(rs.passages("engine", k=np.int32(1)).matches) == 1
+        for bad in ({"k": np.bool_(True)}, {"k": True}, {"min_confidence": np.float64("nan")}):
+            with pytest.raises(InvalidArgumentError):
+                rs.passages("engine", **bad)  # type: ignore[arg-type]
+
+
+def test_a_store_search_takes_a_numpy_k_and_min_score_as_python_numbers() -> None:
+    k, score = validate_search_args(np.int64(3), np.float32(0.5))
+    assert (k, score) == (3, 0.5)
+    assert type(k) is int
+    assert type(score) is float
