@@ -36,7 +36,7 @@ from redstring.client.hints import empty_hint
 from redstring.client.indexing import index_and_mirror
 from redstring.client.passage_models import PassageModels
 from redstring.client.removal import remove_document
-from redstring.client.store_set import HeldStores, StoreOpener, StoreSet
+from redstring.client.store_set import HeldStores, StoreOpener, StoreSet, require_opener
 from redstring.client.stores import open_store_set
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
 from redstring.client.upkeep import RebuildReport
@@ -137,7 +137,7 @@ class AsyncRedstring:
         self._migrate = migrate
         self._language = None if language is None else Analyzer(language).language
         self._create = create
-        self._opener: StoreOpener = open_store_set if opener is None else opener
+        self._opener: StoreOpener = open_store_set if opener is None else require_opener(opener)
         self._held = HeldStores(self._open_stores)
         self._models = PassageModels()  # read on the first search that embeds
 

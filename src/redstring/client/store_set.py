@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass
 from typing import Protocol
 
-from redstring.domain.errors import ClientClosedError, ClientLoopError
+from redstring.domain.errors import ClientClosedError, ClientLoopError, InvalidArgumentError
 from redstring.ports.chunk_store import ChunkStore
 from redstring.ports.event_log import EventLog
 from redstring.ports.graph_store import GraphStore
@@ -47,6 +48,42 @@ class StoreOpener(Protocol):
         raises `DatabaseNotFoundError` for a database that does not exist;
         `language` is the passages' text analysis (`None`: the database's)."""
         ...
+
+
+#: How the client calls an opener, as a message shows it.
+OPENER_SIGNATURE = "opener(db, *, dimension, create, migrate, language)"
+
+
+def require_opener(opener: object) -> StoreOpener:
+    """`opener` if the client can call it as a `StoreOpener`; else `InvalidArgumentError`
+    naming `opener` and the signature it must take.
+
+    A callable whose signature cannot be read (some built-ins) is taken on trust.
+    """
+    requirement = (
+        f"a callable the client calls as {OPENER_SIGNATURE}, returning an async context "
+        "manager of a StoreSet (e.g. an @asynccontextmanager function)"
+    )
+    if not callable(opener):
+        raise InvalidArgumentError(name="opener", value=opener, requirement=requirement)
+    try:
+        signature = inspect.signature(opener)
+    except (TypeError, ValueError):
+        return opener
+    try:
+        signature.bind("graph.db", dimension=None, create=True, migrate=False, language=None)
+    except TypeError as refused:
+        raise InvalidArgumentError(
+            name="opener",
+            value=opener,
+            requirement=requirement,
+            message=(
+                f"opener={opener!r} cannot be called as {OPENER_SIGNATURE} ({refused}): "
+                "give it those parameters, e.g. "
+                "async def opener(db, *, dimension, create, migrate, language=None)."
+            ),
+        ) from None
+    return opener
 
 
 class HeldStores:

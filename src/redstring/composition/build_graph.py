@@ -54,7 +54,7 @@ from redstring.domain.events import (
 )
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.merging import combine_relationships, combine_sightings
-from redstring.domain.validation import require_documents, require_tenant_id
+from redstring.domain.validation import require_callback, require_documents, require_tenant_id
 from redstring.events.in_memory import InMemoryEventLog
 from redstring.extraction.choose import decide_domain
 from redstring.extraction.domains import AUTO, DomainSpec
@@ -186,6 +186,7 @@ async def build_graph(
     docs = list(documents)
     require_tenant_id(tenant_id)
     require_documents(docs)
+    require_callback("progress", progress, called_as="progress(step), step an ExtractionProgress")
     _check_inputs(docs, embeddings, vectors, merge_threshold)
     check_passage_store(embeddings, chunks)
     check_failed_share(max_failed_share)

@@ -34,7 +34,12 @@ from redstring.domain.errors import (
     ModelError,
 )
 from redstring.domain.ids import TenantId
-from redstring.domain.validation import require_at_least_one, require_documents, require_tenant_id
+from redstring.domain.validation import (
+    require_at_least_one,
+    require_callback,
+    require_documents,
+    require_tenant_id,
+)
 from redstring.ports.chunk_store import ChunkPurge, ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
 from redstring.ports.transactions import SharedTransaction
@@ -147,12 +152,14 @@ async def index_documents(
     report lists it in `removed`.
 
     Raises before anything is embedded or written: `InvalidArgumentError` for
-    `batch_size < 1`, `InvalidArgumentError` naming a tenant id that is not a
-    UUID or a document field that is not encodable text or finite JSON,
+    `batch_size < 1` or a `progress` that is not callable, `InvalidArgumentError`
+    naming a tenant id that is not a UUID or a document field that is not
+    encodable text or finite JSON,
     `DuplicateDocumentError` for two documents with one id,
     `DimensionMismatchError` when the provider and the store disagree.
     """
     require_at_least_one("batch_size", batch_size)
+    require_callback("progress", progress, called_as="progress(chunks_done, chunks_total)")
     require_tenant_id(tenant_id)
     require_documents(documents)
     _require_distinct_ids(documents)

@@ -229,6 +229,17 @@ def require_keys(keys: object, *, name: str = "keys") -> None:
             )
 
 
+def require_callback(name: str, value: object, *, called_as: str) -> None:
+    """Refuse a `value` that is neither `None` nor callable: `InvalidArgumentError` naming
+    `name` and how it is called (`called_as`), before the run it would fail in begins."""
+    if value is not None and not callable(value):
+        raise InvalidArgumentError(
+            name=name,
+            value=value,
+            requirement=f"None or a function called as {called_as}",
+        )
+
+
 def require_at_least_one(name: str, value: int) -> None:
     """Refuse a count `value` (a block limit, a batch size, a concurrency) below 1."""
     if value < 1:

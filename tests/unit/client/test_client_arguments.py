@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from redstring import AsyncRedstring, Redstring
+from redstring import AsyncRedstring, Redstring, SourceDocument
 from redstring.client.embeddings import local_extra_installed, resolve_embeddings
 from redstring.errors import ClientClosedError, DocumentPathError, InvalidArgumentError
 from redstring.llm.local_embedding import LocalEmbeddingProvider
+from redstring.providers import FakeLlmProvider
+from redstring.stores import StoreSet
 
 _NO_SERVER = "http://127.0.0.1:1/v1"  # port 1: refused at once
 
@@ -167,3 +171,38 @@ def test_a_provider_class_rather_than_an_instance_is_told_to_make_one(tmp_path: 
     assert named.value.name == "embeddings"
     assert "instance" in str(named.value)
     assert not (tmp_path / "g.db").exists()
+
+
+def test_a_progress_that_is_not_callable_is_named_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    with Redstring(tmp_path / "x.db", embeddings="none") as rs:
+        with pytest.raises(
+            InvalidArgumentError, match=r"progress\(chunks_done, chunks_total\)"
+        ) as raised:
+            rs.index([SourceDocument(id="a.md", text="Ada wrote the notes.")], progress=5)  # type: ignore[arg-type]
+        assert raised.value.name == "progress"
+        assert all(tenant.chunks == 0 for tenant in rs.stats().tenants)
+        with pytest.raises(InvalidArgumentError, match="ExtractionProgress") as raised:
+            rs.build(
+                [SourceDocument(id="a.md", text="Ada wrote the notes.")],
+                model=FakeLlmProvider(),
+                progress="yes",  # type: ignore[arg-type]
+            )
+        assert raised.value.name == "progress"
+
+
+def test_an_opener_of_another_signature_is_named_with_the_one_it_needs(tmp_path: Path) -> None:
+    """The opener the use-SQLite page once showed: no `language`, which the client passes."""
+
+    @asynccontextmanager
+    async def without_language(
+        db: str, *, dimension: int | None, create: bool, migrate: bool
+    ) -> AsyncIterator[StoreSet]:
+        raise AssertionError("never opened")
+        yield
+
+    for opener in (without_language, "graph.db"):
+        with pytest.raises(InvalidArgumentError, match=r"opener\(db, \*, dimension") as raised:
+            Redstring(tmp_path / "x.db", embeddings="none", opener=opener)  # type: ignore[arg-type]
+        assert raised.value.name == "opener"
