@@ -5,7 +5,9 @@
 Starts `redstring mcp --db DB` as a subprocess (the same Python, so the same
 install), speaks MCP to it over stdio with the SDK's client, lists the tools
 and calls `search_entities` (or the tool named by `--tool`; `describe_tenant`
-takes no query), printing the structured result. A refusal prints the tool
+takes no query), printing the structured result. A tenant holding no entities
+(indexed, never built) offers no `search_entities`: the client says so and
+searches the passages instead. A refusal prints the tool
 error, which names the argument to change. Extra arguments after `--` go to `redstring mcp`
 (for example `-- --tenant acme --embeddings none`).
 """
@@ -34,6 +36,14 @@ async def run(db: str, query: str, tool: str, k: int, server_args: list[str]) ->
         await session.initialize()
         tools = (await session.list_tools()).tools
         print("tools:", ", ".join(t.name for t in tools))
+        if tool == "search_entities" and tool not in {t.name for t in tools}:
+            # The server offers entity tools only where a build extracted entities.
+            print(
+                "no search_entities: this tenant holds no entities yet (run `redstring build` "
+                "to extract them); searching its passages instead (--tool search_passages)",
+                file=sys.stderr,
+            )
+            tool = "search_passages"
         arguments = {} if tool == "describe_tenant" else {"query": query, "k": k}
         result = await session.call_tool(tool, arguments)
     if result.is_error:

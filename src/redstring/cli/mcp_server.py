@@ -118,6 +118,15 @@ INSTRUCTIONS = (
 _READ_ONLY = {"read_only_hint": True, "idempotent_hint": True, "open_world_hint": False}
 
 
+#: The tools a tenant holding no entities is not offered.
+ENTITY_TOOLS = frozenset({"search_entities", "get_entity"})
+NO_ENTITY_TOOLS = (
+    "{tool} is not offered: this tenant holds no entities, only passages (they come from "
+    "`redstring build`, which extracts them with a language model; restart the server "
+    "after it). search_passages searches the passages now."
+)
+
+
 class _Refusal(ToolError):
     """A refusal whose text is already written for the model."""
 
@@ -129,6 +138,9 @@ class _Server(MCPServer):
         self, name: str, arguments: dict[str, Any], context: Any = None
     ) -> CallToolResult | InputRequiredResult:
         tool = self._tool_manager.get_tool(name)
+        if tool is None and name in ENTITY_TOOLS:  # offered only where there are entities
+            text = NO_ENTITY_TOOLS.format(tool=name)
+            return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
         if tool is not None:
             declared = list(tool.parameters.get("properties", {}))
             undeclared = [argument for argument in arguments if argument not in declared]

@@ -349,3 +349,21 @@ def test_without_db_every_command_uses_redstring_db_in_the_working_directory(
     assert indexed.status == 0, indexed.err
     assert (tmp_path / "redstring.db").is_file()
     assert found.out.startswith("1 passage for 'first program' (lexical)\n")
+
+
+def test_the_example_client_on_an_indexed_tenant_says_why_it_searches_passages(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's demo.db is indexed, never built: no entity tools, and the page's command
+    still answers, saying why, rather than printing the SDK's 'Unknown tool'."""
+    db = str(tmp_path / "demo.db")
+    indexed = redstring("index", str(SAMPLES), "--db", db, "--embeddings", "none", "--quiet")
+    assert indexed.status == 0, indexed.err
+    ask = _example().run(
+        db, "the first computer program", "search_entities", 1, ["--embeddings", "none"]
+    )
+    assert asyncio.run(ask) == 0
+    printed = capsys.readouterr()
+    assert "this tenant holds no entities yet (run `redstring build`" in printed.err
+    assert "Unknown tool" not in printed.out + printed.err
+    assert "sample_docs/ada_lovelace.md" in printed.out

@@ -526,6 +526,23 @@ async def test_a_tenant_with_passages_only_offers_no_entity_tools() -> None:
     assert names == {"describe_tenant", "search_passages", "read_passage"}
 
 
+@pytest.mark.asyncio
+async def test_an_entity_tool_asked_of_a_tenant_without_entities_says_why_and_what_to_use() -> None:
+    """Not the SDK's bare "Unknown tool": what a user of the README's demo.db met."""
+    async with world_client() as client:
+        catalogue = (await client.describe()).model_copy(update={"entities": 0})
+        server = build_server(client, catalogue)
+        for tool in ("search_entities", "get_entity"):
+            result = await call(server, tool, {"query": "Ada"})
+            assert result["isError"] is True
+            said = text(result)
+            assert said.startswith(f"{tool} is not offered: this tenant holds no entities")
+            assert "redstring build" in said
+            assert "search_passages" in said
+        with pytest.raises(Exception, match="Unknown tool: no_such_tool"):  # the SDK's, as before
+            await server.call_tool("no_such_tool", {})
+
+
 def test_a_lone_surrogate_in_a_json_string_is_replaced_and_paired_ones_kept() -> None:
     line = (
         '{"id": 2, "params": {"arguments": {"query": "Ada\\ud800", "other": "\\ud83d\\ude00"}}}\n'
