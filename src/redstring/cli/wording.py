@@ -5,6 +5,9 @@ argument (`timeout`, `max_failed_share=1`); on the command line those are
 flags (`--llm-timeout`, `--max-failed-share 1`, `--root`). Which flag depends on the
 model that failed: `build` has a language model and maybe an embedding
 server, the other commands only the latter. A name with no flag stays as it is.
+A backticked call of the Python client (`describe()`) becomes the command
+that shows the same, and an `InvalidArgumentError` naming an argument a flag
+sets (`encoding='bogus' is not allowed`) is said of the flag.
 """
 
 from __future__ import annotations
@@ -12,10 +15,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from redstring.domain.errors import CompletionError, ModelServerError
+from redstring.domain.errors import CompletionError, InvalidArgumentError, ModelServerError
 
-#: The settings of reading documents, as `index` and `build` set them.
-DOCUMENT_FLAGS: Mapping[str, str] = {"root": "--root"}
+#: The settings of reading documents, as `index` and `build` set them; the
+#: arguments of the other commands; and the Python calls a command stands for.
+DOCUMENT_FLAGS: Mapping[str, str] = {
+    "root": "--root",
+    "encoding": "--encoding",
+    "document_id": "DOCUMENT",
+    "describe()": "redstring passages QUERY",
+}
 
 #: The language model's settings, as `build` sets them.
 LLM_FLAGS: Mapping[str, str] = {
@@ -40,7 +49,7 @@ EMBEDDING_FLAGS: Mapping[str, str] = {
     "api_key": "--api-key",
 }
 
-_NAMED = re.compile(r"`(\w+)(?:=([^`]*))?`")
+_NAMED = re.compile(r"`(\w+(?:\(\))?)(?:=([^`]*))?`")
 
 
 def flags_for(command: str, error: BaseException, llm_model: str | None) -> Mapping[str, str]:
@@ -63,3 +72,22 @@ def in_flags(text: str, flags: Mapping[str, str]) -> str:
         return flags[name] if value is None else f"{flags[name]} {value.strip(chr(39) + '"')}"
 
     return _NAMED.sub(flag, text)
+
+
+def named_by_flag(error: BaseException, flags: Mapping[str, str]) -> BaseException:
+    """`error`, or, when it is an `InvalidArgumentError` in the library's own words about an
+    argument one of `flags` sets, the same refusal said of the flag (`--encoding bogus`)."""
+    if not isinstance(error, InvalidArgumentError) or error.name not in flags:
+        return error
+    name, value, requirement = error.name, error.value, error.requirement
+    if str(error) != f"{name}={value!r} is not allowed: {name} must be {requirement}.":
+        return error  # a message of its own: its backticked names are mapped as they are
+    flag = flags[name]
+    plain = isinstance(value, str) and value != "" and value.split() == [value]
+    shown = value if plain else repr(value)  # as typed, or quoted when blank or spaced
+    return InvalidArgumentError(
+        name=flag,
+        value=value,
+        requirement=requirement,
+        message=f"{flag} {shown} is not allowed: {flag} must be {requirement}.",
+    )

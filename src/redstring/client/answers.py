@@ -364,10 +364,14 @@ def print_passages(answer: PassageSearchAnswer, out: TextIO, *, width: int = 96)
 
 
 def print_stats(answer: StatsAnswer, out: TextIO) -> None:
-    """Per tenant: entities (by type), relationships, vectors, chunks."""
+    """Per tenant: entities (by type), relationships, vectors, chunks; one line for a tenant
+    holding nothing (the one asked for, named by no write yet)."""
     out.write(f"{answer.backend} database, {count(len(answer.tenants), 'tenant')}\n")
     for tenant in answer.tenants:
         chunks = "not kept by this backend" if tenant.chunks is None else str(tenant.chunks)
+        if not (tenant.entities or tenant.relationships or tenant.entity_vectors or tenant.chunks):
+            out.write(f"tenant {tenant.tenant_id}: empty (nothing indexed or built in it)\n")
+            continue
         out.write(f"tenant {tenant.tenant_id}\n")
         out.write(f"  entities       {tenant.entities}\n")
         for entity_type, number in tenant.entities_by_type.items():

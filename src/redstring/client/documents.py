@@ -70,7 +70,7 @@ def read_documents(
     folders named then removes what they held). A file that does not decode
     is skipped, not raised, and so is a pipe, socket or device a folder holds.
     """
-    _require_encoding(encoding)
+    require_encoding(encoding)
     base = None if root is None else _root(root)
     files: dict[Path, Path] = {}  # absolute path -> the folder its id is relative to
     folders: list[MirroredFolder] = []
@@ -162,7 +162,8 @@ class _Unreadable(Exception):
     pass
 
 
-def _require_encoding(encoding: str) -> None:
+def require_encoding(encoding: str) -> None:
+    """Refuse an `encoding` Python does not know: `InvalidArgumentError` naming `encoding`."""
     try:
         codecs.lookup(encoding)
     except (LookupError, TypeError):

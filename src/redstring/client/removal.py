@@ -27,7 +27,7 @@ async def remove_document(chunks: ChunkStore, tenant_id: TenantId, document_id: 
             name="document_id",
             value=document_id,
             requirement="the id of a document indexed in this tenant, as a passage's "
-            "`source_id` shows it (`describe()` lists them)",
+            "`source_id` shows it; `describe()` shows them",
         )
     await chunks.delete_source(document_id, tenant_id)
     return len(held)

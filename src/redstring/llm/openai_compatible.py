@@ -176,6 +176,10 @@ class OpenAICompatibleEmbeddingProvider(_ClosesItsClient):
         return [[float(x) for x in item.embedding] for item in data]
 
 
+#: Seconds one attempt of a chat request may take (`timeout`); the command line's default.
+DEFAULT_TIMEOUT = 120.0
+
+
 class OpenAICompatibleLlmProvider(_ClosesItsClient):
     """`LlmProvider` over `POST {base_url}/chat/completions`.
 
@@ -204,7 +208,7 @@ class OpenAICompatibleLlmProvider(_ClosesItsClient):
         base_url: str,
         model: str,
         api_key: str | None = None,
-        timeout: float = 120.0,
+        timeout: float = DEFAULT_TIMEOUT,
         max_concurrency: int = 4,
         max_attempts: int = 5,
         structured_output: StructuredOutput = "auto",

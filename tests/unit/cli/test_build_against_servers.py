@@ -173,10 +173,14 @@ def test_bad_build_settings_are_one_line_from_a_flag_or_the_environment(
         "--embeddings",
         "none",
     ]
-    for env, extra in (({**base, variable: value}, []), (base, [flag, value])):
-        err = io.StringIO()
-        assert main([*argv, *extra], env=env, stdout=io.StringIO(), stderr=err) == 1
-        assert f"{flag}={value!r} is not allowed" in err.getvalue()
+    err = io.StringIO()
+    env = {**base, variable: value}
+    assert main(argv, env=env, stdout=io.StringIO(), stderr=err) == 1
+    assert f"{flag}={value!r} is not allowed" in err.getvalue()
+    err = io.StringIO()  # the flag's value is a usage error, as every bad flag is
+    assert main([*argv, flag, value], env=base, stdout=io.StringIO(), stderr=err) == 2
+    assert f"argument {flag}: must be" in err.getvalue()
+    assert repr(value) in err.getvalue()
 
 
 def test_an_unknown_structured_output_is_one_line_naming_the_variable_and_the_choices(

@@ -294,7 +294,7 @@ def test_stats_and_lexical_search_read_a_sqlite_file_per_tenant(sqlite_file: str
     assert stats.status == 0, stats.err
     assert stats.out.splitlines()[0] == "SQLite database, 2 tenants"
     assert f"tenant {parse_tenant('turing')}\n  entities       3\n" in stats.out
-    assert f"tenant {DEFAULT_TENANT}\n  entities       0\n" in stats.out
+    assert f"tenant {DEFAULT_TENANT}: empty (nothing indexed or built in it)\n" in stats.out
     assert "chunks         1" in stats.out
     assert found.out.splitlines()[0] == "1 entity for 'Alan Turing' (lexical)"
 

@@ -31,6 +31,6 @@ def test_a_thread_count_below_one_is_one_error_line(tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text("Ada.\n")
     ran = redstring("index", "a.md", "--db", str(tmp_path / "x.db"), "--threads", "0",
                     cwd=tmp_path)  # fmt: skip
-    line = assert_one_error_line(ran)
+    line = assert_one_error_line(ran, status=2)
     assert "--threads" in line
     assert not (tmp_path / "x.db").exists()
