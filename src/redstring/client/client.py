@@ -293,6 +293,13 @@ class AsyncRedstring:
         a passage's entities, one question each, when its answer states no
         relationship (small models leave them out).
         """
+        if not isinstance(model, str | LlmProvider):
+            raise InvalidArgumentError(
+                name="model",
+                value=model,
+                requirement="a model name the server at base_url serves, or an LlmProvider "
+                "(an object with an async complete_json)",
+            )
         read = gather_documents(documents, encoding=encoding, root=root)
         for skipped in read.skipped:
             _log.warning("skipped %s: %s", skipped.id, skipped.reason)

@@ -187,7 +187,7 @@ async def build_graph(
     require_tenant_id(tenant_id)
     require_documents(docs)
     require_callback("progress", progress, called_as="progress(step), step an ExtractionProgress")
-    _check_inputs(docs, embeddings, vectors, merge_threshold)
+    _check_inputs(docs, provider, embeddings, vectors, merge_threshold)
     check_passage_store(embeddings, chunks)
     check_failed_share(max_failed_share)
     projections: list[Projection] = [GraphProjection(graph)]
@@ -352,10 +352,17 @@ async def _document_events(
 
 def _check_inputs(
     docs: list[SourceDocument],
+    provider: object,
     embeddings: EmbeddingProvider | None,
     vectors: VectorWriter | None,
     merge_threshold: float,
 ) -> None:
+    if not isinstance(provider, LlmProvider):
+        raise InvalidArgumentError(
+            name="provider",
+            value=provider,
+            requirement="an LlmProvider (an object with an async complete_json)",
+        )
     if embeddings is not None and vectors is None:
         raise IncompleteVectorSetupError(missing="vectors")
     if vectors is not None and embeddings is None:

@@ -190,6 +190,9 @@ def test_a_progress_that_is_not_callable_is_named_before_anything_is_written(
                 progress="yes",  # type: ignore[arg-type]
             )
         assert raised.value.name == "progress"
+        with pytest.raises(InvalidArgumentError, match="LlmProvider") as raised:
+            rs.build([SourceDocument(id="a.md", text="Ada.")], model=5)  # type: ignore[arg-type]
+        assert raised.value.name == "model"
 
 
 def test_an_opener_of_another_signature_is_named_with_the_one_it_needs(tmp_path: Path) -> None:
