@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -67,8 +67,6 @@ class _Tenant:
     entities: dict[EntityId, set[ChunkId]] = field(default_factory=dict)
     cache: ChunkMatrix | None = None
     lexical: _Lexical | None = None
-    #: Embedded chunks per model, counted on the first ask after a write.
-    models: Counter[str | None] | None = None
 
 
 class InMemoryChunkStore(DescribedStore):
@@ -232,14 +230,12 @@ class InMemoryChunkStore(DescribedStore):
 
     async def embedding_models(self, tenant_id: TenantId) -> dict[str | None, int]:
         require_tenant_id(tenant_id)
-        part = self._tenants.get(tenant_id)
-        if part is None:
-            return {}
-        if part.models is None:
-            part.models = Counter(
-                r.embedding_model for r in part.rows.values() if r.unit is not None
-            )
-        return dict(part.models)
+        return dict(Counter(_embedding_models(self._tenants.get(tenant_id))))
+
+    async def embeds_with(self, tenant_id: TenantId, models: Collection[str | None]) -> bool:
+        require_tenant_id(tenant_id)
+        wanted = set(models)
+        return any(model in wanted for model in _embedding_models(self._tenants.get(tenant_id)))
 
     async def chunks_of_entity(self, entity_id: EntityId, tenant_id: TenantId) -> list[StoredChunk]:
         require_tenant_id(tenant_id)
@@ -381,7 +377,7 @@ def _insert(part: _Tenant, rows: Sequence[Row], counts: Sequence[Counter[str]]) 
     part.next_slot += len(rows)
     for row, terms in zip(rows, part.postings.add(first, counts), strict=True):
         row.terms = terms
-    part.cache = part.lexical = part.models = None
+    part.cache = part.lexical = None
 
 
 def _place(
@@ -398,7 +394,6 @@ def _place(
         for entity_id in chunk.entity_ids:
             part.entities.setdefault(entity_id, set()).add(row.id)
     row.take(chunk)
-    part.models = None  # the model a row names may change with its vector unchanged
     if keep:
         row.embedding_model = model
         unit = row.unit
@@ -419,7 +414,13 @@ def _remove(part: _Tenant, chunk_id: ChunkId) -> None:
     _discard(part.sources, row.source_id, chunk_id)
     for entity_id in row.entity_ids:
         _discard(part.entities, entity_id, chunk_id)
-    part.cache = part.lexical = part.models = None
+    part.cache = part.lexical = None
+
+
+def _embedding_models(part: _Tenant | None) -> Iterator[str | None]:
+    """The model each embedded chunk of `part` names, in no order."""
+    rows = [] if part is None else part.rows.values()
+    return (row.embedding_model for row in rows if row.unit is not None)
 
 
 def _discard[KeyT](index: dict[KeyT, set[ChunkId]], key: KeyT, chunk_id: ChunkId) -> None:

@@ -6,6 +6,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 from uuid import UUID
 
+from redstring.chunks import postgres_models
 from redstring.chunks.postgres_analysis import open_language
 from redstring.chunks.postgres_rows import (
     chunk_of_body,
@@ -250,16 +251,11 @@ class PostgresChunkStore(SharedTransactions[PostgresDatabase], DescribedStore):
 
     async def embedding_models(self, tenant_id: TenantId) -> dict[str | None, int]:
         require_tenant_id(tenant_id)
-        statement = self._db.sql(
-            "SELECT body->>'embedding_model', COUNT(*) FROM {schema}.chunk_rows"
-            " WHERE tenant_id = %s AND embedding IS NOT NULL GROUP BY 1"
-        )
+        return await postgres_models.embedding_models(self._db, tenant_id, store=self._name)
 
-        async def work(connection: Connection) -> dict[str | None, int]:
-            cursor = await connection.execute(statement, (tenant_id,))
-            return {model: int(n) for model, n in await cursor.fetchall()}
-
-        return await self._db.read(work, store=self._name)
+    async def embeds_with(self, tenant_id: TenantId, models: Collection[str | None]) -> bool:
+        require_tenant_id(tenant_id)
+        return await postgres_models.embeds_with(self._db, tenant_id, models, store=self._name)
 
     async def damaged_rows(self) -> list[DamagedRow]:
         """Every chunk row whose JSON does not read back as its chunk, of every tenant."""

@@ -22,6 +22,7 @@ from redstring.chunks.sqlite_reads import (
     chunk_of_body,
     chunk_of_row,
     embedding_models,
+    embeds_with,
     fetch_chunks,
     load_matrix,
     source_chunk_ids,
@@ -312,6 +313,11 @@ class SqliteChunkStore(SharedTransactions[SqliteDatabase], DescribedStore):
         require_tenant_id(tenant_id)
         tenant = str(tenant_id)
         return await self._db.read(lambda c: embedding_models(c, tenant), store=self._name)
+
+    async def embeds_with(self, tenant_id: TenantId, models: Collection[str | None]) -> bool:
+        require_tenant_id(tenant_id)
+        tenant = str(tenant_id)
+        return await self._db.read(lambda c: embeds_with(c, tenant, models), store=self._name)
 
     async def damaged_rows(self) -> list[DamagedRow]:
         """Every damaged row of the store's tables, of every tenant; nothing is written."""

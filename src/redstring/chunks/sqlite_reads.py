@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Generator, Sequence
+from contextlib import closing
 
 import numpy as np
 
@@ -79,18 +80,34 @@ def source_chunk_ids(connection: sqlite3.Connection, tenant: str, source_id: str
 
 def embedding_models(connection: sqlite3.Connection, tenant: str) -> dict[str | None, int]:
     """How many of `tenant`'s chunks holding a vector each model made (every such body read)."""
-    counts: Counter[str | None] = Counter()
-    for chunk_id, body in connection.execute(
+    return dict(Counter(_models_of(connection, tenant)))
+
+
+def embeds_with(
+    connection: sqlite3.Connection, tenant: str, models: Collection[str | None]
+) -> bool:
+    """Whether a chunk of `tenant` holding a vector names one of `models`; reading stops there."""
+    wanted = set(models)
+    with closing(_models_of(connection, tenant)) as found:
+        return any(model in wanted for model in found)
+
+
+def _models_of(connection: sqlite3.Connection, tenant: str) -> Generator[str | None]:
+    """The model each of `tenant`'s chunks holding a vector names (`None`: none), body by body."""
+    cursor = connection.execute(
         "SELECT r.chunk_id, r.body FROM chunk_texts r"
         " JOIN chunk_tenants t ON t.tenant_id = r.tenant_id"
         f" JOIN chunk_vectors v ON v.key = (t.number << {CHUNK_BITS}) + r.number"
         " WHERE r.tenant_id = ?",
         (tenant,),
-    ):
-        with decoding(table="chunk_texts", tenant=tenant, row=f"chunk {chunk_id}"):
-            model = json.loads(decode_body(body)).get("embedding_model")
-        counts[model if isinstance(model, str) else None] += 1
-    return dict(counts)
+    )
+    try:
+        for chunk_id, body in cursor:
+            with decoding(table="chunk_texts", tenant=tenant, row=f"chunk {chunk_id}"):
+                model = json.loads(decode_body(body)).get("embedding_model")
+            yield model if isinstance(model, str) else None
+    finally:
+        cursor.close()  # a caller stopping early leaves no statement running
 
 
 def load_matrix(connection: sqlite3.Connection, tenant: str, dimension: int) -> ChunkMatrix:

@@ -1,12 +1,15 @@
-"""Which embedding models wrote a tenant's passage vectors, read once and kept until a write.
+"""Which embedding models wrote a tenant's passage vectors, and whether a search may embed.
 
 A search that embeds its query compares it with the stored passages'
 vectors; under another model than every one that wrote them, the scores mean
-nothing, however alike the dimensions (ADR 0545). The client asks the chunk
-store once (`ChunkModels.embedding_models` may read every embedded row) and
-keeps the answer until a write through the client could change it: `index`,
-`remove` and `build` each run inside `writing()`. A write by another process
-is seen when the client is opened again.
+nothing, however alike the dimensions (ADR 0545). Before such a search the
+client asks the chunk store whether any vector names the client's model
+(`ChunkModels.embeds_with`, which stops at the first that does) and keeps a
+yes until a write through the client (`index`, `remove` and `build` each run
+inside `writing()`); a no is asked again each time, so a tenant another
+process re-embeds is searched once it holds the model. The models' counts
+(`embedding_models`, which reads every embedded row) are read for
+`describe()` and for a refusal's message, and kept the same way.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ class PassageModels:
 
     def __init__(self) -> None:
         self._known: dict[str | None, int] | None = None
+        self._allowed: set[str] = set()  # models a search was let embed with
         #: Moved by every write's start and end: a read overlapping a write is not kept.
         self._version = 0
         self._writes = 0
@@ -41,6 +45,7 @@ class PassageModels:
 
     def _forget(self, writes: int) -> None:
         self._known = None
+        self._allowed = set()
         self._version += 1
         self._writes += writes
 
@@ -65,9 +70,16 @@ class PassageModels:
     ) -> None:
         """Refuse a search embedding its query with `embeddings` when no passage vector of
         `tenant_id` was made by that model (`EmbeddingModelMismatchError`, naming `fix`)."""
-        refusal = model_mismatch(await self.of(chunks, tenant_id), embeddings, fix=fix)
-        if refusal is not None:
-            raise refusal
+        model = embedding_model(embeddings)
+        if model in self._allowed or not isinstance(chunks, ChunkModels):
+            return
+        version = self._version
+        if not await chunks.embeds_with(tenant_id, {model, None}):
+            refusal = model_mismatch(await self.of(chunks, tenant_id), embeddings, fix=fix)
+            if refusal is not None:
+                raise refusal
+        if version == self._version and self._writes == 0:
+            self._allowed.add(model)
 
 
 def model_mismatch(

@@ -116,6 +116,13 @@ class ChunkModels(Protocol):
         """
         ...
 
+    async def embeds_with(self, tenant_id: TenantId, models: Collection[str | None]) -> bool:
+        """Whether some embedded chunk of `tenant_id` names one of `models` (`None`: a
+        chunk naming none). Reading stops at the first such chunk, so a tenant whose
+        passages these models embedded answers at once; `False` reads every one.
+        """
+        ...
+
 
 @runtime_checkable
 class LexicalChunkSource(Protocol):

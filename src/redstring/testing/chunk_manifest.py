@@ -100,3 +100,22 @@ class ChunkManifestCompliance(ABC):
         assert await store.embedding_models(fresh_tenant()) == {}
         await store.purge_tenant(other)
         assert await store.embedding_models(other) == {}
+
+    @pytest.mark.asyncio
+    async def test_embeds_with_asks_whether_a_vector_of_the_tenant_names_a_model(self) -> None:
+        store = await self.make_store(_DIMENSION)
+        tenant, other = fresh_tenant(), fresh_tenant()
+        await store.upsert_chunks(_chunks(other, embedded=True, model="other-model"))
+        first, unembedded, last = _chunks(tenant, embedded=True, model="m-1")
+        await store.upsert_chunks([first, unembedded.model_copy(update={"embedding_model": "m-2"})])
+        assert await store.embeds_with(tenant, {"m-1"})
+        assert await store.embeds_with(tenant, {"m-9", "m-1"})
+        # m-2 names a chunk without a vector; other-model only the other tenant's vectors.
+        assert not await store.embeds_with(tenant, {"m-2", "other-model", None})
+        assert not await store.embeds_with(tenant, set())
+        assert not await store.embeds_with(fresh_tenant(), {"m-1", None})
+        await store.upsert_chunks([last.model_copy(update={"embedding_model": None})])
+        assert await store.embeds_with(tenant, {None})
+        await store.delete_source("notes", tenant)
+        assert not await store.embeds_with(tenant, {"m-1", None})
+        assert await store.embeds_with(other, {"other-model"})

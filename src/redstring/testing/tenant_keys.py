@@ -53,6 +53,7 @@ _SAMPLES: dict[str, object] = {
     "sequence": 1,
     "query": "ada",
     "text": "ada",
+    "models": ["a-model"],
 }
 
 

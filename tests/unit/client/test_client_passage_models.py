@@ -9,6 +9,7 @@ In memory, SQLite and PostgreSQL alike, and never across tenants.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -39,13 +40,19 @@ class OtherModel(FakeEmbeddingProvider):
 
 
 class CountingChunks(InMemoryChunkStore):
-    """An in-memory chunk store counting how often the models of its vectors are read."""
+    """An in-memory chunk store counting how often the models of its vectors are read:
+    all of them (`reads`) or until one of those asked for (`asks`)."""
 
     reads = 0
+    asks = 0
 
     async def embedding_models(self, tenant_id: TenantId) -> dict[str | None, int]:
         self.reads += 1
         return await super().embedding_models(tenant_id)
+
+    async def embeds_with(self, tenant_id: TenantId, models: Collection[str | None]) -> bool:
+        self.asks += 1
+        return await super().embeds_with(tenant_id, models)
 
 
 def _memory() -> StoreSet:
@@ -104,7 +111,7 @@ def test_a_postgres_passage_search_under_another_model_of_the_same_dimension_is_
 
 
 @pytest.mark.asyncio
-async def test_in_memory_the_models_are_read_once_and_again_after_a_write() -> None:
+async def test_in_memory_a_search_asks_for_its_model_and_keeps_a_yes_until_a_write() -> None:
     stores = _memory()
     assert isinstance(stores.chunks, CountingChunks)
     async with AsyncRedstring(
@@ -120,11 +127,34 @@ async def test_in_memory_the_models_are_read_once_and_again_after_a_write() -> N
                 await rs.passages("Lovelace")
             _assert_refused(refused.value)
         await rs.passages("Lovelace", mode="lexical")  # reads no model
-        assert stores.chunks.reads == 1
+        # Each refusal asks again; the counts for its message are read once.
+        assert (stores.chunks.asks, stores.chunks.reads) == (3, 1)
         await rs.index([NOTE])
         [hit] = (await rs.passages("Lovelace")).matches
         await rs.passages("Lovelace")
-        assert stores.chunks.reads == 2
+        # A yes is asked once and kept; it never reads every vector.
+        assert (stores.chunks.asks, stores.chunks.reads) == (4, 1)
+    assert hit.source_id == "ada.md"
+
+
+@pytest.mark.asyncio
+async def test_a_refused_client_searches_once_another_writer_embedded_with_its_model() -> None:
+    stores = _memory()
+    async with AsyncRedstring(
+        "in-memory", embeddings=FakeEmbeddingProvider(dimension=DIMENSION),
+        opener=opener_of(stores),
+    ) as rs:  # fmt: skip
+        await rs.index([NOTE])
+    async with AsyncRedstring(
+        "in-memory", embeddings=OtherModel(dimension=DIMENSION), opener=opener_of(stores)
+    ) as refused:
+        with pytest.raises(EmbeddingModelMismatchError):
+            await refused.passages("Lovelace")
+        async with AsyncRedstring(  # another writer, not through the refused client
+            "in-memory", embeddings=OtherModel(dimension=DIMENSION), opener=opener_of(stores)
+        ) as writer:
+            await writer.index([NOTE])
+        [hit] = (await refused.passages("Lovelace")).matches
     assert hit.source_id == "ada.md"
 
 
