@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from redstring.domain.blocking import (
     LEXICAL_BLOCK_LIMIT,
@@ -48,7 +49,7 @@ from redstring.domain.blocking import (
 )
 from redstring.domain.entity import Entity
 from redstring.domain.ids import EntityId, TenantId, entity_id_from_int
-from redstring.domain.lexical import lexical_scores
+from redstring.domain.lexical import WordCover, lexical_scores, word_cover
 from redstring.domain.ngrams import (
     NGRAM_CANDIDATE_LIMIT,
     NGRAM_DF_CAP,
@@ -73,6 +74,15 @@ RARE_WORD_LIMIT = 20
 NGRAM_KEPT = 10
 
 
+@dataclass(frozen=True)
+class LexicalAnswer:
+    """The lexical channel's answer: every candidate scored, best first, and how the first
+    covers the query's words against the tenant's (`None` when there is no candidate)."""
+
+    scored: list[tuple[Entity, float]]
+    cover: WordCover | None
+
+
 async def rank_lexically(
     graph: GraphStore,
     query: NormalizedQuery,
@@ -81,6 +91,17 @@ async def rank_lexically(
 ) -> list[tuple[Entity, float]]:
     """Every candidate (at most `CANDIDATE_LIMIT`) with its score, best first; ties by
     ascending id string. No step reads `k`: the retriever cuts the fused answer (ADR 0395)."""
+    return (await answer_lexically(graph, query, tenant_id, entity_types)).scored
+
+
+async def answer_lexically(
+    graph: GraphStore,
+    query: NormalizedQuery,
+    tenant_id: TenantId,
+    entity_types: Sequence[str] | None,
+) -> LexicalAnswer:
+    """`rank_lexically`'s candidates, and the first's `WordCover`, read from the counts of the
+    query's `k:` keys the channel counts anyway to weigh each word (ADR 0350, 0540)."""
     keys, grams, words = (
         query_blocking_keys(query),
         query_ngram_keys(query),
@@ -139,7 +160,8 @@ async def rank_lexically(
     # Every candidate shares a key, hence a trigram, with the query: each one gets a rank.
     scored = list(zip(candidates, lexical_scores(query, candidates, weights), strict=True))
     scored.sort(key=lambda pair: (-pair[1], str(pair[0].id)))
-    return scored
+    holders = {key: counts[key] for key in words}
+    return LexicalAnswer(scored, word_cover(query, scored[0][0], holders) if scored else None)
 
 
 def rarest_word(words: Sequence[str], counts: Mapping[str, int]) -> str | None:

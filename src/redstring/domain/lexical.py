@@ -39,10 +39,11 @@ normalised once (`NormalizedQuery`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from rapidfuzz.distance import JaroWinkler
 
-from redstring.domain.blocking import initials_of_tokens
+from redstring.domain.blocking import WORD_NAMESPACE, initials_of_tokens, query_token_keys
 from redstring.domain.entity import Entity
 from redstring.domain.legal_forms import KEYLESS_TOKENS
 from redstring.domain.ngrams import ngram_keys_of_form, ngram_similarity, ngram_total
@@ -248,3 +249,41 @@ def _forms(entity: Entity) -> set[str]:
     """The matching forms of the entity's name fields, each once (same form, same score)."""
     fields = (entity.name, entity.normalized_name, *entity.aliases)
     return {matching_form(field) for field in fields}
+
+
+@dataclass(frozen=True)
+class WordCover:
+    """Which of the query's keyed words an entity holds whole, read against the tenant (ADR 0540).
+
+    A word is *held* when at least one of the tenant's entities holds it whole
+    in a name or alias (its `k:` block is not empty). `lacks_held`: the entity
+    lacks a word the tenant holds, so another entity answers that word and this
+    one is at best a look-alike ("round cell liposarcoma" for "renal
+    liposarcoma", "renal" held by 21 names). `lacks_unheld`: it lacks a word no
+    entity holds, a word outside the tenant's vocabulary ("meridional" in "sotho
+    meridional", a word of another language, a misspelling). `holds`: it holds
+    at least one of the query's keyed words. A query with no keyed word gives
+    all three false.
+    """
+
+    holds: bool
+    lacks_held: bool
+    lacks_unheld: bool
+
+    @property
+    def lacks_only_unheld(self) -> bool:
+        """It holds some of the query's words and lacks only words no entity holds: no entity
+        of the tenant holds more of the query's words whole."""
+        return self.holds and self.lacks_unheld and not self.lacks_held
+
+
+def word_cover(query: NormalizedQuery, entity: Entity, holders: Mapping[str, int]) -> WordCover:
+    """`WordCover` of `entity` for `query`, `holders` counting the tenant's entities under each
+    `k:` key of the query (`query_token_keys`; a key it leaves out counts as held by none)."""
+    tokens = {token for form in _forms(entity) for token in form.split()}
+    lacking = [key for key in query_token_keys(query) if key[len(WORD_NAMESPACE) :] not in tokens]
+    return WordCover(
+        holds=len(lacking) < len(query_token_keys(query)),
+        lacks_held=any(holders.get(key, 0) > 0 for key in lacking),
+        lacks_unheld=any(holders.get(key, 0) == 0 for key in lacking),
+    )

@@ -16,9 +16,11 @@ from redstring.domain.blocking import WORD_NAMESPACE
 from redstring.domain.lexical import (
     BELOW_EXACT,
     HOLDS_EVERY_WORD,
+    WordCover,
     lexical_score,
     name_similarity,
     token_similarity,
+    word_cover,
 )
 from redstring.domain.ngrams import NGRAM_DF_CAP, ngram_weights
 from redstring.domain.normalization import matching_form
@@ -115,3 +117,60 @@ def test_matching_a_rarer_word_is_more_evidence(
     when_common = score(q.text, name, rarity({shared: common, own: 5}))
     when_rare = score(q.text, name, rarity({shared: rarer, own: 5}))
     assert when_rare >= when_common
+
+
+@pytest.mark.parametrize(
+    ("query", "name", "aliases", "holders", "cover"),
+    [
+        # "renal" is held by another name: the first is a look-alike of the query.
+        (
+            "renal liposarcoma",
+            "Round Cell Liposarcoma",
+            [],
+            {"renal": 21, "liposarcoma": 2},
+            WordCover(holds=True, lacks_held=True, lacks_unheld=False),
+        ),
+        # "meridional" no name holds: no entity holds more of the query's words.
+        (
+            "Sotho meridional",
+            "Southern Sotho",
+            [],
+            {"sotho": 1, "meridional": 0},
+            WordCover(holds=True, lacks_held=False, lacks_unheld=True),
+        ),
+        # An alias holds the word too; a key the counts leave out is held by none.
+        (
+            "dolar kajmanski",
+            "Cayman Islands Dollar",
+            ["Dolar"],
+            {"dolar": 1},
+            WordCover(holds=True, lacks_held=False, lacks_unheld=True),
+        ),
+        # Holding nothing the tenant knows.
+        (
+            "nuevo dolar taiwanes",
+            "New Taiwan Dollar",
+            [],
+            {"nuevo": 0, "dolar": 0},
+            WordCover(holds=False, lacks_held=False, lacks_unheld=True),
+        ),
+        (
+            "Ada Lovelace",
+            "Ada Lovelace",
+            [],
+            {"ada": 1, "lovelace": 1},
+            WordCover(holds=True, lacks_held=False, lacks_unheld=False),
+        ),
+        # A query with no keyed word (one letter) says nothing.
+        ("a", "Ada Lovelace", [], {}, WordCover(holds=False, lacks_held=False, lacks_unheld=False)),
+    ],
+)
+def test_the_cover_reads_which_query_words_the_entity_and_the_tenant_hold(
+    query: str, name: str, aliases: list[str], holders: dict[str, int], cover: WordCover
+) -> None:
+    """ADR 0540: a word counts as held when its `k:` block is not empty."""
+    entity = make_entity(name, aliases=aliases)
+    counts = {WORD_NAMESPACE + word: n for word, n in holders.items()}
+    found = word_cover(NormalizedQuery.of(query), entity, counts)
+    assert found == cover
+    assert found.lacks_only_unheld is (cover.holds and not cover.lacks_held and cover.lacks_unheld)
