@@ -9,7 +9,8 @@ does; BM25 reaches the fusion as `bm25_relative`, exactly as
 `ChunkRetriever` hands it over. The local MiniLM model embeds, or
 (`recorded=True`) the semantic channel replays `recorded.RECORDED`, the
 model's answers to every graded query of both halves, so a fit needs no
-model and runs the real lexical channel.
+model and runs the real lexical channel. Each entity case keeps the lexical
+first's `WordCover` as `Retriever` hands it to the fusion (ADR 0540).
 Answers can be kept in a cache directory (pickle) between runs; delete it
 when a channel or a corpus changes.
 """
@@ -22,7 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from redstring import ChunkRetriever, RetrievalMode, Retriever, index_documents
+from redstring.composition.lexical_channel import answer_lexically
 from redstring.domain.chunk_retrieval import ScoredChunk, bm25_relative
+from redstring.domain.query import NormalizedQuery
 from redstring.llm.local_embedding import LocalEmbeddingProvider
 from redstring.stores import InMemoryChunkStore
 
@@ -93,6 +96,10 @@ async def _entities(name: str, recorded: bool) -> list[Case]:
         retriever = Retriever(embeddings=provider, vectors=vectors, graph=graph)
     semantic = await rank_all(retriever, queries, RetrievalMode.SEMANTIC, DEPTH)
     lexical = await rank_all(retriever, queries, RetrievalMode.LEXICAL, DEPTH)
+    covers = [
+        (await answer_lexically(graph, NormalizedQuery.of(q.text), TENANT, None)).cover
+        for q in queries
+    ]
     return [
         Case(
             family=f"{name}/{q.shape}",
@@ -102,8 +109,9 @@ async def _entities(name: str, recorded: bool) -> list[Case]:
             lexical=tuple((str(i), lx.lexical[i]) for i in lx.ids),
             targets=frozenset(str(t) for t in q.targets),
             source=q.source,
+            cover=cover,
         )
-        for q, s, lx in zip(queries, semantic, lexical, strict=True)
+        for q, s, lx, cover in zip(queries, semantic, lexical, covers, strict=True)
     ]
 
 

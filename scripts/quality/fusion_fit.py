@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from redstring.domain.fusion import fuse_entities
+from redstring.domain.lexical import WordCover
 from redstring.fusion import FusionStrategy
 
 from .harness import DEPTH, ndcg_at
@@ -49,6 +51,8 @@ class Case:
     own_doc: str = ""
     #: Where the query came from within its family (the corpus's `source`).
     source: str = ""
+    #: The lexical first's `WordCover` (entities; ADR 0540), as `Retriever` hands it over.
+    cover: WordCover | None = None
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -78,7 +82,8 @@ class Case:
 
 
 def fused_order(case: Case, strategy: FusionStrategy) -> list[str]:
-    return [i for i, _ in strategy.fuse(case.semantic, case.lexical, query=case.query)]
+    fused = fuse_entities(strategy, case.semantic, case.lexical, query=case.query, cover=case.cover)
+    return [i for i, _ in fused]
 
 
 def groups_of(cases: Sequence[Case]) -> dict[str, np.ndarray]:

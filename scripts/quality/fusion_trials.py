@@ -19,7 +19,12 @@ listing every lexical id of the first 10 before the ids only the model found
 a query of `long_words` or more (`long_lexical_weight`), the word count shared
 with the unsure switch; every row before it turns that off (`long_words=0`).
 Every row builds today's `PooledEvidenceFusion`, so each includes ADR 0520's
-whole pool for a query in another script the model is unsure of.
+whole pool for a query in another script the model is unsure of. The rows
+before ADR 0540 build it blind to the lexical first's `WordCover`
+(`CoverBlind`), as they were; the last row reads it (adopted, ADR 0540): a
+short query whose lexical first lacks only words no entity holds in the lexical
+order, and the lower weight for a lexical first lacking a word the tenant
+holds rather than for a query of `long_words` or more.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from redstring.domain.fusion import LEXICAL_ORDER_NUMBERS, PooledEvidenceFusion
+from redstring.domain.lexical import WordCover
 from redstring.domain.query import SHORT_QUERY_LENGTH, NormalizedQuery
 
 from .fusion_rules import Rule
@@ -42,6 +48,8 @@ GAPS = (0.02, 0.04, 0.06, 0.08, 1.0)
 CEILINGS = (0.45, 0.5, 0.55, 0.6, 1.0)
 WORDS = (2, 3, 4)
 LONG_WEIGHTS = (0.4, 0.5, 0.6, 0.7, 0.85)
+#: The word counts, unsure cosines and long weights of ADR 0460's and 0540's rows.
+LONG_GRID = tuple((float(w), c, x) for w in WORDS for c in CEILINGS for x in LONG_WEIGHTS)
 
 
 @dataclass(frozen=True)
@@ -106,11 +114,31 @@ class WholePoolInAnotherScript:
 
 
 @dataclass(frozen=True)
-class UnsureShortForms(PooledEvidenceFusion):
+class CoverBlind(PooledEvidenceFusion):
+    """`PooledEvidenceFusion` as it was before ADR 0540: the lexical first's cover unread."""
+
+    def fuse[IdT: Hashable](
+        self,
+        semantic: Sequence[tuple[IdT, float]],
+        lexical: Sequence[tuple[IdT, float]],
+        *,
+        query: str | NormalizedQuery = "",
+        cover: WordCover | None = None,
+    ) -> list[tuple[IdT, float]]:
+        return super().fuse(semantic, lexical, query=query)
+
+
+@dataclass(frozen=True)
+class UnsureShortForms(CoverBlind):
     """The adopted unsure switch, applied to a form of 3 characters too (not an acronym)."""
 
     def numbers_for(
-        self, query: str | NormalizedQuery, semantic: Sequence[tuple[Hashable, float]] = ()
+        self,
+        query: str | NormalizedQuery,
+        semantic: Sequence[tuple[Hashable, float]] = (),
+        *,
+        lexical: Sequence[tuple[Hashable, float]] = (),
+        cover: WordCover | None = None,
     ) -> tuple[float, float]:
         normalized = query if isinstance(query, NormalizedQuery) else NormalizedQuery.of(query)
         if (
@@ -121,13 +149,14 @@ class UnsureShortForms(PooledEvidenceFusion):
             and 2.0 * semantic[0][1] - 1.0 <= self.unsure_cosine
         ):
             return LEXICAL_ORDER_NUMBERS
-        return super().numbers_for(normalized, semantic)
+        return super().numbers_for(normalized, semantic, lexical=lexical, cover=cover)
 
 
 def trial_rules() -> list[Rule]:
     """The default without its switches, ADR 0405's switch, the same sparing codes, ADR
-    0435's unsure switch, the two rules tried after it, and the adopted lower weight for a
-    long query; each switch's numbers on a grid."""
+    0435's unsure switch, the two rules tried after it, ADR 0460's lower weight for a long
+    query, and the adopted reading of the lexical first's cover (ADR 0540); each switch's
+    numbers on a grid."""
     full = tuple((float(w), g, c) for w in WORDS for g in GAPS for c in CEILINGS)
     return [
         Rule("PooledEvidenceFusion, no unsure switch", 2, ((),), lambda p: DEFAULT_ORDER),
@@ -147,9 +176,7 @@ def trial_rules() -> list[Rule]:
             "unsure switch: words, cosine (ADR 0435)",
             4,
             tuple((float(w), c) for w in WORDS for c in CEILINGS),
-            lambda p: PooledEvidenceFusion(
-                unsure_words=int(p[0]), unsure_cosine=p[1], long_words=0
-            ),
+            lambda p: CoverBlind(unsure_words=int(p[0]), unsure_cosine=p[1], long_words=0),
         ),
         Rule(
             "the same, a query in another script by its whole pool",
@@ -164,9 +191,20 @@ def trial_rules() -> list[Rule]:
             lambda p: UnsureShortForms(unsure_words=int(p[0]), unsure_cosine=p[1], long_words=0),
         ),
         Rule(
-            "the same, a query of as many words or more at long_lexical_weight (adopted, ADR 0460)",
+            "the same, a query of as many words or more at long_lexical_weight (ADR 0460)",
             5,
-            tuple((float(w), c, x) for w in WORDS for c in CEILINGS for x in LONG_WEIGHTS),
+            LONG_GRID,
+            lambda p: CoverBlind(
+                unsure_words=int(p[0]),
+                unsure_cosine=p[1],
+                long_words=int(p[0]),
+                long_lexical_weight=p[2],
+            ),
+        ),
+        Rule(
+            "the same, reading the lexical first's cover (adopted, ADR 0540)",
+            5,
+            LONG_GRID,
             lambda p: PooledEvidenceFusion(
                 unsure_words=int(p[0]),
                 unsure_cosine=p[1],

@@ -1,13 +1,15 @@
 """The switches tried after ADR 0365: short, flat-topped queries in the lexical order (ADR 0405),
-the same sparing codes, the unsure switch ADR 0435 adopted, and the lower weight of a long
-query ADR 0460 adopted."""
+the same sparing codes, the unsure switch ADR 0435 adopted, the lower weight of a long
+query ADR 0460 adopted, and the reading of the lexical first's cover ADR 0540 adopted."""
 
 from __future__ import annotations
 
 from redstring.domain.fusion import PooledEvidenceFusion
+from redstring.domain.lexical import WordCover
 from redstring.domain.query import NormalizedQuery
 from scripts.quality.fusion_trials import (
     DEFAULT_ORDER,
+    CoverBlind,
     SwitchedPooledFusion,
     UnsureShortForms,
     WholePoolInAnotherScript,
@@ -44,14 +46,17 @@ def test_a_code_is_switched_only_as_adr_0405_tried_it() -> None:
 
 
 def test_the_trials_grade_the_default_beside_the_switches_on_their_grids() -> None:
-    default, adr_0405, sparing_codes, unsure, whole_pool, short_forms, long = trial_rules()
+    rows = trial_rules()
+    default, adr_0405, sparing_codes, unsure, whole_pool, short_forms, long, cover = rows
     assert default.grid == ((),)
     assert default.make(()) == PooledEvidenceFusion(unsure_words=0, long_words=0)
     assert len(adr_0405.grid) == len(sparing_codes.grid) == 3 * 5 * 5
     assert isinstance(adr_0405.make(adr_0405.grid[0]), SwitchedPooledFusion)
     assert not sparing_codes.make(sparing_codes.grid[0]).codes  # type: ignore[attr-defined]
-    assert unsure.make((3.0, 0.5)) == PooledEvidenceFusion(long_words=0)
-    assert long.make((3.0, 0.5, 0.6)) == PooledEvidenceFusion()
+    assert unsure.make((3.0, 0.5)) == CoverBlind(long_words=0)
+    assert long.make((3.0, 0.5, 0.6)) == CoverBlind()
+    assert cover.make((3.0, 0.5, 0.6)) == PooledEvidenceFusion()
+    assert cover.grid == long.grid
     assert long.make((2.0, 0.5, 0.6)).long_words == 2  # type: ignore[attr-defined]
     assert len(long.grid) == 3 * 5 * 5
     assert (3.0, 0.5, 0.85) in long.grid  # the long weight equal to the default's: no switch
@@ -86,3 +91,14 @@ def test_the_short_form_trial_switches_a_three_letter_form_but_not_an_acronym() 
     assert PooledEvidenceFusion().numbers_for("ppi", unsure) == (0.45, 0.85)
     assert short_forms.numbers_for("PPI", unsure) == (0.45, 0.85)
     assert short_forms.numbers_for("hr", unsure) == (0.45, 0.85)
+
+
+def test_the_rows_before_adr_0540_do_not_read_the_cover() -> None:
+    """A short query whose lexical first lacks only words no entity holds: ordered lexically by
+    the adopted fusion, as before by the rows that came before it."""
+    sure = (("junk-a", 0.81), ("junk-b", 0.80))  # cosine 0.62: no unsure switch
+    lexical = (("answer", 0.49), ("other", 0.46))
+    cover = WordCover(holds=True, lacks_held=False, lacks_unheld=True)
+    adopted = PooledEvidenceFusion().fuse(sure, lexical, query="Sotho meridional", cover=cover)
+    blind = CoverBlind().fuse(sure, lexical, query="Sotho meridional", cover=cover)
+    assert (adopted[0][0], blind[0][0]) == ("answer", "junk-a")

@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Self
 
-from redstring.composition.lexical_channel import rank_lexically
+from redstring.composition.lexical_channel import answer_lexically
 from redstring.domain.confidence import (
     DEFAULT_MIN_CONFIDENCE,
     ENTITY_CONFIDENCE,
@@ -50,8 +50,15 @@ from redstring.domain.confidence import (
 )
 from redstring.domain.entity import Entity
 from redstring.domain.errors import DimensionMismatchError, MissingCapabilityError
-from redstring.domain.fusion import DEFAULT_FUSION, FusionStrategy, channel_depths, fusion_label
+from redstring.domain.fusion import (
+    DEFAULT_FUSION,
+    FusionStrategy,
+    channel_depths,
+    fuse_entities,
+    fusion_label,
+)
 from redstring.domain.ids import EntityId, TenantId
+from redstring.domain.lexical import WordCover
 from redstring.domain.query import NormalizedQuery
 from redstring.domain.retrieval import (
     RetrievalMode,
@@ -84,6 +91,8 @@ class _Ranking:
     ids: list[EntityId] = field(default_factory=list)
     scores: dict[EntityId, float] = field(default_factory=dict)
     entities: dict[EntityId, Entity] = field(default_factory=dict)
+    #: The lexical first's `WordCover` (ADR 0540); `None` for the semantic channel.
+    cover: WordCover | None = None
 
 
 class Retriever:
@@ -256,8 +265,11 @@ class Retriever:
             [(i, semantic.scores[i]) for i in semantic.ids],
             [(i, lexical.scores[i]) for i in lexical.ids[:handed]],
         )
-        fused = self._fusion.fuse(*channels, query=normalized)[:k]
-        label = fusion_label(self._fusion, *channels, query=normalized) if hybrid else None
+        cover = lexical.cover
+        fused = fuse_entities(self._fusion, *channels, query=normalized, cover=cover)[:k]
+        label = (
+            fusion_label(self._fusion, *channels, query=normalized, cover=cover) if hybrid else None
+        )
         if nothing_matches(confidence.values(), threshold):
             fused = []
         entities = await self._resolve([entity_id for entity_id, _ in fused], lexical, tenant_id)
@@ -303,11 +315,13 @@ class Retriever:
     ) -> _Ranking:
         if not run:
             return _Ranking()
-        kept = await rank_lexically(self._graph, query, tenant_id, entity_types)
+        answer = await answer_lexically(self._graph, query, tenant_id, entity_types)
+        kept = answer.scored
         return _Ranking(
             ids=[entity.id for entity, _ in kept],
             scores={entity.id: score for entity, score in kept},
             entities={entity.id: entity for entity, _ in kept},
+            cover=answer.cover,
         )
 
     async def _resolve(

@@ -9,7 +9,10 @@ fusion picks the candidates, the two channels' evidence at one fixed weight
 orders them, and an entity holding every query word comes first; its two
 fitted numbers were chosen by the worst family left out of the choice; a
 query written in another script (ADR 0430) or a short one the model is unsure
-of (ADR 0435, two more numbers) is ordered by the lexical channel.
+of (ADR 0435, two more numbers) is ordered by the lexical channel, and so is
+a short one whose lexical first lacks only words no entity of the tenant holds
+(ADR 0540); a lexical first lacking a word the tenant holds is weighed less
+(ADR 0460, 0540). `Retriever` hands that reading over (`fuse_entities`).
 `ChunkRetriever` fuses by `ConvexFusion` (`domain/convex_fusion.py`, ADR 0440, 0495;
 plain RRF before, ADR 0355). `AdaptiveFusion`, the default of both from ADR
 0121 (a logistic of 14 features of the query and the answers weighing the
@@ -25,7 +28,7 @@ from typing import Protocol, TypeVar
 
 from redstring.domain.convex_fusion import ConvexFusion
 from redstring.domain.errors import InvalidArgumentError
-from redstring.domain.lexical import HOLDS_EVERY_WORD
+from redstring.domain.lexical import HOLDS_EVERY_WORD, WordCover
 from redstring.domain.query import NormalizedQuery
 
 #: The k of 1/(k + rank), from Cormack, Clarke and Buettcher, "Reciprocal Rank
@@ -213,9 +216,9 @@ LEXICAL_ORDER_NUMBERS = (0.0, 1.0)
 UNSURE_WORDS = 3
 #: The cosine of the semantic first at or below which the model is unsure (ADR 0435).
 UNSURE_COSINE = 0.5
-#: The lexical weight of a query of `UNSURE_WORDS` words or more that no switch orders by
-#: the lexical channel (ADR 0460: chosen with the word count it shares with the unsure
-#: switch, by the worst family left out of the choice; every fold chose 3 words).
+#: The lexical weight of a query whose lexical first lacks a word the tenant holds (ADR
+#: 0540), or without that reading of `UNSURE_WORDS` words or more (ADR 0460), that no switch
+#: orders by the lexical channel: chosen by the worst family left out of the choice.
 LONG_LEXICAL_WEIGHT = 0.6
 
 
@@ -261,10 +264,25 @@ class PooledEvidenceFusion:
     `depth` and push the lexical ids ranked 6 to 10 out. In the lexical order
     a lexical candidate scoring 0 joins the pool too.
 
-    Any other query of at least `long_words` words (by default the same
-    count as `unsure_words`) is ordered at `long_lexical_weight` instead of
-    `lexical_weight`: the more words, the more of its meaning the model
-    reads ("malignant tumour of brainstem"); `long_words=0` turns this off.
+    `cover` (the lexical first's `WordCover`, which `Retriever` reads from
+    the tenant's word counts, ADR 0540) adds a third kind: a query of at
+    most `unsure_words` words, not a code, whose lexical first holds some of
+    its words and lacks only words no entity holds ("Sotho meridional": no
+    name holds "meridional"), where no name holds more of the query than the
+    lexical first does, and whose semantic first is none of the lexical
+    first `depth` (the model's answer shares no key with the query),
+    whatever the model's cosine.
+
+    Any other query is ordered at `long_lexical_weight` instead of
+    `lexical_weight` when its lexical first lacks a word some entity of the
+    tenant holds: another entity answers that word, so the first is a
+    look-alike ("round cell liposarcoma" for "renal liposarcoma"), and the
+    model reads the words in their sense; a lexical first lacking only words
+    no name holds ("nuevo dólar taiwanés") keeps `lexical_weight`. Without a
+    `cover` (a caller of `fuse` who has none), a query of at least
+    `long_words` words (by default the same count as `unsure_words`) is
+    ordered at `long_lexical_weight` (ADR 0460). `long_words=0` turns the
+    lower weight off either way.
 
     Nothing but group 5 reads the semantic ranking past its first `depth`,
     and group 5 is a prefix of that ranking's rest, so the first n fused ids,
@@ -331,10 +349,12 @@ class PooledEvidenceFusion:
         lexical: Sequence[tuple[IdT, float]],
         *,
         query: str | NormalizedQuery = "",
+        cover: WordCover | None = None,
     ) -> list[tuple[IdT, float]]:
-        """Ids in the groups of the class docstring, each with its group-ordered score."""
+        """Ids in the groups of the class docstring, each with its group-ordered score;
+        `cover` is the lexical first's `WordCover` (`None`: not known)."""
         normalized = query if isinstance(query, NormalizedQuery) else NormalizedQuery.of(query)
-        floor, weight = self.numbers_for(normalized, semantic)
+        floor, weight = self.numbers_for(normalized, semantic, lexical=lexical, cover=cover)
         lexical_order = (floor, weight) == LEXICAL_ORDER_NUMBERS
         read, lexical_read = semantic[: self.depth], lexical[: self.depth]
         evidence = dict(
@@ -375,6 +395,15 @@ class PooledEvidenceFusion:
         fused += [(i, g + 1.0 / (RRF_K + p)) for g, p, i in later if g < 5]
         return fused
 
+    def _stranger(
+        self,
+        semantic: Sequence[tuple[Hashable, float]],
+        lexical: Sequence[tuple[Hashable, float]],
+    ) -> bool:
+        """Whether the semantic first is none of the lexical first `depth`: the model's answer
+        shares no key with the query, so nothing the tenant's names hold backs it."""
+        return bool(semantic) and semantic[0][0] not in {i for i, _ in lexical[: self.depth]}
+
     def _unread(self, query: NormalizedQuery, semantic: Sequence[tuple[Hashable, float]]) -> bool:
         """Whether the model can read `query` neither by its script nor by its answer: one
         written mostly in another script whose semantic first has a cosine of at most
@@ -387,25 +416,32 @@ class PooledEvidenceFusion:
         )
 
     def numbers_for(
-        self, query: str | NormalizedQuery, semantic: Sequence[tuple[Hashable, float]] = ()
+        self,
+        query: str | NormalizedQuery,
+        semantic: Sequence[tuple[Hashable, float]] = (),
+        *,
+        lexical: Sequence[tuple[Hashable, float]] = (),
+        cover: WordCover | None = None,
     ) -> tuple[float, float]:
         """The `(lexical_floor, lexical_weight)` this fusion orders `query` at, given the
-        semantic channel's answer to it (best first, on the 0..1 match scale)."""
+        channels' answers to it (best first, on the 0..1 match scales) and the lexical
+        first's `WordCover` (`None`: not known)."""
         normalized = query if isinstance(query, NormalizedQuery) else NormalizedQuery.of(query)
         if self.other_scripts_lexical and normalized.other_script:
             return LEXICAL_ORDER_NUMBERS
         words = len(normalized.text.split())
-        if (
-            semantic
-            and 2.0 * semantic[0][1] - 1.0 <= self.unsure_cosine
-            and 0 < words <= self.unsure_words
-            and normalized.acronym is None
-            and not normalized.short
-        ):
+        short_name = (
+            0 < words <= self.unsure_words and normalized.acronym is None and not normalized.short
+        )
+        if short_name and semantic and 2.0 * semantic[0][1] - 1.0 <= self.unsure_cosine:
             return LEXICAL_ORDER_NUMBERS
-        if 0 < self.long_words <= words:
-            return self.lexical_floor, self.long_lexical_weight
-        return self.lexical_floor, self.lexical_weight
+        if cover is None:
+            long = 0 < self.long_words <= words
+        elif short_name and cover.lacks_only_unheld and self._stranger(semantic, lexical):
+            return LEXICAL_ORDER_NUMBERS
+        else:
+            long = self.long_words > 0 and cover.lacks_held
+        return self.lexical_floor, self.long_lexical_weight if long else self.lexical_weight
 
 
 #: What `Retriever` fuses with unless told otherwise (ADR 0365; was `AdaptiveFusion`, ADR 0121).
@@ -416,24 +452,41 @@ DEFAULT_FUSION: FusionStrategy = PooledEvidenceFusion()
 DEFAULT_PASSAGE_FUSION: FusionStrategy = ConvexFusion()
 
 
+def fuse_entities[IdT: Hashable](
+    fusion: FusionStrategy,
+    semantic: Sequence[tuple[IdT, float]],
+    lexical: Sequence[tuple[IdT, float]],
+    *,
+    query: str | NormalizedQuery,
+    cover: WordCover | None,
+) -> list[tuple[IdT, float]]:
+    """`fusion.fuse` of an entity search's two answers, handing `PooledEvidenceFusion` the
+    lexical first's `WordCover` too (ADR 0540); any other strategy is called as the
+    `FusionStrategy` protocol says, so a caller's own strategy needs no new argument."""
+    if isinstance(fusion, PooledEvidenceFusion):
+        return fusion.fuse(semantic, lexical, query=query, cover=cover)
+    return fusion.fuse(semantic, lexical, query=query)
+
+
 def fusion_label[IdT: Hashable](
     fusion: FusionStrategy,
     semantic: Sequence[tuple[IdT, float]],
     lexical: Sequence[tuple[IdT, float]],
     *,
     query: str | NormalizedQuery,
+    cover: WordCover | None = None,
 ) -> str:
     """How `fusion` fuses these answers, for a result to say (`explain`): its kind and
     the numbers it used, the lexical weight included ("pooled_evidence lexical_floor=0.45
     lexical_weight=0.85 power=2 depth=10", "rrf k=60"); another strategy by its class name.
     `semantic`, `lexical` and `query` are what a strategy whose weight depends on the
-    answers would read."""
+    answers would read, and `cover` the lexical first's `WordCover` (`fuse_entities`)."""
     if isinstance(fusion, ReciprocalRankFusion):
         return f"rrf k={RRF_K}"
     if isinstance(fusion, ConvexFusion):
         return f"convex semantic_weight={fusion.semantic_weight:g} depth={fusion.depth}"
     if isinstance(fusion, PooledEvidenceFusion):
-        floor, weight = fusion.numbers_for(query, semantic)
+        floor, weight = fusion.numbers_for(query, semantic, lexical=lexical, cover=cover)
         return (
             f"pooled_evidence lexical_floor={floor:g} "
             f"lexical_weight={weight:g} power={fusion.power:g} "

@@ -493,3 +493,25 @@ async def test_a_hybrid_result_says_how_it_fused_and_with_which_numbers() -> Non
     assert plain_rrf.fusion == "rrf k=60"
     assert lexical.fusion is None
     assert semantic.fusion is None
+
+
+@pytest.mark.asyncio
+async def test_a_hybrid_search_hands_the_fusion_how_the_lexical_first_covers_the_query() -> None:
+    """ADR 0540: four words no name holds are weighed as a short query's (0.85; the word
+    count alone said 0.6); a lexical first lacking a word another name holds, at 0.6."""
+    stores = Stores()
+    await stores.add(
+        make_entity("New Taiwan Dollar", tenant_id=TENANT, entity_type="currency"),
+        make_entity("Round Cell Liposarcoma", tenant_id=TENANT, entity_type="disease"),
+        make_entity("Renal Cell Carcinoma", tenant_id=TENANT, entity_type="disease"),
+    )
+    retriever = stores.retriever()
+    foreign = await retriever.retrieve("nuevo dolar taiwanes oficial", TENANT)
+    lookalike = await retriever.retrieve("renal liposarcoma in adults", TENANT)
+    assert names(foreign)[0] == "New Taiwan Dollar"
+    assert (
+        foreign.fusion == "pooled_evidence lexical_floor=0.45 lexical_weight=0.85 power=2 depth=10"
+    )
+    assert lookalike.fusion == (
+        "pooled_evidence lexical_floor=0.45 lexical_weight=0.6 power=2 depth=10"
+    )

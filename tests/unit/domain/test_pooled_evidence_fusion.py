@@ -26,7 +26,7 @@ from redstring.domain.fusion import (
     reciprocal_rank_fusion,
     weighted_evidence,
 )
-from redstring.domain.lexical import HOLDS_EVERY_WORD
+from redstring.domain.lexical import HOLDS_EVERY_WORD, WordCover
 from redstring.domain.query import NormalizedQuery
 
 IDS = [UUID(int=n) for n in range(1, 9)]
@@ -240,6 +240,74 @@ def test_a_query_of_three_words_or_more_weighs_the_lexical_channel_less(
     assert fusion_label(FUSION, semantic, lexical, query=query) == (
         f"pooled_evidence lexical_floor=0.45 lexical_weight={weight:g} power=2 depth=10"
     )
+
+
+#: How the lexical first covers the query's words (ADR 0540).
+LACKS_HELD = WordCover(holds=True, lacks_held=True, lacks_unheld=False)
+LACKS_ONLY_UNHELD = WordCover(holds=True, lacks_held=False, lacks_unheld=True)
+HOLDS_NONE = WordCover(holds=False, lacks_held=False, lacks_unheld=True)
+HOLDS_ALL = WordCover(holds=True, lacks_held=False, lacks_unheld=False)
+
+
+@pytest.mark.parametrize(
+    ("query", "cover", "weight"),
+    [
+        ("renal liposarcoma", LACKS_HELD, 0.6),  # two words: the count alone said 0.85
+        ("malignant tumour of brainstem", LACKS_HELD, 0.6),
+        ("nuevo dolar taiwanes oficial", HOLDS_NONE, 0.85),  # the count alone said 0.6
+        ("malignant tumour of brainstem", HOLDS_ALL, 0.85),
+        ("Sotho meridional language name", LACKS_ONLY_UNHELD, 0.85),  # four words: no switch
+        ("renal liposarcoma", None, 0.85),  # not known: ADR 0460's word count
+        ("malignant tumour of brainstem", None, 0.6),
+    ],
+)
+def test_a_lexical_first_lacking_a_word_the_tenant_holds_weighs_the_lexical_channel_less(
+    query: str, cover: WordCover | None, weight: float
+) -> None:
+    """ADR 0540: a look-alike lacks a word another entity holds; a query in another language
+    has words no entity holds, and its lexical first is the best the tenant's names give."""
+    close, lookalike = IDS[0], IDS[1]
+    semantic = [(close, 0.9), (IDS[2], 0.7)]  # cosines 0.8 and 0.4: no unsure switch
+    lexical = [(lookalike, 0.7), (IDS[3], 0.5)]
+    assert FUSION.numbers_for(query, semantic, lexical=lexical, cover=cover) == (0.45, weight)
+    first = ids(FUSION.fuse(semantic, lexical, query=query, cover=cover))[0]
+    assert first == (close if weight == 0.6 else lookalike)
+    off = PooledEvidenceFusion(long_words=0)
+    assert off.numbers_for(query, semantic, lexical=lexical, cover=cover) == (0.45, 0.85)
+    assert fusion_label(FUSION, semantic, lexical, query=query, cover=cover) == (
+        f"pooled_evidence lexical_floor=0.45 lexical_weight={weight:g} power=2 depth=10"
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "cover", "switched"),
+    [
+        ("Sotho meridional", LACKS_ONLY_UNHELD, True),
+        ("dolar kajmanski", LACKS_ONLY_UNHELD, True),
+        ("Sotho meridional", HOLDS_NONE, False),  # holds none of the query's words
+        ("Sotho meridional", LACKS_HELD, False),  # another entity holds a word it lacks
+        ("Sotho meridional", HOLDS_ALL, False),
+        ("the southern Sotho meridional", LACKS_ONLY_UNHELD, False),  # more than three words
+        ("SSM", LACKS_ONLY_UNHELD, False),  # a code
+        ("Sotho meridional", None, False),  # not known
+    ],
+)
+def test_a_short_query_whose_lexical_first_lacks_only_unheld_words_follows_the_lexical_channel(
+    query: str, cover: WordCover | None, switched: bool
+) -> None:
+    """ADR 0540: the model is sure enough of a wrong first (cosine 0.62, above
+    `UNSURE_COSINE`), the lexical first holds every word the tenant's names hold."""
+    semantic = [(IDS[n], (1.0 + 0.62 - 0.01 * (n - 2)) / 2.0) for n in range(2, 7)]
+    right = IDS[0]
+    lexical = [(right, 0.49), (IDS[7], 0.46)]
+    numbers = FUSION.numbers_for(query, semantic, lexical=lexical, cover=cover)
+    assert (numbers == (0.0, 1.0)) is switched
+    assert (ids(FUSION.fuse(semantic, lexical, query=query, cover=cover))[0] == right) is switched
+    off = PooledEvidenceFusion(unsure_words=0)
+    assert off.numbers_for(query, semantic, lexical=lexical, cover=cover) != (0.0, 1.0)
+    # The model's first among the lexical candidates: the channels meet, no switch.
+    met = [*lexical, (IDS[2], 0.30)]
+    assert FUSION.numbers_for(query, semantic, lexical=met, cover=cover) != (0.0, 1.0)
 
 
 @pytest.mark.parametrize(
