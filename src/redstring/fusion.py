@@ -5,9 +5,11 @@ and how likely each result is right.
 `ChunkRetriever`'s; `ReciprocalRankFusion` and `EvidenceFusion` are one
 argument away (`Retriever(..., fusion=...)`).
 Your own strategy implements `FusionStrategy`, reading the query as a
-`NormalizedQuery`. A result's `confidence`, the chance that it is right,
-comes from a `ConfidenceCalibration`: two `ChannelCalibration`s and a Platt
-map (`intercept`, `scale`) of the surer one's logit. `ENTITY_CONFIDENCE`
+`NormalizedQuery`; `PooledEvidenceFusion` also reads the lexical first's
+`WordCover` (which query words it and the tenant's names hold, ADR 0540).
+A result's `confidence`, the chance that it is right, comes from a
+`ConfidenceCalibration`: two `ChannelCalibration`s and a Platt map
+(`intercept`, `scale`) of the surer one's logit. `ENTITY_CONFIDENCE`
 (`Retriever`) and `PASSAGE_CONFIDENCE` (`ChunkRetriever`) are fitted for the
 local MiniLM model; another model's, refitted with
 `python -m scripts.fit_confidence` and `python -m scripts.calibration --fit`,
@@ -31,6 +33,7 @@ from redstring.domain.fusion import (
     PooledEvidenceFusion,
     ReciprocalRankFusion,
 )
+from redstring.domain.lexical import WordCover
 from redstring.domain.query import NormalizedQuery
 
 __all__ = [
@@ -45,4 +48,5 @@ __all__ = [
     "NormalizedQuery",
     "PooledEvidenceFusion",
     "ReciprocalRankFusion",
+    "WordCover",
 ]

@@ -104,6 +104,7 @@ SURFACE: dict[str, set[str]] = {
         "NormalizedQuery",
         "PooledEvidenceFusion",
         "ReciprocalRankFusion",
+        "WordCover",
     },
     "redstring.stores": {
         "ApproximateVectorStore",
