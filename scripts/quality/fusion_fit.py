@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from redstring.domain.fusion import fuse_entities
+from redstring.domain.fusion_dispatch import fuse_entities
 from redstring.domain.lexical import WordCover
 from redstring.fusion import FusionStrategy
 

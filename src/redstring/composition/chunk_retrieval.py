@@ -52,8 +52,8 @@ from redstring.domain.fusion import (
     RRF_K,
     FusionStrategy,
     ReciprocalRankFusion,
-    fusion_label,
 )
+from redstring.domain.fusion_dispatch import fusion_label
 from redstring.domain.ids import TenantId
 from redstring.domain.retrieval import RetrievalMode, require_served, resolve_mode
 from redstring.domain.search_request import SearchRequest

@@ -50,13 +50,8 @@ from redstring.domain.confidence import (
 )
 from redstring.domain.entity import Entity
 from redstring.domain.errors import DimensionMismatchError, MissingCapabilityError
-from redstring.domain.fusion import (
-    DEFAULT_FUSION,
-    FusionStrategy,
-    channel_depths,
-    fuse_entities,
-    fusion_label,
-)
+from redstring.domain.fusion import DEFAULT_FUSION, FusionStrategy
+from redstring.domain.fusion_dispatch import channel_depths, fuse_entities, fusion_label
 from redstring.domain.ids import EntityId, TenantId
 from redstring.domain.lexical import WordCover
 from redstring.domain.query import NormalizedQuery

@@ -12,7 +12,8 @@ query written in another script (ADR 0430) or a short one the model is unsure
 of (ADR 0435, two more numbers) is ordered by the lexical channel, and so is
 a short one whose lexical first lacks only words no entity of the tenant holds
 (ADR 0540); a lexical first lacking a word the tenant holds is weighed less
-(ADR 0460, 0540). `Retriever` hands that reading over (`fuse_entities`).
+(ADR 0460, 0540). `Retriever` hands that reading over (`fuse_entities`, in
+`domain/fusion_dispatch.py` with the other calls a retriever makes by a strategy's kind).
 `ChunkRetriever` fuses by `ConvexFusion` (`domain/convex_fusion.py`, ADR 0440, 0495;
 plain RRF before, ADR 0355). `AdaptiveFusion`, the default of both from ADR
 0121 (a logistic of 14 features of the query and the answers weighing the
@@ -450,64 +451,3 @@ DEFAULT_FUSION: FusionStrategy = PooledEvidenceFusion()
 #: channels' stretched scores, which `ChunkRetriever` computes over every chunk (ADR 0440;
 #: was plain RRF, ADR 0355, which trailed SEMANTIC on lay questions).
 DEFAULT_PASSAGE_FUSION: FusionStrategy = ConvexFusion()
-
-
-def fuse_entities[IdT: Hashable](
-    fusion: FusionStrategy,
-    semantic: Sequence[tuple[IdT, float]],
-    lexical: Sequence[tuple[IdT, float]],
-    *,
-    query: str | NormalizedQuery,
-    cover: WordCover | None,
-) -> list[tuple[IdT, float]]:
-    """`fusion.fuse` of an entity search's two answers, handing `PooledEvidenceFusion` the
-    lexical first's `WordCover` too (ADR 0540); any other strategy is called as the
-    `FusionStrategy` protocol says, so a caller's own strategy needs no new argument."""
-    if isinstance(fusion, PooledEvidenceFusion):
-        return fusion.fuse(semantic, lexical, query=query, cover=cover)
-    return fusion.fuse(semantic, lexical, query=query)
-
-
-def fusion_label[IdT: Hashable](
-    fusion: FusionStrategy,
-    semantic: Sequence[tuple[IdT, float]],
-    lexical: Sequence[tuple[IdT, float]],
-    *,
-    query: str | NormalizedQuery,
-    cover: WordCover | None = None,
-) -> str:
-    """How `fusion` fuses these answers, for a result to say (`explain`): its kind and
-    the numbers it used, the lexical weight included ("pooled_evidence lexical_floor=0.45
-    lexical_weight=0.85 power=2 depth=10", "rrf k=60"); another strategy by its class name.
-    `semantic`, `lexical` and `query` are what a strategy whose weight depends on the
-    answers would read, and `cover` the lexical first's `WordCover` (`fuse_entities`)."""
-    if isinstance(fusion, ReciprocalRankFusion):
-        return f"rrf k={RRF_K}"
-    if isinstance(fusion, ConvexFusion):
-        return f"convex semantic_weight={fusion.semantic_weight:g} depth={fusion.depth}"
-    if isinstance(fusion, PooledEvidenceFusion):
-        floor, weight = fusion.numbers_for(query, semantic, lexical=lexical, cover=cover)
-        return (
-            f"pooled_evidence lexical_floor={floor:g} "
-            f"lexical_weight={weight:g} power={fusion.power:g} "
-            f"depth={fusion.depth}"
-        )
-    if isinstance(fusion, EvidenceFusion):
-        return (
-            f"evidence lexical_floor={fusion.lexical_floor:g} lexical_weight=0.5 "
-            f"power={fusion.power:g}"
-        )
-    return type(fusion).__name__
-
-
-def channel_depths(fusion: FusionStrategy, k: int) -> tuple[int, int | None]:
-    """How deep the retriever reads the semantic channel and hands over the lexical one
-    (`None`: whole) for `fusion` to answer `k`.
-
-    `PooledEvidenceFusion` reads at least its `depth` of both, whatever `k`
-    asks, so its first results do not move with `k` (ADR 0395); any other
-    strategy reads `k` of both.
-    """
-    if isinstance(fusion, PooledEvidenceFusion):
-        return max(k, fusion.depth), None
-    return k, k

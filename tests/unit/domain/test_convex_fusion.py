@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from redstring.domain.convex_fusion import CONVEX_DEPTH, CONVEX_SEMANTIC_WEIGHT
-from redstring.domain.fusion import fusion_label
+from redstring.domain.fusion_dispatch import fusion_label
 from redstring.errors import InvalidArgumentError
 from redstring.fusion import ConvexFusion
 

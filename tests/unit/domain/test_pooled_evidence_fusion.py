@@ -22,10 +22,10 @@ from redstring.domain.fusion import (
     IdT,
     PooledEvidenceFusion,
     ReciprocalRankFusion,
-    fusion_label,
     reciprocal_rank_fusion,
     weighted_evidence,
 )
+from redstring.domain.fusion_dispatch import fusion_label
 from redstring.domain.lexical import HOLDS_EVERY_WORD, WordCover
 from redstring.domain.query import NormalizedQuery
 
