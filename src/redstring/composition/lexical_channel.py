@@ -101,7 +101,8 @@ async def answer_lexically(
     entity_types: Sequence[str] | None,
 ) -> LexicalAnswer:
     """`rank_lexically`'s candidates, and the first's `WordCover`, read from the counts of the
-    query's `k:` keys the channel counts anyway to weigh each word (ADR 0350, 0540)."""
+    query's `k:` keys the channel counts anyway to weigh each word (ADR 0350, 0540) and, when
+    none of its words is held, from the candidates' names (a word's stem)."""
     keys, grams, words = (
         query_blocking_keys(query),
         query_ngram_keys(query),
@@ -161,7 +162,9 @@ async def answer_lexically(
     scored = list(zip(candidates, lexical_scores(query, candidates, weights), strict=True))
     scored.sort(key=lambda pair: (-pair[1], str(pair[0].id)))
     holders = {key: counts[key] for key in words}
-    return LexicalAnswer(scored, word_cover(query, scored[0][0], holders) if scored else None)
+    if not scored:
+        return LexicalAnswer(scored, None)
+    return LexicalAnswer(scored, word_cover(query, scored[0][0], holders, candidates))
 
 
 def rarest_word(words: Sequence[str], counts: Mapping[str, int]) -> str | None:

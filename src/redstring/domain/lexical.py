@@ -51,6 +51,7 @@ from redstring.domain.normalization import matching_form, normalize_name
 from redstring.domain.query import NormalizedQuery
 from redstring.domain.rarity import word_weights
 from redstring.domain.similarity import form_similarity
+from redstring.domain.tokenize import DEFAULT_LANGUAGE, Analyzer
 
 #: What a match on a string property value is worth relative to one on a name.
 #: Measured on the quality corpus: no value below 1.0 changes the ranking (ADR 0061).
@@ -262,13 +263,18 @@ class WordCover:
     liposarcoma", "renal" held by 21 names). `lacks_unheld`: it lacks a word no
     entity holds, a word outside the tenant's vocabulary ("meridional" in "sotho
     meridional", a word of another language, a misspelling). `holds`: it holds
-    at least one of the query's keyed words. A query with no keyed word gives
-    all three false.
+    at least one of the query's keyed words. `unknown`: no entity holds any of
+    the query's keyed words whole, and none of them shares its English stem
+    (Snowball) with a word of the lexical candidates' names, so no word of the
+    query is an inflection the tenant knows ("syndromes" of "syndrome") and the
+    query reads as written in words the tenant's names lack ("dolar
+    nowozelandzki", ADR 0540). A query with no keyed word gives all four false.
     """
 
     holds: bool
     lacks_held: bool
     lacks_unheld: bool
+    unknown: bool = False
 
     @property
     def lacks_only_unheld(self) -> bool:
@@ -277,13 +283,36 @@ class WordCover:
         return self.holds and self.lacks_unheld and not self.lacks_held
 
 
-def word_cover(query: NormalizedQuery, entity: Entity, holders: Mapping[str, int]) -> WordCover:
+def word_cover(
+    query: NormalizedQuery,
+    entity: Entity,
+    holders: Mapping[str, int],
+    candidates: Iterable[Entity] = (),
+) -> WordCover:
     """`WordCover` of `entity` for `query`, `holders` counting the tenant's entities under each
-    `k:` key of the query (`query_token_keys`; a key it leaves out counts as held by none)."""
+    `k:` key of the query (`query_token_keys`; a key it leaves out counts as held by none), and
+    `candidates` the other entities whose names, beside `entity`'s, a word's stem is looked for
+    in when no entity holds any of the query's words whole."""
+    keyed = [key[len(WORD_NAMESPACE) :] for key in query_token_keys(query)]
     tokens = {token for form in _forms(entity) for token in form.split()}
-    lacking = [key for key in query_token_keys(query) if key[len(WORD_NAMESPACE) :] not in tokens]
+    lacking = [word for word in keyed if word not in tokens]
+    unheld = bool(keyed) and not any(holders.get(WORD_NAMESPACE + word, 0) for word in keyed)
     return WordCover(
-        holds=len(lacking) < len(query_token_keys(query)),
-        lacks_held=any(holders.get(key, 0) > 0 for key in lacking),
-        lacks_unheld=any(holders.get(key, 0) == 0 for key in lacking),
+        holds=len(lacking) < len(keyed),
+        lacks_held=any(holders.get(WORD_NAMESPACE + word, 0) > 0 for word in lacking),
+        lacks_unheld=any(holders.get(WORD_NAMESPACE + word, 0) == 0 for word in lacking),
+        unknown=unheld and not _stems_of(keyed) & _stems_of(_words_of([entity, *candidates])),
     )
+
+
+#: The stemmer a query word is matched to the candidates' words by (`WordCover.unknown`).
+_ENGLISH = Analyzer(DEFAULT_LANGUAGE)
+
+
+def _words_of(entities: Iterable[Entity]) -> list[str]:
+    return [token for entity in entities for form in _forms(entity) for token in form.split()]
+
+
+def _stems_of(words: Iterable[str]) -> set[str]:
+    """The English stems of `words`, each stemmed alone (a stopword has none)."""
+    return {term for word in words for term in _ENGLISH.terms(word)}

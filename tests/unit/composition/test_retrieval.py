@@ -8,7 +8,7 @@ from uuid import UUID
 import pytest
 
 from redstring import Entity, EntityId, RetrievalMode, RetrievalResult, Retriever, TenantId
-from redstring.composition.lexical_channel import CANDIDATE_LIMIT
+from redstring.composition.lexical_channel import CANDIDATE_LIMIT, answer_lexically
 from redstring.domain.blocking import LEXICAL_CANDIDATE_LIMIT
 from redstring.domain.fusion import (
     DEFAULT_FUSION,
@@ -17,6 +17,7 @@ from redstring.domain.fusion import (
     FusionStrategy,
     ReciprocalRankFusion,
 )
+from redstring.domain.query import NormalizedQuery
 from redstring.errors import DimensionMismatchError, MissingCapabilityError
 from redstring.ports import VectorRecord
 from redstring.providers import FakeEmbeddingProvider
@@ -515,3 +516,27 @@ async def test_a_hybrid_search_hands_the_fusion_how_the_lexical_first_covers_the
     assert lookalike.fusion == (
         "pooled_evidence lexical_floor=0.45 lexical_weight=0.6 power=2 depth=10"
     )
+
+
+@pytest.mark.asyncio
+async def test_the_lexical_channel_reads_a_words_stem_in_every_candidates_names() -> None:
+    """ADR 0540: no name holds "lipodsystrophic" or "syndromes" whole, but the second
+    candidate holds "syndrome", so the query is not one of words the tenant does not know;
+    no candidate holds a stem of "dolar" or "nowozelandzki"."""
+    stores = Stores()
+    await stores.add(
+        make_entity("Lipodystrophy", tenant_id=TENANT, entity_type="disease"),
+        make_entity("Congenital syndrome", tenant_id=TENANT, entity_type="disease"),
+        make_entity("New Zealand Dollar", tenant_id=TENANT, entity_type="currency"),
+    )
+    plural = await answer_lexically(
+        stores.graph, NormalizedQuery.of("lipodsystrophic syndromes"), TENANT, None
+    )
+    foreign = await answer_lexically(
+        stores.graph, NormalizedQuery.of("dolar nowozelandzki"), TENANT, None
+    )
+    assert [e.name for e, _ in plural.scored[:2]] == ["Lipodystrophy", "Congenital syndrome"]
+    assert plural.cover is not None
+    assert (plural.cover.holds, plural.cover.unknown) == (False, False)
+    assert foreign.cover is not None
+    assert foreign.cover.unknown

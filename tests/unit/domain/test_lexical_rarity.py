@@ -174,3 +174,39 @@ def test_the_cover_reads_which_query_words_the_entity_and_the_tenant_hold(
     found = word_cover(NormalizedQuery.of(query), entity, counts)
     assert found == cover
     assert found.lacks_only_unheld is (cover.holds and not cover.lacks_held and cover.lacks_unheld)
+
+
+@pytest.mark.parametrize(
+    ("query", "candidates", "holders", "unknown"),
+    [
+        # No name holds either word, nor a word of the same stem: another language.
+        ("dolar nowozelandzki", ["New Zealand Dollar", "Dollar"], {}, True),
+        # "syndromes" is no name's word, but "syndrome" is: an inflection, not a foreign word.
+        ("lipodsystrophic syndromes", ["Lipodystrophic syndrome", "Dollar"], {}, False),
+        # A later candidate holding the stem counts as well as the first.
+        ("inches", ["Foot", "Unit"], {}, True),
+        ("inches", ["Foot", "Square inch"], {}, False),
+        # A word some entity holds whole: the tenant knows the query.
+        ("dolar nowozelandzki", ["New Zealand Dollar"], {"dolar": 1}, False),
+        # No keyed word (one letter): nothing to read.
+        ("a", ["Ada Lovelace"], {}, False),
+    ],
+)
+def test_a_query_none_of_whose_words_the_tenant_knows_even_by_stem_is_unknown(
+    query: str, candidates: list[str], holders: dict[str, int], unknown: bool
+) -> None:
+    """ADR 0540: `unknown` tells a word no name holds in any form from a plural of one held."""
+    entities = [make_entity(name) for name in candidates]
+    counts = {WORD_NAMESPACE + word: n for word, n in holders.items()}
+    found = word_cover(NormalizedQuery.of(query), entities[0], counts, entities)
+    assert found.unknown is unknown
+    if unknown:  # no entity holds a word, so neither does the first
+        assert (found.holds, found.lacks_held, found.lacks_unheld) == (False, False, True)
+
+
+def test_the_first_s_own_names_are_read_for_a_stem_as_the_candidates_are() -> None:
+    query = NormalizedQuery.of("lipodsystrophic syndromes")
+    known, other = make_entity("Lipodystrophic syndrome"), make_entity("Dollar")
+    assert word_cover(query, other, {}).unknown
+    assert not word_cover(query, known, {}).unknown
+    assert not word_cover(query, other, {}, [known]).unknown
