@@ -24,13 +24,16 @@ before ADR 0540 build it blind to the lexical first's `WordCover`
 (`CoverBlind`), as they were; the last row reads it (adopted, ADR 0540): a
 short query whose lexical first lacks only words no entity holds in the lexical
 order, and the lower weight for a lexical first lacking a word the tenant
-holds rather than for a query of `long_words` or more.
+holds rather than for a query of `long_words` or more. The row before the
+last reads the cover as ADR 0540 was first written, blind to
+`WordCover.unknown` (`UnknownBlind`): a short query none of whose words any
+entity holds, whole or by its stem, stays out of the lexical order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from redstring.domain.fusion import LEXICAL_ORDER_NUMBERS, PooledEvidenceFusion
 from redstring.domain.lexical import WordCover
@@ -129,6 +132,22 @@ class CoverBlind(PooledEvidenceFusion):
 
 
 @dataclass(frozen=True)
+class UnknownBlind(PooledEvidenceFusion):
+    """`PooledEvidenceFusion` as ADR 0540 first had it: the cover read, `unknown` not."""
+
+    def fuse[IdT: Hashable](
+        self,
+        semantic: Sequence[tuple[IdT, float]],
+        lexical: Sequence[tuple[IdT, float]],
+        *,
+        query: str | NormalizedQuery = "",
+        cover: WordCover | None = None,
+    ) -> list[tuple[IdT, float]]:
+        seen = None if cover is None else replace(cover, unknown=False)
+        return super().fuse(semantic, lexical, query=query, cover=seen)
+
+
+@dataclass(frozen=True)
 class UnsureShortForms(CoverBlind):
     """The adopted unsure switch, applied to a form of 3 characters too (not an acronym)."""
 
@@ -155,8 +174,8 @@ class UnsureShortForms(CoverBlind):
 def trial_rules() -> list[Rule]:
     """The default without its switches, ADR 0405's switch, the same sparing codes, ADR
     0435's unsure switch, the two rules tried after it, ADR 0460's lower weight for a long
-    query, and the adopted reading of the lexical first's cover (ADR 0540); each switch's
-    numbers on a grid."""
+    query, and the reading of the lexical first's cover (ADR 0540) as first written and as
+    adopted; each switch's numbers on a grid."""
     full = tuple((float(w), g, c) for w in WORDS for g in GAPS for c in CEILINGS)
     return [
         Rule("PooledEvidenceFusion, no unsure switch", 2, ((),), lambda p: DEFAULT_ORDER),
@@ -202,7 +221,18 @@ def trial_rules() -> list[Rule]:
             ),
         ),
         Rule(
-            "the same, reading the lexical first's cover (adopted, ADR 0540)",
+            "the same, reading the lexical first's cover (ADR 0540 as first written)",
+            5,
+            LONG_GRID,
+            lambda p: UnknownBlind(
+                unsure_words=int(p[0]),
+                unsure_cosine=p[1],
+                long_words=int(p[0]),
+                long_lexical_weight=p[2],
+            ),
+        ),
+        Rule(
+            "the same, a short query of words the tenant does not know too (adopted, ADR 0540)",
             5,
             LONG_GRID,
             lambda p: PooledEvidenceFusion(

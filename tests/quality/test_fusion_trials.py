@@ -11,6 +11,7 @@ from scripts.quality.fusion_trials import (
     DEFAULT_ORDER,
     CoverBlind,
     SwitchedPooledFusion,
+    UnknownBlind,
     UnsureShortForms,
     WholePoolInAnotherScript,
     trial_rules,
@@ -47,7 +48,7 @@ def test_a_code_is_switched_only_as_adr_0405_tried_it() -> None:
 
 def test_the_trials_grade_the_default_beside_the_switches_on_their_grids() -> None:
     rows = trial_rules()
-    default, adr_0405, sparing_codes, unsure, whole_pool, short_forms, long, cover = rows
+    default, adr_0405, sparing_codes, unsure, whole_pool, short_forms, long, first, cover = rows
     assert default.grid == ((),)
     assert default.make(()) == PooledEvidenceFusion(unsure_words=0, long_words=0)
     assert len(adr_0405.grid) == len(sparing_codes.grid) == 3 * 5 * 5
@@ -56,7 +57,8 @@ def test_the_trials_grade_the_default_beside_the_switches_on_their_grids() -> No
     assert unsure.make((3.0, 0.5)) == CoverBlind(long_words=0)
     assert long.make((3.0, 0.5, 0.6)) == CoverBlind()
     assert cover.make((3.0, 0.5, 0.6)) == PooledEvidenceFusion()
-    assert cover.grid == long.grid
+    assert first.make((3.0, 0.5, 0.6)) == UnknownBlind()
+    assert cover.grid == first.grid == long.grid
     assert long.make((2.0, 0.5, 0.6)).long_words == 2  # type: ignore[attr-defined]
     assert len(long.grid) == 3 * 5 * 5
     assert (3.0, 0.5, 0.85) in long.grid  # the long weight equal to the default's: no switch
@@ -102,3 +104,18 @@ def test_the_rows_before_adr_0540_do_not_read_the_cover() -> None:
     adopted = PooledEvidenceFusion().fuse(sure, lexical, query="Sotho meridional", cover=cover)
     blind = CoverBlind().fuse(sure, lexical, query="Sotho meridional", cover=cover)
     assert (adopted[0][0], blind[0][0]) == ("answer", "junk-a")
+
+
+def test_adr_0540_as_first_written_does_not_read_whether_the_tenant_knows_the_words() -> None:
+    """A short query none of whose words any entity holds, even by stem ("dolar nowozelandzki"):
+    ordered lexically by the adopted fusion, not by ADR 0540's first reading."""
+    sure = (("junk-a", 0.81), ("junk-b", 0.80))  # cosine 0.62: no unsure switch
+    lexical = (("answer", 0.49), ("other", 0.46))
+    cover = WordCover(holds=False, lacks_held=False, lacks_unheld=True, unknown=True)
+    query = "dolar nowozelandzki"
+    adopted = PooledEvidenceFusion().fuse(sure, lexical, query=query, cover=cover)
+    first = UnknownBlind().fuse(sure, lexical, query=query, cover=cover)
+    assert (adopted[0][0], first[0][0]) == ("answer", "junk-a")
+    assert UnknownBlind().fuse(sure, lexical, query=query) == PooledEvidenceFusion().fuse(
+        sure, lexical, query=query
+    )

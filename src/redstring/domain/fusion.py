@@ -267,12 +267,13 @@ class PooledEvidenceFusion:
 
     `cover` (the lexical first's `WordCover`, which `Retriever` reads from
     the tenant's word counts, ADR 0540) adds a third kind: a query of at
-    most `unsure_words` words, not a code, whose lexical first holds some of
-    its words and lacks only words no entity holds ("Sotho meridional": no
-    name holds "meridional"), where no name holds more of the query than the
-    lexical first does, and whose semantic first is none of the lexical
-    first `depth` (the model's answer shares no key with the query),
-    whatever the model's cosine.
+    most `unsure_words` words, not a code, whose semantic first is none of
+    the lexical first `depth` (the model's answer shares no key with the
+    query), whatever the model's cosine, and whose lexical first lacks only
+    words no entity holds: it holds the others ("Sotho meridional": no name
+    holds "meridional"), or the query's words are all `WordCover.unknown`,
+    none held whole or by its stem ("dolar nowozelandzki"; not "lipodsystrophic
+    syndromes", whose "syndrome" the candidates hold).
 
     Any other query is ordered at `long_lexical_weight` instead of
     `lexical_weight` when its lexical first lacks a word some entity of the
@@ -438,7 +439,11 @@ class PooledEvidenceFusion:
             return LEXICAL_ORDER_NUMBERS
         if cover is None:
             long = 0 < self.long_words <= words
-        elif short_name and cover.lacks_only_unheld and self._stranger(semantic, lexical):
+        elif (
+            short_name
+            and (cover.lacks_only_unheld or cover.unknown)
+            and self._stranger(semantic, lexical)
+        ):
             return LEXICAL_ORDER_NUMBERS
         else:
             long = self.long_words > 0 and cover.lacks_held

@@ -247,6 +247,7 @@ LACKS_HELD = WordCover(holds=True, lacks_held=True, lacks_unheld=False)
 LACKS_ONLY_UNHELD = WordCover(holds=True, lacks_held=False, lacks_unheld=True)
 HOLDS_NONE = WordCover(holds=False, lacks_held=False, lacks_unheld=True)
 HOLDS_ALL = WordCover(holds=True, lacks_held=False, lacks_unheld=False)
+UNKNOWN = WordCover(holds=False, lacks_held=False, lacks_unheld=True, unknown=True)
 
 
 @pytest.mark.parametrize(
@@ -285,6 +286,10 @@ def test_a_lexical_first_lacking_a_word_the_tenant_holds_weighs_the_lexical_chan
         ("Sotho meridional", LACKS_ONLY_UNHELD, True),
         ("dolar kajmanski", LACKS_ONLY_UNHELD, True),
         ("Sotho meridional", HOLDS_NONE, False),  # holds none of the query's words
+        ("dolar nowozelandzki", UNKNOWN, True),  # ... and the tenant knows none, even by stem
+        ("lipodsystrophic syndromes", HOLDS_NONE, False),  # "syndrome" held: known by stem
+        ("the dolar of new zealand", UNKNOWN, False),  # more than three words
+        ("NZD", UNKNOWN, False),  # a code
         ("Sotho meridional", LACKS_HELD, False),  # another entity holds a word it lacks
         ("Sotho meridional", HOLDS_ALL, False),
         ("the southern Sotho meridional", LACKS_ONLY_UNHELD, False),  # more than three words
