@@ -10,10 +10,11 @@ orders them, and an entity holding every query word comes first; its two
 fitted numbers were chosen by the worst family left out of the choice; a
 query written in another script (ADR 0430) or a short one the model is unsure
 of (ADR 0435, two more numbers) is ordered by the lexical channel, and so is
-a short one whose lexical first lacks only words no entity of the tenant holds
-(ADR 0540); a lexical first lacking a word the tenant holds is weighed less
-(ADR 0460, 0540). `Retriever` hands that reading over (`fuse_entities`, in
-`domain/fusion_dispatch.py` with the other calls a retriever makes by a strategy's kind).
+a short one whose lexical first lacks only words no entity of the tenant holds,
+or none of whose words the tenant knows even by stem (ADR 0540); a lexical
+first lacking a word the tenant holds is weighed less (ADR 0460, 0540).
+`Retriever` hands that reading over (`fuse_entities`, in `domain/fusion_dispatch.py`
+with the other calls a retriever makes by a strategy's kind).
 `ChunkRetriever` fuses by `ConvexFusion` (`domain/convex_fusion.py`, ADR 0440, 0495;
 plain RRF before, ADR 0355). `AdaptiveFusion`, the default of both from ADR
 0121 (a logistic of 14 features of the query and the answers weighing the
