@@ -6,7 +6,7 @@ and how likely each result is right.
 argument away (`Retriever(..., fusion=...)`).
 Your own strategy implements `FusionStrategy`, reading the query as a
 `NormalizedQuery`; `PooledEvidenceFusion` also reads the lexical first's
-`WordCover` (which query words it and the tenant's names hold, ADR 0540).
+`WordCover` (which query words it and the tenant's names hold).
 A result's `confidence`, the chance that it is right, comes from a
 `ConfidenceCalibration`: two `ChannelCalibration`s and a Platt map
 (`intercept`, `scale`) of the surer one's logit. `ENTITY_CONFIDENCE`

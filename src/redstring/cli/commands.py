@@ -161,6 +161,14 @@ async def _index(args: argparse.Namespace, context: Context) -> None:
         finally:
             bar.finish()
     _warn_skipped(report.skipped, context)
+    if report.mixed_models:
+        models = ", ".join(f"{answers.printable(m)}: {n}" for m, n in report.mixed_models.items())
+        context.err.write(
+            f"redstring: warning: this tenant's passages are now embedded by "
+            f"{len(report.mixed_models)} models ({models}); a semantic search compares its "
+            "query with every passage, so the other models' passages rank as noise: index "
+            "every document again with the model you search with\n"
+        )
     render.print_index_report(report, context.out)
 
 

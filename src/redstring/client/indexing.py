@@ -3,7 +3,9 @@
 Indexing runs first and removal after it (ADR 0310), so a run stopped midway
 removes nothing. A folder that now holds no file at all is still mirrored:
 what it held is removed. Only when nothing was found and nothing was removed
-is the run an error (`NoDocumentsError`): there was nothing to do.
+is the run an error (`NoDocumentsError`): there was nothing to do. A run
+that embedded says when the tenant's passages are left embedded by several
+models (`IndexReport.mixed_models`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from redstring.composition.index_documents import (
 )
 from redstring.domain.errors import NoDocumentsError
 from redstring.domain.ids import TenantId
-from redstring.ports.chunk_store import ChunkStore
+from redstring.ports.chunk_store import ChunkModels, ChunkStore
 from redstring.ports.embedding_provider import EmbeddingProvider
 
 
@@ -51,4 +53,19 @@ async def index_and_mirror(
     if read.empty and not removed:
         raise NoDocumentsError(paths=read.paths)
     removed = sorted([*report.removed, *removed])  # emptied documents, and those that left
-    return report.model_copy(update={"skipped": read.skipped, "removed": removed})
+    mixed = await mixed_models(chunks, tenant_id) if report.embedded else {}
+    return report.model_copy(
+        update={"skipped": read.skipped, "removed": removed, "mixed_models": mixed}
+    )
+
+
+async def mixed_models(chunks: ChunkStore, tenant_id: TenantId) -> dict[str, int]:
+    """`tenant_id`'s embedded passages by the model that embedded them, when more than one
+    named model did (a query vector compares meaningfully with one model's only); else `{}`.
+
+    Reads every embedded passage: asked only after a run that embedded.
+    """
+    if not isinstance(chunks, ChunkModels):
+        return {}
+    named = {m: n for m, n in (await chunks.embedding_models(tenant_id)).items() if m}
+    return dict(sorted(named.items())) if len(named) > 1 else {}

@@ -79,7 +79,9 @@ class IndexReport(BaseModel):
     lists the files a reader could not read (the client fills it). `removed`
     lists the ids of the documents taken out: here, those given with no text
     to split (an emptied file) whose passages were stored, and, from the
-    client, those whose files left a folder indexed again.
+    client, those whose files left a folder indexed again. `mixed_models`
+    (the client fills it) counts the tenant's embedded passages by model when
+    a run that embedded leaves them embedded by more than one model.
     """
 
     documents: int = Field(ge=0)
@@ -89,6 +91,7 @@ class IndexReport(BaseModel):
     empty: int = Field(default=0, ge=0)
     skipped: list[SkippedFile] = Field(default_factory=list)
     removed: list[str] = Field(default_factory=list)
+    mixed_models: dict[str, int] = Field(default_factory=dict)
 
 
 @dataclass

@@ -267,7 +267,7 @@ class PooledEvidenceFusion:
     a lexical candidate scoring 0 joins the pool too.
 
     `cover` (the lexical first's `WordCover`, which `Retriever` reads from
-    the tenant's word counts, ADR 0540) adds a third kind: a query of at
+    the tenant's word counts) adds a third kind: a query of at
     most `unsure_words` words, not a code, whose semantic first is none of
     the lexical first `depth` (the model's answer shares no key with the
     query), whatever the model's cosine, and whose lexical first lacks only
@@ -284,7 +284,7 @@ class PooledEvidenceFusion:
     no name holds ("nuevo dólar taiwanés") keeps `lexical_weight`. Without a
     `cover` (a caller of `fuse` who has none), a query of at least
     `long_words` words (by default the same count as `unsure_words`) is
-    ordered at `long_lexical_weight` (ADR 0460). `long_words=0` turns the
+    ordered at `long_lexical_weight`. `long_words=0` turns the
     lower weight off either way.
 
     Nothing but group 5 reads the semantic ranking past its first `depth`,

@@ -254,7 +254,7 @@ def _forms(entity: Entity) -> set[str]:
 
 @dataclass(frozen=True)
 class WordCover:
-    """Which of the query's keyed words an entity holds whole, read against the tenant (ADR 0540).
+    """Which of the query's keyed words an entity holds whole, read against the tenant.
 
     A word is *held* when at least one of the tenant's entities holds it whole
     in a name or alias (its `k:` block is not empty). `lacks_held`: the entity
@@ -268,7 +268,7 @@ class WordCover:
     (Snowball) with a word of the lexical candidates' names, so no word of the
     query is an inflection the tenant knows ("syndromes" of "syndrome") and the
     query reads as written in words the tenant's names lack ("dolar
-    nowozelandzki", ADR 0540). A query with no keyed word gives all four false.
+    nowozelandzki"). A query with no keyed word gives all four false.
     """
 
     holds: bool

@@ -118,7 +118,8 @@ async def test_in_memory_a_search_asks_for_its_model_and_keeps_a_yes_until_a_wri
         "in-memory", embeddings=FakeEmbeddingProvider(dimension=DIMENSION),
         opener=opener_of(stores),
     ) as rs:  # fmt: skip
-        await rs.index([NOTE])
+        await rs.index([NOTE])  # an index that embedded counts the models once, after it
+    assert (stores.chunks.asks, stores.chunks.reads) == (0, 1)
     async with AsyncRedstring(
         "in-memory", embeddings=OtherModel(dimension=DIMENSION), opener=opener_of(stores)
     ) as rs:
@@ -128,12 +129,12 @@ async def test_in_memory_a_search_asks_for_its_model_and_keeps_a_yes_until_a_wri
             _assert_refused(refused.value)
         await rs.passages("Lovelace", mode="lexical")  # reads no model
         # Each refusal asks again; the counts for its message are read once.
-        assert (stores.chunks.asks, stores.chunks.reads) == (3, 1)
+        assert (stores.chunks.asks, stores.chunks.reads) == (3, 2)
         await rs.index([NOTE])
         [hit] = (await rs.passages("Lovelace")).matches
         await rs.passages("Lovelace")
-        # A yes is asked once and kept; it never reads every vector.
-        assert (stores.chunks.asks, stores.chunks.reads) == (4, 1)
+        # The index that embedded counted once; a yes is asked once and kept, reading no more.
+        assert (stores.chunks.asks, stores.chunks.reads) == (4, 3)
     assert hit.source_id == "ada.md"
 
 
