@@ -19,8 +19,16 @@ from redstring.ports.chunk_store import ChunkStore
 async def remove_document(chunks: ChunkStore, tenant_id: TenantId, document_id: str) -> int:
     """Remove `document_id` from `tenant_id`; the number of passages it had.
 
-    Raises `InvalidArgumentError` naming `document_id` when the tenant holds no such document.
+    Raises `InvalidArgumentError` naming `document_id` when it is not one string (a list of
+    ids is refused whole, never read as one id the database cannot bind), or when the
+    tenant holds no such document.
     """
+    if not isinstance(document_id, str):
+        raise InvalidArgumentError(
+            name="document_id",
+            value=document_id,
+            requirement="one id, a string; call remove once per id",
+        )
     held = await chunks.source_manifest(document_id, tenant_id)
     if not held:
         raise InvalidArgumentError(

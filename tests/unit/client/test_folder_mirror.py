@@ -262,3 +262,18 @@ def test_a_folder_whose_last_file_left_is_mirrored_and_an_empty_one_is_refused(
                     await mine.index(folder)
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(
+    "ids", [["corpus/a.md"], ("corpus/a.md",), {"corpus/a.md"}, {"corpus/a.md": 1}, b"corpus/a.md"]
+)
+def test_remove_refuses_anything_but_one_id_naming_it(tmp_path: Path, ids: object) -> None:
+    from redstring import Redstring  # noqa: PLC0415 (beside the async scenario it mirrors)
+
+    corpus = _folder(tmp_path)
+    with Redstring(tmp_path / "x.db", embeddings="none") as rs:
+        rs.index(corpus)
+        with pytest.raises(InvalidArgumentError, match="document_id") as refused:
+            rs.remove(ids)  # type: ignore[arg-type]
+        assert "call remove once per id" in str(refused.value)
+        assert len(rs.describe().sources) == 3
