@@ -37,7 +37,7 @@ from redstring.client.tenants import parse_tenant
 from redstring.composition.build_graph import GraphBuildReport
 from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE
 from redstring.composition.index_documents import SkippedFile
-from redstring.domain.errors import BuildFailedError, MissingExtraError
+from redstring.domain.errors import BuildFailedError, InvalidArgumentError, MissingExtraError
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ExtractionProgress
 from redstring.ports.embedding_provider import EmbeddingProvider
@@ -268,13 +268,48 @@ async def _stats(args: argparse.Namespace, context: Context) -> None:
 
 
 async def _remove(args: argparse.Namespace, context: Context) -> None:
+    """Remove every DOCUMENT named (a repeated one once), or none when any is not held."""
+    wanted = list(dict.fromkeys(args.document_ids))
     client = _upkeep_client(args, context, None)
     async with _closing(client):
-        for document_id in args.document_ids:
+        held = (await client.describe()).sources
+        missing = [document_id for document_id in wanted if document_id not in held]
+        if missing:
+            raise _not_held(missing, sorted(held))
+        for document_id in wanted:
             passages = await client.remove(document_id)
             context.out.write(
                 f"removed {answers.printable(document_id)} ({answers.count(passages, 'passage')})\n"
             )
+
+
+#: The most of a tenant's document ids a refused `remove` lists.
+_LISTED = 10
+
+
+def _not_held(missing: list[str], held: list[str]) -> InvalidArgumentError:
+    """The refusal of a `remove` naming documents the tenant does not hold: each of them,
+    that nothing was removed, and the ids the tenant does hold."""
+
+    def shown(document_id: str) -> str:
+        plain = document_id != "" and document_id.split() == [document_id]
+        return answers.printable(document_id if plain else repr(document_id))
+
+    names = ", ".join(shown(document_id) for document_id in missing)
+    if not held:
+        holds = "this tenant holds no documents (check --db and --tenant)"
+    else:
+        more = "" if len(held) <= _LISTED else f", and {len(held) - _LISTED} more"
+        holds = "this tenant holds " + ", ".join(map(shown, held[:_LISTED])) + more
+    requirement = "the id of a document indexed in this tenant"
+    return InvalidArgumentError(
+        name="DOCUMENT",
+        value=missing,
+        requirement=requirement,
+        message=f"DOCUMENT {names}: not in this tenant, so nothing was removed; each DOCUMENT "
+        f"must be {requirement}, as each match of redstring passages QUERY names its "
+        f"source; {holds}.",
+    )
 
 
 async def _rekey(args: argparse.Namespace, context: Context) -> None:

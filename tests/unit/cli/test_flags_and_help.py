@@ -48,7 +48,7 @@ def _help(command: str, flag: str) -> str:
     return action.help or ""
 
 
-def test_removing_an_unknown_document_names_the_argument_and_the_command_that_shows_ids(
+def test_removing_an_unknown_document_names_the_argument_and_the_ids_the_tenant_holds(
     tmp_path: Path,
 ) -> None:
     db = _indexed(tmp_path)
@@ -56,10 +56,43 @@ def test_removing_an_unknown_document_names_the_argument_and_the_command_that_sh
         status, _, err = _run("remove", document, "--db", db, cwd=tmp_path)
         assert status == 1
         shown = document or "''"  # as typed; a blank one quoted
-        assert err.startswith(f"redstring: error: DOCUMENT {shown} is not allowed")
-        assert "redstring passages QUERY shows them" in err
+        assert err.startswith(f"redstring: error: DOCUMENT {shown}: not in this tenant")
+        assert "nothing was removed" in err
+        assert "each match of redstring passages QUERY names its source" in err
+        assert err.endswith("this tenant holds notes/a.md.\n")
         assert "describe()" not in err
         assert "document_id" not in err
+
+
+def _three(tmp_path: Path) -> str:
+    db = str(tmp_path / "g.db")
+    with Redstring(db, embeddings="none") as rs:
+        rs.index([SourceDocument(id=name, text=f"{name} wrote.") for name in ("a", "b", "pick")])
+    return db
+
+
+def _held(db: str) -> list[str]:
+    with Redstring(db, embeddings="none") as rs:
+        return sorted(rs.describe().sources)
+
+
+def test_remove_checks_every_id_first_and_removes_nothing_when_any_is_missing(
+    tmp_path: Path,
+) -> None:
+    db = _three(tmp_path)
+    status, out, err = _run("remove", "a", "missing", "b", "gone", "--db", db, cwd=tmp_path)
+    assert (status, out) == (1, "")
+    assert err.startswith("redstring: error: DOCUMENT missing, gone: not in this tenant")
+    assert "this tenant holds a, b, pick." in err
+    assert _held(db) == ["a", "b", "pick"]
+
+
+def test_remove_takes_a_repeated_id_once_and_every_id_named(tmp_path: Path) -> None:
+    db = _three(tmp_path)
+    status, out, err = _run("remove", "pick", "a", "pick", "--db", db, cwd=tmp_path)
+    assert (status, err) == (0, "")
+    assert out == "removed pick (1 passage)\nremoved a (1 passage)\n"
+    assert _held(db) == ["b"]
 
 
 @pytest.mark.parametrize(
