@@ -31,6 +31,7 @@ from redstring.client.errors import (
 )
 from redstring.client.store_set import StoreOpener
 from redstring.domain.errors import (
+    DatabaseBusyError,
     DatabaseNotFoundError,
     DimensionMismatchError,
     EmbeddingModelMismatchError,
@@ -43,6 +44,9 @@ from redstring.domain.errors import (
 #: The exit status when the output's reader went away (a closed pipe): 128 + SIGPIPE, what
 #: a shell reports for a command the signal ended, since Python ignores the signal.
 READER_GONE = 141
+
+#: What a command line can do about another writer holding the file (no flag sets the wait).
+BUSY_FIX = "Run the command again once the other command writing to it has ended."
 
 
 def main(
@@ -156,6 +160,8 @@ def _one_line(error: BaseException) -> str:
         )
     elif isinstance(error, DatabaseNotFoundError):
         error = DatabaseNotFoundError(path=error.path, fix=database_flags(error.path))
+    elif isinstance(error, DatabaseBusyError):  # `open_sqlite` is no command's
+        error = DatabaseBusyError(store=error.store, cause=error.cause, fix=BUSY_FIX)
     text = " ".join(str(error).split())
     if isinstance(error, SchemaMigrationRequiredError):
         text += " From the command line: back the database up, then add --migrate."

@@ -28,12 +28,11 @@ from redstring.domain.errors import (
     DatabaseOpenError,
     DimensionMismatchError,
     ReadOnlyDatabaseError,
-    StoreOperationError,
-    StoreUnavailableError,
 )
 from redstring.storage.damage import named
 from redstring.storage.schema import Schema, pending_migrations, positive_setting
 from redstring.storage.sqlite_apart import ApartReads
+from redstring.storage.sqlite_errors import translate_sqlite_error
 
 #: SQLite refuses statements with more host parameters than this (3.32+ allows 32766).
 MAX_PARAMETERS = 900
@@ -88,7 +87,7 @@ class SqliteDatabase:
 
     `busy_timeout` is how long a statement waits for another process's lock
     (a writer's, or a reader's during recovery) before
-    `StoreUnavailableError`. With `read_only=True` the file is opened
+    `DatabaseBusyError`. With `read_only=True` the file is opened
     `mode=ro` (and `immutable` when its folder cannot hold the WAL index), and
     every write raises `ReadOnlyDatabaseError`. Raises `StoreUnavailableError`
     when the file cannot be opened or is not a SQLite database.
@@ -483,11 +482,3 @@ def _schema_version(connection: sqlite3.Connection, component: str) -> int | Non
         "SELECT version FROM redstring_schema WHERE component = ?", (component,)
     ).fetchone()
     return None if row is None else int(row[0])
-
-
-def translate_sqlite_error(error: sqlite3.Error, *, store: str) -> Exception:
-    """The `StoreError` a sqlite3 exception stands for."""
-    cause = f"{type(error).__name__}: {error}"
-    if isinstance(error, sqlite3.IntegrityError | sqlite3.DataError):
-        return StoreOperationError(store=store, cause=cause)
-    return StoreUnavailableError(store=store, cause=cause)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from functools import partial
 
-from redstring.domain.errors import StoreUnavailableError
+from redstring.storage.sqlite_errors import translate_sqlite_error
 
 #: The SQLite virtual machine steps between two checks of whether the reads were closed.
 _CHECK_EVERY = 10_000
@@ -101,4 +101,4 @@ class ApartReads:
 def _translated(error: BaseException, store: str) -> BaseException:
     if not isinstance(error, sqlite3.Error):
         return error
-    return StoreUnavailableError(store=store, cause=f"{type(error).__name__}: {error}")
+    return translate_sqlite_error(error, store=store)

@@ -15,7 +15,12 @@ import pytest
 from redstring import Entity, Relationship, StoredChunk, new_tenant_id
 from redstring.composition.sqlite_stores import open_sqlite
 from redstring.domain.blocking import prefix_key_for_name
-from redstring.errors import DimensionMismatchError, DimensionRequiredError, StoreUnavailableError
+from redstring.errors import (
+    DatabaseBusyError,
+    DimensionMismatchError,
+    DimensionRequiredError,
+    StoreUnavailableError,
+)
 from redstring.ports import DocumentChunked, VectorRecord
 from tests.hang_guard import HANG_GUARD_SECONDS
 
@@ -131,7 +136,7 @@ async def test_a_chunk_writer_killed_mid_batch_leaves_the_previous_chunks(tmp_pa
 
 
 @pytest.mark.asyncio
-async def test_a_locked_file_raises_unavailable_and_writes_nothing(tmp_path: Path) -> None:
+async def test_a_locked_file_raises_busy_and_writes_nothing(tmp_path: Path) -> None:
     path, tenant = tmp_path / "locked.db", new_tenant_id()
     stores = open_sqlite(path, dimension=4, busy_timeout=0.2)
     ada = Entity(tenant_id=tenant, entity_type="person", name="Ada Lovelace")
@@ -140,20 +145,20 @@ async def test_a_locked_file_raises_unavailable_and_writes_nothing(tmp_path: Pat
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")
     try:
-        with pytest.raises(StoreUnavailableError) as chunks:
+        with pytest.raises(DatabaseBusyError) as chunks:
             await stores.chunks.upsert_chunks([chunk])
-        with pytest.raises(StoreUnavailableError) as events:
+        with pytest.raises(DatabaseBusyError) as events:
             await stores.events.append(
                 [DocumentChunked(tenant_id=tenant, document_id="doc", chunks=[chunk])]
             )
-        with pytest.raises(StoreUnavailableError) as caught:
+        with pytest.raises(DatabaseBusyError) as caught:
             await stores.graph.upsert(
                 [
                     ada.model_copy(update={"description": "x"}),
                     Entity(tenant_id=tenant, entity_type="person", name="Grace Hopper"),
                 ]
             )
-        with pytest.raises(StoreUnavailableError):
+        with pytest.raises(DatabaseBusyError):
             await stores.vectors.upsert(
                 [
                     VectorRecord(
@@ -169,6 +174,12 @@ async def test_a_locked_file_raises_unavailable_and_writes_nothing(tmp_path: Pat
         other.close()
     assert "SqliteGraphStore" in str(caught.value)
     assert "locked" in caught.value.cause
+    assert isinstance(caught.value, StoreUnavailableError)  # a kind of it: callers catching it hold
+    said = str(caught.value)
+    assert "another connection or process is writing to this database" in said
+    assert "retry when that write finishes" in said
+    assert "busy_timeout" in said
+    assert "reachable" not in said
     assert caught.value.store.startswith("SqliteGraphStore")
     assert await stores.graph.list_entities(tenant) == [ada]
     assert await stores.vectors.count(tenant) == 0

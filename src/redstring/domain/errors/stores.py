@@ -30,6 +30,33 @@ class StoreUnavailableError(StoreError):
         )
 
 
+#: How a caller of `open_sqlite` waits longer for another writer, said by `DatabaseBusyError`.
+WAIT_LONGER = (
+    "To wait longer for it, open the stores with `open_sqlite(path, busy_timeout=SECONDS)`."
+)
+
+
+class DatabaseBusyError(StoreUnavailableError):
+    """Another connection or process was writing to the database, and the wait for it ran out.
+
+    SQLite lets one writer at a time; a statement waits for the others' write
+    up to the busy timeout, then fails. Nothing of the batch in flight was
+    written. `cause` is the driver's account, and `fix` says how to wait
+    longer where the caller can (`open_sqlite`'s `busy_timeout`, by default).
+    """
+
+    def __init__(self, *, store: str, cause: str, fix: str = WAIT_LONGER) -> None:
+        self.cause = cause
+        self.fix = fix
+        StoreError.__init__(
+            self,
+            f"{store}: another connection or process is writing to this database now, and "
+            f"the wait for it ran out ({cause}). Nothing of the current batch was written; "
+            f"retry when that write finishes. {fix}".rstrip(),
+            store=store,
+        )
+
+
 class DatabaseOpenError(StoreUnavailableError):
     """A database file could not be opened at all (not a batch that failed).
 
