@@ -25,8 +25,9 @@ from pathlib import Path
 
 from redstring.client.mirrored import SUFFIXES, MirroredFolder, mirrored_folder
 from redstring.composition.index_documents import SkippedFile
-from redstring.domain.document import SourceDocument, control_character
+from redstring.domain.document import SourceDocument
 from redstring.domain.errors import DocumentPathError, InvalidArgumentError, NoDocumentsError
+from redstring.domain.validation import control_character
 
 #: What `index` and `build` take: paths (files or folders) and documents, alone or in a list.
 Document = str | os.PathLike[str] | SourceDocument

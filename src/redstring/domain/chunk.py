@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Collection, Sequence
-from typing import NewType
+from typing import TYPE_CHECKING, Any, NewType
 
 from pydantic import BaseModel, Field, JsonValue, ValidationInfo, field_validator, model_validator
 
 from redstring.domain.errors import ChunkSourceMismatchError, InvalidArgumentError
 from redstring.domain.ids import EntityId, TenantId, length_prefixed
 from redstring.domain.model_errors import CheckedModel
-from redstring.domain.validation import require_str
+from redstring.domain.validation import require_document_id, require_str
 
 ChunkId = NewType("ChunkId", str)
 
@@ -65,7 +65,10 @@ class StoredChunk(CheckedModel):
     provider's model name; `None` when unknown, as for rows written
     before it was recorded). Its dimension is the embedding's length, which
     every store checks against its own. A field it refuses (a negative
-    `index`, an `end` before `start`) raises `InvalidArgumentError` naming it.
+    `index`, an `end` before `start`, a `source_id` no document could have:
+    blank, or holding a control character) raises `InvalidArgumentError`
+    naming it. A row read back (`model_validate`) is not held to the
+    `source_id` rule, so ids stored before it still read.
     """
 
     tenant_id: TenantId
@@ -78,6 +81,17 @@ class StoredChunk(CheckedModel):
     metadata: dict[str, JsonValue] = Field(default_factory=dict)
     embedding: list[float] | None = Field(default=None, repr=False)
     embedding_model: str | None = None
+
+    if not TYPE_CHECKING:  # the checker keeps the model's own field signature
+
+        def __init__(self, *args: Any, **data: Any) -> None:
+            source_id = data.get("source_id")
+            if isinstance(source_id, str):  # anything else: the field's own refusal
+                require_document_id("StoredChunk.source_id", source_id)
+            super().__init__(*args, **data)
+
+        # Pydantic's own as far as a stored row goes: `model_validate` never calls it.
+        __init__.__pydantic_base_init__ = True
 
     @property
     def id(self) -> ChunkId:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import unicodedata
-
 from pydantic import Field, JsonValue, StrictStr, field_validator
 
 from redstring.domain.model_errors import CheckedModel
+from redstring.domain.validation import document_id_problem
 
 
 class SourceDocument(CheckedModel):
@@ -27,24 +26,8 @@ class SourceDocument(CheckedModel):
 
     @field_validator("id")
     @classmethod
-    def _id_not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("it must not be blank; use a path, URL or key")
-        held = control_character(value)
-        if held is not None:
-            raise ValueError(
-                f"it holds the control character {held!r}; use a path, URL or key "
-                "without newlines, tabs or other control characters"
-            )
+    def _a_document_id(cls, value: str) -> str:
+        problem = document_id_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
         return value
-
-
-def control_character(text: str) -> str | None:
-    """The first control character (C0, DEL or C1: a newline, a tab, NUL) in `text`, or None.
-
-    A document id holding one would break every line-oriented listing of ids.
-    """
-    for character in text:
-        if unicodedata.category(character) == "Cc":
-            return character
-    return None

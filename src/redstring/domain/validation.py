@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 from uuid import UUID
@@ -187,11 +188,52 @@ def _leaves(path: str, value: Any) -> Iterable[tuple[str, Any]]:
         yield path, value
 
 
+def control_character(text: str) -> str | None:
+    """The first control character (C0, DEL or C1: a newline, a tab, NUL) in `text`, or None.
+
+    A document id holding one would break every line-oriented listing of ids.
+    """
+    for character in text:
+        if unicodedata.category(character) == "Cc":
+            return character
+    return None
+
+
+def document_id_problem(value: str) -> str | None:
+    """Why `value` cannot be a document id (blank, or holding a control character; ADR
+    0575), or None when it can: the one rule of `SourceDocument.id`, of a stored
+    chunk's `source_id`, and of the documents an index or build is given."""
+    if not value.strip():
+        return "it must not be blank; use a path, URL or key"
+    held = control_character(value)
+    if held is not None:
+        return (
+            f"it holds the control character {held!r}; use a path, URL or key "
+            "without newlines, tabs or other control characters"
+        )
+    return None
+
+
+def require_document_id(name: str, value: Any) -> None:
+    """Refuse `value` unless it is encodable text that `document_id_problem` takes."""
+    require_str(name, value)
+    problem = document_id_problem(value)
+    if problem is not None:
+        raise InvalidArgumentError(
+            name=name,
+            value=value,
+            requirement=problem,
+            message=f"{name}={value!r} is not allowed: {problem}.",
+        )
+
+
 def require_documents(documents: Iterable[Any], *, name: str = "documents") -> None:
-    """Every document's id, text, title and metadata is encodable text and finite JSON."""
+    """Every document's id, text, title and metadata is encodable text and finite JSON,
+    and its id a document id: a document changed after it was made (`model_copy`, an
+    assignment) skipped the checks its constructor made."""
     for index, document in enumerate(documents):
         where = f"{name}[{index}]"
-        require_str(f"{where}.id", document.id)
+        require_document_id(f"{where}.id", document.id)
         require_str(f"{where}.text", document.text)
         require_str(f"{where}.title", document.title)
         require_finite_json(f"{where}.metadata", document.metadata)

@@ -25,9 +25,10 @@ _AMBIGUOUS = [
 
 
 def _chunk(tenant: TenantId, source_id: str, text: str) -> StoredChunk:
-    return StoredChunk(
-        tenant_id=tenant, source_id=source_id, text=text, index=0, start=0, end=len(text)
-    )
+    # Validated as a stored row: a source id stored before control characters were
+    # refused may hold one, and its chunk id must still be its own.
+    row = {"tenant_id": tenant, "source_id": source_id, "text": text}
+    return StoredChunk.model_validate({**row, "index": 0, "start": 0, "end": len(text)})
 
 
 class ChunkIdCompliance(ABC):

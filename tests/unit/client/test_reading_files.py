@@ -172,3 +172,25 @@ def test_a_file_whose_name_holds_a_control_character_is_skipped_and_named(
     [skipped] = read.skipped
     assert skipped.id == "notes/two\nlines.md"
     assert "control character '\\n'" in skipped.reason
+
+
+@pytest.mark.parametrize("how", ["model_copy", "assignment"])
+def test_an_id_changed_past_the_constructor_is_refused_by_index_and_build(
+    tmp_path: Path, how: str
+) -> None:
+    from redstring import Redstring, SourceDocument  # noqa: PLC0415 (this test's own)
+    from redstring.errors import InvalidArgumentError  # noqa: PLC0415
+    from redstring.providers import FakeLlmProvider  # noqa: PLC0415
+
+    document = SourceDocument(id="ok", text="Ada wrote the first program.")
+    if how == "model_copy":
+        document = document.model_copy(update={"id": "evil\nid\x1b[31mRED"})
+    else:
+        document.id = "assigned\nid"
+    with Redstring(tmp_path / "x.db", embeddings="none") as rs:
+        with pytest.raises(InvalidArgumentError, match="control character") as refused:
+            rs.index([document])
+        assert refused.value.name == "documents[0].id"
+        with pytest.raises(InvalidArgumentError, match="control character"):
+            rs.build([document], model=FakeLlmProvider(), domain="general")
+        assert rs.describe().sources == {}

@@ -74,3 +74,18 @@ def test_an_id_holding_a_control_character_is_refused(character: str) -> None:
 
 def test_an_id_of_printable_unicode_is_kept() -> None:
     assert SourceDocument(id="notes/été ünd 東京.md", text="x").id == "notes/été ünd 東京.md"
+
+
+@pytest.mark.parametrize("bad", ["a\nb", "evil\x1b[31mRED", "   ", ""])
+def test_a_chunks_source_id_is_held_to_the_document_id_rule(bad: str) -> None:
+    from redstring.domain.chunk import StoredChunk  # noqa: PLC0415 (the one test of chunks here)
+    from redstring.domain.ids import new_tenant_id  # noqa: PLC0415
+
+    tenant = new_tenant_id()
+    with pytest.raises(InvalidArgumentError) as raised:
+        StoredChunk(tenant_id=tenant, source_id=bad, text="x", index=0, start=0, end=1)
+    assert raised.value.name == "StoredChunk.source_id"
+    assert str(raised.value).startswith("StoredChunk.source_id=")
+    # A row stored before the rule still reads back, under the chunk id it always had.
+    row = {"tenant_id": tenant, "source_id": bad, "text": "x", "index": 0, "start": 0, "end": 1}
+    assert StoredChunk.model_validate(row).source_id == bad
