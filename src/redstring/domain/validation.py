@@ -113,19 +113,26 @@ def require_k(given: object, *, name: str = "k") -> int:
 
 
 def require_dimension(given: object) -> int | None:
-    """`given` if `None`, as an `int` if a positive whole number (not a `bool`), else
-    `InvalidArgumentError`."""
+    """`given` if `None`, else as `require_vector_dimension` takes it (a database's opener,
+    where `None` takes the dimension the database records)."""
     if given is None:
         return None
+    return require_vector_dimension(
+        given, or_else="or None for a database that already records one"
+    )
+
+
+def require_vector_dimension(given: object, *, or_else: str = "") -> int:
+    """`given` as an `int` if a positive whole number (any `numbers.Integral`, a numpy
+    integer too, not a `bool`), else `InvalidArgumentError` naming `dimension`, whose
+    requirement ends with `or_else` when given (another value the caller takes)."""
     dimension = whole_number(given)
     if dimension is None or dimension <= 0:
+        requirement = "a positive int, the length of the embedding vectors (e.g. dimension=384)"
         raise InvalidArgumentError(
             name="dimension",
             value=given,
-            requirement=(
-                "a positive int, the length of the embedding vectors (e.g. dimension=384), "
-                "or None for a database that already records one"
-            ),
+            requirement=f"{requirement}, {or_else}" if or_else else requirement,
         )
     return dimension
 

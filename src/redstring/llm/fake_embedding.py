@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.normalization import normalize_name
+from redstring.domain.validation import require_vector_dimension
 
 
 class FakeEmbeddingProvider:
@@ -22,14 +22,7 @@ class FakeEmbeddingProvider:
     """
 
     def __init__(self, *, dimension: int) -> None:
-        if dimension <= 0:
-            raise InvalidArgumentError(
-                name="dimension",
-                value=dimension,
-                requirement="a positive whole number",
-                message=f"dimension must be positive, got {dimension}",
-            )
-        self._dimension = dimension
+        self._dimension = require_vector_dimension(dimension)
         self._word_vectors: dict[str, np.ndarray[tuple[int], np.dtype[np.float64]]] = {}
 
     @property

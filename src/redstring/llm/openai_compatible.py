@@ -21,10 +21,12 @@ from redstring.domain.completion import answer_token_bound, parse_completion
 from redstring.domain.errors import (
     DimensionMismatchError,
     EmptyCompletionError,
+    InvalidArgumentError,
     InvalidSettingError,
     ModelServerResponseError,
     TruncatedCompletionError,
 )
+from redstring.domain.validation import require_vector_dimension
 from redstring.llm._answer_format import (
     STRUCTURED_OUTPUTS,
     AnswerFormat,
@@ -97,7 +99,7 @@ class OpenAICompatibleEmbeddingProvider(_ClosesItsClient):
         initial_backoff: float = 0.5,
         max_backoff: float = 20.0,
     ) -> None:
-        require_positive("dimension", dimension)
+        dimension = _setting_dimension(dimension)
         require_positive("batch_size", batch_size)
         self._transport = OpenAITransport(
             base_url=base_url,
@@ -349,3 +351,14 @@ class OpenAICompatibleLlmProvider(_ClosesItsClient):
                 model=self._model,
             )
         return completion.choices[0]
+
+
+def _setting_dimension(given: object) -> int:
+    """`given` as an `int` by the stores' one rule (a numpy integer too), refused as the
+    provider's other settings are: `InvalidSettingError` naming `dimension`."""
+    try:
+        return require_vector_dimension(given)
+    except InvalidArgumentError as refused:
+        raise InvalidSettingError(
+            name=refused.name, value=refused.value, requirement=refused.requirement
+        ) from None
