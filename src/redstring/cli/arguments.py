@@ -10,13 +10,14 @@ environment variable. A subcommand that offers neither --migrate nor
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from redstring import __version__
 from redstring.cli.providers import EMBEDDING_KINDS, positive_float, positive_int
 from redstring.client.client import DEFAULT_DB
 from redstring.client.documents import require_encoding
+from redstring.client.stores import require_db
 from redstring.client.tenants import DEFAULT_TENANT, DEFAULT_TENANT_NAME
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.retrieval import RetrievalMode
@@ -92,6 +93,7 @@ def _parents() -> dict[str, _Parser]:
     db.add_argument(
         "--db",
         default=DEFAULT_DB,
+        type=_kept_as_text(require_db),
         help=f"a SQLite file path, or a postgresql:// URL (default: {DEFAULT_DB})",
     )
     db.add_argument(
@@ -230,6 +232,18 @@ def _k(command: _Parser, default: int) -> None:
     command.add_argument(
         "-k", type=_non_negative_int, default=default, help=f"how many (default {default})"
     )
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The flags of `argv`, or `UsageError`; a flag the subcommand does not take is said of
+    the subcommand, so the refusal points to its --help (`redstring remove --help`)."""
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        raise UsageError(
+            f"{parser.prog} {args.command}", f"unrecognized arguments: {' '.join(unknown)}"
+        )
+    return args
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 from redstring.cli import commands
-from redstring.cli.arguments import UsageError, build_parser
+from redstring.cli.arguments import UsageError, parse
 from redstring.cli.providers import llm_model_name
 from redstring.cli.wording import flags_for, in_flags, named_by_flag
 from redstring.client.errors import (
@@ -99,7 +99,7 @@ def _main(
     err: TextIO,
 ) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        args = parse(argv)
     except UsageError as error:
         err.write(f"{error.prog}: usage error: {error} (see {error.prog} --help)\n")
         return 2

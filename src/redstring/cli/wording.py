@@ -23,6 +23,7 @@ DOCUMENT_FLAGS: Mapping[str, str] = {
     "root": "--root",
     "encoding": "--encoding",
     "document_id": "DOCUMENT",
+    "db": "--db",
     "describe()": "redstring passages QUERY",
 }
 

@@ -37,7 +37,7 @@ from redstring.client.indexing import index_and_mirror
 from redstring.client.passage_models import PassageModels
 from redstring.client.removal import remove_document
 from redstring.client.store_set import HeldStores, StoreOpener, StoreSet, require_opener
-from redstring.client.stores import open_store_set
+from redstring.client.stores import open_store_set, require_db
 from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
 from redstring.client.upkeep import RebuildReport
 from redstring.composition.build_graph import GraphBuildReport, build_graph
@@ -127,11 +127,7 @@ class AsyncRedstring:
         opener: StoreOpener | None = None,
         language: str | None = None,
     ) -> None:
-        if not isinstance(db, str | os.PathLike) or not os.fspath(db).strip():
-            raise InvalidArgumentError(
-                name="db", value=db, requirement="a SQLite file path or a postgresql:// URL"
-            )
-        self._db = os.fspath(db)
+        self._db = require_db(db)
         self._tenant = _tenant(tenant)
         self._embeddings = resolve_embeddings(embeddings, threads=threads)
         self._migrate = migrate

@@ -37,6 +37,16 @@ POSTGRES_PREFIXES = ("postgresql://", "postgres://")
 IN_MEMORY = ":memory:"
 
 
+def require_db(db: object) -> str:
+    """`db` as text when it names a database (a path, a `PathLike` or a URL, not blank);
+    else `InvalidArgumentError` naming `db`. The client's check, and the --db flag's."""
+    if not isinstance(db, str | os.PathLike) or not os.fspath(db).strip():
+        raise InvalidArgumentError(
+            name="db", value=db, requirement="a SQLite file path or a postgresql:// URL"
+        )
+    return os.fspath(db)
+
+
 @asynccontextmanager
 async def open_store_set(
     db: str,

@@ -171,3 +171,40 @@ def test_stats_of_a_tenant_holding_nothing_says_it_is_empty(tmp_path: Path) -> N
     [empty] = [line for line in out.splitlines() if "empty" in line]
     assert empty.endswith(": empty (nothing indexed or built in it)")
     assert "  chunks         1" in out  # the default tenant, which holds the passage
+
+
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [
+        (["remove", "a", "--language", "english"], "remove"),
+        (["stats", "--bogus", "x"], "stats"),
+        (["check", "--migrate"], "check"),
+    ],
+)
+def test_a_flag_the_subcommand_does_not_take_points_to_its_own_help(
+    tmp_path: Path, argv: list[str], command: str
+) -> None:
+    status, out, err = _run(*argv, "--db", str(tmp_path / "g.db"), cwd=tmp_path)
+    assert (status, out) == (2, "")
+    assert err.startswith(f"redstring {command}: usage error: unrecognized arguments: ")
+    assert err.rstrip().endswith(f"(see redstring {command} --help)")
+    assert not (tmp_path / "g.db").exists()
+
+
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_a_blank_db_is_a_usage_error_naming_the_flag(tmp_path: Path, blank: str) -> None:
+    for argv in (["remove", "a"], ["stats"], ["index", "notes", *NONE]):
+        status, out, err = _run(*argv, "--db", blank, cwd=tmp_path)
+        assert (status, out) == (2, ""), argv
+        assert (
+            f"usage error: argument --db: must be a SQLite file path or a postgresql:// URL, "
+            f"got {blank!r}" in err
+        )
+        assert "db=" not in err
+
+
+def test_a_db_naming_a_folder_is_said_of_the_flag(tmp_path: Path) -> None:
+    status, _, err = _run("stats", "--db", str(tmp_path), cwd=tmp_path)
+    assert status == 1
+    assert err.startswith(f"redstring: error: --db {tmp_path} is not allowed: --db must be")
+    assert "db=" not in err
