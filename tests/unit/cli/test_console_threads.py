@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from redstring.cli.main import build_parser
+from redstring.cli.arguments import build_parser
 from redstring.cli.providers import embedding_provider
 from redstring.client.embeddings import local_extra_installed
 from redstring.llm.local_embedding import LocalEmbeddingProvider, available_cores
