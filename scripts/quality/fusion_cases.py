@@ -20,11 +20,13 @@ from __future__ import annotations
 import asyncio
 import pickle
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from redstring import ChunkRetriever, RetrievalMode, Retriever, index_documents
 from redstring.composition.lexical_channel import answer_lexically
 from redstring.domain.chunk_retrieval import ScoredChunk, bm25_relative
+from redstring.domain.lexical import WordCover
 from redstring.domain.query import NormalizedQuery
 from redstring.llm.local_embedding import LocalEmbeddingProvider
 from redstring.stores import InMemoryChunkStore
@@ -109,10 +111,17 @@ async def _entities(name: str, recorded: bool) -> list[Case]:
             lexical=tuple((str(i), lx.lexical[i]) for i in lx.ids),
             targets=frozenset(str(t) for t in q.targets),
             source=q.source,
-            cover=cover,
+            cover=_with_text_ids(cover),
         )
         for q, s, lx, cover in zip(queries, semantic, lexical, covers, strict=True)
     ]
+
+
+def _with_text_ids(cover: WordCover | None) -> WordCover | None:
+    """`cover` with its `filled_by` ids as the text a case holds its ids in (ADR 0580)."""
+    if cover is None:
+        return None
+    return replace(cover, filled_by=frozenset(str(i) for i in cover.filled_by))  # type: ignore[arg-type]
 
 
 def passage_cases(cache: str | None, recorded: bool = False) -> list[Case]:

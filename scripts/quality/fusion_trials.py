@@ -143,7 +143,32 @@ class UnknownBlind(PooledEvidenceFusion):
         query: str | NormalizedQuery = "",
         cover: WordCover | None = None,
     ) -> list[tuple[IdT, float]]:
-        seen = None if cover is None else replace(cover, unknown=False)
+        seen = None if cover is None else replace(cover, unknown=False, filled_by=frozenset())
+        return super().fuse(semantic, lexical, query=query, cover=seen)
+
+
+@dataclass(frozen=True)
+class UnknownFormBlind(PooledEvidenceFusion):
+    """ADR 0580's model-backed first without its pool for a short form the tenant does not
+    know (every lexical id of the first `depth` joining it)."""
+
+    def _unknown_form(self, query: NormalizedQuery, cover: WordCover | None) -> bool:
+        return False
+
+
+@dataclass(frozen=True)
+class BackingBlind(UnknownFormBlind):
+    """`PooledEvidenceFusion` as ADR 0540 adopted it: neither reading of ADR 0580."""
+
+    def fuse[IdT: Hashable](
+        self,
+        semantic: Sequence[tuple[IdT, float]],
+        lexical: Sequence[tuple[IdT, float]],
+        *,
+        query: str | NormalizedQuery = "",
+        cover: WordCover | None = None,
+    ) -> list[tuple[IdT, float]]:
+        seen = None if cover is None else replace(cover, filled_by=frozenset())
         return super().fuse(semantic, lexical, query=query, cover=seen)
 
 
@@ -231,15 +256,31 @@ def trial_rules() -> list[Rule]:
                 long_lexical_weight=p[2],
             ),
         ),
-        Rule(
-            "the same, a short query of words the tenant does not know too (adopted, ADR 0540)",
-            5,
-            LONG_GRID,
-            lambda p: PooledEvidenceFusion(
-                unsure_words=int(p[0]),
-                unsure_cosine=p[1],
-                long_words=int(p[0]),
-                long_lexical_weight=p[2],
-            ),
+        *(
+            Rule(
+                name,
+                5,
+                LONG_GRID,
+                lambda p, kind=kind: kind(
+                    unsure_words=int(p[0]),
+                    unsure_cosine=p[1],
+                    long_words=int(p[0]),
+                    long_lexical_weight=p[2],
+                ),
+            )
+            for name, kind in (
+                (
+                    "the same, a short query of words the tenant does not know too (ADR 0540)",
+                    BackingBlind,
+                ),
+                (
+                    "the same, the model's first backed by both channels first (ADR 0580)",
+                    UnknownFormBlind,
+                ),
+                (
+                    "the same, every lexical id in a short unknown form's pool (adopted, ADR 0580)",
+                    PooledEvidenceFusion,
+                ),
+            )
         ),
     ]

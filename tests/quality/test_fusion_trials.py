@@ -9,9 +9,11 @@ from redstring.domain.lexical import WordCover
 from redstring.domain.query import NormalizedQuery
 from scripts.quality.fusion_trials import (
     DEFAULT_ORDER,
+    BackingBlind,
     CoverBlind,
     SwitchedPooledFusion,
     UnknownBlind,
+    UnknownFormBlind,
     UnsureShortForms,
     WholePoolInAnotherScript,
     trial_rules,
@@ -48,7 +50,8 @@ def test_a_code_is_switched_only_as_adr_0405_tried_it() -> None:
 
 def test_the_trials_grade_the_default_beside_the_switches_on_their_grids() -> None:
     rows = trial_rules()
-    default, adr_0405, sparing_codes, unsure, whole_pool, short_forms, long, first, cover = rows
+    default, adr_0405, sparing_codes, unsure, whole_pool, short_forms, long, first, cover = rows[:9]
+    backed, adopted = rows[9:]
     assert default.grid == ((),)
     assert default.make(()) == PooledEvidenceFusion(unsure_words=0, long_words=0)
     assert len(adr_0405.grid) == len(sparing_codes.grid) == 3 * 5 * 5
@@ -56,9 +59,14 @@ def test_the_trials_grade_the_default_beside_the_switches_on_their_grids() -> No
     assert not sparing_codes.make(sparing_codes.grid[0]).codes  # type: ignore[attr-defined]
     assert unsure.make((3.0, 0.5)) == CoverBlind(long_words=0)
     assert long.make((3.0, 0.5, 0.6)) == CoverBlind()
-    assert cover.make((3.0, 0.5, 0.6)) == PooledEvidenceFusion()
+    assert cover.make((3.0, 0.5, 0.6)) == BackingBlind()
     assert first.make((3.0, 0.5, 0.6)) == UnknownBlind()
-    assert cover.grid == first.grid == long.grid
+    assert backed.make((3.0, 0.5, 0.6)) == UnknownFormBlind()
+    assert adopted.make((3.0, 0.5, 0.6)) == PooledEvidenceFusion()
+    assert adopted.make((4.0, 0.55, 0.7)) == PooledEvidenceFusion(
+        unsure_words=4, unsure_cosine=0.55, long_words=4, long_lexical_weight=0.7
+    )
+    assert cover.grid == first.grid == long.grid == backed.grid == adopted.grid
     assert long.make((2.0, 0.5, 0.6)).long_words == 2  # type: ignore[attr-defined]
     assert len(long.grid) == 3 * 5 * 5
     assert (3.0, 0.5, 0.85) in long.grid  # the long weight equal to the default's: no switch
@@ -119,3 +127,30 @@ def test_adr_0540_as_first_written_does_not_read_whether_the_tenant_knows_the_wo
     assert UnknownBlind().fuse(sure, lexical, query=query) == PooledEvidenceFusion().fuse(
         sure, lexical, query=query
     )
+
+
+def test_the_rows_before_adr_0580_are_blind_to_its_readings() -> None:
+    """`BackingBlind` reads neither of ADR 0580's readings, `UnknownFormBlind` only the
+    model's first backed by both channels."""
+    semantic = (("close", 0.9), ("look-alike", 0.88), ("other", 0.7))
+    lexical = (("look-alike", 0.75), ("close", 0.55), ("other", 0.5))
+    filled = WordCover(
+        holds=True, lacks_held=True, lacks_unheld=False, filled_by=frozenset({"close"})
+    )  # type: ignore[arg-type]
+    query = "hypercholesterolemia, familial, 2"
+    for kind, first in (
+        (PooledEvidenceFusion, "close"),
+        (UnknownFormBlind, "close"),
+        (BackingBlind, "look-alike"),
+    ):
+        assert kind().fuse(semantic, lexical, query=query, cover=filled)[0][0] == first
+    noise = tuple((f"junk-{n}", 0.775 - 0.0005 * n) for n in range(10))
+    below = (("ppm", 0.53), ("pi", 0.43), ("pixels per inch", 0.37))
+    unknown = WordCover(holds=False, lacks_held=False, lacks_unheld=True, unknown=True)
+    for kind, found in (
+        (PooledEvidenceFusion, True),
+        (UnknownFormBlind, False),
+        (BackingBlind, False),
+    ):
+        ten = [i for i, _ in kind().fuse(noise, below, query="ppi", cover=unknown)[:10]]
+        assert ("pixels per inch" in ten) is found

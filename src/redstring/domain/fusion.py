@@ -12,7 +12,9 @@ query written in another script (ADR 0430) or a short one the model is unsure
 of (ADR 0435, two more numbers) is ordered by the lexical channel, and so is
 a short one whose lexical first lacks only words no entity of the tenant holds,
 or none of whose words the tenant knows even by stem (ADR 0540); a lexical
-first lacking a word the tenant holds is weighed less (ADR 0460, 0540).
+first lacking a word the tenant holds is weighed less (ADR 0460, 0540); the model's
+first leads when both channels back it over such a look-alike, and a short form the
+tenant knows no word of pools every lexical candidate (ADR 0580).
 `Retriever` hands that reading over (`fuse_entities`, in `domain/fusion_dispatch.py`
 with the other calls a retriever makes by a strategy's kind).
 `ChunkRetriever` fuses by `ConvexFusion` (`domain/convex_fusion.py`, ADR 0440, 0495;
@@ -158,6 +160,18 @@ def _require_evidence_parameters(lexical_floor: float, power: float) -> None:
         raise InvalidArgumentError(name="power", value=power, requirement="a positive number")
 
 
+def _backed[IdT: Hashable](
+    semantic: Sequence[tuple[IdT, float]], above: Sequence[IdT], cover: WordCover | None
+) -> IdT | None:
+    """The semantic first when the lexical channel backs it over its own first (ADR 0580): it
+    holds a word of the query the lexical first lacks (`WordCover.filled_by`) and is among the
+    lexical ids `above` the floor; else `None`."""
+    if cover is None or not semantic:
+        return None
+    first = semantic[0][0]
+    return first if first in cover.filled_by and first in above else None
+
+
 def weighted_evidence[IdT: Hashable](
     semantic: Sequence[tuple[IdT, float]],
     lexical: Sequence[tuple[IdT, float]],
@@ -287,6 +301,13 @@ class PooledEvidenceFusion:
     ordered at `long_lexical_weight`. `long_words=0` turns the
     lower weight off either way.
 
+    Outside the lexical order, a `cover` also (ADR 0580) puts the semantic
+    first at the head of group 2 when it holds a query word or number the
+    lexical first lacks (`WordCover.filled_by`) and is among the lexical
+    first `depth` above the floor; and lets every lexical id of the first
+    `depth` join the pool of a query of at most `unsure_words` words, no
+    acronym, none of whose words the tenant knows (`WordCover.unknown`: "ppi").
+
     Nothing but group 5 reads the semantic ranking past its first `depth`,
     and group 5 is a prefix of that ranking's rest, so the first n fused ids,
     and their scores, are the same however deep past `depth` the semantic
@@ -371,7 +392,8 @@ class PooledEvidenceFusion:
         for item, score in lexical:
             best_lexical[item] = max(best_lexical.get(item, 0.0), score)
         holders = {i for i, _ in lexical_read if best_lexical[i] >= HOLDS_EVERY_WORD}
-        above = [i for i, _ in lexical_read if best_lexical[i] > floor or lexical_order]
+        every = lexical_order or self._unknown_form(normalized, cover)
+        above = [i for i, _ in lexical_read if best_lexical[i] > floor or every]
         pool = [i for i, _ in reciprocal_rank_fusion([read_ids, above])]
         ordered = len(pool) if self._unread(normalized, semantic) else self.depth
         placed = set(pool) | holders
@@ -393,10 +415,26 @@ class PooledEvidenceFusion:
 
         fused = [(i, 6.0 + evidence[i]) for i in by_evidence(holders)]
         fused += [(i, 5.0 + 1.0 / (RRF_K + p)) for g, p, i in later if g == 5]
-        fused += [(i, 4.0 + evidence[i]) for i in by_evidence(pool[:ordered]) if i not in holders]
+        head = [i for i in by_evidence(pool[:ordered]) if i not in holders]
+        backed = None if lexical_order else _backed(read, above, cover)
+        if backed is not None and backed in head[1:]:
+            # Both channels back the model's first over the evidence's (ADR 0580): it leads
+            # at the score of the id it passes, so the scores still fall as the order goes.
+            head.remove(backed)
+            fused.append((backed, 4.0 + evidence[head[0]]))
+        fused += [(i, 4.0 + evidence[i]) for i in head]
         fused += [(i, 3.0 + rank[i]) for i in pool[ordered:] if i not in holders]
         fused += [(i, g + 1.0 / (RRF_K + p)) for g, p, i in later if g < 5]
         return fused
+
+    def _unknown_form(self, query: NormalizedQuery, cover: WordCover | None) -> bool:
+        """Whether every lexical id of the first `depth` joins the pool (ADR 0580): a query of
+        at most `unsure_words` words the tenant knows no word of (`WordCover.unknown`), no
+        acronym (which `acronym_similarity` reads against initials): a lower-case form ("ppi",
+        "hr") whose only lexical readings, trigrams and initials, fall below the floor."""
+        words = len(query.text.split())
+        unknown = cover is not None and cover.unknown and 0 < words <= self.unsure_words
+        return unknown and query.acronym is None
 
     def _stranger(
         self,

@@ -45,6 +45,7 @@ from rapidfuzz.distance import JaroWinkler
 
 from redstring.domain.blocking import WORD_NAMESPACE, initials_of_tokens, query_token_keys
 from redstring.domain.entity import Entity
+from redstring.domain.ids import EntityId
 from redstring.domain.legal_forms import KEYLESS_TOKENS
 from redstring.domain.ngrams import ngram_keys_of_form, ngram_similarity, ngram_total
 from redstring.domain.normalization import matching_form, normalize_name
@@ -269,12 +270,17 @@ class WordCover:
     query is an inflection the tenant knows ("syndromes" of "syndrome") and the
     query reads as written in words the tenant's names lack ("dolar
     nowozelandzki"). A query with no keyed word gives all four false.
+    `filled_by`: the other lexical candidates that hold whole a word of the query
+    this entity lacks, a keyed word or a number ("hypercholesterolemia
+    autosomal dominant type b" for "hypercholesterolemia, familial, 2", whose
+    lexical first is "familial hypocalciuric hypercalcemia").
     """
 
     holds: bool
     lacks_held: bool
     lacks_unheld: bool
     unknown: bool = False
+    filled_by: frozenset[EntityId] = frozenset()
 
     @property
     def lacks_only_unheld(self) -> bool:
@@ -292,17 +298,26 @@ def word_cover(
     """`WordCover` of `entity` for `query`, `holders` counting the tenant's entities under each
     `k:` key of the query (`query_token_keys`; a key it leaves out counts as held by none), and
     `candidates` the other entities whose names, beside `entity`'s, a word's stem is looked for
-    in when no entity holds any of the query's words whole."""
+    in when no entity holds any of the query's words whole, and which may fill a word it lacks."""
     keyed = [key[len(WORD_NAMESPACE) :] for key in query_token_keys(query)]
-    tokens = {token for form in _forms(entity) for token in form.split()}
+    tokens = _tokens_of(entity)
     lacking = [word for word in keyed if word not in tokens]
     unheld = bool(keyed) and not any(holders.get(WORD_NAMESPACE + word, 0) for word in keyed)
+    others = [c for c in candidates if c.id != entity.id]
+    # A number is no keyed word ("type 4", "2"), but an answer holding it names that one.
+    missed = {*lacking, *(t for t in query.tokens if t.isdigit() and t not in tokens)}
     return WordCover(
         holds=len(lacking) < len(keyed),
         lacks_held=any(holders.get(WORD_NAMESPACE + word, 0) > 0 for word in lacking),
         lacks_unheld=any(holders.get(WORD_NAMESPACE + word, 0) == 0 for word in lacking),
-        unknown=unheld and not _stems_of(keyed) & _stems_of(_words_of([entity, *candidates])),
+        unknown=unheld and not _stems_of(keyed) & _stems_of(_words_of([entity, *others])),
+        filled_by=frozenset(c.id for c in others if missed & _tokens_of(c)),
     )
+
+
+def _tokens_of(entity: Entity) -> set[str]:
+    """The whole words of the entity's name fields."""
+    return {token for form in _forms(entity) for token in form.split()}
 
 
 #: The stemmer a query word is matched to the candidates' words by (`WordCover.unknown`).

@@ -210,3 +210,35 @@ def test_the_first_s_own_names_are_read_for_a_stem_as_the_candidates_are() -> No
     assert word_cover(query, other, {}).unknown
     assert not word_cover(query, known, {}).unknown
     assert not word_cover(query, other, {}, [known]).unknown
+
+
+@pytest.mark.parametrize(
+    ("query", "first", "others", "filled"),
+    [
+        # The model's answer holds "hypercholesterolemia", which the look-alike lacks.
+        (
+            "hypercholesterolemia, familial, 2",
+            "familial hypocalciuric hypercalcemia",
+            ["hypercholesterolemia autosomal dominant type b", "familial chylomicronemia"],
+            [True, False],
+        ),
+        # A number is no keyed word, but a name holding the query's "2" fills it.
+        (
+            "insulin-dependent diabetes mellitus 2",
+            "diabetes mellitus noninsulin dependent 5",
+            ["type 1 diabetes mellitus 2", "type 1 diabetes mellitus 20"],
+            [True, False],
+        ),
+        # A first holding every word leaves nothing to fill.
+        ("renal liposarcoma", "renal liposarcoma", ["renal cyst", "liposarcoma"], [False, False]),
+    ],
+)
+def test_the_cover_names_the_candidates_holding_a_query_word_the_first_lacks(
+    query: str, first: str, others: list[str], filled: list[bool]
+) -> None:
+    """ADR 0580: `filled_by` holds each other candidate holding a keyed word or a number of the
+    query that the first lacks."""
+    lead = make_entity(first)
+    entities = [make_entity(name) for name in others]
+    cover = word_cover(NormalizedQuery.of(query), lead, {}, [lead, *entities])
+    assert [e.id in cover.filled_by for e in entities] == filled

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from uuid import UUID
 
 import pytest
@@ -370,3 +371,58 @@ class Channelless:
         query: str | NormalizedQuery = "",
     ) -> list[tuple[IdT, float]]:
         return list(semantic)
+
+
+def test_the_models_first_holding_a_word_the_lexical_first_lacks_leads_when_both_back_it() -> None:
+    """ADR 0580: for "hypercholesterolemia, familial, 2" the lexical first ("familial
+    hypocalciuric hypercalcemia") lacks "hypercholesterolemia", which the model's first holds
+    and the lexical channel scores above its floor: both channels back it, so it leads; a
+    holder of every word still comes first."""
+    query = "hypercholesterolemia, familial, 2"
+    close, lookalike, holder = IDS[0], IDS[1], IDS[5]
+    semantic = [(close, 0.9), (lookalike, 0.88), (IDS[2], 0.7)]
+    lexical = [(lookalike, 0.75), (close, 0.55), (IDS[3], 0.5)]
+    filled = WordCover(
+        holds=True, lacks_held=True, lacks_unheld=False, filled_by=frozenset({close})
+    )
+    assert ids(FUSION.fuse(semantic, lexical, query=query, cover=LACKS_HELD))[0] == lookalike
+    assert ids(FUSION.fuse(semantic, lexical, query=query, cover=filled))[:2] == [close, lookalike]
+    fused = FUSION.fuse(semantic, lexical, query=query, cover=filled)
+    assert [s for _, s in fused] == sorted((s for _, s in fused), reverse=True)
+    # The lexical channel scores the model's first at its floor or below: only the model backs it.
+    unbacked = [(lookalike, 0.75), (close, 0.45), (IDS[3], 0.5)]
+    assert ids(FUSION.fuse(semantic, unbacked, query=query, cover=filled))[0] == lookalike
+    # Another candidate filling the word is no reason to move the model's first.
+    other = replace(filled, filled_by=frozenset({IDS[3]}))
+    assert ids(FUSION.fuse(semantic, lexical, query=query, cover=other))[0] == lookalike
+    # A holder of every query word stays first.
+    held = [(holder, HOLDS_EVERY_WORD), *lexical]
+    assert ids(FUSION.fuse(semantic, held, query=query, cover=filled))[:2] == [holder, close]
+
+
+NOISE = [UUID(int=100 + n) for n in range(10)]
+
+
+@pytest.mark.parametrize(
+    ("query", "cover", "found"),
+    [
+        ("ppi", UNKNOWN, True),  # a lower-case form no name holds: its lexical readings join
+        ("PPI", UNKNOWN, False),  # an acronym, read against names' initials: the floor holds
+        ("ppi", HOLDS_NONE, False),  # known by stem: the floor holds
+        ("ppi", None, False),  # not known
+        ("pixels per inch given", UNKNOWN, False),  # more than `unsure_words` words
+    ],
+)
+def test_a_short_form_the_tenant_does_not_know_pools_every_lexical_candidate(
+    query: str, cover: WordCover | None, found: bool
+) -> None:
+    """ADR 0580: "ppi" finds "pixels per inch" at lexical 0.37, below the floor, behind ten
+    of the model's answers it is surer of than `unsure_cosine` (a short form is no unsure
+    switch's): only when every lexical candidate joins the pool is it among the first 10."""
+    target = IDS[0]
+    semantic = [(i, (1.0 + 0.55 - 0.001 * n) / 2.0) for n, i in enumerate(NOISE)]
+    lexical = [(IDS[1], 0.53), (IDS[2], 0.43), (target, 0.37)]
+    first_ten = ids(FUSION.fuse(semantic, lexical, query=query, cover=cover))[:10]
+    assert (target in first_ten) is found
+    off = PooledEvidenceFusion(unsure_words=0)
+    assert target not in ids(off.fuse(semantic, lexical, query=query, cover=cover))[:10]
