@@ -301,7 +301,7 @@ class PooledEvidenceFusion:
     ordered at `long_lexical_weight`. `long_words=0` turns the
     lower weight off either way.
 
-    Outside the lexical order, a `cover` also (ADR 0580) puts the semantic
+    Outside the lexical order, a `cover` also puts the semantic
     first at the head of group 2 when it holds a query word or number the
     lexical first lacks (`WordCover.filled_by`) and is among the lexical
     first `depth` above the floor; and lets every lexical id of the first
