@@ -311,7 +311,9 @@ def word_cover(
         lacks_held=any(holders.get(WORD_NAMESPACE + word, 0) > 0 for word in lacking),
         lacks_unheld=any(holders.get(WORD_NAMESPACE + word, 0) == 0 for word in lacking),
         unknown=unheld and not _stems_of(keyed) & _stems_of(_words_of([entity, *others])),
-        filled_by=frozenset(c.id for c in others if missed & _tokens_of(c)),
+        filled_by=frozenset(c.id for c in others if missed & _tokens_of(c))
+        if missed
+        else frozenset(),
     )
 
 
