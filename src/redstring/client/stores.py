@@ -13,6 +13,7 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from redstring.chunks.in_memory import InMemoryChunkStore
 from redstring.client.embeddings import UNEMBEDDED_DIMENSION
@@ -31,6 +32,9 @@ from redstring.domain.tokenize import DEFAULT_LANGUAGE
 from redstring.events.in_memory import InMemoryEventLog
 from redstring.graph.in_memory import InMemoryGraphStore
 from redstring.vector.in_memory import InMemoryVectorStore
+
+if TYPE_CHECKING:  # PostgreSQL's stores need the optional extra
+    from redstring.composition.postgres_stores import PostgresStores
 
 POSTGRES_PREFIXES = ("postgresql://", "postgres://")
 #: The `db` value of a database held in memory, as SQLite spells it.
@@ -133,13 +137,7 @@ async def open_store_set(
     # A file this open made and nobody wrote to is not left behind (ADR 0560).
     unwritten = None if exists else sqlite.database.total_changes
     try:
-        yield StoreSet(
-            backend="SQLite",
-            graph=sqlite.graph,
-            vectors=sqlite.vectors,
-            chunks=sqlite.chunks,
-            events=sqlite.events,
-        )
+        yield _store_set("SQLite", sqlite)
     finally:
         untouched = unwritten is not None and _unwritten(sqlite, unwritten)
         await sqlite.close()
@@ -209,12 +207,11 @@ async def _postgres(
             url, dimension=dimension or UNEMBEDDED_DIMENSION, migrate=migrate, language=language
         )
     try:
-        yield StoreSet(
-            backend="PostgreSQL",
-            graph=postgres.graph,
-            vectors=postgres.vectors,
-            chunks=postgres.chunks,
-            events=postgres.events,
-        )
+        yield _store_set("PostgreSQL", postgres)
     finally:
         await postgres.close()
+
+
+def _store_set(backend: str, stores: SqliteStores | PostgresStores) -> StoreSet:
+    """The set of an opened database's stores."""
+    return StoreSet(backend, stores.graph, stores.vectors, stores.chunks, stores.events)
