@@ -55,6 +55,15 @@ class CountingChunks(InMemoryChunkStore):
         return await super().embeds_with(tenant_id, models)
 
 
+async def _index_with_the_first_model(stores: StoreSet) -> None:
+    """`NOTE` indexed into `stores` by `FakeEmbeddingProvider`, whose model is `WROTE`."""
+    async with AsyncRedstring(
+        "in-memory", embeddings=FakeEmbeddingProvider(dimension=DIMENSION),
+        opener=opener_of(stores),
+    ) as rs:  # fmt: skip
+        await rs.index([NOTE])
+
+
 def _memory() -> StoreSet:
     return StoreSet(
         backend="memory",
@@ -114,11 +123,7 @@ def test_a_postgres_passage_search_under_another_model_of_the_same_dimension_is_
 async def test_in_memory_a_search_asks_for_its_model_and_keeps_a_yes_until_a_write() -> None:
     stores = _memory()
     assert isinstance(stores.chunks, CountingChunks)
-    async with AsyncRedstring(
-        "in-memory", embeddings=FakeEmbeddingProvider(dimension=DIMENSION),
-        opener=opener_of(stores),
-    ) as rs:  # fmt: skip
-        await rs.index([NOTE])  # an index that embedded counts the models once, after it
+    await _index_with_the_first_model(stores)  # an index that embedded counts the models once
     assert (stores.chunks.asks, stores.chunks.reads) == (0, 1)
     async with AsyncRedstring(
         "in-memory", embeddings=OtherModel(dimension=DIMENSION), opener=opener_of(stores)
@@ -141,11 +146,7 @@ async def test_in_memory_a_search_asks_for_its_model_and_keeps_a_yes_until_a_wri
 @pytest.mark.asyncio
 async def test_a_refused_client_searches_once_another_writer_embedded_with_its_model() -> None:
     stores = _memory()
-    async with AsyncRedstring(
-        "in-memory", embeddings=FakeEmbeddingProvider(dimension=DIMENSION),
-        opener=opener_of(stores),
-    ) as rs:  # fmt: skip
-        await rs.index([NOTE])
+    await _index_with_the_first_model(stores)
     async with AsyncRedstring(
         "in-memory", embeddings=OtherModel(dimension=DIMENSION), opener=opener_of(stores)
     ) as refused:
@@ -208,11 +209,7 @@ async def test_a_chunk_store_that_cannot_count_models_still_reads_and_is_not_ref
         backend="memory", graph=InMemoryGraphStore(),
         vectors=InMemoryVectorStore(dimension=DIMENSION), chunks=chunks, events=None,
     )  # fmt: skip
-    async with AsyncRedstring(
-        "in-memory", embeddings=FakeEmbeddingProvider(dimension=DIMENSION),
-        opener=opener_of(stores),
-    ) as rs:  # fmt: skip
-        await rs.index([NOTE])
+    await _index_with_the_first_model(stores)
     async with AsyncRedstring(
         "in-memory", embeddings=OtherModel(dimension=DIMENSION), opener=opener_of(stores)
     ) as rs:
