@@ -21,12 +21,12 @@ with the unsure switch; every row before it turns that off (`long_words=0`).
 Every row builds today's `PooledEvidenceFusion`, so each includes ADR 0520's
 whole pool for a query in another script the model is unsure of. The rows
 before ADR 0540 build it blind to the lexical first's `WordCover`
-(`CoverBlind`), as they were; the last row reads it (adopted, ADR 0540): a
+(`EarlierReading`, reading nothing), as they were; the last row reads it (adopted, ADR 0540): a
 short query whose lexical first lacks only words no entity holds in the lexical
 order, and the lower weight for a lexical first lacking a word the tenant
 holds rather than for a query of `long_words` or more. The row before the
 last reads the cover as ADR 0540 was first written, blind to
-`WordCover.unknown` (`UnknownBlind`): a short query none of whose words any
+`WordCover.unknown` (`EarlierReading`, reading `cover`): a short query none of whose words any
 entity holds, whole or by its stem, stays out of the lexical order.
 """
 
@@ -34,6 +34,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
+from typing import Literal
 
 from redstring.domain.fusion import LEXICAL_ORDER_NUMBERS, PooledEvidenceFusion
 from redstring.domain.lexical import WordCover
@@ -116,9 +118,21 @@ class WholePoolInAnotherScript:
         return [(item, float(len(order) - at)) for at, item in enumerate(order)]
 
 
+#: What of the lexical first's `WordCover` an earlier rule read (`EarlierReading`).
+Reading = Literal["nothing", "cover", "unknown", "backing"]
+
+
 @dataclass(frozen=True)
-class CoverBlind(PooledEvidenceFusion):
-    """`PooledEvidenceFusion` as it was before ADR 0540: the lexical first's cover unread."""
+class EarlierReading(PooledEvidenceFusion):
+    """`PooledEvidenceFusion` reading the lexical first's `WordCover` as an earlier rule did.
+
+    `reads`: `nothing` (before ADR 0540); `cover` (ADR 0540 as first written:
+    `unknown` unread); `unknown` (ADR 0540 as adopted: neither reading of ADR
+    0580); `backing` (ADR 0580's model-backed first, without the pool of a short
+    form the tenant does not know).
+    """
+
+    reads: Reading = "backing"
 
     def fuse[IdT: Hashable](
         self,
@@ -128,53 +142,25 @@ class CoverBlind(PooledEvidenceFusion):
         query: str | NormalizedQuery = "",
         cover: WordCover | None = None,
     ) -> list[tuple[IdT, float]]:
-        return super().fuse(semantic, lexical, query=query)
+        return super().fuse(semantic, lexical, query=query, cover=self._seen(cover))
 
-
-@dataclass(frozen=True)
-class UnknownBlind(PooledEvidenceFusion):
-    """`PooledEvidenceFusion` as ADR 0540 first had it: the cover read, `unknown` not."""
-
-    def fuse[IdT: Hashable](
-        self,
-        semantic: Sequence[tuple[IdT, float]],
-        lexical: Sequence[tuple[IdT, float]],
-        *,
-        query: str | NormalizedQuery = "",
-        cover: WordCover | None = None,
-    ) -> list[tuple[IdT, float]]:
-        seen = None if cover is None else replace(cover, unknown=False, filled_by=frozenset())
-        return super().fuse(semantic, lexical, query=query, cover=seen)
-
-
-@dataclass(frozen=True)
-class UnknownFormBlind(PooledEvidenceFusion):
-    """ADR 0580's model-backed first without its pool for a short form the tenant does not
-    know (every lexical id of the first `depth` joining it)."""
+    def _seen(self, cover: WordCover | None) -> WordCover | None:
+        if cover is None or self.reads == "nothing":
+            return None
+        if self.reads == "backing":
+            return cover
+        unknown = cover.unknown and self.reads != "cover"
+        return replace(cover, unknown=unknown, filled_by=frozenset())
 
     def _unknown_form(self, query: NormalizedQuery, cover: WordCover | None) -> bool:
-        return False
+        return self.reads not in ("unknown", "backing") and super()._unknown_form(query, cover)
 
 
 @dataclass(frozen=True)
-class BackingBlind(UnknownFormBlind):
-    """`PooledEvidenceFusion` as ADR 0540 adopted it: neither reading of ADR 0580."""
-
-    def fuse[IdT: Hashable](
-        self,
-        semantic: Sequence[tuple[IdT, float]],
-        lexical: Sequence[tuple[IdT, float]],
-        *,
-        query: str | NormalizedQuery = "",
-        cover: WordCover | None = None,
-    ) -> list[tuple[IdT, float]]:
-        seen = None if cover is None else replace(cover, filled_by=frozenset())
-        return super().fuse(semantic, lexical, query=query, cover=seen)
-
-
-@dataclass(frozen=True)
-class UnsureShortForms(CoverBlind):
+class UnsureShortForms(EarlierReading):
     """The adopted unsure switch, applied to a form of 3 characters too (not an acronym)."""
+
+    reads: Reading = "nothing"
 
     def numbers_for(
         self,
@@ -220,7 +206,9 @@ def trial_rules() -> list[Rule]:
             "unsure switch: words, cosine (ADR 0435)",
             4,
             tuple((float(w), c) for w in WORDS for c in CEILINGS),
-            lambda p: CoverBlind(unsure_words=int(p[0]), unsure_cosine=p[1], long_words=0),
+            lambda p: EarlierReading(
+                unsure_words=int(p[0]), unsure_cosine=p[1], long_words=0, reads="nothing"
+            ),
         ),
         Rule(
             "the same, a query in another script by its whole pool",
@@ -238,22 +226,24 @@ def trial_rules() -> list[Rule]:
             "the same, a query of as many words or more at long_lexical_weight (ADR 0460)",
             5,
             LONG_GRID,
-            lambda p: CoverBlind(
+            lambda p: EarlierReading(
                 unsure_words=int(p[0]),
                 unsure_cosine=p[1],
                 long_words=int(p[0]),
                 long_lexical_weight=p[2],
+                reads="nothing",
             ),
         ),
         Rule(
             "the same, reading the lexical first's cover (ADR 0540 as first written)",
             5,
             LONG_GRID,
-            lambda p: UnknownBlind(
+            lambda p: EarlierReading(
                 unsure_words=int(p[0]),
                 unsure_cosine=p[1],
                 long_words=int(p[0]),
                 long_lexical_weight=p[2],
+                reads="cover",
             ),
         ),
         *(
@@ -271,11 +261,11 @@ def trial_rules() -> list[Rule]:
             for name, kind in (
                 (
                     "the same, a short query of words the tenant does not know too (ADR 0540)",
-                    BackingBlind,
+                    partial(EarlierReading, reads="unknown"),
                 ),
                 (
                     "the same, the model's first backed by both channels first (ADR 0580)",
-                    UnknownFormBlind,
+                    partial(EarlierReading, reads="backing"),
                 ),
                 (
                     "the same, every lexical id in a short unknown form's pool (adopted, ADR 0580)",

@@ -9,11 +9,8 @@ from redstring.domain.lexical import WordCover
 from redstring.domain.query import NormalizedQuery
 from scripts.quality.fusion_trials import (
     DEFAULT_ORDER,
-    BackingBlind,
-    CoverBlind,
+    EarlierReading,
     SwitchedPooledFusion,
-    UnknownBlind,
-    UnknownFormBlind,
     UnsureShortForms,
     WholePoolInAnotherScript,
     trial_rules,
@@ -57,11 +54,11 @@ def test_the_trials_grade_the_default_beside_the_switches_on_their_grids() -> No
     assert len(adr_0405.grid) == len(sparing_codes.grid) == 3 * 5 * 5
     assert isinstance(adr_0405.make(adr_0405.grid[0]), SwitchedPooledFusion)
     assert not sparing_codes.make(sparing_codes.grid[0]).codes  # type: ignore[attr-defined]
-    assert unsure.make((3.0, 0.5)) == CoverBlind(long_words=0)
-    assert long.make((3.0, 0.5, 0.6)) == CoverBlind()
-    assert cover.make((3.0, 0.5, 0.6)) == BackingBlind()
-    assert first.make((3.0, 0.5, 0.6)) == UnknownBlind()
-    assert backed.make((3.0, 0.5, 0.6)) == UnknownFormBlind()
+    assert unsure.make((3.0, 0.5)) == EarlierReading(long_words=0, reads="nothing")
+    assert long.make((3.0, 0.5, 0.6)) == EarlierReading(reads="nothing")
+    assert cover.make((3.0, 0.5, 0.6)) == EarlierReading(reads="unknown")
+    assert first.make((3.0, 0.5, 0.6)) == EarlierReading(reads="cover")
+    assert backed.make((3.0, 0.5, 0.6)) == EarlierReading(reads="backing")
     assert adopted.make((3.0, 0.5, 0.6)) == PooledEvidenceFusion()
     assert adopted.make((4.0, 0.55, 0.7)) == PooledEvidenceFusion(
         unsure_words=4, unsure_cosine=0.55, long_words=4, long_lexical_weight=0.7
@@ -110,7 +107,9 @@ def test_the_rows_before_adr_0540_do_not_read_the_cover() -> None:
     lexical = (("answer", 0.49), ("other", 0.46))
     cover = WordCover(holds=True, lacks_held=False, lacks_unheld=True)
     adopted = PooledEvidenceFusion().fuse(sure, lexical, query="Sotho meridional", cover=cover)
-    blind = CoverBlind().fuse(sure, lexical, query="Sotho meridional", cover=cover)
+    blind = EarlierReading(reads="nothing").fuse(
+        sure, lexical, query="Sotho meridional", cover=cover
+    )
     assert (adopted[0][0], blind[0][0]) == ("answer", "junk-a")
 
 
@@ -122,16 +121,16 @@ def test_adr_0540_as_first_written_does_not_read_whether_the_tenant_knows_the_wo
     cover = WordCover(holds=False, lacks_held=False, lacks_unheld=True, unknown=True)
     query = "dolar nowozelandzki"
     adopted = PooledEvidenceFusion().fuse(sure, lexical, query=query, cover=cover)
-    first = UnknownBlind().fuse(sure, lexical, query=query, cover=cover)
+    first = EarlierReading(reads="cover").fuse(sure, lexical, query=query, cover=cover)
     assert (adopted[0][0], first[0][0]) == ("answer", "junk-a")
-    assert UnknownBlind().fuse(sure, lexical, query=query) == PooledEvidenceFusion().fuse(
+    assert EarlierReading(reads="cover").fuse(
         sure, lexical, query=query
-    )
+    ) == PooledEvidenceFusion().fuse(sure, lexical, query=query)
 
 
 def test_the_rows_before_adr_0580_are_blind_to_its_readings() -> None:
-    """`BackingBlind` reads neither of ADR 0580's readings, `UnknownFormBlind` only the
-    model's first backed by both channels."""
+    """Read as ADR 0540 adopted it (`unknown`), neither of ADR 0580's readings counts; read to
+    `backing`, only the model's first backed by both channels."""
     semantic = (("close", 0.9), ("look-alike", 0.88), ("other", 0.7))
     lexical = (("look-alike", 0.75), ("close", 0.55), ("other", 0.5))
     filled = WordCover(
@@ -139,18 +138,18 @@ def test_the_rows_before_adr_0580_are_blind_to_its_readings() -> None:
     )  # type: ignore[arg-type]
     query = "hypercholesterolemia, familial, 2"
     for kind, first in (
-        (PooledEvidenceFusion, "close"),
-        (UnknownFormBlind, "close"),
-        (BackingBlind, "look-alike"),
+        (PooledEvidenceFusion(), "close"),
+        (EarlierReading(reads="backing"), "close"),
+        (EarlierReading(reads="unknown"), "look-alike"),
     ):
-        assert kind().fuse(semantic, lexical, query=query, cover=filled)[0][0] == first
+        assert kind.fuse(semantic, lexical, query=query, cover=filled)[0][0] == first
     noise = tuple((f"junk-{n}", 0.775 - 0.0005 * n) for n in range(10))
     below = (("ppm", 0.53), ("pi", 0.43), ("pixels per inch", 0.37))
     unknown = WordCover(holds=False, lacks_held=False, lacks_unheld=True, unknown=True)
     for kind, found in (
-        (PooledEvidenceFusion, True),
-        (UnknownFormBlind, False),
-        (BackingBlind, False),
+        (PooledEvidenceFusion(), True),
+        (EarlierReading(reads="backing"), False),
+        (EarlierReading(reads="unknown"), False),
     ):
-        ten = [i for i, _ in kind().fuse(noise, below, query="ppi", cover=unknown)[:10]]
+        ten = [i for i, _ in kind.fuse(noise, below, query="ppi", cover=unknown)[:10]]
         assert ("pixels per inch" in ten) is found
