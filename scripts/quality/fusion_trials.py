@@ -21,13 +21,10 @@ with the unsure switch; every row before it turns that off (`long_words=0`).
 Every row builds today's `PooledEvidenceFusion`, so each includes ADR 0520's
 whole pool for a query in another script the model is unsure of. The rows
 before ADR 0540 build it blind to the lexical first's `WordCover`
-(`EarlierReading`, reading nothing), as they were; the last row reads it (adopted, ADR 0540): a
-short query whose lexical first lacks only words no entity holds in the lexical
-order, and the lower weight for a lexical first lacking a word the tenant
-holds rather than for a query of `long_words` or more. The row before the
-last reads the cover as ADR 0540 was first written, blind to
-`WordCover.unknown` (`EarlierReading`, reading `cover`): a short query none of whose words any
-entity holds, whole or by its stem, stays out of the lexical order.
+(`EarlierReading`, reading nothing), as they were; the later rows read as
+much of it as their rule did (`EarlierReading.reads`): ADR 0540 as first
+written and as adopted, ADR 0580's two readings, and last the adopted rule,
+which also orders an abbreviated word ("hr", "sec") lexically (ADR 0595).
 """
 
 from __future__ import annotations
@@ -119,7 +116,7 @@ class WholePoolInAnotherScript:
 
 
 #: What of the lexical first's `WordCover` an earlier rule read (`EarlierReading`).
-Reading = Literal["nothing", "cover", "unknown", "backing"]
+Reading = Literal["nothing", "cover", "unknown", "backing", "pool"]
 
 
 @dataclass(frozen=True)
@@ -129,7 +126,8 @@ class EarlierReading(PooledEvidenceFusion):
     `reads`: `nothing` (before ADR 0540); `cover` (ADR 0540 as first written:
     `unknown` unread); `unknown` (ADR 0540 as adopted: neither reading of ADR
     0580); `backing` (ADR 0580's model-backed first, without the pool of a short
-    form the tenant does not know).
+    form the tenant does not know); `pool` (ADR 0580 as adopted). None reads a
+    form as an abbreviated word (ADR 0595).
     """
 
     reads: Reading = "backing"
@@ -147,13 +145,21 @@ class EarlierReading(PooledEvidenceFusion):
     def _seen(self, cover: WordCover | None) -> WordCover | None:
         if cover is None or self.reads == "nothing":
             return None
-        if self.reads == "backing":
+        if self.reads in ("backing", "pool"):
             return cover
         unknown = cover.unknown and self.reads != "cover"
         return replace(cover, unknown=unknown, filled_by=frozenset())
 
     def _unknown_form(self, query: NormalizedQuery, cover: WordCover | None) -> bool:
         return self.reads not in ("unknown", "backing") and super()._unknown_form(query, cover)
+
+    def _abbreviation(
+        self,
+        query: NormalizedQuery,
+        lexical: Sequence[tuple[Hashable, float]],
+        cover: WordCover | None,
+    ) -> bool:
+        return False
 
 
 @dataclass(frozen=True)
@@ -185,8 +191,8 @@ class UnsureShortForms(EarlierReading):
 def trial_rules() -> list[Rule]:
     """The default without its switches, ADR 0405's switch, the same sparing codes, ADR
     0435's unsure switch, the two rules tried after it, ADR 0460's lower weight for a long
-    query, and the reading of the lexical first's cover (ADR 0540) as first written and as
-    adopted; each switch's numbers on a grid."""
+    query, and the readings of the lexical first's cover (ADR 0540, 0580, 0595) in the order
+    they were adopted; each switch's numbers on a grid."""
     full = tuple((float(w), g, c) for w in WORDS for g in GAPS for c in CEILINGS)
     return [
         Rule("PooledEvidenceFusion, no unsure switch", 2, ((),), lambda p: DEFAULT_ORDER),
@@ -268,7 +274,11 @@ def trial_rules() -> list[Rule]:
                     partial(EarlierReading, reads="backing"),
                 ),
                 (
-                    "the same, every lexical id in a short unknown form's pool (adopted, ADR 0580)",
+                    "the same, every lexical id in a short unknown form's pool (ADR 0580)",
+                    partial(EarlierReading, reads="pool"),
+                ),
+                (
+                    "the same, an abbreviated word in the lexical order (adopted, ADR 0595)",
                     PooledEvidenceFusion,
                 ),
             )

@@ -48,7 +48,7 @@ def test_a_code_is_switched_only_as_adr_0405_tried_it() -> None:
 def test_the_trials_grade_the_default_beside_the_switches_on_their_grids() -> None:
     rows = trial_rules()
     default, adr_0405, sparing_codes, unsure, whole_pool, short_forms, long, first, cover = rows[:9]
-    backed, adopted = rows[9:]
+    backed, pooled, adopted = rows[9:]
     assert default.grid == ((),)
     assert default.make(()) == PooledEvidenceFusion(unsure_words=0, long_words=0)
     assert len(adr_0405.grid) == len(sparing_codes.grid) == 3 * 5 * 5
@@ -59,11 +59,12 @@ def test_the_trials_grade_the_default_beside_the_switches_on_their_grids() -> No
     assert cover.make((3.0, 0.5, 0.6)) == EarlierReading(reads="unknown")
     assert first.make((3.0, 0.5, 0.6)) == EarlierReading(reads="cover")
     assert backed.make((3.0, 0.5, 0.6)) == EarlierReading(reads="backing")
+    assert pooled.make((3.0, 0.5, 0.6)) == EarlierReading(reads="pool")
     assert adopted.make((3.0, 0.5, 0.6)) == PooledEvidenceFusion()
     assert adopted.make((4.0, 0.55, 0.7)) == PooledEvidenceFusion(
         unsure_words=4, unsure_cosine=0.55, long_words=4, long_lexical_weight=0.7
     )
-    assert cover.grid == first.grid == long.grid == backed.grid == adopted.grid
+    assert cover.grid == first.grid == long.grid == backed.grid == pooled.grid == adopted.grid
     assert long.make((2.0, 0.5, 0.6)).long_words == 2  # type: ignore[attr-defined]
     assert len(long.grid) == 3 * 5 * 5
     assert (3.0, 0.5, 0.85) in long.grid  # the long weight equal to the default's: no switch
@@ -153,3 +154,16 @@ def test_the_rows_before_adr_0580_are_blind_to_its_readings() -> None:
     ):
         ten = [i for i, _ in kind.fuse(noise, below, query="ppi", cover=unknown)[:10]]
         assert ("pixels per inch" in ten) is found
+    pooled = EarlierReading(reads="pool").fuse(noise, below, query="ppi", cover=unknown)
+    assert "pixels per inch" in [i for i, _ in pooled[:10]]
+
+
+def test_the_rows_before_adr_0595_do_not_read_an_abbreviated_word() -> None:
+    """An "hr" whose lexical first "hour" is above the floor, the model unsure of ten places: the
+    adopted fusion orders it lexically, ADR 0580 as adopted (`pool`) by the evidence."""
+    noise = tuple((f"place-{n}", 0.69 - 0.0005 * n) for n in range(10))  # cosine 0.38
+    lexical = (("hour", 0.51), ("bohr magneton", 0.43))
+    unknown = WordCover(holds=False, lacks_held=False, lacks_unheld=True, unknown=True)
+    adopted = PooledEvidenceFusion().fuse(noise, lexical, query="hr", cover=unknown)
+    pooled = EarlierReading(reads="pool").fuse(noise, lexical, query="hr", cover=unknown)
+    assert (adopted[0][0], pooled[0][0]) == ("hour", "place-0")

@@ -1,26 +1,14 @@
 """Fusing the channels' best-first rankings into one.
 
-`reciprocal_rank_fusion` uses only position: the seeds' choice, because the
-channels' scores share a range (0..1) but no unit. Measured on the quality
-corpus it let a weak channel's confident-looking junk outvote a strong
-channel, so `EvidenceFusion` reads each score on its stated scale (ADR
-0060). `PooledEvidenceFusion` is `Retriever`'s default (ADR 0365): rank
-fusion picks the candidates, the two channels' evidence at one fixed weight
-orders them, and an entity holding every query word comes first; its two
-fitted numbers were chosen by the worst family left out of the choice; a
-query written in another script (ADR 0430) or a short one the model is unsure
-of (ADR 0435, two more numbers) is ordered by the lexical channel, and so is
-a short one whose lexical first lacks only words no entity of the tenant holds,
-or none of whose words the tenant knows even by stem (ADR 0540); a lexical
-first lacking a word the tenant holds is weighed less (ADR 0460, 0540); the model's
-first leads when both channels back it over such a look-alike, and a short form the
-tenant knows no word of pools every lexical candidate (ADR 0580).
-`Retriever` hands that reading over (`fuse_entities`, in `domain/fusion_dispatch.py`
-with the other calls a retriever makes by a strategy's kind).
-`ChunkRetriever` fuses by `ConvexFusion` (`domain/convex_fusion.py`, ADR 0440, 0495;
-plain RRF before, ADR 0355). `AdaptiveFusion`, the default of both from ADR
-0121 (a logistic of 14 features of the query and the answers weighing the
-evidence, 35 fitted numbers for both sides), is gone (ADR 0365).
+`reciprocal_rank_fusion` reads positions only; `EvidenceFusion` reads each
+score on its stated scale (ADR 0060). `PooledEvidenceFusion` is `Retriever`'s
+default (ADR 0365): rank fusion picks the candidates, the two channels'
+evidence orders them, an entity holding every query word comes first, and a
+query the model cannot read (another script, a short unsure one, a form the
+tenant knows no word of) is ordered by the lexical channel (ADR 0430, 0435,
+0540, 0580, 0595). `Retriever` hands it the lexical first's `WordCover`
+(`fuse_entities`, in `domain/fusion_dispatch.py`). `ChunkRetriever` fuses by
+`ConvexFusion` (`domain/convex_fusion.py`, ADR 0440, 0495).
 """
 
 from __future__ import annotations
@@ -208,12 +196,8 @@ def weighted_evidence[IdT: Hashable](
     return [(item, evidence[item]) for item in ordered]
 
 
-# `PooledEvidenceFusion`'s numbers for entities: the lexical floor and weight
-# were chosen by the worst family left out of the choice (ADR 0365, `python -m
-# scripts.fit_fusion --leave-one-out`): every fold chose these two but for 3 of 34;
-# the power is ADR 0205's, and the same choice among 1, 2 and 3 changes no
-# left-out figure. The depth was `k` until ADR 0395 fixed it.
-#: The lexical score at or below which a lexical candidate is no evidence (ADR 0365).
+#: The lexical score at or below which a lexical candidate is no evidence (ADR 0365:
+#: chosen with the weight by the worst family left out of the choice).
 POOLED_LEXICAL_FLOOR = 0.45
 #: The weight of the lexical evidence against the semantic (ADR 0365).
 POOLED_LEXICAL_WEIGHT = 0.85
@@ -242,21 +226,18 @@ LONG_LEXICAL_WEIGHT = 0.6
 class PooledEvidenceFusion:
     """Rank fusion picks the candidates, their evidence orders them, exact words first.
 
-    Only each channel's first `depth` ids count as its evidence and its
-    votes, whatever `k` the retriever answers (its lexical channel scores a
-    pool whose size does not depend on `k`; its semantic channel is read to
-    at least `depth`). In order:
+    Only each channel's first `depth` ids count as its evidence and votes,
+    whatever `k` the retriever answers (the lexical pool's size does not
+    depend on `k`; the semantic channel is read to at least `depth`). In order:
 
     1. every id of the lexical first `depth` whose lexical score reaches
        `HOLDS_EVERY_WORD` (its name or an alias holds every query word
-       whole), by evidence; then every such id past `depth`, in
-       the lexical order;
+       whole), by evidence; then every such id past `depth`, lexically;
     2. the pool's first `depth` ids, by evidence, where the pool is
        `reciprocal_rank_fusion` of the first `depth` semantic ids and of the
        first `depth` lexical ids scoring above `lexical_floor`;
     3. the rest of the pool in rank-fusion order;
-    4. the lexical ids past `depth` scoring above the floor, in the lexical
-       order;
+    4. the lexical ids past `depth` scoring above the floor, lexically;
     5. the semantic ids past `depth`, in the semantic order;
     6. the other lexical ids, in the lexical order.
 
@@ -269,10 +250,13 @@ class PooledEvidenceFusion:
       "Москва", "ルワンダ"): the library's local model reads English, while
       the lexical channel reads the name's ASCII spelling;
       `other_scripts_lexical=False` turns this off (a multilingual model);
-    - a short one the model is unsure of: at most `unsure_words` words, not
-      a code (no all-capitals acronym, more than 3 characters), whose
-      semantic first has a cosine of at most `unsure_cosine` ("Mosambik",
-      "dolar kajmański"); `unsure_words=0` turns this off.
+    - a short one the model is unsure of: its semantic first has a cosine
+      of at most `unsure_cosine`, and it has at most `unsure_words` words
+      and is no code (no all-capitals acronym, more than 3 characters:
+      "Mosambik", "dolar kajmański"), or, given a `cover`, it is an
+      abbreviated word (lower-case letters, at most 3, no word the tenant
+      knows, its lexical first above the floor: "hr", "sec");
+      `unsure_words=0` turns this off.
 
     When both hold for one query (another script, and a semantic first at
     most `unsure_cosine`), group 2 orders the whole pool, not its first
@@ -281,8 +265,8 @@ class PooledEvidenceFusion:
     a lexical candidate scoring 0 joins the pool too.
 
     `cover` (the lexical first's `WordCover`, which `Retriever` reads from
-    the tenant's word counts) adds a third kind: a query of at
-    most `unsure_words` words, not a code, whose semantic first is none of
+    the tenant's word counts) adds a third kind: a query of at most
+    `unsure_words` words, not a code, whose semantic first is none of
     the lexical first `depth` (the model's answer shares no key with the
     query), whatever the model's cosine, and whose lexical first lacks only
     words no entity holds: it holds the others ("Sotho meridional": no name
@@ -297,9 +281,8 @@ class PooledEvidenceFusion:
     model reads the words in their sense; a lexical first lacking only words
     no name holds ("nuevo dólar taiwanés") keeps `lexical_weight`. Without a
     `cover` (a caller of `fuse` who has none), a query of at least
-    `long_words` words (by default the same count as `unsure_words`) is
-    ordered at `long_lexical_weight`. `long_words=0` turns the
-    lower weight off either way.
+    `long_words` words (by default `unsure_words`) is ordered at
+    `long_lexical_weight`. `long_words=0` turns the lower weight off.
 
     Outside the lexical order, a `cover` also puts the semantic
     first at the head of group 2 when it holds a query word or number the
@@ -314,13 +297,11 @@ class PooledEvidenceFusion:
     channel was read; group 6 shows only when the semantic ranking ran out.
     Evidence is `weighted_evidence` at `lexical_weight`, `lexical_floor` and
     `power` (semantic floor 0), ties broken by the rank-fusion score, then by
-    `str(id)`. The fused score
-    is ordinal: the group's number plus the evidence or a rank-fusion score,
-    so it falls as the order goes. Raises `ValueError`
-    for a floor outside 0..1 (exclusive of 1), a weight outside 0..1, a
-    power that is not positive, a depth below 1, `unsure_words` or
-    `long_words` below 0, `unsure_cosine` outside -1..1 or a
-    `long_lexical_weight` outside 0..1.
+    `str(id)`. The fused score is ordinal: the group's number plus the
+    evidence or a rank-fusion score, so it falls as the order goes. Raises
+    `ValueError` for a floor outside 0..1 (exclusive of 1), a weight outside
+    0..1, a power that is not positive, a depth below 1, `unsure_words` or
+    `long_words` below 0 or `unsure_cosine` outside -1..1.
     """
 
     lexical_floor: float = POOLED_LEXICAL_FLOOR
@@ -436,6 +417,27 @@ class PooledEvidenceFusion:
         unknown = cover is not None and cover.unknown and 0 < words <= self.unsure_words
         return unknown and query.acronym is None
 
+    def _abbreviation(
+        self,
+        query: NormalizedQuery,
+        lexical: Sequence[tuple[Hashable, float]],
+        cover: WordCover | None,
+    ) -> bool:
+        """Whether `query` reads as an abbreviated word (ADR 0595): a `short` form of lower-case
+        letters ("hr", "sec", "kn") the tenant knows no word of (`WordCover.unknown`), whose
+        lexical first scores above the floor; a symbol ("Sr", "ft²", "GBP") is not one."""
+        text = query.text.strip()
+        return (
+            self.unsure_words > 0
+            and query.short
+            and text.isalpha()
+            and text.islower()
+            and cover is not None
+            and cover.unknown
+            and bool(lexical)
+            and lexical[0][1] > self.lexical_floor
+        )
+
     def _stranger(
         self,
         semantic: Sequence[tuple[Hashable, float]],
@@ -474,7 +476,8 @@ class PooledEvidenceFusion:
         short_name = (
             0 < words <= self.unsure_words and normalized.acronym is None and not normalized.short
         )
-        if short_name and semantic and 2.0 * semantic[0][1] - 1.0 <= self.unsure_cosine:
+        unsure = bool(semantic) and 2.0 * semantic[0][1] - 1.0 <= self.unsure_cosine
+        if unsure and (short_name or self._abbreviation(normalized, lexical, cover)):
             return LEXICAL_ORDER_NUMBERS
         if cover is None:
             long = 0 < self.long_words <= words

@@ -426,3 +426,33 @@ def test_a_short_form_the_tenant_does_not_know_pools_every_lexical_candidate(
     assert (target in first_ten) is found
     off = PooledEvidenceFusion(unsure_words=0)
     assert target not in ids(off.fuse(semantic, lexical, query=query, cover=cover))[:10]
+
+
+@pytest.mark.parametrize(
+    ("query", "cover", "lexical_score", "cosine", "switched"),
+    [
+        ("hr", UNKNOWN, 0.51, 0.38, True),  # an abbreviated word: "hour" by its letters
+        ("sec", UNKNOWN, 0.53, 0.37, True),
+        (" kn ", UNKNOWN, 0.52, 0.50, True),  # at `unsure_cosine`, spaces aside
+        ("Sr", UNKNOWN, 0.51, 0.38, False),  # a symbol: a capital letter
+        ("ft²", UNKNOWN, 0.51, 0.38, False),  # a symbol: not letters only
+        ("GBP", UNKNOWN, 0.51, 0.38, False),  # a code
+        ("hr", UNKNOWN, 0.45, 0.38, False),  # the lexical first at the floor: no reading
+        ("hr", UNKNOWN, 0.51, 0.52, False),  # the model is sure enough
+        ("hr", HOLDS_NONE, 0.51, 0.38, False),  # the tenant knows its word by stem
+        ("hr", None, 0.51, 0.38, False),  # not known
+    ],
+)
+def test_an_abbreviated_word_the_model_is_unsure_of_follows_the_lexical_channel(
+    query: str, cover: WordCover | None, lexical_score: float, cosine: float, switched: bool
+) -> None:
+    """ADR 0595: "hr" finds "hour" first lexically at 0.51, while the model's ten answers are
+    places it is unsure of (cosine 0.38); at the default weight the model's first leads."""
+    right = IDS[0]
+    semantic = [(i, (1.0 + cosine - 0.001 * n) / 2.0) for n, i in enumerate(NOISE)]
+    lexical = [(right, lexical_score), (IDS[1], 0.43)]
+    numbers = FUSION.numbers_for(query, semantic, lexical=lexical, cover=cover)
+    assert (numbers == (0.0, 1.0)) is switched
+    assert (ids(FUSION.fuse(semantic, lexical, query=query, cover=cover))[0] == right) is switched
+    off = PooledEvidenceFusion(unsure_words=0)
+    assert off.numbers_for(query, semantic, lexical=lexical, cover=cover) == (0.45, 0.85)
