@@ -19,7 +19,8 @@ That share blends two readings, `NGRAM_MIX` of trigrams and the rest of the
 better of:
 
 - token-aware (`token_similarity`): each query token aligned to its best name
-  token (equal 1.0, an initial `INITIAL_SIMILARITY`, else Jaro-Winkler
+  token (equal 1.0, an initial of a token no other query word holds
+  `INITIAL_SIMILARITY`, else Jaro-Winkler
   rescaled from `NEAR_FLOOR`), averaged with the rarity weights and
   discounted for the name's characters the query leaves uncovered, so
   "Lovelace, Ada" and "A. Lovelace" find "Ada Lovelace";
@@ -170,8 +171,9 @@ def token_similarity(
     """The share of the query's weighted tokens a name matches, less what it leaves out; 0..1.
 
     Each query token takes its best match among the name tokens: 1.0 when
-    equal; `INITIAL_SIMILARITY` when it is one letter and a name token's
-    initial; else their Jaro-Winkler (times `length_balance` when
+    equal; `INITIAL_SIMILARITY` when it is one letter and the initial of a
+    name token no query token equals ("c" of "joe clarke" for "clarke c"
+    matches nothing); else their Jaro-Winkler (times `length_balance` when
     `balanced`) rescaled from `NEAR_FLOOR` (0.0 at or below) to 1.0, so two
     unrelated words earn nothing. The alignment is the mean of these weighted by
     `rarity` (one weight per query token; `None` weighs each alike), so a
@@ -193,7 +195,9 @@ def token_similarity(
             if q == n:
                 close = alike = 1.0
             elif initial:
-                close = alike = INITIAL_SIMILARITY if n.startswith(q) else 0.0
+                # A name token another query token holds whole is that token's, not an initial.
+                free = n.startswith(q) and n not in query_tokens
+                close = alike = INITIAL_SIMILARITY if free else 0.0
             else:
                 alike = jaro_winkler(q, n)
                 if balanced:

@@ -128,6 +128,18 @@ def test_an_initial_matches_the_token_it_begins() -> None:
     )
 
 
+def test_an_initial_is_not_read_from_a_token_another_query_word_holds() -> None:
+    """In "Clarke, C." the "c" is not the initial of "clarke", which the query's "clarke" holds,
+    so "Joe Clarke" matches half the query and "Chloe Clarke" all of it."""
+    chloe = token_similarity(("clarke", "c"), ("chloe", "clarke"))
+    joe = token_similarity(("clarke", "c"), ("joe", "clarke"))
+    assert chloe == pytest.approx((1 + INITIAL_SIMILARITY) / 2)
+    assert joe == pytest.approx(0.5 * (1.0 - UNCOVERED_PENALTY * 3 / 9))
+    assert token_similarity(("c",), ("clarke",)) == INITIAL_SIMILARITY  # no other word claims it
+    chloe_score = lexical_score(q("Clarke, C."), make_entity("Chloe Clarke"))
+    assert chloe_score - lexical_score(q("Clarke, C."), make_entity("Joe Clarke")) > 0.2
+
+
 def test_uncovered_name_characters_cost_up_to_the_penalty() -> None:
     assert token_similarity(("ada",), ("ada",)) == 1.0
     half = token_similarity(("ada",), ("ada", "qqqzzz"))
