@@ -74,10 +74,12 @@ def test_the_threshold_empties_most_nonsense_and_few_graded_passage_queries() ->
     # confidence, fitted on unstemmed BM25, is refitted with issue 26's fusion.
     # Entities' random word pairs: 0.909 emptied until a short query the model is unsure of
     # was ordered lexically (ADR 0435), which shows its lexical look-alikes, surer than the
-    # model's junk: 0.795 (the graded queries emptied fell from 0.086 to 0.067).
+    # model's junk: 0.795 (the graded queries emptied fell from 0.086 to 0.067), then 0.750.
+    # The refit for the length-balanced acronym reading (ADR 0605: more first results right,
+    # so every answer reads surer) took it to 0.659, the graded queries emptied 0.065 -> 0.058.
     for side, mode, off_topic, word_combo in (
         ("passages", "hybrid", 0.17, 0.9),
-        ("entities", "hybrid", 0.75, 0.75),
+        ("entities", "hybrid", 0.75, 0.65),
     ):
         without, at = floors["without"][side][mode], floors["with"][side][mode]
         assert without["no_match_emptied"] == 0.0  # nothing says "no match" by itself

@@ -143,14 +143,14 @@ class ConfidenceCalibration:
 # no-match queries for entities, element passages for passages; ADR 0170).
 # `intercept` and `scale`: fitted on the fit half's first HYBRID results by
 # `uv run python -m scripts.calibration --fit` (recorded answers; ADR 0390; entities
-# refitted in ADR 0430, 0435 and 0460, passages in ADR 0440 and 0495).
+# refitted in ADR 0430, 0435, 0460 and 0605, passages in ADR 0440 and 0495).
 # Holdout figures: docs/benchmarks.md ("Confidence and nothing matches").
 #: Entities (`Retriever`): semantic score and lexical similarity.
 ENTITY_CONFIDENCE = ConfidenceCalibration(
     semantic=ChannelCalibration(midpoint=0.739, slope=14.2),
     lexical=ChannelCalibration(midpoint=0.547, slope=8.4),
-    intercept=-0.877,
-    scale=1.037,
+    intercept=-0.803,
+    scale=1.028,
 )
 #: Passages (`ChunkRetriever`): semantic score and `bm25_coverage`.
 PASSAGE_CONFIDENCE = ConfidenceCalibration(

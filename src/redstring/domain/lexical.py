@@ -25,7 +25,8 @@ better of:
   discounted for the name's characters the query leaves uncovered, so
   "Lovelace, Ada" and "A. Lovelace" find "Ada Lovelace";
 - acronym (`acronym_similarity`): an all-capitals short query against the
-  name's initials, so "UCI Corp" finds "United Capital Intl Corp";
+  name's initials, length-balanced, so "UCI Corp" finds "United Capital
+  Intl Corp" and "NIO" does not near-match "New Ireland";
 - trigrams (`ngram_similarity`): the share of rare trigrams the two forms
   hold in common, weighted by the tenant's trigram counts, so a name sharing
   most characters but no whole token still scores.
@@ -241,14 +242,18 @@ def acronym_similarity(query: NormalizedQuery, name_tokens: tuple[str, ...]) -> 
 
     Applies when the query has an `acronym` (one token of 2..6 letters written
     in capitals, legal forms and function words aside: "UCI Corp"); the score
-    is the Jaro-Winkler of it against the initials of `name_tokens`.
+    is the Jaro-Winkler of it against the initials of `name_tokens`, times
+    their `length_balance`, so a letter without a word, or a word without a
+    letter, counts against it ("NIO" reads "New Ireland" at 2/3 of its 0.91).
     """
     if query.acronym is None:
         return 0.0
     initials = initials_of_tokens(name_tokens)
     if len(initials) < 2:
         return 0.0
-    return JaroWinkler.similarity(query.acronym, initials)
+    return JaroWinkler.similarity(query.acronym, initials) * length_balance(
+        len(query.acronym), len(initials)
+    )
 
 
 def _forms(entity: Entity) -> set[str]:

@@ -448,7 +448,7 @@ async def test_each_search_tool_defaults_to_its_own_min_confidence() -> None:
         tools = {tool.name: tool for tool in await server.list_tools()}
         unsure = await call(server, "search_entities", {"query": "first program"})
         above = await call(
-            server, "search_entities", {"query": "first program", "min_confidence": 0.17}
+            server, "search_entities", {"query": "first program", "min_confidence": 0.2}
         )
         unlikely = await call(server, "search_entities", {"query": "difference engines"})
         unsure_passage = await call(server, "search_passages", {"query": "computer program"})
@@ -459,7 +459,7 @@ async def test_each_search_tool_defaults_to_its_own_min_confidence() -> None:
         assert tools[name].input_schema["properties"]["min_confidence"]["default"] == default
         assert f"(default {default})" in (tools[name].description or "")
     # The entity default lies between an unlikely answer (hidden) and an unsure one (shown).
-    assert 0.13 <= max(row["confidence"] for row in entities(unsure)) < 0.17
+    assert 0.13 <= max(row["confidence"] for row in entities(unsure)) < 0.2
     assert entities(above) == []
     assert entities(unlikely) == []
     # A passage as sure as the entity default asks is hidden by the passage default.

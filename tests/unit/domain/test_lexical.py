@@ -163,6 +163,19 @@ def test_an_all_capitals_query_is_read_against_the_initials() -> None:
     assert acronym_similarity(q("UCI"), ("acme",)) == 0.0  # one initial is no acronym
 
 
+def test_an_acronym_against_fewer_or_more_initials_is_length_balanced() -> None:
+    """The code "NIO" against the initials "ni" of "New Ireland": a letter has no
+    word, so the Jaro-Winkler reading counts for 2/3 of itself."""
+    two = matching_tokens("New Ireland")
+    assert acronym_similarity(q("NIO"), two) == pytest.approx(
+        JaroWinkler.similarity("nio", "ni") * 2 / 3
+    )
+    assert acronym_similarity(q("NI"), matching_tokens("North Ireland Office")) == pytest.approx(
+        JaroWinkler.similarity("ni", "nio") * 2 / 3
+    )
+    assert acronym_similarity(q("NIO"), matching_tokens("National Insurance Office")) == 1.0
+
+
 def test_a_short_query_is_read_as_a_code_once_at_normalisation() -> None:
     assert SHORT_QUERY_LENGTH == 3
     assert [q(t).short for t in ("GBP", "hr", "L", " a b ")] == [True] * 4
