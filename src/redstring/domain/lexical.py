@@ -131,8 +131,9 @@ def name_similarity(
     plus the rest times the better of the rarity-weighted token reading
     (`token_similarity` with `rarity`, the query tokens' weights) and the
     acronym reading; so it always ranks below a name holding every word.
-    0.0 when either form is blank. `gram_total` is `ngram_total` of the
-    query's trigrams, when already known.
+    A query of function words and legal forms only (no `words`: "the",
+    "Inc") is read by its trigrams alone. 0.0 when either form is blank.
+    `gram_total` is `ngram_total` of the query's trigrams, when already known.
     """
     a, b = query.form, name_form
     if not a or not b:
@@ -143,9 +144,14 @@ def name_similarity(
     if query.held_by(tokens):
         covered = 1.0 - uncovered_share(query.words, tokens)
         return HOLDS_EVERY_WORD + (BELOW_EXACT - HOLDS_EVERY_WORD) * covered
-    readings = max(
-        token_similarity(query.tokens, tokens, rarity, balanced=query.short),
-        acronym_similarity(query, tokens),
+    # A query of function words and legal forms only ("the", "Inc") has no word to match.
+    readings = (
+        max(
+            token_similarity(query.tokens, tokens, rarity, balanced=query.short),
+            acronym_similarity(query, tokens),
+        )
+        if query.words
+        else 0.0
     )
     trigrams = ngram_similarity(query.ngrams, ngram_keys_of_form(b), weights, gram_total)
     raw = min(BELOW_EXACT, (1.0 - NGRAM_MIX) * readings + NGRAM_MIX * trigrams)

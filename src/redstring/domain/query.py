@@ -33,7 +33,7 @@ class NormalizedQuery:
     `text` is the query as given; `form` its `matching_form`; `tokens` the
     form's tokens in order; `words` the tokens a name must hold whole to
     hold every query word (all but legal forms and function words of two
-    letters or more, or all when every token is one of those);
+    letters or more; none when every token is one of those);
     `ngrams` the form's trigram keys; `acronym` the query's one all-capitals
     token of 2..`MAX_ACRONYM_LENGTH` letters (legal forms and function words
     aside) in matching form, or `None`; `short`
@@ -61,7 +61,7 @@ class NormalizedQuery:
             text=text,
             form=form,
             tokens=tokens,
-            words=telling or frozenset(tokens),
+            words=telling,
             ngrams=ngram_keys_of_form(form),
             acronym=_acronym_in(text),
             short=0 < len(form) <= SHORT_QUERY_LENGTH,

@@ -140,6 +140,18 @@ def test_an_initial_is_not_read_from_a_token_another_query_word_holds() -> None:
     assert chloe_score - lexical_score(q("Clarke, C."), make_entity("Joe Clarke")) > 0.2
 
 
+def test_a_query_of_function_words_and_legal_forms_only_holds_no_word() -> None:
+    """The query "the" is no evidence for "the Fed", nor "inc" for "Apple Inc.": only an
+    identical form or the trigrams read such a query, never the band of a name holding every
+    word."""
+    assert q("the").words == q("Inc. of the").words == frozenset()
+    fed = make_entity("Federal Reserve", entity_type="organization", aliases=["the Fed"])
+    assert lexical_score(q("the"), fed) < 0.3
+    assert lexical_score(q("inc"), org("Apple Inc.")) < 0.3
+    assert lexical_score(q("The"), org("The")) == 1.0
+    assert lexical_score(q("the fed"), fed) == 1.0  # a word beside it reads as before
+
+
 def test_uncovered_name_characters_cost_up_to_the_penalty() -> None:
     assert token_similarity(("ada",), ("ada",)) == 1.0
     half = token_similarity(("ada",), ("ada", "qqqzzz"))
