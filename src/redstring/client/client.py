@@ -38,7 +38,7 @@ from redstring.client.passage_models import PassageModels
 from redstring.client.removal import remove_document
 from redstring.client.store_set import HeldStores, StoreOpener, StoreSet, require_opener
 from redstring.client.stores import open_store_set, require_db
-from redstring.client.tenants import DEFAULT_TENANT, parse_tenant
+from redstring.client.tenants import client_tenant
 from redstring.client.upkeep import RebuildReport
 from redstring.composition.build_graph import GraphBuildReport, build_graph
 from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE, preflight
@@ -67,23 +67,6 @@ from redstring.ports.llm_provider import LlmProvider
 
 #: The database a client opens when none is named: a SQLite file in the working directory.
 DEFAULT_DB = "redstring.db"
-
-
-def _tenant(tenant: str | UUID | None) -> TenantId:
-    if tenant is None:
-        return DEFAULT_TENANT
-    if isinstance(tenant, UUID):
-        return TenantId(tenant)
-    if not isinstance(tenant, str):
-        raise InvalidArgumentError(
-            name="tenant", value=tenant, requirement="a tenant name, a UUID, or None"
-        )
-    try:
-        return parse_tenant(tenant)
-    except ValueError:
-        raise InvalidArgumentError(
-            name="tenant", value=tenant, requirement="a non-blank tenant name or a UUID"
-        ) from None
 
 
 _log = logging.getLogger("redstring")
@@ -128,7 +111,7 @@ class AsyncRedstring:
         language: str | None = None,
     ) -> None:
         self._db = require_db(db)
-        self._tenant = _tenant(tenant)
+        self._tenant = client_tenant(tenant)
         self._embeddings = resolve_embeddings(embeddings, threads=threads)
         self._migrate = migrate
         self._language = None if language is None else Analyzer(language).language

@@ -2,7 +2,8 @@
 
 A UUID is taken as it is; anything else is a tenant *name*, mapped to
 `tenant_id_for(name)`. Without `--tenant` every command uses the tenant named
-`default`, `DEFAULT_TENANT` (ADR 0081).
+`default`, `DEFAULT_TENANT` (ADR 0081). `client_tenant` reads a client's
+`tenant` argument.
 """
 
 from __future__ import annotations
@@ -36,3 +37,24 @@ def parse_tenant(value: str) -> TenantId:
         return TenantId(UUID(text))
     except ValueError:
         return tenant_id_for(text)
+
+
+def client_tenant(tenant: str | UUID | None) -> TenantId:
+    """The tenant a client's `tenant` argument names (`None`: `DEFAULT_TENANT`).
+
+    Raises `InvalidArgumentError` naming `tenant` for a blank name or another type.
+    """
+    if tenant is None:
+        return DEFAULT_TENANT
+    if isinstance(tenant, UUID):
+        return TenantId(tenant)
+    if not isinstance(tenant, str):
+        raise InvalidArgumentError(
+            name="tenant", value=tenant, requirement="a tenant name, a UUID, or None"
+        )
+    try:
+        return parse_tenant(tenant)
+    except ValueError:
+        raise InvalidArgumentError(
+            name="tenant", value=tenant, requirement="a non-blank tenant name or a UUID"
+        ) from None
