@@ -36,7 +36,13 @@ from redstring.client.hints import empty_hint
 from redstring.client.indexing import index_and_mirror
 from redstring.client.passage_models import PassageModels
 from redstring.client.removal import remove_document
-from redstring.client.store_set import HeldStores, StoreOpener, StoreSet, require_opener
+from redstring.client.store_set import (
+    HeldStores,
+    StoreOpener,
+    StoreSet,
+    held_call,
+    require_opener,
+)
 from redstring.client.stores import open_store_set, require_db
 from redstring.client.tenants import client_tenant
 from redstring.client.upkeep import RebuildReport
@@ -117,7 +123,7 @@ class AsyncRedstring:
         self._language = None if language is None else Analyzer(language).language
         self._create = create
         self._opener: StoreOpener = open_store_set if opener is None else require_opener(opener)
-        self._held = HeldStores(self._open_stores)
+        self._held = HeldStores(self._open_stores, client=type(self).__name__)
         self._models = PassageModels()  # read on the first search that embeds
 
     @property
@@ -143,6 +149,7 @@ class AsyncRedstring:
             f"embeddings={provider}{state}>"
         )
 
+    @held_call
     async def open(self) -> Self:
         """Open the stores now (they open on first use otherwise); returns the client."""
         await self._open("open")
@@ -164,9 +171,11 @@ class AsyncRedstring:
     async def close(self) -> None:
         """Close the stores. Closing twice is harmless; any other call then raises.
 
-        A call still opening them is waited for. From another event loop than
-        theirs, the stores close on their own loop while it runs, else here
-        (an ended `asyncio.run` closed them).
+        A call still opening them is waited for; the calls in flight (of other
+        tasks) are cancelled, and end with `ClientClosedError`, before the
+        stores close. From another event loop than theirs, the stores close on
+        their own loop while it runs, else here (an ended `asyncio.run` closed
+        them).
         """
         await self._held.close()
 
@@ -181,6 +190,7 @@ class AsyncRedstring:
     ) -> None:
         await self.close()
 
+    @held_call
     async def index(
         self,
         documents: Documents,
@@ -225,6 +235,7 @@ class AsyncRedstring:
                 progress=progress,
             )
 
+    @held_call
     async def remove(self, document_id: str) -> int:
         """Remove the document `document_id` (a passage's `source_id`) from the tenant.
 
@@ -242,6 +253,7 @@ class AsyncRedstring:
             raise ChunkStoreUnavailableError(backend=stores.backend, command=method)
         return stores.chunks
 
+    @held_call
     async def build(
         self,
         documents: Documents,
@@ -342,6 +354,7 @@ class AsyncRedstring:
                 pair_questions=pair_questions,
             )
 
+    @held_call
     async def search(
         self,
         query: str,
@@ -369,6 +382,7 @@ class AsyncRedstring:
                          min_confidence=min_confidence, only=types)  # fmt: skip
         return answer.model_copy(update={"hint": await why})
 
+    @held_call
     async def passages(
         self,
         query: str,
@@ -394,6 +408,7 @@ class AsyncRedstring:
                          min_confidence=min_confidence, only=sources)  # fmt: skip
         return answer.model_copy(update={"hint": await why})
 
+    @held_call
     async def entity(self, entity_id: str | UUID) -> EntityAnswer:
         """The entity `entity_id` (an `id` from `search`) with its neighbours.
 
@@ -403,11 +418,13 @@ class AsyncRedstring:
         stores = await self._open("entity")
         return await queries.get_entity(stores, self._tenant, parsed)
 
+    @held_call
     async def stats(self) -> StatsAnswer:
         """What every tenant of the database holds, and the client's tenant whatever it holds."""
         stores = await self._open("stats")
         return await queries.stats(stores, self._tenant)
 
+    @held_call
     async def describe(self) -> TenantCatalogue:
         """What the client's tenant holds: entity types and sources with their counts.
 
@@ -417,6 +434,7 @@ class AsyncRedstring:
         stores = await self._open("describe")
         return await describe_tenant(stores, self._tenant, self._models)
 
+    @held_call
     async def passage(self, passage_id: str) -> StoredChunk:
         """The whole stored passage `passage_id` (a `chunk_id` from `passages`).
 
@@ -425,6 +443,7 @@ class AsyncRedstring:
         stores = await self._open("passage")
         return await read_passage(stores, self._tenant, passage_id)
 
+    @held_call
     async def check(self) -> CheckReport:
         """Every damaged row of the database, of every tenant, read and reported; nothing changes.
 
@@ -434,6 +453,7 @@ class AsyncRedstring:
         stores = await self._open("check")
         return await check_stores(stores, self._db)
 
+    @held_call
     async def rekey(self, *, force: bool = False) -> RekeyReport:
         """Re-file the tenant's blocking index under the current key version.
 
@@ -443,6 +463,7 @@ class AsyncRedstring:
         stores = await self._open("rekey")
         return await upkeep.rekey(stores, self._tenant, force=force)
 
+    @held_call
     async def undo(self, merge_event_id: str | UUID) -> MergeUndone:
         """Reverse the merge `merge_event_id` (the `event_id` of a build report's merge).
 
@@ -455,6 +476,7 @@ class AsyncRedstring:
         stores = await self._open("undo")
         return await upkeep.undo(stores, self._tenant, merge, self._embeddings)
 
+    @held_call
     async def rebuild(self) -> RebuildReport:
         """Empty the tenant's graph and vectors and replay its event log into them.
 

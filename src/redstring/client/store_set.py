@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Concatenate, Protocol
 
 from redstring.domain.errors import ClientClosedError, ClientLoopError, InvalidArgumentError
 from redstring.ports.chunk_store import ChunkStore
@@ -86,31 +87,71 @@ def require_opener(opener: object) -> StoreOpener:
     return opener
 
 
+@dataclass
+class _Flight:
+    """A call in flight: its task's cancel requests when it began, whether `close()`
+    cancelled it, and when it ended."""
+
+    cancelling: int
+    cancelled: bool = False
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+
+
 class HeldStores:
     """The stores of one client: opened on first use, once, in one event loop (ADR 0525).
 
-    `open_stores()` gives the context manager that opens them. Calls that
-    arrive while they open wait for that open and share its stores; should it
-    fail or be cancelled, the next waiting call opens them itself. The loop
-    of the open under way, then of the stores, is the only one calls may come
-    from (`ClientLoopError`); after `close()` every call raises
-    `ClientClosedError`.
+    `open_stores()` gives the context manager that opens them; `client` names
+    the client's class in `ClientClosedError`. Calls that arrive while they
+    open wait for that open and share its stores; should it fail or be
+    cancelled, the next waiting call opens them itself. The loop of the open
+    under way, then of the stores, is the only one calls may come from
+    (`ClientLoopError`); after `close()` every call raises `ClientClosedError`,
+    and so does a call `close()` ended (see `run`).
     """
 
-    def __init__(self, open_stores: Callable[[], AbstractAsyncContextManager[StoreSet]]) -> None:
+    def __init__(
+        self, open_stores: Callable[[], AbstractAsyncContextManager[StoreSet]], *, client: str
+    ) -> None:
         self._open_stores = open_stores
+        self._client = client
         self._stack: AsyncExitStack | None = None
         self._stores: StoreSet | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # of the stores, or of their open
         self._opening: asyncio.Event | None = None  # set when the open under way has ended
+        self._calls: dict[asyncio.Task[Any], _Flight] = {}
         self.closed = False
 
     def check(self, method: str) -> None:
         """Raise for `method` when the client is closed or called from another loop."""
         if self.closed:
-            raise ClientClosedError(method=method)
+            raise ClientClosedError(method=method, client=self._client)
         if self._loop is not None and self._loop is not asyncio.get_running_loop():
             raise ClientLoopError(method=method)
+
+    async def run[T](self, method: str, call: Coroutine[Any, Any, T]) -> T:
+        """Await `call`, a call of `method`, as a call in flight.
+
+        `close()` from another task cancels it and waits for it to end before
+        the stores close; it then raises `ClientClosedError`, and its task is
+        left uncancelled. A cancellation of the caller's own stays one. A
+        call made inside a call in flight (same task) is part of it.
+        """
+        task = asyncio.current_task()
+        if task is None or task in self._calls:
+            return await call
+        flight = self._calls[task] = _Flight(task.cancelling())
+        try:
+            return await call
+        except asyncio.CancelledError:
+            ours, flight.cancelled = flight.cancelled, False
+            if not ours or task.uncancel() > flight.cancelling:
+                raise  # cancelled by someone else (too)
+            raise ClientClosedError(method=method, client=self._client) from None
+        finally:
+            if flight.cancelled:  # the call ended otherwise: take the request back
+                task.uncancel()
+            del self._calls[task]
+            flight.ended.set()
 
     async def stores(self, method: str) -> StoreSet:
         """The stores, opened by this call unless another call opened or is opening them."""
@@ -130,7 +171,7 @@ class HeldStores:
             stores = await stack.enter_async_context(self._open_stores())
             if self.closed:  # `close()` came while they opened; it waits for this
                 await stack.aclose()
-                raise ClientClosedError(method=method)
+                raise ClientClosedError(method=method, client=self._client)
             self._stack, self._stores = stack, stores
             return stores
         finally:
@@ -143,9 +184,11 @@ class HeldStores:
         """Close the stores. Closing twice is harmless.
 
         An open under way in this loop is waited for (it closes what it
-        opened). From another event loop than theirs, the stores close on
+        opened). The calls in flight in the stores' loop are cancelled and
+        waited for first (they raise `ClientClosedError`), so no store closes
+        under a call. From another event loop than theirs, the stores close on
         their own loop while it runs, else here (an ended `asyncio.run`
-        closed them).
+        closed them, and ended its calls).
         """
         self.closed = True
         opening, loop = self._opening, self._loop
@@ -155,6 +198,38 @@ class HeldStores:
         if stack is None:
             return
         if loop is None or loop is asyncio.get_running_loop() or not loop.is_running():
-            await stack.aclose()
+            await self._shut(stack)
         else:
-            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(stack.aclose(), loop))
+            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._shut(stack), loop))
+
+    async def _shut(self, stack: AsyncExitStack) -> None:
+        """End the calls in flight in this loop but the current task's, then close `stack`."""
+        here, current = asyncio.get_running_loop(), asyncio.current_task()
+        flights = [
+            (task, flight)
+            for task, flight in list(self._calls.items())
+            if task is not current and task.get_loop() is here and not task.done()
+        ]
+        for task, flight in flights:
+            flight.cancelled = True
+            task.cancel()
+        for _, flight in flights:
+            await flight.ended.wait()
+        await stack.aclose()
+
+
+class _Holder(Protocol):
+    _held: HeldStores
+
+
+def held_call[H: _Holder, **P, T](
+    method: Callable[Concatenate[H, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[H, P], Coroutine[Any, Any, T]]:
+    """`method` of a client, run as a call in flight of the client's `_held` (`HeldStores.run`)."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    async def call(client: H, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await client._held.run(name, method(client, *args, **kwargs))
+
+    return call

@@ -59,13 +59,17 @@ class NoDocumentsError(InvalidArgumentError):
 
 
 class ClientClosedError(InvalidUseError, RuntimeError):
-    """A `Redstring` or `AsyncRedstring` was used after `close()`."""
+    """A `Redstring` or `AsyncRedstring` was used after `close()`, or closed during a call.
 
-    def __init__(self, *, method: str) -> None:
+    `client` names the class that was closed, so the fix names the one to open.
+    """
+
+    def __init__(self, *, method: str, client: str = "Redstring") -> None:
         self.method = method
+        block = "`async with`" if client.startswith("Async") else "`with`"
         super().__init__(
             f"{method}() was called on a closed redstring client. Open a new one "
-            "(`Redstring(db)`), or keep the calls inside its `with` block."
+            f"(`{client}(db)`), or keep the calls inside its {block} block."
         )
 
 
