@@ -75,7 +75,8 @@ async def describe_tenant(
 
 
 async def read_passage(stores: StoreSet, tenant_id: TenantId, passage_id: str) -> StoredChunk:
-    """The stored passage `passage_id` of `tenant_id` (a `chunk_id` from a passage search).
+    """The stored passage `passage_id` of `tenant_id` (a `chunk_id` from a passage search),
+    checked already (`require_lookup_text`, before any store opens).
 
     Raises `InvalidArgumentError` naming `passage_id` when the tenant holds no such passage.
     """

@@ -35,7 +35,7 @@ from redstring.client.errors import EMBEDDINGS_ARGUMENT
 from redstring.client.hints import empty_hint
 from redstring.client.indexing import index_and_mirror
 from redstring.client.passage_models import PassageModels
-from redstring.client.removal import remove_document
+from redstring.client.removal import remove_document, require_document_id_argument
 from redstring.client.store_set import (
     HeldStores,
     StoreOpener,
@@ -64,6 +64,7 @@ from redstring.domain.ids import TenantId
 from redstring.domain.retrieval import ModeName
 from redstring.domain.search_request import SearchRequest
 from redstring.domain.tokenize import Analyzer
+from redstring.domain.validation import require_lookup_text
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
 from redstring.llm.openai_compatible import OpenAICompatibleLlmProvider
@@ -241,11 +242,12 @@ class AsyncRedstring:
 
         Its passages go with their vectors, in one transaction; returns how
         many there were. Raises `InvalidArgumentError` when the tenant holds
-        no such document.
+        no such document, or for an id holding a NUL (no store holds one).
         """
+        checked = require_document_id_argument(document_id)
         async with self._models.writing():
             chunks = await self._chunks("remove")
-            return await remove_document(chunks, self._tenant, document_id)
+            return await remove_document(chunks, self._tenant, checked)
 
     async def _chunks(self, method: str) -> ChunkStore:
         stores = await self._open(method)
@@ -395,7 +397,8 @@ class AsyncRedstring:
         """The `k` passages best matching `query`, best first.
 
         `mode` and `min_confidence` as for `search`; `sources` keeps only
-        passages of those document ids.
+        passages of those document ids. A `types` or `sources` value holding a
+        NUL, which no type or id holds, raises `InvalidArgumentError`.
         """
         resolved = queries.resolve_mode(mode, self._embeddings, fix=EMBEDDINGS_ARGUMENT)
         request = SearchRequest.of(query, self._tenant, k=k, mode=resolved, only=sources,
@@ -438,10 +441,12 @@ class AsyncRedstring:
     async def passage(self, passage_id: str) -> StoredChunk:
         """The whole stored passage `passage_id` (a `chunk_id` from `passages`).
 
-        Raises `InvalidArgumentError` when the tenant holds no such passage.
+        Raises `InvalidArgumentError` when the tenant holds no such passage, or
+        for an id holding a NUL.
         """
+        checked = require_lookup_text("passage_id", passage_id)
         stores = await self._open("passage")
-        return await read_passage(stores, self._tenant, passage_id)
+        return await read_passage(stores, self._tenant, checked)
 
     @held_call
     async def check(self) -> CheckReport:

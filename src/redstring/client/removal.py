@@ -13,15 +13,16 @@ from collections.abc import Collection, Sequence
 from redstring.client.mirrored import MirroredFolder
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import TenantId
+from redstring.domain.validation import require_lookup_text
 from redstring.ports.chunk_store import ChunkStore
 
 
-async def remove_document(chunks: ChunkStore, tenant_id: TenantId, document_id: str) -> int:
-    """Remove `document_id` from `tenant_id`; the number of passages it had.
+def require_document_id_argument(document_id: object) -> str:
+    """`document_id` if `remove` can look it up, checked before any store opens.
 
-    Raises `InvalidArgumentError` naming `document_id` when it is not one string (a list of
-    ids is refused whole, never read as one id the database cannot bind), or when the
-    tenant holds no such document.
+    Raises `InvalidArgumentError` naming `document_id` when it is not one string (a list
+    of ids is refused whole, never read as one id the database cannot bind) or holds
+    what no stored id holds (`require_lookup_text`).
     """
     if not isinstance(document_id, str):
         raise InvalidArgumentError(
@@ -29,6 +30,16 @@ async def remove_document(chunks: ChunkStore, tenant_id: TenantId, document_id: 
             value=document_id,
             requirement="one id, a string; call remove once per id",
         )
+    return require_lookup_text("document_id", document_id)
+
+
+async def remove_document(chunks: ChunkStore, tenant_id: TenantId, document_id: str) -> int:
+    """Remove `document_id` (checked by `require_document_id_argument`) from `tenant_id`;
+    the number of passages it had.
+
+    Raises `InvalidArgumentError` naming `document_id` when the tenant holds no such
+    document.
+    """
     held = await chunks.source_manifest(document_id, tenant_id)
     if not held:
         raise InvalidArgumentError(

@@ -179,7 +179,7 @@ class ChunkRetriever:
         Raises `InvalidArgumentError` (a `ValueError`) naming the argument for
         a query that is not non-blank encodable text, a `k` that is not an int
         of zero or more, a tenant id that is not a UUID, a `source_ids` that is
-        not a list of str (one string included), a `min_confidence` that is not
+        not a list of str holding no NUL (one string refused), a `min_confidence` that is not
         `None` or a number from 0 to 1, or a mode this retriever was not built for
         (naming the constructor that serves it). `k == 0` returns no matches.
         """

@@ -205,7 +205,7 @@ class Retriever:
         Raises `InvalidArgumentError` (a `ValueError`) naming the argument for
         a query that is not non-blank encodable text, a `k` that is not an int
         of zero or more, a tenant id that is not a UUID, `entity_types` that
-        is not a list of str, a `min_confidence` that is not `None` or a
+        is not a list of str holding no NUL, a `min_confidence` that is not `None` or a
         number from 0 to 1, or a mode this retriever was not built for.
         """
         resolved = resolve_mode(

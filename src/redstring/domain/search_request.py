@@ -1,8 +1,8 @@
 """One search, checked once where it enters the library and trusted below.
 
 `SearchRequest.of` runs every guard a search needs (a non-blank query, `k`,
-the tenant id, the filter's items, `min_confidence`) and normalises the query
-once; the retrievers' `search(request)` and what they call read its fields
+the tenant id, the filter's items: text holding no NUL, `min_confidence`) and
+normalises the query once; the retrievers' `search(request)` and what they call read its fields
 without checking them again. `mode` is already resolved: the caller turned
 "the default" into a mode and refused one its setup cannot serve.
 """
@@ -17,8 +17,8 @@ from redstring.domain.query import NormalizedQuery
 from redstring.domain.retrieval import RetrievalMode
 from redstring.domain.validation import (
     require_k,
+    require_lookup_items,
     require_query,
-    require_str_items,
     require_tenant_id,
 )
 
@@ -58,7 +58,7 @@ class SearchRequest:
         count = require_k(k)
         threshold = require_min_confidence(min_confidence)
         tenant = TenantId(require_tenant_id(tenant_id))
-        items = require_str_items(only_name, only)
+        items = require_lookup_items(only_name, only)
         return cls(
             query=NormalizedQuery.of(text),
             tenant_id=tenant,

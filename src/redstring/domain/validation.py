@@ -19,6 +19,8 @@ below the boundary re-checks.
   name into one.
 - JSON properties must hold only finite numbers: JSON has no NaN or
   infinity, so a store could not give them back.
+- A value looked up (a filter's item, an id argument) holds no NUL: no
+  PostgreSQL text can, so every store answers it alike (`require_lookup_text`).
 """
 
 from __future__ import annotations
@@ -137,8 +139,34 @@ def require_vector_dimension(given: object, *, or_else: str = "") -> int:
     return dimension
 
 
-def require_str_items(name: str, values: object) -> list[str] | None:
-    """`values` as a list of encodable strings, `None` kept; a lone `str` is refused.
+def require_lookup_text(name: str, value: object) -> str:
+    """`value` if it is encodable text holding no NUL: a value compared with what a store
+    holds (an id argument, a filter's item), refused alike whichever store it would reach.
+
+    No PostgreSQL text can hold a NUL, so such a value names nothing stored and
+    PostgreSQL's driver refuses to send it; it is refused here, naming `name`,
+    so every store answers alike (ADR 0610). Other control characters pass: an
+    id stored before document ids were held to none (ADR 0585) is still found.
+    """
+    text = require_str(name, value)
+    position = text.find("\x00")
+    if position >= 0:
+        raise InvalidArgumentError(
+            name=name,
+            value=value,
+            requirement="free of NUL characters",
+            message=(
+                f"{name}={value!r} is not allowed: it holds a NUL character (\\x00) at "
+                f"position {position}, and no id, type or source holds one; remove it "
+                "(a C string's terminator read along, or bytes decoded as text)."
+            ),
+        )
+    return text
+
+
+def require_lookup_items(name: str, values: object) -> list[str] | None:
+    """`values` as a list of `require_lookup_text` strings, `None` kept; a lone `str` is
+    refused (a filter's values: `entity_types`, `source_ids`).
 
     A bare string is a sequence of characters, so `entity_types="person"`
     would silently filter on "p", "e", ...; it is refused naming the fix.
@@ -151,7 +179,7 @@ def require_str_items(name: str, values: object) -> list[str] | None:
             value=values,
             requirement=f"a list of str or None; pass [{values!r}] for one value",
         )
-    return [require_str(f"{name}[{index}]", item) for index, item in enumerate(values)]
+    return [require_lookup_text(f"{name}[{index}]", item) for index, item in enumerate(values)]
 
 
 def require_tenant_id(tenant_id: object, *, name: str = "tenant_id") -> UUID:
