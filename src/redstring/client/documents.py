@@ -164,10 +164,14 @@ class _Unreadable(Exception):
 
 
 def require_encoding(encoding: str) -> None:
-    """Refuse an `encoding` Python does not know: `InvalidArgumentError` naming `encoding`."""
+    """Refuse an `encoding` Python does not know as a text encoding: `InvalidArgumentError`
+    naming `encoding`. A codec of bytes to bytes (rot13, base64, hex, zlib) is known to
+    `codecs.lookup` but cannot decode a file into text, so it is refused alike."""
     try:
-        codecs.lookup(encoding)
+        text = codecs.lookup(encoding)._is_text_encoding
     except (LookupError, TypeError):
+        text = False
+    if not text:
         raise InvalidArgumentError(
             name="encoding",
             value=encoding,

@@ -99,6 +99,9 @@ def test_remove_takes_a_repeated_id_once_and_every_id_named(tmp_path: Path) -> N
     "argv",
     [
         ["index", "notes", "--encoding", "bogus"],
+        ["index", "notes", "--encoding", "rot13"],
+        ["index", "notes", "--encoding", "base64"],
+        ["index", "notes", "--encoding", "hex"],
         ["index", "notes", "--threads", "0"],
         ["passages", "x", "--embed-dimension", "-5"],
         ["passages", "x", "-k", "-1"],

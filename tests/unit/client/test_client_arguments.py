@@ -209,3 +209,18 @@ def test_an_opener_of_another_signature_is_named_with_the_one_it_needs(tmp_path:
         with pytest.raises(InvalidArgumentError, match=r"opener\(db, \*, dimension") as raised:
             Redstring(tmp_path / "x.db", embeddings="none", opener=opener)  # type: ignore[arg-type]
         assert raised.value.name == "opener"
+
+
+@pytest.mark.parametrize("codec", ["rot13", "base64", "hex", "zlib"])
+def test_a_codec_that_is_no_text_encoding_is_refused_as_an_unknown_one(
+    tmp_path: Path, codec: str
+) -> None:
+    """`codecs.lookup` knows these, but they turn bytes into bytes: decoding a file with
+    one is a bare `LookupError`, so they are refused like an encoding Python lacks."""
+    (tmp_path / "a.md").write_text("Ada.", encoding="utf-8")
+    with Redstring(tmp_path / "x.db", embeddings="none") as rs:
+        for encoding in (codec, "bogus"):
+            with pytest.raises(InvalidArgumentError, match="a text encoding") as raised:
+                rs.index(tmp_path / "a.md", encoding=encoding)
+            assert raised.value.name == "encoding"
+        assert all(tenant.chunks == 0 for tenant in rs.stats().tenants)
