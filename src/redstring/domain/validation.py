@@ -94,6 +94,19 @@ def real_number(value: object) -> float | None:
     return float(value)
 
 
+def require_seconds(name: str, given: object) -> float:
+    """`given` as a `float` if a finite number (not a `bool`) of zero or more: a wait in
+    seconds. A negative or NaN wait would mean no wait at all, so it is refused."""
+    seconds = real_number(given)
+    if seconds is None or not math.isfinite(seconds) or seconds < 0:
+        raise InvalidArgumentError(
+            name=name,
+            value=given,
+            requirement=f"a finite number of seconds, zero or more (e.g. {name}=5.0)",
+        )
+    return seconds
+
+
 def require_k(given: object, *, name: str = "k") -> int:
     """`given` as an `int` if it is a whole number (not a `bool`) of zero or more; zero
     means no results."""

@@ -29,6 +29,7 @@ from redstring.domain.errors import (
     DimensionMismatchError,
     ReadOnlyDatabaseError,
 )
+from redstring.domain.validation import require_seconds
 from redstring.storage.damage import named
 from redstring.storage.schema import Schema, pending_migrations, positive_setting
 from redstring.storage.sqlite_apart import ApartReads
@@ -86,8 +87,9 @@ class SqliteDatabase:
     """The connection to one database file, shared by every store opened on it.
 
     `busy_timeout` is how long a statement waits for another process's lock
-    (a writer's, or a reader's during recovery) before
-    `DatabaseBusyError`. With `read_only=True` the file is opened
+    (a writer's, or a reader's during recovery) before `DatabaseBusyError`, in
+    seconds, zero or more (`InvalidArgumentError` otherwise, before the file is
+    touched). With `read_only=True` the file is opened
     `mode=ro` (and `immutable` when its folder cannot hold the WAL index), and
     every write raises `ReadOnlyDatabaseError`. Raises `StoreUnavailableError`
     when the file cannot be opened or is not a SQLite database.
@@ -96,6 +98,7 @@ class SqliteDatabase:
     def __init__(
         self, path: str | Path, *, busy_timeout: float = 5.0, read_only: bool = False
     ) -> None:
+        busy_timeout = require_seconds("busy_timeout", busy_timeout)  # before the file
         self.path = Path(path)
         self.read_only = read_only
         self.name = f"SqliteDatabase({self.path})"

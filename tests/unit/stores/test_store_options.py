@@ -148,3 +148,22 @@ def test_open_sqlite_refuses_a_bad_search_setting_before_touching_the_file(
 
 def test_the_approximate_store_reports_its_switch() -> None:
     assert ApproximateVectorStore(dimension=4, exact_below=7).exact_below == 7
+
+
+@pytest.mark.parametrize("busy_timeout", ["5", None, -1, float("nan"), float("inf"), True, [5]])
+def test_a_busy_timeout_that_is_no_finite_number_of_seconds_is_refused_before_the_file(
+    tmp_path: Path, busy_timeout: object
+) -> None:
+    """A negative, NaN or `True` wait would mean no wait at all; a text a bare `TypeError`."""
+    with pytest.raises(InvalidArgumentError, match="busy_timeout=") as raised:
+        open_sqlite(tmp_path / "d.db", dimension=4, busy_timeout=busy_timeout)  # type: ignore[arg-type]
+    assert raised.value.name == "busy_timeout"
+    with pytest.raises(InvalidArgumentError, match="busy_timeout=") as raised:
+        SqliteDatabase(tmp_path / "d.db", busy_timeout=busy_timeout)  # type: ignore[arg-type]
+    assert raised.value.name == "busy_timeout"
+    assert not (tmp_path / "d.db").exists()
+
+
+@pytest.mark.parametrize("busy_timeout", [0, 0.5, 7])
+def test_a_busy_timeout_of_zero_or_more_seconds_opens(tmp_path: Path, busy_timeout: float) -> None:
+    SqliteDatabase(tmp_path / "d.db", busy_timeout=busy_timeout).close()
