@@ -24,10 +24,12 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from redstring.domain.errors import (
+    InvalidArgumentError,
     InvalidSettingError,
     MissingExtraError,
     ModelIntegrityError,
 )
+from redstring.domain.validation import require_str, whole_number
 
 if TYPE_CHECKING:
     from tokenizers import Encoding, Tokenizer
@@ -117,14 +119,21 @@ class LocalEmbeddingProvider:
         threads: int | None = None,
         files: ModelFiles | None = None,
     ) -> None:
-        if batch_size < 1:
-            raise InvalidSettingError(name="batch_size", value=batch_size, requirement=">= 1")
-        if max_batch_tokens < 1:
-            raise InvalidSettingError(
-                name="max_batch_tokens", value=max_batch_tokens, requirement=">= 1"
-            )
-        if threads is not None and threads < 1:
-            raise InvalidSettingError(name="threads", value=threads, requirement=">= 1")
+        for name, count in (
+            ("batch_size", batch_size),
+            ("max_batch_tokens", max_batch_tokens),
+            ("threads", 1 if threads is None else threads),
+        ):
+            whole = whole_number(count)
+            if whole is None or whole < 1:
+                raise InvalidSettingError(name=name, value=count, requirement="an int >= 1")
+        for name, prefix in (("query_prefix", query_prefix), ("document_prefix", document_prefix)):
+            try:
+                require_str(name, prefix)  # prepended to every text, so checked here
+            except InvalidArgumentError as refused:
+                raise InvalidSettingError(
+                    name=name, value=prefix, requirement=refused.requirement
+                ) from None
         for module in _RUNTIME:
             if importlib.util.find_spec(module) is None:
                 raise MissingExtraError(extra="local", missing=f"the {module} package")

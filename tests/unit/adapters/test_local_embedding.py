@@ -264,6 +264,25 @@ def test_settings_out_of_range_are_refused(setting: dict[str, int]) -> None:
         LocalEmbeddingProvider(**setting)
 
 
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {"query_prefix": 5},
+        {"document_prefix": None},
+        {"query_prefix": b"query: "},
+        {"document_prefix": "passage: \ud800"},
+        {"batch_size": "32"},
+        {"threads": 2.5},
+        {"max_batch_tokens": True},
+    ],
+)
+def test_settings_of_the_wrong_type_are_refused_at_construction(setting: dict[str, Any]) -> None:
+    """Not at the first `embed`, as `None + "text"` would be, after the caller moved on."""
+    with pytest.raises(InvalidSettingError, match=f"{next(iter(setting))}=") as raised:
+        LocalEmbeddingProvider(**setting)
+    assert raised.value.name == next(iter(setting))
+
+
 @pytest.mark.asyncio
 async def test_a_single_string_is_refused() -> None:
     with pytest.raises(InvalidSettingError, match="not one string"):
