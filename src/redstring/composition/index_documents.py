@@ -121,6 +121,8 @@ class _Run:
     queue: deque[_Plan] = field(default_factory=deque)
     pending: list[tuple[_Plan, int]] = field(default_factory=list)
     chunks_done: int = 0
+    #: The count last told `progress` (it is told 0 first).
+    reported: int = 0
     unchanged: int = 0
     empty: int = 0
     written: int = 0
@@ -324,8 +326,7 @@ async def _embed_batch(
     await _store_unfinished(batch, store)
     run.embedded += len(batch)
     run.chunks_done += len(batch)
-    if run.progress is not None:
-        run.progress(run.chunks_done, run.chunks)
+    _report(run)
 
 
 async def _store_unfinished(batch: list[tuple[_Plan, int]], store: ChunkStore) -> None:
@@ -380,8 +381,7 @@ async def _change_ahead(run: _Run, plan: _Plan, store: ChunkStore, tenant_id: Te
         counted = len(plan.chunks) * done // work
         run.chunks_done += counted - plan.ahead
         plan.ahead = counted
-        if run.progress is not None:
-            run.progress(run.chunks_done, run.chunks)
+        _report(run)
 
 
 async def _write_ahead(run: _Run, plan: _Plan, store: ChunkStore) -> None:
@@ -402,8 +402,7 @@ async def _write_ahead(run: _Run, plan: _Plan, store: ChunkStore) -> None:
         await store.upsert_chunks(step)
         plan.ahead += len(step)
         run.chunks_done += len(step)
-        if run.progress is not None:
-            run.progress(run.chunks_done, run.chunks)
+        _report(run)
 
 
 async def _settle_ready(run: _Run, store: ChunkStore, tenant_id: TenantId) -> None:
@@ -421,5 +420,12 @@ async def _settle_ready(run: _Run, store: ChunkStore, tenant_id: TenantId) -> No
             run.empty += 1
         elif not plan.write:
             run.unchanged += 1
-        if run.progress is not None:
-            run.progress(run.chunks_done, run.chunks)
+    _report(run)
+
+
+def _report(run: _Run) -> None:
+    """Tell `run.progress` the count done, unless it was the last count told: settling a
+    document moves no count, and a progress bar redrew each repeat."""
+    if run.progress is not None and run.chunks_done != run.reported:
+        run.reported = run.chunks_done
+        run.progress(run.chunks_done, run.chunks)

@@ -6,6 +6,7 @@ import argparse
 import io
 
 import pytest
+import tqdm.std
 
 from redstring.cli.progress import ProgressBar
 from redstring.cli.providers import (
@@ -132,3 +133,69 @@ def test_the_progress_bar_shows_count_rate_and_detail_and_nothing_when_quiet() -
     silent.update(1, 2)
     silent.finish()
     assert quiet.getvalue() == ""
+
+
+class _Clock:
+    """tqdm's clock, moved by hand: how often it redraws is then no matter of speed."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _redraws(stream: io.StringIO) -> list[str]:
+    return [drawn for drawn in stream.getvalue().replace("\n", "\r").split("\r") if drawn]
+
+
+def test_the_same_count_reported_again_is_not_drawn_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Indexing reports a count again as documents settle: into a log, each repeat was a
+    line of its own (13 to 20 per count), and on an unread pipe it blocked the run."""
+    clock = _Clock()
+    monkeypatch.setattr(tqdm.std, "time", clock)
+    stream = io.StringIO()
+    bar = ProgressBar(stream, "indexing", unit="chunk")
+    bar.update(0, 100)
+    for done in (5, 6):
+        for _ in range(200):
+            clock.now += 1.0  # well past tqdm's mininterval every time
+            bar.update(done, 100)
+    bar.finish()
+    counts = [drawn.split("|")[-1].split("[")[0].strip() for drawn in _redraws(stream)]
+    assert counts == ["0/100", "5/100", "6/100", "6/100"]  # the last: the bar closing
+
+
+def test_counts_reported_faster_than_the_mininterval_are_drawn_once_and_the_last_at_the_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = _Clock()
+    monkeypatch.setattr(tqdm.std, "time", clock)
+    stream = io.StringIO()
+    bar = ProgressBar(stream, "indexing", unit="chunk")
+    for done in range(1000):
+        bar.update(done, 1000, "a.md")  # no time passes between them
+    clock.now += 1.0
+    bar.update(1000, 1000)
+    bar.finish()
+    redraws = _redraws(stream)
+    assert len(redraws) == 3  # the first count, the one a second later, the closing state
+    assert " 0/1000 [" in redraws[0]
+    assert " 1000/1000 [" in redraws[-1]
+
+
+def test_a_new_detail_is_drawn_at_once_and_a_repeated_one_not_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`build` names the chunk it waits on before the model's slow answer."""
+    clock = _Clock()
+    monkeypatch.setattr(tqdm.std, "time", clock)
+    stream = io.StringIO()
+    bar = ProgressBar(stream, "building", unit="doc")
+    bar.update(0, 5, "checking the model server")
+    for _ in range(100):
+        bar.update(0, 5, "a.md: chunk 0/3")  # no time passes
+    assert len(_redraws(stream)) == 2
+    assert "a.md: chunk 0/3" in _redraws(stream)[-1]

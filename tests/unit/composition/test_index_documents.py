@@ -280,7 +280,7 @@ async def test_a_passage_repeated_in_one_document_is_stored_once_at_its_first_pl
 
 
 @pytest.mark.asyncio
-async def test_progress_counts_chunks_after_each_batch_and_each_settled_document() -> None:
+async def test_progress_reports_each_count_once_after_the_batch_or_document_that_moved_it() -> None:
     seen: list[tuple[int, int]] = []
     store = InMemoryChunkStore(dimension=DIMENSION)
     tenant = new_tenant_id()
@@ -296,8 +296,27 @@ async def test_progress_counts_chunks_after_each_batch_and_each_settled_document
     )
     # ADA has 4 chunks, BABBAGE 3, "empty" none: 7 in all, embedded 3 at a time.
     # (0, 7) once split; batch 1 (ADA 1-3); batch 2 (ADA 4, BABBAGE 1-2), then ADA
-    # written; batch 3 (BABBAGE 3), then BABBAGE and "empty" settled.
-    assert seen == [(0, 7), (3, 7), (6, 7), (6, 7), (7, 7), (7, 7), (7, 7)]
+    # written; batch 3 (BABBAGE 3), then BABBAGE and "empty" settled: no count moves
+    # as a document settles, so none is reported again (a progress bar redrew each).
+    assert seen == [(0, 7), (3, 7), (6, 7), (7, 7)]
+
+
+@pytest.mark.asyncio
+async def test_documents_that_settle_without_moving_the_count_report_nothing_more() -> None:
+    seen: list[tuple[int, int]] = []
+    store = InMemoryChunkStore(dimension=DIMENSION)
+    tenant = new_tenant_id()
+    await index_documents([ADA], chunks=store, tenant_id=tenant, chunker=SMALL)
+    blanks = [SourceDocument(id=f"blank-{n}", text=" ") for n in range(50)]
+    await index_documents(
+        [*blanks, ADA],
+        chunks=store,
+        tenant_id=tenant,
+        chunker=SMALL,
+        embeddings=RecordingEmbeddings(dimension=DIMENSION),
+        progress=lambda done, total: seen.append((done, total)),
+    )
+    assert seen == [(0, 4), (4, 4)]
 
 
 @pytest.mark.asyncio
