@@ -46,11 +46,16 @@ from redstring.client.store_set import (
 from redstring.client.stores import open_store_set, require_db
 from redstring.client.tenants import client_tenant
 from redstring.client.upkeep import RebuildReport
-from redstring.composition.build_graph import GraphBuildReport, build_graph
+from redstring.composition.build_graph import (
+    GraphBuildReport,
+    build_graph,
+    require_build_progress,
+)
 from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE, preflight
 from redstring.composition.index_documents import (
     IndexProgressCallback,
     IndexReport,
+    require_index_progress,
 )
 from redstring.composition.rekey import RekeyReport
 from redstring.domain.chunk import StoredChunk
@@ -64,7 +69,7 @@ from redstring.domain.ids import TenantId
 from redstring.domain.retrieval import ModeName
 from redstring.domain.search_request import SearchRequest
 from redstring.domain.tokenize import Analyzer
-from redstring.domain.validation import require_lookup_text
+from redstring.domain.validation import require_bool, require_lookup_text
 from redstring.extraction.domains import AUTO, DomainSpec
 from redstring.extraction.extractor import ProgressCallback
 from redstring.llm.openai_compatible import OpenAICompatibleLlmProvider
@@ -120,9 +125,9 @@ class AsyncRedstring:
         self._db = require_db(db)
         self._tenant = client_tenant(tenant)
         self._embeddings = resolve_embeddings(embeddings, threads=threads)
-        self._migrate = migrate
+        self._migrate = require_bool("migrate", migrate)
         self._language = None if language is None else Analyzer(language).language
-        self._create = create
+        self._create = require_bool("create", create)
         self._opener: StoreOpener = open_store_set if opener is None else require_opener(opener)
         self._held = HeldStores(self._open_stores, client=type(self).__name__)
         self._models = PassageModels()  # read on the first search that embeds
@@ -223,6 +228,8 @@ class AsyncRedstring:
         and `NoDocumentsError` when the paths hold nothing to read and nothing
         indexed from them was removed: there was nothing to do.
         """
+        require_bool("keep_missing", keep_missing)
+        require_index_progress(progress)
         read = gather_documents(
             documents, encoding=encoding, root=root, allow_empty=not keep_missing
         )
@@ -286,6 +293,7 @@ class AsyncRedstring:
         a passage's entities, one question each, when its answer states no
         relationship (small models leave them out).
         """
+        require_build_progress(progress)
         if not isinstance(model, str | LlmProvider):
             raise InvalidArgumentError(
                 name="model",
@@ -465,6 +473,7 @@ class AsyncRedstring:
         Needed after opening an older file with `migrate=True`; a current
         index is left alone unless `force`.
         """
+        require_bool("force", force)
         stores = await self._open("rekey")
         return await upkeep.rekey(stores, self._tenant, force=force)
 

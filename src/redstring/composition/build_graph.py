@@ -186,7 +186,7 @@ async def build_graph(
     docs = list(documents)
     require_tenant_id(tenant_id)
     require_documents(docs)
-    require_callback("progress", progress, called_as="progress(step), step an ExtractionProgress")
+    require_build_progress(progress)
     _check_inputs(docs, provider, embeddings, vectors, merge_threshold)
     check_passage_store(embeddings, chunks)
     check_failed_share(max_failed_share)
@@ -348,6 +348,14 @@ async def _document_events(
     if embeddings is not None:
         events.append(await embedded_event(embeddings, entities, tenant_id))
     return events
+
+
+def require_build_progress(progress: object) -> None:
+    """Refuse a `progress` that is neither `None` nor callable as `progress(step)`:
+    `InvalidArgumentError` naming `progress`."""
+    require_callback(
+        "progress", progress, called_as="progress(step), step an ExtractionProgress", arguments=1
+    )
 
 
 def _check_inputs(

@@ -164,7 +164,7 @@ async def index_documents(
     `DimensionMismatchError` when the provider and the store disagree.
     """
     require_at_least_one("batch_size", batch_size)
-    require_callback("progress", progress, called_as="progress(chunks_done, chunks_total)")
+    require_index_progress(progress)
     require_tenant_id(tenant_id)
     require_documents(documents)
     _require_distinct_ids(documents)
@@ -212,6 +212,14 @@ async def index_documents(
         chunks_written=run.written,
         embedded=run.embedded,
         removed=sorted(run.removed),
+    )
+
+
+def require_index_progress(progress: object) -> None:
+    """Refuse a `progress` that is neither `None` nor callable as
+    `progress(chunks_done, chunks_total)`: `InvalidArgumentError` naming `progress`."""
+    require_callback(
+        "progress", progress, called_as="progress(chunks_done, chunks_total)", arguments=2
     )
 
 

@@ -25,6 +25,7 @@ below the boundary re-checks.
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 import unicodedata
@@ -105,6 +106,16 @@ def require_seconds(name: str, given: object) -> float:
             requirement=f"a finite number of seconds, zero or more (e.g. {name}=5.0)",
         )
     return seconds
+
+
+def require_bool(name: str, given: object) -> bool:
+    """`given` if it is `True` or `False`: a text such as "no" or a number is refused
+    rather than read as its truth (`keep_missing="no"` would keep)."""
+    if not isinstance(given, bool):
+        raise InvalidArgumentError(
+            name=name, value=given, requirement=f"True or False, not {type(given).__name__}"
+        )
+    return given
 
 
 def require_k(given: object, *, name: str = "k") -> int:
@@ -319,15 +330,30 @@ def require_keys(keys: object, *, name: str = "keys") -> None:
             )
 
 
-def require_callback(name: str, value: object, *, called_as: str) -> None:
-    """Refuse a `value` that is neither `None` nor callable: `InvalidArgumentError` naming
-    `name` and how it is called (`called_as`), before the run it would fail in begins."""
-    if value is not None and not callable(value):
+def require_callback(name: str, value: object, *, called_as: str, arguments: int) -> None:
+    """Refuse a `value` that is neither `None` nor a callable taking `arguments` positional
+    arguments: `InvalidArgumentError` naming `name` and how it is called (`called_as`),
+    before the run it would fail in begins. A callable whose signature cannot be read
+    (some built-ins) is taken on trust."""
+    if value is None:
+        return
+    requirement = f"None or a function called as {called_as}"
+    if not callable(value):
+        raise InvalidArgumentError(name=name, value=value, requirement=requirement)
+    try:
+        signature = inspect.signature(value)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(*range(arguments))
+    except TypeError as refused:
         raise InvalidArgumentError(
             name=name,
             value=value,
-            requirement=f"None or a function called as {called_as}",
-        )
+            requirement=requirement,
+            message=f"{name}={value!r} cannot be called as {called_as} ({refused}): "
+            f"give it {arguments} positional parameter{'s' if arguments != 1 else ''}.",
+        ) from None
 
 
 def require_at_least_one(name: str, value: int) -> None:

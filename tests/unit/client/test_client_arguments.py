@@ -224,3 +224,67 @@ def test_a_codec_that_is_no_text_encoding_is_refused_as_an_unknown_one(
                 rs.index(tmp_path / "a.md", encoding=encoding)
             assert raised.value.name == "encoding"
         assert all(tenant.chunks == 0 for tenant in rs.stats().tenants)
+
+
+@pytest.mark.parametrize("argument", ["migrate", "create"])
+@pytest.mark.parametrize("value", ["yes", "no", 1, 0, None])
+def test_a_client_flag_that_is_no_bool_is_named(tmp_path: Path, argument: str, value: Any) -> None:
+    for client in (AsyncRedstring, Redstring):
+        with pytest.raises(InvalidArgumentError, match=f"{argument}=") as raised:
+            client(tmp_path / "x.db", embeddings="none", **{argument: value})
+        assert raised.value.name == argument
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_keep_missing_and_force_that_are_no_bool_are_named_before_anything_changes(
+    tmp_path: Path,
+) -> None:
+    """`keep_missing="no"` is truthy: taken as it is, it would keep the files it says to drop."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("Ada wrote the notes.", encoding="utf-8")
+    (folder / "b.md").write_text("Babbage built the engine.", encoding="utf-8")
+    with Redstring(tmp_path / "x.db", embeddings="none") as rs:
+        rs.index(folder)
+        (folder / "b.md").unlink()
+        for value in ("no", 0, None):
+            with pytest.raises(InvalidArgumentError, match="keep_missing=") as raised:
+                rs.index(folder, keep_missing=value)  # type: ignore[arg-type]
+            assert raised.value.name == "keep_missing"
+        assert rs.passages("Babbage", k=1).matches  # nothing was removed
+        with pytest.raises(InvalidArgumentError, match="force=") as raised:
+            rs.rekey(force="yes")  # type: ignore[arg-type]
+        assert raised.value.name == "force"
+        assert rs.index(folder, keep_missing=False).removed == ["docs/b.md"]
+
+
+@pytest.mark.asyncio
+async def test_the_async_client_names_keep_missing_that_is_no_bool(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("Ada.", encoding="utf-8")
+    async with AsyncRedstring(tmp_path / "x.db", embeddings="none") as rs:
+        with pytest.raises(InvalidArgumentError, match="keep_missing=") as raised:
+            await rs.index(tmp_path / "a.md", keep_missing="no")  # type: ignore[arg-type]
+        assert raised.value.name == "keep_missing"
+
+
+def test_a_progress_that_cannot_take_its_arguments_is_named_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    def takes_one(done: int) -> None:
+        raise AssertionError("never called")
+
+    document = SourceDocument(id="a.md", text="Ada wrote the notes.")
+    with Redstring(tmp_path / "x.db", embeddings="none") as rs:
+        for progress in (lambda: None, takes_one, lambda a, b, c: None):
+            with pytest.raises(
+                InvalidArgumentError, match=r"progress\(chunks_done, chunks_total\)"
+            ) as raised:
+                rs.index([document], progress=progress)  # type: ignore[arg-type]
+            assert raised.value.name == "progress"
+        assert all(tenant.chunks == 0 for tenant in rs.stats().tenants)
+        with pytest.raises(InvalidArgumentError, match="ExtractionProgress") as raised:
+            rs.build([document], model=FakeLlmProvider(), progress=lambda: None)  # type: ignore[arg-type]
+        assert raised.value.name == "progress"
+        seen: list[tuple[int, int]] = []
+        rs.index([document], progress=lambda *counts: seen.append(counts))  # type: ignore[arg-type]
+        assert seen[-1][0] == seen[-1][1]
