@@ -317,10 +317,12 @@ async def _rekey(args: argparse.Namespace, context: Context) -> None:
     async with _closing(client):
         report = await client.rekey(force=args.force)
     if report.rekeyed == 0:
-        said = "nothing to re-key" if report.version_before is None else "already current"
-        context.out.write(
-            f"tenant {report.tenant_id}: {said} (key version {report.version_after})\n"
+        said = (
+            "it holds no entities to re-key"
+            if report.version_after is None
+            else f"key version {report.version_after}"
         )
+        context.out.write(f"tenant {report.tenant_id}: already current ({said})\n")
     else:
         context.out.write(
             f"tenant {report.tenant_id}: re-keyed {report.rekeyed} entities from key version "

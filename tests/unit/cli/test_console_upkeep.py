@@ -74,4 +74,5 @@ def test_bad_upkeep_input_is_one_line(tmp_path: Path) -> None:
     assert "merge" in unknown
     rekeyed = redstring("rekey", "--db", db).out  # passages only: no entity to re-file
     assert rekeyed.startswith("tenant ")
-    assert "nothing to re-key" in rekeyed
+    assert rekeyed.endswith(": already current (it holds no entities to re-key)\n")
+    assert "None" not in rekeyed  # never "key version None"

@@ -13,7 +13,12 @@ import pytest
 
 from redstring import AsyncRedstring, Redstring, SourceDocument
 from redstring.client.embeddings import local_extra_installed, resolve_embeddings
-from redstring.errors import ClientClosedError, DocumentPathError, InvalidArgumentError
+from redstring.errors import (
+    ClientClosedError,
+    DocumentPathError,
+    InvalidArgumentError,
+    ReadOnlyDatabaseError,
+)
 from redstring.llm.local_embedding import LocalEmbeddingProvider
 from redstring.providers import FakeLlmProvider
 from redstring.stores import StoreSet
@@ -288,3 +293,17 @@ def test_a_progress_that_cannot_take_its_arguments_is_named_before_anything_is_w
         seen: list[tuple[int, int]] = []
         rs.index([document], progress=lambda *counts: seen.append(counts))  # type: ignore[arg-type]
         assert seen[-1][0] == seen[-1][1]
+
+
+def test_a_read_only_clients_write_names_what_the_caller_can_change(tmp_path: Path) -> None:
+    """The client takes `create`, not `read_only`: the message names it."""
+    (tmp_path / "a.md").write_text("Ada.", encoding="utf-8")
+    with Redstring(tmp_path / "x.db", embeddings="none") as rs:
+        rs.index(tmp_path / "a.md")
+    (tmp_path / "a.md").write_text("Ada wrote the notes.", encoding="utf-8")
+    with (
+        Redstring(tmp_path / "x.db", embeddings="none", create=False) as rs,
+        pytest.raises(ReadOnlyDatabaseError, match="create=False") as raised,
+    ):
+        rs.index(tmp_path / "a.md")
+    assert "a client made without create=False" in str(raised.value)

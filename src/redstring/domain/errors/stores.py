@@ -199,8 +199,9 @@ class ReadOnlyDatabaseError(StoreUnavailableError):
         StoreError.__init__(
             self,
             f"{store}: {path} is open read-only and {what}. Nothing was written. Open it "
-            "writable (without read_only=True, or with a command that writes such as "
-            "`redstring index`) from a process that may write the file and its folder.",
+            "writable, from a process that may write the file and its folder: a client made "
+            "without create=False, open_sqlite without read_only=True, or a command that "
+            "writes such as `redstring index`.",
             store=store,
         )
 
