@@ -1,12 +1,11 @@
 """`AsyncRedstring`: one object for the whole job (ADR 0160).
 
-Opened from a SQLite path or a `postgresql://` URL, with one tenant and one
-embedding provider, it indexes documents, builds the graph with a model,
-ranks entities and passages, fetches an entity with its neighbours and
-counts what each tenant holds. The stores open on first use (or on `async
-with`), once however many calls arrive together, and close with `close()`.
-`Redstring` (in `redstring.client.sync`) is the same object for code without
-an event loop.
+Opened from a SQLite path or a `postgresql://` URL, with one tenant and one embedding
+provider, it indexes documents, builds the graph with a model, ranks entities and
+passages, fetches an entity with its neighbours and counts what each tenant holds. The
+stores open on first use (or on `async with`), once however many calls arrive together,
+and close with `close()`. `Redstring` (`redstring.client.sync`) is the same object for
+code without an event loop.
 """
 
 from __future__ import annotations
