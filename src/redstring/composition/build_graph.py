@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 from uuid import UUID
@@ -27,7 +27,7 @@ from redstring.composition.build_policy import (
     require_enough_chunks,
 )
 from redstring.composition.chunk_merges import chunks_after_merge
-from redstring.composition.reextraction import resolve_survivors, retirement
+from redstring.composition.reextraction import graph_support, resolve_survivors, retirement
 from redstring.composition.remembered_answers import (
     RememberedAnswers,
     keep_format,
@@ -213,6 +213,8 @@ async def build_graph(
     asked = provider if served is None else RememberedAnswers(*served, tenant_id)
     decision = await decide_domain(domain, asked, docs, strict=strict)
     tally = _Tally()
+    # What each document named when last built, from the graph itself (ADR 0620).
+    supported = await graph_support(graph, chunks, [document.id for document in docs], tenant_id)
     extractions = [
         asyncio.ensure_future(
             extractor.extract(
@@ -224,7 +226,9 @@ async def build_graph(
     try:
         for pending in extractions:  # extracted together, written in document order
             extraction = await pending
-            events = await _document_events(extraction, graph, chunks, embeddings, tenant_id)
+            events = await _document_events(
+                extraction, graph, chunks, embeddings, tenant_id, supported=supported
+            )
             async with one_transaction(*stores):  # events, folds, positions: one commit
                 tally.stored += await sink.emit(events)
             tally.add(extraction, events)
@@ -247,7 +251,6 @@ async def build_graph(
     merges = await consolidate(
         tally.entity_ids, tenant_id, graph=graph, threshold=merge_threshold, emit=emit_merge
     )
-    sequences = [event.sequence for event in tally.stored if event.sequence is not None]
     report = GraphBuildReport(
         tenant_id=tenant_id,
         documents=len(docs),
@@ -270,8 +273,8 @@ async def build_graph(
         domain_confidence=decision.confidence,
         domain_failure=decision.failure,
         events_appended=sink.appended,
-        first_sequence=min(sequences, default=None),
-        last_sequence=max(sequences, default=None),
+        first_sequence=min(tally.sequences, default=None),
+        last_sequence=max(tally.sequences, default=None),
     )
     require_enough_chunks(tally.failures, tally.chunks, max_failed_share, report)
     return report
@@ -292,6 +295,11 @@ class _Tally:
     chunks: int = 0
     retired: int = 0
     relationships_retired: int = 0
+
+    @property
+    def sequences(self) -> list[int]:
+        """The log positions of the events stored."""
+        return [event.sequence for event in self.stored if event.sequence is not None]
 
     def add(self, extraction: DocumentExtraction, events: list[Event]) -> None:
         for event in events:
@@ -315,6 +323,8 @@ async def _document_events(
     chunks: ChunkWriter | None,
     embeddings: EmbeddingProvider | None,
     tenant_id: TenantId,
+    *,
+    supported: Mapping[str, set[EntityId]],
 ) -> list[Event]:
     """One document's events: extracted (with the stored state), retired, chunked, embedded."""
     resolved = await resolve_survivors(
@@ -329,6 +339,7 @@ async def _document_events(
         still_named={entity.id for entity in entities},
         still_stated={relationship.id for relationship in relationships},
         tenant_id=tenant_id,
+        supported=supported,
     )
     passages = resolved.chunks
     if embeddings is not None and chunks is not None:

@@ -8,14 +8,19 @@ Two cases a fresh build never meets (ADR 0153):
   its chunk rows are written as the survivor instead of being written under
   the old id and merged a second time.
 - A re-extracted document no longer names an entity it named before (B32).
-  What it named before is read from its stored chunk rows; an entity it no
-  longer names loses the document from its sources, and one left with no
-  source is retired, with its relationships, by an `EntitiesRetired` event.
-  A relationship it no longer states loses it the same way (B155, ADR 0154).
+  What it named before is read from the graph's own record (the entities and
+  relationships listing it in `source_document_ids`, read once per build by
+  `graph_support`) and from its stored chunk rows, so an `index` or `remove`
+  between two builds, which rewrites or deletes those rows, loses nothing
+  (ADR 0620); an entity it no longer names loses the document from its
+  sources, and one left with no source is retired, with its relationships, by
+  an `EntitiesRetired` event. A relationship it no longer states loses it the
+  same way (B155, ADR 0154).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from redstring.domain.blocking import name_keys_for
@@ -101,6 +106,38 @@ async def _survivor_of(graph: BlockingIndex, entity: Entity, tenant_id: TenantId
     return None
 
 
+async def graph_support(
+    graph: GraphReader,
+    chunks: ChunkWriter | None,
+    document_ids: Collection[str],
+    tenant_id: TenantId,
+) -> dict[str, set[EntityId]]:
+    """For each of `document_ids`, the entities of `tenant_id` the graph records it supports.
+
+    Those listing it in `source_document_ids`, and both ends of each
+    relationship listing it: what the document named when it was last built,
+    whatever `index` or `remove` did to its passages since (ADR 0620). Read
+    once per build, before its first document is written: only a document's
+    own events add it as a source, so the ids stay a superset of what it
+    supports until it is written, and `retirement` reads their current state.
+    A document the graph records nothing of is left out, and everything
+    without a chunk store that reads (`retirement` needs one).
+    """
+    wanted = set(document_ids)
+    named: dict[str, set[EntityId]] = {}
+    if not wanted or not isinstance(chunks, ChunkReader):
+        return named
+    for entity in await graph.list_entities(tenant_id):
+        for document_id in wanted.intersection(entity.source_document_ids):
+            named.setdefault(document_id, set()).add(entity.id)
+    for relationship in await graph.list_relationships(tenant_id):
+        for document_id in wanted.intersection(relationship.source_document_ids):
+            named.setdefault(document_id, set()).update(
+                (relationship.source_id, relationship.target_id)
+            )
+    return named
+
+
 async def retirement(
     graph: GraphReader,
     chunks: ChunkWriter | None,
@@ -109,17 +146,19 @@ async def retirement(
     still_named: set[EntityId],
     still_stated: set[RelationshipId],
     tenant_id: TenantId,
+    supported: Mapping[str, set[EntityId]] | None = None,
 ) -> EntitiesRetired | None:
     """The `EntitiesRetired` for what `document_id` named or stated before and no longer does.
 
-    What it named before comes from its stored chunk rows, so this needs a
-    chunk store that reads (`None` otherwise, or when nothing changed). What
-    it stated before is every relationship of those entities listing it as a
+    What it named before is what `supported` (`graph_support`'s answer)
+    records of it, with what its stored chunk rows name. This needs a chunk
+    store that reads (`None` otherwise, or when nothing changed). What it
+    stated before is every relationship of those entities listing it as a
     source (B155); a relationship listing no source is never retired.
     """
     if not isinstance(chunks, ChunkReader):
         return None
-    before: set[EntityId] = set()
+    before: set[EntityId] = set(() if supported is None else supported.get(document_id, ()))
     for row in await chunks.chunks_of_source(document_id, tenant_id):
         before.update(row.entity_ids)
     retired: list[Entity] = []
