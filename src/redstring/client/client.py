@@ -50,7 +50,11 @@ from redstring.composition.build_graph import (
     build_graph,
     require_build_progress,
 )
-from redstring.composition.build_policy import DEFAULT_MAX_FAILED_SHARE, preflight
+from redstring.composition.build_policy import (
+    DEFAULT_MAX_FAILED_SHARE,
+    check_build_arguments,
+    preflight,
+)
 from redstring.composition.index_documents import (
     IndexProgressCallback,
     IndexReport,
@@ -290,7 +294,8 @@ class AsyncRedstring:
         carrying the report; pass `max_failed_share=1.0` to take partial
         results. `pair_questions` above 0 asks about up to that many pairs of
         a passage's entities, one question each, when its answer states no
-        relationship (small models leave them out).
+        relationship (small models leave them out). Every argument is checked
+        before the server is: `InvalidArgumentError` names a wrong one.
         """
         require_build_progress(progress)
         if not isinstance(model, str | LlmProvider):
@@ -300,6 +305,9 @@ class AsyncRedstring:
                 requirement="a model name the server at base_url serves, or an LlmProvider "
                 "(an object with an async complete_json)",
             )
+        check_build_arguments(
+            max_failed_share=max_failed_share, pair_questions=pair_questions, domain=domain
+        )
         read = gather_documents(documents, encoding=encoding, root=root)
         for skipped in read.skipped:
             _log.warning("skipped %s: %s", skipped.id, skipped.reason)

@@ -21,7 +21,7 @@ from redstring.composition.build_passages import (
 from redstring.composition.build_policy import (
     DEFAULT_MAX_FAILED_SHARE,
     answer_format,
-    check_failed_share,
+    check_build_arguments,
     failure_causes,
     preflight,
     require_enough_chunks,
@@ -189,7 +189,9 @@ async def build_graph(
     require_build_progress(progress)
     _check_inputs(docs, provider, embeddings, vectors, merge_threshold)
     check_passage_store(embeddings, chunks)
-    check_failed_share(max_failed_share)
+    check_build_arguments(
+        max_failed_share=max_failed_share, pair_questions=pair_questions, domain=domain
+    )
     projections: list[Projection] = [GraphProjection(graph)]
     if vectors is not None:
         projections.append(VectorProjection(vectors))

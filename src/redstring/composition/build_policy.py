@@ -14,6 +14,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from redstring.domain.errors import BuildFailedError, InvalidArgumentError
+from redstring.domain.validation import require_count, require_share
+from redstring.extraction.domains import AutoDomain, DomainSchema, resolve_domain
 from redstring.extraction.extractor import ChunkFailure
 from redstring.ports.llm_provider import CheckedLlmProvider, LlmProvider
 
@@ -37,15 +39,29 @@ def answer_format(provider: LlmProvider) -> str | None:
     return provider.answer_format if isinstance(provider, CheckedLlmProvider) else None
 
 
-def check_failed_share(value: float) -> None:
-    """`InvalidArgumentError` unless `value` is on 0..1."""
-    if not 0.0 <= value <= 1.0:
+def check_build_arguments(
+    *, max_failed_share: object, pair_questions: object, domain: object
+) -> None:
+    """Refuse a build's own arguments before any server or store is touched.
+
+    `max_failed_share` must be a number on 0..1 and `pair_questions` a whole
+    number of zero or more (neither a `str` nor a `bool`), else
+    `InvalidArgumentError` naming it; `domain` must be a `DomainSchema`, `AUTO`
+    or a bundled schema's name (`UnknownDomainError` for another name). The
+    client calls this before it checks the model server; `build_graph` too.
+    """
+    require_share("max_failed_share", max_failed_share)
+    require_count("pair_questions", pair_questions)
+    if isinstance(domain, AutoDomain | DomainSchema):
+        return
+    if not isinstance(domain, str):
         raise InvalidArgumentError(
-            name="max_failed_share",
-            value=value,
-            requirement="on 0..1",
-            message=f"max_failed_share must be on 0..1, got {value}",
+            name="domain",
+            value=domain,
+            requirement=f"a DomainSchema, AUTO or a bundled schema's name, not "
+            f"{type(domain).__name__}",
         )
+    resolve_domain(domain)
 
 
 def failure_causes(failures: Sequence[ChunkFailure]) -> dict[str, int]:

@@ -138,6 +138,28 @@ def require_k(given: object, *, name: str = "k") -> int:
     return k
 
 
+def require_count(name: str, given: object) -> int:
+    """`given` as an `int` if it is a whole number (not a `bool`, not a `str`) of zero or
+    more, else `InvalidArgumentError` naming `name` (a number of questions, say)."""
+    count = whole_number(given)
+    if count is None or count < 0:
+        kind = "" if count is not None else f", not {type(given).__name__}"
+        raise InvalidArgumentError(
+            name=name, value=given, requirement=f"an int of zero or more{kind}"
+        )
+    return count
+
+
+def require_share(name: str, given: object) -> float:
+    """`given` as a `float` if it is a number (not a `bool`, not a `str`) on 0..1, else
+    `InvalidArgumentError` naming `name` (a share of chunks, say)."""
+    share = real_number(given)
+    if share is None or not 0.0 <= share <= 1.0:  # NaN is on no range
+        kind = "" if share is not None else f", not {type(given).__name__}"
+        raise InvalidArgumentError(name=name, value=given, requirement=f"a number on 0..1{kind}")
+    return share
+
+
 def require_dimension(given: object) -> int | None:
     """`given` if `None`, else as `require_vector_dimension` takes it (a database's opener,
     where `None` takes the dimension the database records)."""

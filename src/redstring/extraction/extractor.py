@@ -21,14 +21,13 @@ from redstring.domain.document import SourceDocument
 from redstring.domain.entity import Entity, Relationship
 from redstring.domain.errors import (
     ChunkExtractionError,
-    InvalidArgumentError,
     MalformedCompletionError,
     RedstringError,
 )
 from redstring.domain.ids import EntityId, RelationshipId, TenantId
 from redstring.domain.merging import combine_relationships, combine_sightings
 from redstring.domain.normalization import normalize_name
-from redstring.domain.validation import require_at_least_one
+from redstring.domain.validation import require_at_least_one, require_count
 from redstring.extraction.answer import ExtractionAnswer
 from redstring.extraction.domains import DomainSchema
 from redstring.extraction.pairs import ask_pairs
@@ -108,14 +107,7 @@ class Extractor:
         pair_questions: int = 0,
     ) -> None:
         require_at_least_one("concurrency", concurrency)
-        if pair_questions < 0:
-            raise InvalidArgumentError(
-                name="pair_questions",
-                value=pair_questions,
-                requirement="at least 0",
-                message=f"pair_questions must be at least 0, got {pair_questions}",
-            )
-        self._pair_questions = pair_questions
+        self._pair_questions = require_count("pair_questions", pair_questions)
         self._provider = provider
         self._chunker = chunker or SlidingWindowChunker()
         self._semaphore = asyncio.Semaphore(concurrency)
