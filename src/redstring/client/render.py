@@ -43,7 +43,8 @@ def print_build_report(report: GraphBuildReport, out: TextIO) -> None:
     out.write(f"  entities       {report.entities_written}\n")
     out.write(
         f"  relationships  {report.relationships_written} "
-        f"({report.relationships_dropped} dropped: an end was not extracted)\n"
+        f"({report.relationships_dropped} dropped: an end was not extracted, or both "
+        "ends are one entity)\n"
     )
     reused = (
         f" ({report.chunks_reused} answers reused from earlier runs)"

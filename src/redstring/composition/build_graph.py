@@ -94,7 +94,9 @@ class GraphBuildReport(BaseModel):
     Counts are of distinct ids written by this build. `domain_confidence` is
     the model's confidence on 0..1 when it chose the domain (`None` when the
     caller chose it). `failures` lists every chunk whose answer was unusable
-    and `failure_causes` counts them by error class. `types_outside_domain`
+    and `failure_causes` counts them by error class. `relationships_dropped`
+    counts the relationships an answer stated but no graph can hold: an end
+    not extracted, or both ends one entity. `types_outside_domain`
     counts the types the model answered outside the domain's lists, and
     `entities_dropped_by_type` / `relationships_dropped_by_type` the items
     dropped for one. `entities_retired` counts entities whose

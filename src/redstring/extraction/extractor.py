@@ -64,7 +64,8 @@ class DocumentExtraction(BaseModel):
     Entities and relationships are ordered by id string; `chunks` are in
     document order, each listing the ids of the entities extracted from it.
     `relationships_dropped` counts relationships naming an entity that was
-    not extracted from the document. `types_outside_domain` counts the types
+    not extracted from the document, or whose two ends are one entity
+    (`Ada -knows-> Ada`, as merging drops such a link too). `types_outside_domain` counts the types
     answered outside the domain's lists, by spelling; `entities_dropped_by_type`
     and `relationships_dropped_by_type` the items dropped for one (ADR 0152).
     """
@@ -303,8 +304,8 @@ def _combine(
         for item in result.answer.relationships:
             source = _resolve(item.source, result.by_name, by_name)
             target = _resolve(item.target, result.by_name, by_name)
-            if source is None or target is None:
-                dropped += 1
+            if source is None or target is None or source == target:
+                dropped += 1  # an end not extracted, or one entity linked to itself
                 continue
             relationship = Relationship(
                 tenant_id=tenant_id,

@@ -262,3 +262,20 @@ async def test_a_dropped_relationship_does_not_stop_the_ones_after_it() -> None:
     )
     assert result.relationships_dropped == 2
     assert [r.relationship_type for r in result.relationships] == ["knows"]
+
+
+@pytest.mark.asyncio
+async def test_a_relationship_whose_ends_are_one_entity_is_dropped_and_counted() -> None:
+    answer = {
+        "entities": [ent("Ada Lovelace"), ent("Bob")],
+        "relationships": [
+            rel("Ada Lovelace", "Ada Lovelace"),
+            rel("Ada Lovelace", "ada  LOVELACE"),  # the same entity by its normalised name
+            rel("Ada Lovelace", "Bob"),
+        ],
+    }
+    result = await extractor(FakeLlmProvider([answer])).extract(
+        SourceDocument(id="one", text="Ada Lovelace met Bob."), DEFAULT_TENANT, domain=ENGINES
+    )
+    assert result.relationships_dropped == 2
+    assert [(r.source_id == r.target_id) for r in result.relationships] == [False]
