@@ -297,6 +297,8 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--domain",
         default="auto",
+        choices=[*bundled_domains(), "auto"],  # another name is a usage error, as it is typed
+        metavar="NAME",
         help=f"the schema of entity and relationship types: {domains}, or auto to let the "
         "model choose one from the documents (default auto)",
     )
