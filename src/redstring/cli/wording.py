@@ -24,6 +24,7 @@ DOCUMENT_FLAGS: Mapping[str, str] = {
     "encoding": "--encoding",
     "document_id": "DOCUMENT",
     "db": "--db",
+    "tenant": "--tenant",
     "describe()": "redstring passages QUERY",
 }
 

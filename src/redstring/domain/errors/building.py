@@ -83,7 +83,8 @@ class MergeNotFoundError(NotFoundError):
         self.tenant_id = tenant_id
         super().__init__(
             f"event {event_id} is not an EntitiesMerged event in tenant {tenant_id}'s log. "
-            "Pass the event_id of a merge from the build report or the log."
+            "Pass the event_id of a merge from the build report or the log; if it was made "
+            "in another tenant, pass that tenant's name as `tenant`."
         )
 
 
