@@ -432,7 +432,7 @@ class AsyncRedstring:
 
         Raises `UnknownEntityError` when the tenant holds no such entity.
         """
-        parsed = queries.parse_entity_id(str(entity_id))
+        parsed = queries.parse_entity_id(entity_id)
         stores = await self._open("entity")
         return await queries.get_entity(stores, self._tenant, parsed)
 

@@ -174,18 +174,23 @@ async def search_passages(
     )
 
 
-def parse_entity_id(value: str) -> EntityId:
-    """`value` as an entity id, or `InvalidArgumentError` saying what an id looks like."""
-    try:
-        return EntityId(UUID(value.strip()))
-    except ValueError:
-        raise InvalidArgumentError(
-            name="entity_id",
-            value=value,
-            requirement="a UUID as returned by a search (the `id` field)",
-            message="entity_id must be a UUID as returned by a search (the `id` field), "
-            f"got {value!r}",
-        ) from None
+def parse_entity_id(value: object) -> EntityId:
+    """`value` (a `UUID` or its text) as an entity id, or `InvalidArgumentError` saying what
+    an id looks like and showing `value` as given, with its type."""
+    if isinstance(value, UUID):
+        return EntityId(value)
+    if isinstance(value, str):
+        try:
+            return EntityId(UUID(value.strip()))
+        except ValueError:
+            pass
+    raise InvalidArgumentError(
+        name="entity_id",
+        value=value,
+        requirement="a UUID as returned by a search (the `id` field)",
+        message="entity_id must be a UUID as returned by a search (the `id` field), "
+        f"got {value!r} ({type(value).__name__})",
+    )
 
 
 async def get_entity(stores: StoreSet, tenant_id: TenantId, entity_id: EntityId) -> EntityAnswer:
