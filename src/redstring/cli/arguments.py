@@ -174,7 +174,8 @@ def _parents() -> dict[str, _Parser]:
         "--min-confidence",
         type=_share,
         metavar="C",
-        help="answer nothing rather than matches below this confidence, 0..1 (default: none)",
+        help="answer nothing when no candidate (any ranked result, returned or not) reaches "
+        "this confidence, 0..1; it does not filter rows (default: none)",
     )
     quiet = _Parser(add_help=False)
     quiet.add_argument("--quiet", action="store_true", help="no progress bar")

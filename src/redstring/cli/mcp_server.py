@@ -102,8 +102,10 @@ def _scores(default: float) -> str:
     return (
         "Each result's `confidence` (0..1, comparable across queries) is how likely it is "
         "a right answer: 0.7 is right about 7 times in 10. With `min_confidence` (default "
-        f"{default}) the answer is empty unless some result reaches it, so an empty "
-        "answer means nothing here is likely to match. `explain=true` adds the scores behind it: "
+        f"{default}) the answer is empty unless some candidate (any of the ranked results, "
+        "returned or not) reaches it, so an empty answer means nothing here is likely to "
+        "match; it does not filter rows, so a row returned can be below it. "
+        "`explain=true` adds the scores behind it: "
         "`semantic`, similarity of meaning on 0..1 where 0.5 means unrelated and 1.0 the same "
         "meaning, and `lexical`, overlap of spelling on 0..1 (1.0: the same words); a score is "
         "absent (`null` in a row) when that ranking did not find the item."

@@ -386,7 +386,9 @@ class AsyncRedstring:
         `mode` is "hybrid" (the default with a provider), "semantic" or
         "lexical" (the default without); `types` keeps only those entity types;
         `min_confidence` (0..1, `None`: no threshold) answers empty when no
-        candidate's `confidence` reaches it: "nothing here matches".
+        candidate's `confidence` reaches it: "nothing here matches". A candidate
+        is any ranked result, returned or not, and it does not filter rows: with
+        `k=1` the one row can be below it when one ranked after it reaches it.
         """
         resolved = queries.resolve_mode(mode, self._embeddings, fix=EMBEDDINGS_ARGUMENT)
         request = SearchRequest.of(query, self._tenant, k=k, mode=resolved, only=types,
@@ -411,9 +413,11 @@ class AsyncRedstring:
     ) -> PassageSearchAnswer:
         """The `k` passages best matching `query`, best first.
 
-        `mode` and `min_confidence` as for `search`; `sources` keeps only
-        passages of those document ids. A `types` or `sources` value holding a
-        NUL, which no type or id holds, raises `InvalidArgumentError`.
+        `mode` as for `search`; `min_confidence` answers empty when no
+        candidate passage (returned or not) reaches it, and does not filter
+        rows; `sources` keeps only passages of those document ids. A `types` or
+        `sources` value holding a NUL, which no type or id holds, raises
+        `InvalidArgumentError`.
         """
         resolved = queries.resolve_mode(mode, self._embeddings, fix=EMBEDDINGS_ARGUMENT)
         request = SearchRequest.of(query, self._tenant, k=k, mode=resolved, only=sources,
