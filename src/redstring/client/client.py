@@ -53,6 +53,7 @@ from redstring.composition.build_graph import (
 from redstring.composition.build_policy import (
     DEFAULT_MAX_FAILED_SHARE,
     check_build_arguments,
+    check_build_model,
     preflight,
 )
 from redstring.composition.index_documents import (
@@ -65,7 +66,6 @@ from redstring.domain.chunk import StoredChunk
 from redstring.domain.document import SourceDocument
 from redstring.domain.errors import (
     ChunkStoreUnavailableError,
-    InvalidArgumentError,
 )
 from redstring.domain.events import MergeUndone
 from redstring.domain.ids import TenantId
@@ -298,13 +298,7 @@ class AsyncRedstring:
         before the server is: `InvalidArgumentError` names a wrong one.
         """
         require_build_progress(progress)
-        if not isinstance(model, str | LlmProvider):
-            raise InvalidArgumentError(
-                name="model",
-                value=model,
-                requirement="a model name the server at base_url serves, or an LlmProvider "
-                "(an object with an async complete_json)",
-            )
+        check_build_model(model, base_url)
         check_build_arguments(
             max_failed_share=max_failed_share, pair_questions=pair_questions, domain=domain
         )
@@ -313,13 +307,7 @@ class AsyncRedstring:
             _log.warning("skipped %s: %s", skipped.id, skipped.reason)
         docs = read.documents
         if isinstance(model, str):
-            if base_url is None:
-                raise InvalidArgumentError(
-                    name="base_url",
-                    value=None,
-                    requirement="the server's URL (e.g. http://localhost:8000/v1) with a "
-                    "model name",
-                )
+            assert base_url is not None  # check_build_model
             async with OpenAICompatibleLlmProvider(
                 base_url=base_url, model=model, api_key=api_key
             ) as provider:

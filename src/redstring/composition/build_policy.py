@@ -64,6 +64,24 @@ def check_build_arguments(
     resolve_domain(domain)
 
 
+def check_build_model(model: object, base_url: str | None) -> None:
+    """Refuse a `model` that is neither a model name nor an `LlmProvider`, and a model name
+    without the `base_url` of the server that serves it (`InvalidArgumentError`)."""
+    if not isinstance(model, str | LlmProvider):
+        raise InvalidArgumentError(
+            name="model",
+            value=model,
+            requirement="a model name the server at base_url serves, or an LlmProvider "
+            "(an object with an async complete_json)",
+        )
+    if isinstance(model, str) and base_url is None:
+        raise InvalidArgumentError(
+            name="base_url",
+            value=None,
+            requirement="the server's URL (e.g. http://localhost:8000/v1) with a model name",
+        )
+
+
 def failure_causes(failures: Sequence[ChunkFailure]) -> dict[str, int]:
     """Failed chunks counted by error class, most frequent first (ties by name)."""
     counts = Counter(failure.error_type for failure in failures)
