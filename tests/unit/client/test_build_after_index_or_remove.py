@@ -13,20 +13,16 @@ built once and never touched.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from redstring import AsyncRedstring, SourceDocument
-from redstring.chunks.in_memory import InMemoryChunkStore
-from redstring.client.store_set import StoreOpener, StoreSet
-from redstring.events.in_memory import InMemoryEventLog
-from redstring.graph.in_memory import InMemoryGraphStore
+from redstring.client.store_set import StoreOpener
 from redstring.providers import FakeLlmProvider
-from redstring.vector.in_memory import InMemoryVectorStore
+from tests.unit.client.memory_stores import memory_opener
 
 DIMENSION = 16
 MINE, THEIRS = "mine", "theirs"
@@ -70,26 +66,7 @@ Client = Callable[[str], AsyncRedstring]
 
 
 def _memory_opener() -> StoreOpener:
-    stores = StoreSet(
-        backend="memory",
-        graph=InMemoryGraphStore(),
-        vectors=InMemoryVectorStore(dimension=DIMENSION),
-        chunks=InMemoryChunkStore(dimension=DIMENSION),
-        events=InMemoryEventLog(),
-    )
-
-    @asynccontextmanager
-    async def opener(
-        db: str,
-        *,
-        dimension: int | None,
-        create: bool,
-        migrate: bool,
-        language: str | None = None,
-    ) -> AsyncIterator[StoreSet]:
-        yield stores
-
-    return opener
+    return memory_opener(DIMENSION)
 
 
 @pytest.fixture(params=["memory", "sqlite", "postgres"])

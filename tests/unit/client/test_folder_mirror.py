@@ -8,19 +8,16 @@ across them: a removal in one tenant must leave the other whole.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from redstring import AsyncRedstring, RetrievalMode, SourceDocument
-from redstring.chunks.in_memory import InMemoryChunkStore
-from redstring.client.store_set import StoreOpener, StoreSet
+from redstring.client.store_set import StoreOpener
 from redstring.errors import InvalidArgumentError, NoDocumentsError
-from redstring.graph.in_memory import InMemoryGraphStore
 from redstring.providers import FakeEmbeddingProvider
-from redstring.vector.in_memory import InMemoryVectorStore
+from tests.unit.client.memory_stores import memory_opener
 
 DIMENSION = 16
 MINE, THEIRS = "mine", "theirs"
@@ -41,25 +38,7 @@ def _folder(tmp_path: Path) -> Path:
 
 
 def _memory_opener() -> StoreOpener:
-    stores = StoreSet(
-        backend="memory",
-        graph=InMemoryGraphStore(),
-        vectors=InMemoryVectorStore(dimension=DIMENSION),
-        chunks=InMemoryChunkStore(dimension=DIMENSION),
-    )
-
-    @asynccontextmanager
-    async def opener(
-        db: str,
-        *,
-        dimension: int | None,
-        create: bool,
-        migrate: bool,
-        language: str | None = None,
-    ) -> AsyncIterator[StoreSet]:
-        yield stores
-
-    return opener
+    return memory_opener(DIMENSION)
 
 
 Client = Callable[[str], AsyncRedstring]
