@@ -16,6 +16,7 @@ import pytest
 
 from redstring import Redstring
 from redstring.composition.build_graph import build_graph
+from redstring.composition.build_policy import check_build_arguments, check_build_model
 from redstring.errors import InvalidArgumentError, UnknownDomainError
 from redstring.extraction.extractor import Extractor
 from redstring.providers import FakeLlmProvider
@@ -110,3 +111,19 @@ def test_whole_and_fractional_values_in_range_are_taken(share: float, pairs: int
             pair_questions=pairs,
         )
     )
+
+
+def test_a_domain_that_is_no_name_nor_schema_is_refused_naming_it() -> None:
+    with pytest.raises(InvalidArgumentError, match="DomainSchema") as refused:
+        check_build_arguments(max_failed_share=0.5, pair_questions=0, domain=5)
+    assert refused.value.name == "domain"
+
+
+def test_a_model_name_without_base_url_is_refused_naming_it() -> None:
+    with pytest.raises(InvalidArgumentError) as refused:
+        check_build_model("m", None)
+    assert refused.value.name == "base_url"
+    with pytest.raises(InvalidArgumentError) as wrong:
+        check_build_model(5, "http://localhost:8000/v1")
+    assert wrong.value.name == "model"
+    check_build_model(FakeLlmProvider([]), None)  # a provider needs no URL

@@ -329,11 +329,13 @@ def test_a_short_query_whose_lexical_first_lacks_only_unheld_words_follows_the_l
         {"long_words": -1},
         {"long_words": True},
         {"long_lexical_weight": 1.5},
+        {"depth": 0},
+        {"depth": True},
     ],
 )
 def test_parameters_outside_their_range_are_refused(kwargs: dict[str, float]) -> None:
     with pytest.raises(
-        InvalidArgumentError, match=r"lexical_floor|lexical_weight|power|unsure|long_words"
+        InvalidArgumentError, match=r"lexical_floor|lexical_weight|power|unsure|long_words|depth"
     ):
         PooledEvidenceFusion(**kwargs)
 

@@ -7,7 +7,7 @@ import pytest
 from redstring.domain.chunk_retrieval import bm25_relative
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.tokenize import Analyzer
-from redstring.domain.validation import require_keys
+from redstring.domain.validation import require_callback, require_keys
 
 
 def test_a_relative_bm25_score_outside_zero_to_top_is_refused() -> None:
@@ -30,3 +30,11 @@ def test_a_key_list_holding_a_non_str_names_its_place() -> None:
     with pytest.raises(InvalidArgumentError) as raised:
         require_keys(["k:ada", 7], name="keys")
     assert raised.value.name == "keys[1]"
+
+
+def test_a_callback_whose_signature_cannot_be_read_is_taken_on_trust() -> None:
+    """`max` has no signature `inspect` can read; a lambda of no argument has one, and fails."""
+    require_callback("progress", max, called_as="progress(done, total)", arguments=2)
+    with pytest.raises(InvalidArgumentError) as raised:
+        require_callback("progress", lambda: None, called_as="progress(done, total)", arguments=2)
+    assert raised.value.name == "progress"
