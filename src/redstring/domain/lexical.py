@@ -19,9 +19,9 @@ That share blends two readings, `NGRAM_MIX` of trigrams and the rest of the
 better of:
 
 - token-aware (`token_similarity`): each query token aligned to its best name
-  token (equal 1.0, an initial of a token no other query word holds
-  `INITIAL_SIMILARITY`, else Jaro-Winkler
-  rescaled from `NEAR_FLOOR`), averaged with the rarity weights and
+  token (equal 1.0; the initial of a token no other query word holds,
+  `INITIAL_SIMILARITY`; else Jaro-Winkler rescaled from `NEAR_FLOOR`),
+  averaged with the rarity weights and
   discounted for the name's characters the query leaves uncovered, so
   "Lovelace, Ada" and "A. Lovelace" find "Ada Lovelace";
 - acronym (`acronym_similarity`): an all-capitals short query against the
