@@ -21,9 +21,9 @@ better of:
 - token-aware (`token_similarity`): each query token aligned to its best name
   token (equal 1.0; the initial of a token no other query word holds,
   `INITIAL_SIMILARITY`; else Jaro-Winkler rescaled from `NEAR_FLOOR`),
-  averaged with the rarity weights and
-  discounted for the name's characters the query leaves uncovered, so
-  "Lovelace, Ada" and "A. Lovelace" find "Ada Lovelace";
+  averaged with the rarity weights and discounted for the name's characters
+  the query leaves uncovered, so "Lovelace, Ada" and "A. Lovelace" find "Ada
+  Lovelace";
 - acronym (`acronym_similarity`): an all-capitals short query against the
   name's initials, length-balanced, so "UCI Corp" finds "United Capital
   Intl Corp" and "NIO" does not near-match "New Ireland";
