@@ -18,7 +18,7 @@ from redstring.domain.errors import (
     ForeignDatabaseError,
     ReadOnlyDatabaseError,
 )
-from redstring.domain.validation import require_dimension
+from redstring.domain.validation import require_bool, require_dimension
 from redstring.events.sqlite import SqliteEventLog
 from redstring.graph.sqlite import SqliteGraphStore
 from redstring.storage.loop_thread import run_to_end
@@ -101,6 +101,7 @@ def open_sqlite(
     holding passages records raises `AnalysisMismatchError`.
     """
     dimension = require_dimension(dimension)
+    migrate, read_only = require_bool("migrate", migrate), require_bool("read_only", read_only)
     name = f"SqliteDatabase({Path(path)})"
     if not os.path.exists(path):
         if read_only:

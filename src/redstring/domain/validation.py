@@ -378,9 +378,15 @@ def require_callback(name: str, value: object, *, called_as: str, arguments: int
         ) from None
 
 
-def require_at_least_one(name: str, value: int) -> None:
-    """Refuse a count `value` (a block limit, a batch size, a concurrency) below 1."""
-    if value < 1:
+def require_at_least_one(name: str, value: object) -> None:
+    """Refuse a count `value` (a block limit, a batch size, a concurrency) that is no whole
+    number (a `bool`, a `str`, 2.5) or is below 1."""
+    count = whole_number(value)
+    if count is None:
+        raise InvalidArgumentError(
+            name=name, value=value, requirement=f"an int of at least 1, not {type(value).__name__}"
+        )
+    if count < 1:
         raise InvalidArgumentError(
             name=name,
             value=value,

@@ -8,7 +8,12 @@ import pytest
 
 from redstring import SourceDocument, index_documents, new_tenant_id
 from redstring.building import SlidingWindowChunker
-from redstring.errors import DimensionMismatchError, DuplicateDocumentError, ModelError
+from redstring.errors import (
+    DimensionMismatchError,
+    DuplicateDocumentError,
+    InvalidArgumentError,
+    ModelError,
+)
 from redstring.stores import InMemoryChunkStore
 from tests.factories import make_entity
 from tests.unit.composition.support import RecordingChunkStore, RecordingEmbeddings
@@ -403,3 +408,16 @@ async def test_a_new_empty_or_blank_document_is_counted_empty_not_unchanged() ->
     assert store.replaced == ["ada.txt"]  # nothing written for the empty ones
     again = await index_documents([ADA, *blank], chunks=store, tenant_id=tenant, chunker=SMALL)
     assert (again.unchanged, again.empty, again.chunks_written) == (1, 2, 0)
+
+
+@pytest.mark.asyncio
+async def test_a_batch_size_that_is_no_whole_number_is_refused_before_anything_is_written() -> None:
+    store = InMemoryChunkStore(dimension=DIMENSION)
+    with pytest.raises(InvalidArgumentError) as raised:
+        await index_documents(
+            [ADA],
+            chunks=store,
+            tenant_id=new_tenant_id(),
+            batch_size="8",  # type: ignore[arg-type]
+        )
+    assert raised.value.name == "batch_size"

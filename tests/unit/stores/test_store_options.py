@@ -167,3 +167,16 @@ def test_a_busy_timeout_that_is_no_finite_number_of_seconds_is_refused_before_th
 @pytest.mark.parametrize("busy_timeout", [0, 0.5, 7])
 def test_a_busy_timeout_of_zero_or_more_seconds_opens(tmp_path: Path, busy_timeout: float) -> None:
     SqliteDatabase(tmp_path / "d.db", busy_timeout=busy_timeout).close()
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"), [("migrate", "yes"), ("read_only", 1), ("migrate", None)]
+)
+def test_open_sqlites_flags_that_are_no_bool_are_refused_before_the_file(
+    tmp_path: Path, flag: str, value: object
+) -> None:
+    """`read_only="no"` would open writable as its truth; `1` is no `True` either."""
+    with pytest.raises(InvalidArgumentError) as raised:
+        open_sqlite(tmp_path / "d.db", dimension=4, **{flag: value})
+    assert raised.value.name == flag
+    assert not (tmp_path / "d.db").exists()
