@@ -228,30 +228,6 @@ def trial_rules() -> list[Rule]:
             tuple((float(w), c) for w in WORDS for c in CEILINGS),
             lambda p: UnsureShortForms(unsure_words=int(p[0]), unsure_cosine=p[1], long_words=0),
         ),
-        Rule(
-            "the same, a query of as many words or more at long_lexical_weight (ADR 0460)",
-            5,
-            LONG_GRID,
-            lambda p: EarlierReading(
-                unsure_words=int(p[0]),
-                unsure_cosine=p[1],
-                long_words=int(p[0]),
-                long_lexical_weight=p[2],
-                reads="nothing",
-            ),
-        ),
-        Rule(
-            "the same, reading the lexical first's cover (ADR 0540 as first written)",
-            5,
-            LONG_GRID,
-            lambda p: EarlierReading(
-                unsure_words=int(p[0]),
-                unsure_cosine=p[1],
-                long_words=int(p[0]),
-                long_lexical_weight=p[2],
-                reads="cover",
-            ),
-        ),
         *(
             Rule(
                 name,
@@ -265,6 +241,14 @@ def trial_rules() -> list[Rule]:
                 ),
             )
             for name, kind in (
+                (
+                    "the same, a query of as many words or more at long_lexical_weight (ADR 0460)",
+                    partial(EarlierReading, reads="nothing"),
+                ),
+                (
+                    "the same, reading the lexical first's cover (ADR 0540 as first written)",
+                    partial(EarlierReading, reads="cover"),
+                ),
                 (
                     "the same, a short query of words the tenant does not know too (ADR 0540)",
                     partial(EarlierReading, reads="unknown"),
