@@ -50,8 +50,8 @@ from redstring.domain.normalization import matching_form, normalize_name
 from redstring.domain.query import MAX_ACRONYM_LENGTH, NormalizedQuery
 
 #: The version of this key scheme; stores record it beside their index (ADR 0070, 0115,
-#: 0430: names in other scripts keyed in their ASCII spelling).
-KEY_VERSION = 6
+#: 0430: names in other scripts keyed in their ASCII spelling; 0635: exponents read as words).
+KEY_VERSION = 7
 
 PREFIX_LENGTH = 5
 TOKEN_PREFIX_LENGTH = 4

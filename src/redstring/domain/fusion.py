@@ -425,7 +425,7 @@ class PooledEvidenceFusion:
     ) -> bool:
         """Whether `query` reads as an abbreviated word (ADR 0595): a `short` form of lower-case
         letters ("hr", "sec", "kn") the tenant knows no word of (`WordCover.unknown`), whose
-        lexical first scores above the floor; a symbol ("Sr", "ft²", "GBP") is not one."""
+        lexical first scores above the floor; a symbol ("Sr", "m3", "GBP") is not one."""
         text = query.text.strip()
         return (
             self.unsure_words > 0

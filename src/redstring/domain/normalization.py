@@ -17,6 +17,10 @@ from anyascii import anyascii
 _NOT_WORD = re.compile(r"[\W_]+")
 #: Apostrophes join rather than split ("O'Brien" -> "obrien").
 _APOSTROPHES = frozenset("'\u2019\u02bc")
+#: A superscript two or three written right after a letter: an exponent ("ft²").
+_EXPONENT = re.compile(r"(?<=[^\W\d_])[\u00b2\u00b3]")
+#: The word each exponent is read as.
+_EXPONENT_WORDS = {"\u00b2": " square ", "\u00b3": " cubic "}
 
 
 def normalize_name(name: str) -> str:
@@ -40,7 +44,9 @@ def matching_form(name: str) -> str:
     more letters none of them Latin is transliterated (anyascii: "Москва" ->
     "moskva", "ルワンダ" -> "ruwanda"), Chinese characters aside (they keep
     their own form: their readings collide). A lone non-Latin letter, or one
-    inside a Latin word ("µm", "Ω"), is kept.
+    inside a Latin word ("µm", "Ω"), is kept. A superscript two or three
+    right after a letter is an exponent, read as its English word ("ft²" ->
+    "ft square", "m³" -> "m cubic"); after a digit it is a digit ("10²" -> "102").
     Total: a blank or all-punctuation name gives `""`. Ids still use
     `normalize_name`, so this form can change without moving any id.
     """
@@ -54,12 +60,16 @@ def matching_tokens(name: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1 << 17)
 def _matching_form(name: str) -> str:
-    folded = normalize_name(name)
+    folded = normalize_name(name if name.isascii() else _EXPONENT.sub(_exponent_word, name))
     if folded.isascii():  # nothing to decompose: the common case, kept fast
         kept = folded.replace("'", "")
     else:
         kept = " ".join(_in_ascii(word) for word in _words(folded))
     return " ".join(_NOT_WORD.sub(" ", kept).split())
+
+
+def _exponent_word(exponent: re.Match[str]) -> str:
+    return _EXPONENT_WORDS[exponent.group()]
 
 
 def _words(folded: str) -> list[str]:

@@ -44,8 +44,8 @@ def shared(query: str, name: str) -> set[str]:
     return set(query_keys(query)) & blocking_keys_for(make_entity(name))
 
 
-def test_the_key_scheme_is_version_six() -> None:
-    assert KEY_VERSION == 6
+def test_the_key_scheme_is_version_seven() -> None:
+    assert KEY_VERSION == 7
 
 
 def test_prefix_key_for_name_agrees_with_the_entity_form() -> None:

@@ -51,6 +51,29 @@ def test_what_spelling_out_would_confuse_is_kept(name: str, form: str) -> None:
     assert matching_form(name) == form
 
 
+@pytest.mark.parametrize(
+    ("name", "form"),
+    [
+        ("ft²", "ft square"),
+        ("inches³", "inches cubic"),
+        ("m/s²", "m s square"),
+        ("x²+y²", "x square y square"),
+        ("10²", "102"),  # after a digit, a digit as before
+        ("H₂O", "h2o"),  # a subscript is a digit
+        ("m2", "m2"),
+    ],
+)
+def test_a_superscript_after_a_letter_is_read_as_its_exponent_word(name: str, form: str) -> None:
+    assert matching_form(name) == form
+
+
+def test_an_exponent_finds_the_unit_named_by_its_word() -> None:
+    query = NormalizedQuery.of("inches²")
+    square = lexical_score(query, make_entity("square inch"))
+    assert square > lexical_score(query, make_entity("inch"))
+    assert square > lexical_score(query, make_entity("cubic inch"))
+
+
 def test_ids_still_read_the_name_as_written() -> None:
     assert normalize_name("Москва") == "москва"
     assert normalize_name("Москва") != normalize_name("Moskva")
