@@ -80,6 +80,18 @@ SQUEEZE_FROM = 0.8
 NEAR_FLOOR = 0.5
 
 
+def _roman(value: int) -> str:
+    tens, units = divmod(value, 10)
+    return "x" * tens + ["", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix"][units]
+
+
+#: A number from 1 to 39 in Roman and in Arabic numerals, each to the other ("iv" <-> "4").
+SAME_NUMBER = {
+    **{_roman(v): str(v) for v in range(1, 40)},
+    **{str(v): _roman(v) for v in range(1, 40)},
+}
+
+
 def lexical_score(
     query: NormalizedQuery, entity: Entity, weights: Mapping[str, float] | None = None
 ) -> float:
@@ -178,9 +190,10 @@ def token_similarity(
     """The share of the query's weighted tokens a name matches, less what it leaves out; 0..1.
 
     Each query token takes its best match among the name tokens: 1.0 when
-    equal; `INITIAL_SIMILARITY` when it is one letter and the initial of a
-    name token no query token equals ("c" of "joe clarke" for "clarke c"
-    matches nothing); else their Jaro-Winkler (times `length_balance` when
+    equal or the same number in the other numerals (`SAME_NUMBER`);
+    `INITIAL_SIMILARITY` when it is one letter and the initial of a name
+    token no query token equals ("c" of "joe clarke" for "clarke c" matches
+    nothing); else their Jaro-Winkler (times `length_balance` when
     `balanced`) rescaled from `NEAR_FLOOR` (0.0 at or below) to 1.0, so two
     unrelated words earn nothing. The alignment is the mean of these weighted by
     `rarity` (one weight per query token; `None` weighs each alike), so a
@@ -198,8 +211,9 @@ def token_similarity(
     for q, weight in zip(query_tokens, weights, strict=True):
         best = 0.0
         initial = len(q) == 1
+        number = SAME_NUMBER.get(q)
         for at, n in enumerate(name_tokens):
-            if q == n:
+            if n in (q, number):
                 close = alike = 1.0
             elif initial:
                 # A name token another query token holds whole is that token's, not an initial.
@@ -286,7 +300,7 @@ class WordCover:
     query reads as written in words the tenant's names lack ("dolar
     nowozelandzki"). A query with no keyed word gives all four false.
     `filled_by`: the other lexical candidates that hold whole a word of the query
-    this entity lacks, a keyed word or a number ("hypercholesterolemia
+    this entity lacks, a keyed word or a number, in either numerals ("hypercholesterolemia
     autosomal dominant type b" for "hypercholesterolemia, familial, 2", whose
     lexical first is "familial hypocalciuric hypercalcemia").
     """
@@ -333,8 +347,9 @@ def word_cover(
 
 
 def _tokens_of(entity: Entity) -> set[str]:
-    """The whole words of the entity's name fields."""
-    return {token for form in _forms(entity) for token in form.split()}
+    """The whole words of the entity's name fields, a number in both numerals ("iv", "4")."""
+    tokens = {token for form in _forms(entity) for token in form.split()}
+    return tokens | {SAME_NUMBER[t] for t in tokens if t in SAME_NUMBER}
 
 
 #: The stemmer a query word is matched to the candidates' words by (`WordCover.unknown`).

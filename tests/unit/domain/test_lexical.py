@@ -15,6 +15,7 @@ from redstring.domain.lexical import (
     NEAR_FLOOR,
     NGRAM_MIX,
     PROPERTY_WEIGHT,
+    SAME_NUMBER,
     UNCOVERED_PENALTY,
     acronym_similarity,
     length_balance,
@@ -117,6 +118,29 @@ def test_a_reordered_name_aligns_token_by_token() -> None:
     reordered = lexical_score(q("Lovelace, Ada"), make_entity("Ada Lovelace"))
     assert 0.95 < reordered <= BELOW_EXACT  # only an identical form scores 1.0
     assert string_similarity("Lovelace, Ada", "Ada Lovelace") < 0.8  # what the token view adds
+
+
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [
+        (("type", "4"), ("type", "iv")),
+        (("digit", "viii"), ("digit", "8")),
+        (("type", "1"), ("type", "i")),
+        (("stage", "xxxix"), ("stage", "39")),
+    ],
+)
+def test_a_number_matches_itself_in_the_other_numerals(
+    query: tuple[str, ...], name: tuple[str, ...]
+) -> None:
+    assert token_similarity(query, name) == 1.0
+    assert token_similarity(name, query) == 1.0
+
+
+def test_only_the_same_number_matches_across_numerals() -> None:
+    assert token_similarity(("type", "4"), ("type", "vi")) < 0.75
+    assert token_similarity(("type", "40"), ("type", "xl")) < 0.75  # 1 to 39 only
+    assert len(SAME_NUMBER) == 78
+    assert all(SAME_NUMBER[SAME_NUMBER[key]] == key for key in SAME_NUMBER)
 
 
 def test_an_initial_matches_the_token_it_begins() -> None:

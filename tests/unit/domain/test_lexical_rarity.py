@@ -231,6 +231,14 @@ def test_the_first_s_own_names_are_read_for_a_stem_as_the_candidates_are() -> No
         ),
         # A first holding every word leaves nothing to fill.
         ("renal liposarcoma", "renal liposarcoma", ["renal cyst", "liposarcoma"], [False, False]),
+        # The query's number in Roman numerals fills it too, and the other way round.
+        (
+            "orofaciodigital syndrome type 4",
+            "orofaciodigital syndrome type 6",
+            ["orofaciodigital syndrome iv", "orofaciodigital syndrome vi"],
+            [True, False],
+        ),
+        ("pedal digit III", "pedal digit", ["pedal digit 3", "pedal digit 4"], [True, False]),
     ],
 )
 def test_the_cover_names_the_candidates_holding_a_query_word_the_first_lacks(
