@@ -39,7 +39,10 @@ data, base = sys.argv[1], sys.argv[2]
 sys.stdin.buffer.read()
 def pid():
     try:
-        return int(open(os.path.join(data, "postmaster.pid")).readline())
+        found = int(open(os.path.join(data, "postmaster.pid")).readline())
+        if os.path.isdir("/proc") and "postgres" not in open(f"/proc/{found}/comm").read():
+            return None  # a stale file: that PID now belongs to another program
+        return found
     except (OSError, ValueError):
         return None
 for sig in (signal.SIGINT, signal.SIGQUIT, signal.SIGKILL):
@@ -59,11 +62,17 @@ shutil.rmtree(base, ignore_errors=True)
 
 
 def postmaster_pid(data_dir: Path) -> int | None:
-    """The PID on the first line of `postmaster.pid`, or `None` when there is none."""
+    """The PID on the first line of `postmaster.pid`, or `None` when there is none or (where
+    `/proc` tells) that PID is no longer a postgres process, so a stale file never has another
+    program signalled."""
     try:
-        return int((data_dir / "postmaster.pid").read_text().splitlines()[0])
+        pid = int((data_dir / "postmaster.pid").read_text().splitlines()[0])
+        proc = Path("/proc")
+        if proc.is_dir() and "postgres" not in (proc / str(pid) / "comm").read_text():
+            return None
     except (OSError, IndexError, ValueError):
         return None
+    return pid
 
 
 def stop_by_pid(data_dir: Path) -> None:
