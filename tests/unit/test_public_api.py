@@ -187,6 +187,7 @@ SURFACE: dict[str, set[str]] = {
         "ServedLlmProvider",
         "SharedTransaction",
         "VectorMatch",
+        "VectorModels",
         "VectorPurge",
         "VectorRecord",
         "VectorSearcher",

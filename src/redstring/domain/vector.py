@@ -17,12 +17,20 @@ from redstring.domain.ids import EntityId, TenantId
 
 
 class VectorRecord(BaseModel):
-    """The embedding of one entity, as a vector store holds it."""
+    """The embedding of one entity, as a vector store holds it.
+
+    `model` names the embedding model that made `vector`: `None` when it is
+    not known (a row written before stores kept it). An `EntitiesEmbedded`
+    event names its model once, for all its records, and the projection
+    writes it onto each, so a record in the log names none (and its JSON
+    leaves the key out, as before).
+    """
 
     tenant_id: TenantId
     entity_id: EntityId
     entity_type: str
     vector: list[float] = Field(repr=False)  # printed records stay short
+    model: str | None = Field(default=None, exclude_if=lambda model: model is None)
 
 
 class VectorMatch(BaseModel):

@@ -7,7 +7,8 @@ exchange beyond the root's types:
 
 - graph: `GraphStore` = `GraphReader` + `GraphWriter` + `GraphPurge` +
   `BlockingIndex` + `BlockingIndexMaintenance`; `GraphSummary`;
-- vectors: `VectorStore` = `VectorWriter` + `VectorSearcher` + `VectorPurge`;
+- vectors: `VectorStore` = `VectorWriter` + `VectorSearcher` + `VectorPurge` +
+  `VectorModels`;
   `VectorRecord`, `VectorMatch`;
 - chunks: `ChunkStore` = `ChunkWriter` + `ChunkReader` + `ChunkModels` +
   `LexicalChunkSource` + `SemanticChunkSource` + `ChunkPurge`; `ChunkManifest`, `ChunkSummary`,
@@ -58,7 +59,13 @@ from redstring.ports.graph_store import (
 )
 from redstring.ports.llm_provider import CheckedLlmProvider, LlmProvider, ServedLlmProvider
 from redstring.ports.transactions import SharedTransaction
-from redstring.ports.vector_store import VectorPurge, VectorSearcher, VectorStore, VectorWriter
+from redstring.ports.vector_store import (
+    VectorModels,
+    VectorPurge,
+    VectorSearcher,
+    VectorStore,
+    VectorWriter,
+)
 
 __all__ = [
     "Analyzer",
@@ -96,6 +103,7 @@ __all__ = [
     "ServedLlmProvider",
     "SharedTransaction",
     "VectorMatch",
+    "VectorModels",
     "VectorPurge",
     "VectorRecord",
     "VectorSearcher",

@@ -7,7 +7,7 @@ truncation looks right and silently returns fewer matches than exist.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Protocol, runtime_checkable
 
 from redstring.domain.ids import EntityId, TenantId
@@ -74,7 +74,27 @@ class VectorPurge(Protocol):
 
 
 @runtime_checkable
-class VectorStore(VectorWriter, VectorSearcher, VectorPurge, Protocol):
+class VectorModels(Protocol):
+    """Which embedding models made a tenant's entity vectors (`VectorRecord.model`).
+
+    A capability of its own, so a vector store written before it still reads
+    and writes as a `VectorWriter` and `VectorSearcher`; the client does not
+    refuse its searches (it cannot tell which model made the vectors).
+    """
+
+    async def embedding_models(self, tenant_id: TenantId) -> dict[str | None, int]:
+        """How many vectors of `tenant_id` each embedding model made (`None`: a vector
+        naming none). An unknown tenant gives `{}`."""
+        ...
+
+    async def embeds_with(self, tenant_id: TenantId, models: Collection[str | None]) -> bool:
+        """Whether some vector of `tenant_id` names one of `models` (`None`: a vector naming
+        none). An index read that stops at the first such vector: never a count."""
+        ...
+
+
+@runtime_checkable
+class VectorStore(VectorWriter, VectorSearcher, VectorPurge, VectorModels, Protocol):
     """All vector-store capabilities together."""
 
     async def get(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> list[VectorRecord]:

@@ -57,6 +57,17 @@ async def embedded_event(
     )
 
 
+def with_model(event: EntitiesEmbedded) -> list[VectorRecord]:
+    """`event`'s records, each naming the model the event names (ADR 0655).
+
+    A record already naming one keeps it when the event names none (an event
+    written before events named their model).
+    """
+    if event.model is None:
+        return list(event.records)
+    return [record.model_copy(update={"model": event.model}) for record in event.records]
+
+
 class VectorProjection:
     """Writes embedded vectors into `vectors` and deletes those of merged-away entities."""
 
@@ -66,9 +77,10 @@ class VectorProjection:
         self._vectors = vectors
 
     async def apply(self, event: Event) -> None:
-        """Upsert an `EntitiesEmbedded`'s records; delete merged-away and retired ids."""
+        """Upsert an `EntitiesEmbedded`'s records, each naming the event's model; delete
+        merged-away and retired ids."""
         if isinstance(event, EntitiesEmbedded):
-            await self._vectors.upsert(event.records)
+            await self._vectors.upsert(with_model(event))
         elif isinstance(event, EntitiesMerged):
             await self._vectors.delete(event.merged_ids, event.tenant_id)
         elif isinstance(event, EntitiesRetired):

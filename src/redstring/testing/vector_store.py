@@ -29,6 +29,7 @@ from redstring.ports.vector_store import VectorStore
 from redstring.testing._support import fixed_id, fresh_tenant, property_settings
 from redstring.testing.concurrency import VectorStoreConcurrency
 from redstring.testing.tenant_keys import VectorTenantKeyCompliance
+from redstring.testing.vector_models import VectorModelsCompliance
 
 DIMENSION = 384
 
@@ -54,7 +55,9 @@ def record(
     return VectorRecord(tenant_id=tenant, entity_id=entity_id, entity_type=kind, vector=vector)
 
 
-class VectorStoreCompliance(VectorTenantKeyCompliance, VectorStoreConcurrency):
+class VectorStoreCompliance(
+    VectorTenantKeyCompliance, VectorModelsCompliance, VectorStoreConcurrency
+):
     """Behaviour any `VectorStore` must show; see the module docstring."""
 
     @abstractmethod

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,8 +28,10 @@ from redstring.vector.rows import ExactSearch, RowSearch, TenantRows
 @dataclass
 class _Tenant:
     rows: TenantRows
-    #: entity id -> (entity type, the vector as given, as float32)
-    records: dict[EntityId, tuple[str, FloatMatrix]] = field(default_factory=dict)
+    #: entity id -> (entity type, the vector as given, as float32, the model that made it)
+    records: dict[EntityId, tuple[str, FloatMatrix, str | None]] = field(default_factory=dict)
+    #: how many of `records` each model made, kept by every write (a model made none: absent)
+    models: Counter[str | None] = field(default_factory=Counter)
 
 
 class InMemoryVectorStore(DescribedStore):
@@ -68,7 +71,10 @@ class InMemoryVectorStore(DescribedStore):
         for tenant_id, ats in by_tenant.items():
             part = self._tenants.setdefault(tenant_id, _Tenant(TenantRows(self._dimension)))
             for at in ats:
-                part.records[records[at].entity_id] = (records[at].entity_type, arrays[at])
+                given = records[at]
+                _forget(part, part.records.get(given.entity_id))
+                part.records[given.entity_id] = (given.entity_type, arrays[at], given.model)
+                part.models[given.model] += 1
             types = [records[at].entity_type for at in ats]
             part.rows.put(
                 [str(records[at].entity_id) for at in ats],
@@ -83,7 +89,7 @@ class InMemoryVectorStore(DescribedStore):
         if part is None:
             return
         for entity_id in entity_ids:
-            part.records.pop(entity_id, None)
+            _forget(part, part.records.pop(entity_id, None))
         part.rows.remove(str(entity_id) for entity_id in entity_ids)
 
     async def purge_tenant(self, tenant_id: TenantId) -> None:
@@ -101,6 +107,7 @@ class InMemoryVectorStore(DescribedStore):
                 entity_id=entity_id,
                 entity_type=held[0],
                 vector=held[1].tolist(),
+                model=held[2],
             )
             for entity_id in dict.fromkeys(entity_ids)
             if (held := part.records.get(entity_id)) is not None
@@ -110,6 +117,16 @@ class InMemoryVectorStore(DescribedStore):
         require_tenant_id(tenant_id)
         part = self._tenants.get(tenant_id)
         return 0 if part is None else len(part.records)
+
+    async def embedding_models(self, tenant_id: TenantId) -> dict[str | None, int]:
+        require_tenant_id(tenant_id)
+        part = self._tenants.get(tenant_id)
+        return {} if part is None else dict(part.models)
+
+    async def embeds_with(self, tenant_id: TenantId, models: Collection[str | None]) -> bool:
+        require_tenant_id(tenant_id)
+        part = self._tenants.get(tenant_id)
+        return part is not None and any(part.models[model] > 0 for model in set(models))
 
     async def search(
         self,
@@ -137,3 +154,12 @@ class InMemoryVectorStore(DescribedStore):
             )
             for slot, score in hits
         ]
+
+
+def _forget(part: _Tenant, held: tuple[str, FloatMatrix, str | None] | None) -> None:
+    """Take a record overwritten or removed out of its model's count."""
+    if held is None:
+        return
+    part.models[held[2]] -= 1
+    if part.models[held[2]] <= 0:
+        del part.models[held[2]]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Any, Literal
 
 from pgvector.psycopg import register_vector_async
@@ -71,6 +71,14 @@ def schema_for(dimension: int) -> Schema:
                 f" halfvec({int(dimension)}) GENERATED ALWAYS AS"
                 f" (l2_normalize(embedding)::halfvec({int(dimension)})) STORED,"
                 " ALTER COLUMN unit_half SET STORAGE MAIN",
+            ],
+            # Each vector names the embedding model that made it, and whether a model
+            # made any of a tenant's vectors is one index read (ADR 0655). A row
+            # written before names none (NULL): not known, so not refused.
+            [
+                "ALTER TABLE {schema}.vector_records ADD COLUMN model text",
+                "CREATE INDEX vector_records_by_model ON {schema}.vector_records"
+                " (tenant_id, model)",
             ],
         ],
     )
@@ -200,15 +208,16 @@ class PgVectorStore(SharedTransactions[PostgresDatabase], DescribedStore):
                 stored_vector(
                     r.vector, dimension=self._dimension, context=f"vector of entity {r.entity_id}"
                 ),
+                r.model,
             )
             for r in records
         ]
         statement = self._db.sql(
             "INSERT INTO {schema}.vector_records"
-            " (tenant_id, entity_id, entity_type, normalized_type, embedding)"
-            " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (tenant_id, entity_id) DO UPDATE SET"
+            " (tenant_id, entity_id, entity_type, normalized_type, embedding, model)"
+            " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (tenant_id, entity_id) DO UPDATE SET"
             " entity_type = excluded.entity_type, normalized_type = excluded.normalized_type,"
-            " embedding = excluded.embedding"
+            " embedding = excluded.embedding, model = excluded.model"
         )
 
         async def work(connection: Connection) -> None:
@@ -232,7 +241,7 @@ class PgVectorStore(SharedTransactions[PostgresDatabase], DescribedStore):
     async def get(self, entity_ids: Sequence[EntityId], tenant_id: TenantId) -> list[VectorRecord]:
         require_tenant_id(tenant_id)
         rows = await self._read(
-            "SELECT entity_id, entity_type, embedding FROM {schema}.vector_records"
+            "SELECT entity_id, entity_type, embedding, model FROM {schema}.vector_records"
             " WHERE tenant_id = %s AND entity_id = ANY(%s)",
             (tenant_id, list(dict.fromkeys(entity_ids))),
         )
@@ -242,9 +251,32 @@ class PgVectorStore(SharedTransactions[PostgresDatabase], DescribedStore):
                 entity_id=EntityId(entity_id),
                 entity_type=entity_type,
                 vector=embedding.to_list(),
+                model=model,
             )
-            for entity_id, entity_type, embedding in rows
+            for entity_id, entity_type, embedding, model in rows
         ]
+
+    async def embedding_models(self, tenant_id: TenantId) -> dict[str | None, int]:
+        require_tenant_id(tenant_id)
+        rows = await self._read(
+            "SELECT model, count(*) FROM {schema}.vector_records WHERE tenant_id = %s"
+            " GROUP BY model",
+            (tenant_id,),
+        )
+        return {model: int(n) for model, n in rows}
+
+    async def embeds_with(self, tenant_id: TenantId, models: Collection[str | None]) -> bool:
+        require_tenant_id(tenant_id)
+        named = sorted({model for model in models if model is not None})
+        # Each branch a seek in (tenant_id, model) that stops at the first row.
+        rows = await self._read(
+            "SELECT EXISTS (SELECT 1 FROM {schema}.vector_records"
+            " WHERE tenant_id = %s AND model = ANY(%s))"
+            " OR (%s AND EXISTS (SELECT 1 FROM {schema}.vector_records"
+            " WHERE tenant_id = %s AND model IS NULL))",
+            (tenant_id, named, None in models, tenant_id),
+        )
+        return bool(rows[0][0])
 
     async def count(self, tenant_id: TenantId) -> int:
         require_tenant_id(tenant_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -58,7 +58,14 @@ SCHEMA = Schema(
             # A fresh random token per write of a tenant: a cached matrix is
             # valid while its token is current, across processes too.
             generation_table("vector_generations"),
-        ]
+        ],
+        # 2: each vector names the embedding model that made it, and whether a model
+        # made any of a tenant's vectors is one index read (ADR 0655). A row written
+        # before names none (NULL): not known, so not refused.
+        [
+            "ALTER TABLE vector_records ADD COLUMN model TEXT",
+            "CREATE INDEX vector_records_by_model ON vector_records (tenant_id, model)",
+        ],
     ],
 )
 
@@ -174,6 +181,7 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
                 r.entity_type,
                 normalize_name(r.entity_type),
                 array.tobytes(),
+                r.model,
             )
             for r, array in zip(records, arrays, strict=True)
         ]
@@ -182,10 +190,10 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
             before = self._tokens(connection, {row[0] for row in rows})
             connection.executemany(
                 "INSERT INTO vector_records"
-                " (tenant_id, entity_id, entity_type, normalized_type, vector)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant_id, entity_id) DO UPDATE SET"
-                " entity_type = excluded.entity_type,"
-                " normalized_type = excluded.normalized_type, vector = excluded.vector",
+                " (tenant_id, entity_id, entity_type, normalized_type, vector, model)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, entity_id) DO UPDATE SET"
+                " entity_type = excluded.entity_type, normalized_type = excluded.normalized_type,"
+                " vector = excluded.vector, model = excluded.model",
                 rows,
             )
             after = bump_generations(connection, "vector_generations", before)
@@ -246,12 +254,12 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
         require_tenant_id(tenant_id)
         wanted = [str(i) for i in dict.fromkeys(entity_ids)]
 
-        def work(connection: sqlite3.Connection) -> list[tuple[str, str, bytes]]:
-            found: list[tuple[str, str, bytes]] = []
+        def work(connection: sqlite3.Connection) -> list[tuple[str, str, bytes, str | None]]:
+            found: list[tuple[str, str, bytes, str | None]] = []
             for part in chunked(wanted):
                 found.extend(
                     connection.execute(
-                        "SELECT entity_id, entity_type, vector FROM vector_records"
+                        "SELECT entity_id, entity_type, vector, model FROM vector_records"
                         f" WHERE tenant_id = ? AND entity_id IN ({placeholders(len(part))})",
                         (str(tenant_id), *part),
                     )
@@ -259,7 +267,7 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
             return found
 
         records: list[VectorRecord] = []
-        for entity_id, entity_type, blob in await self._db.read(work, store=self._name):
+        for entity_id, entity_type, blob, model in await self._db.read(work, store=self._name):
             with decoding(
                 store=self._name,
                 table="vector_records",
@@ -273,6 +281,7 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
                     entity_id=EntityId(uuid.UUID(entity_id)),
                     entity_type=entity_type,
                     vector=vector,
+                    model=model,
                 )
             )
         return records
@@ -304,6 +313,47 @@ class SqliteVectorStore(SharedTransactions[SqliteDatabase], DescribedStore):
                 "SELECT count(*) FROM vector_records WHERE tenant_id = ?", (str(tenant_id),)
             ).fetchone()
             return int(row[0])
+
+        return await self._db.read(work, store=self._name)
+
+    async def embedding_models(self, tenant_id: TenantId) -> dict[str | None, int]:
+        require_tenant_id(tenant_id)
+
+        def work(connection: sqlite3.Connection) -> dict[str | None, int]:
+            return {
+                model: int(n)
+                for model, n in connection.execute(
+                    "SELECT model, count(*) FROM vector_records WHERE tenant_id = ? GROUP BY model",
+                    (str(tenant_id),),
+                )
+            }
+
+        return await self._db.read(work, store=self._name)
+
+    async def embeds_with(self, tenant_id: TenantId, models: Collection[str | None]) -> bool:
+        require_tenant_id(tenant_id)
+        named = sorted({model for model in models if model is not None})
+        unnamed = None in models
+
+        def work(connection: sqlite3.Connection) -> bool:
+            # Each a seek in (tenant_id, model) that stops at the first row.
+            if (
+                named
+                and connection.execute(
+                    "SELECT EXISTS (SELECT 1 FROM vector_records WHERE tenant_id = ?"
+                    f" AND model IN ({placeholders(len(named))}))",
+                    (str(tenant_id), *named),
+                ).fetchone()[0]
+            ):
+                return True
+            return bool(
+                unnamed
+                and connection.execute(
+                    "SELECT EXISTS (SELECT 1 FROM vector_records"
+                    " WHERE tenant_id = ? AND model IS NULL)",
+                    (str(tenant_id),),
+                ).fetchone()[0]
+            )
 
         return await self._db.read(work, store=self._name)
 

@@ -56,7 +56,7 @@ async def test_sqlite_refuses_a_file_from_a_newer_library(tmp_path: Path, compon
     with sqlite3.connect(path) as raw:
         assert raw.execute("SELECT component, version FROM redstring_schema").fetchall() == [
             ("graph", 4),
-            ("vector", 1),
+            ("vector", 2),
             ("vector_ivf", 1),
             ("chunks", 6),
             ("events", 1),
@@ -66,7 +66,7 @@ async def test_sqlite_refuses_a_file_from_a_newer_library(tmp_path: Path, compon
         raw.execute("UPDATE redstring_schema SET version = 99 WHERE component = ?", (component,))
     with pytest.raises(SchemaTooNewError) as caught:
         open_sqlite(path)
-    expected = {"graph": 4, "vector": 1, "chunks": 6, "events": 1}[component]
+    expected = {"graph": 4, "vector": 2, "chunks": 6, "events": 1}[component]
     assert (caught.value.component, caught.value.found, caught.value.expected) == (
         component,
         99,
