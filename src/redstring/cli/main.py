@@ -26,6 +26,7 @@ from redstring.cli.wording import flags_for, in_flags, named_by_flag
 from redstring.client.errors import (
     EMBEDDING_MODEL_FLAGS,
     EMBEDDINGS_FLAGS,
+    ENTITY_MODEL_FLAGS,
     MODEL_DIMENSION_FLAGS,
     database_flags,
 )
@@ -155,8 +156,9 @@ def _one_line(error: BaseException) -> str:
             stored=error.expected, model=error.actual, fix=MODEL_DIMENSION_FLAGS
         )
     elif isinstance(error, EmbeddingModelMismatchError):
+        fix = EMBEDDING_MODEL_FLAGS if error.items == "passages" else ENTITY_MODEL_FLAGS
         error = EmbeddingModelMismatchError(
-            stored=error.stored, model=error.model, fix=EMBEDDING_MODEL_FLAGS
+            stored=error.stored, model=error.model, fix=fix, items=error.items
         )
     elif isinstance(error, DatabaseNotFoundError):
         error = DatabaseNotFoundError(path=error.path, fix=database_flags(error.path))

@@ -82,7 +82,11 @@ from redstring.cli.mcp_schema import (
 from redstring.cli.mcp_transport import unicode_safe_lines
 from redstring.client.catalogue import TenantCatalogue
 from redstring.client.client import AsyncRedstring
-from redstring.client.errors import EMBEDDING_MODEL_FLAGS, MODEL_DIMENSION_FLAGS
+from redstring.client.errors import (
+    EMBEDDING_MODEL_FLAGS,
+    ENTITY_MODEL_FLAGS,
+    MODEL_DIMENSION_FLAGS,
+)
 from redstring.client.passage_models import model_mismatch
 from redstring.domain.errors import ModelDimensionMismatchError, RedstringError
 from redstring.domain.retrieval import RetrievalMode
@@ -374,7 +378,8 @@ async def open_server(client: AsyncRedstring) -> MCPServer:
     another length than the database holds (every search embedding its query
     would fail, and no tool argument could fix it), and
     `EmbeddingModelMismatchError` when it is none of the models that embedded
-    the tenant's passages (every passage search embedding its query would be refused).
+    the tenant's passages, or its entities (every passage or entity search
+    embedding its query would be refused).
     """
     catalogue = await client.describe()
     if catalogue.is_empty:
@@ -385,7 +390,11 @@ async def open_server(client: AsyncRedstring) -> MCPServer:
             stored=catalogue.dimension, model=model.dimension, fix=MODEL_DIMENSION_FLAGS
         )
     if model is not None:
-        refusal = model_mismatch(catalogue.passage_models, model, fix=EMBEDDING_MODEL_FLAGS)
+        refusal = model_mismatch(
+            catalogue.passage_models, model, fix=EMBEDDING_MODEL_FLAGS
+        ) or model_mismatch(
+            catalogue.entity_models, model, fix=ENTITY_MODEL_FLAGS, items="entities"
+        )
         if refusal is not None:
             raise refusal
     return build_server(client, catalogue)

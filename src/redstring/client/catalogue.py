@@ -1,7 +1,7 @@
 """What one tenant holds, for a caller deciding what to ask: types, sources and their counts.
 
 `describe_tenant` reads the stores' summaries (aggregates, never rows) and the
-models of the passage vectors (read once by the client), and
+models of the passage and entity vectors (read once by the client), and
 names the other tenants holding data, so a caller pointed at an empty or
 mistyped tenant can be told so. `read_passage` fetches one stored passage
 by id, for a caller that was shown the start of its text.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from redstring.client.passage_models import PassageModels
+from redstring.client.passage_models import TenantModels
 from redstring.client.store_set import StoreSet
 from redstring.domain.chunk import ChunkId, StoredChunk
 from redstring.domain.errors import InvalidArgumentError
@@ -31,6 +31,9 @@ class TenantCatalogue(BaseModel):
     that embed their query fail. `passage_models` maps each embedding model
     that embedded passages of the tenant to how many (`""`: vectors naming no
     model); a passage search embedding with another model is refused.
+    `entity_models` maps each embedding model that embedded entities of the
+    tenant to how many (`""`: vectors written before the model was kept); an
+    entity search embedding with another model is refused.
     """
 
     tenant_id: str
@@ -42,6 +45,7 @@ class TenantCatalogue(BaseModel):
     other_tenants: list[str]
     dimension: int
     passage_models: dict[str, int] = {}
+    entity_models: dict[str, int] = {}
 
     @property
     def is_empty(self) -> bool:
@@ -50,11 +54,12 @@ class TenantCatalogue(BaseModel):
 
 
 async def describe_tenant(
-    stores: StoreSet, tenant_id: TenantId, models: PassageModels
+    stores: StoreSet, tenant_id: TenantId, models: TenantModels
 ) -> TenantCatalogue:
     """The catalogue of `tenant_id`; an unknown tenant gives zeros (see `is_empty`).
 
-    The passages' models are `models`' read (the client's, kept until it writes).
+    The passages' and entities' models are `models`' reads (the client's, kept
+    until it writes).
     """
     graph = await stores.graph.graph_summary(tenant_id)
     chunks = None if stores.chunks is None else await stores.chunks.chunk_summary(tenant_id)
@@ -70,7 +75,14 @@ async def describe_tenant(
         dimension=stores.vectors.dimension,
         passage_models={}
         if stores.chunks is None
-        else {name or "": n for name, n in (await models.of(stores.chunks, tenant_id)).items()},
+        else {
+            name or "": n
+            for name, n in (await models.passages.of(stores.chunks, tenant_id)).items()
+        },
+        entity_models={
+            name or "": n
+            for name, n in (await models.entities.of(stores.vectors, tenant_id)).items()
+        },
     )
 
 

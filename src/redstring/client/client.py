@@ -33,7 +33,7 @@ from redstring.client.embeddings import EmbeddingChoice, resolve_embeddings
 from redstring.client.errors import EMBEDDINGS_ARGUMENT
 from redstring.client.hints import empty_hint
 from redstring.client.indexing import index_and_mirror
-from redstring.client.passage_models import PassageModels
+from redstring.client.passage_models import TenantModels
 from redstring.client.removal import remove_document, require_document_id_argument
 from redstring.client.store_set import (
     HeldStores,
@@ -133,7 +133,7 @@ class AsyncRedstring:
         self._create = require_bool("create", create)
         self._opener: StoreOpener = open_store_set if opener is None else require_opener(opener)
         self._held = HeldStores(self._open_stores, client=type(self).__name__)
-        self._models = PassageModels()  # read on the first search that embeds
+        self._models = TenantModels()  # read on the first search that embeds
 
     @property
     def db(self) -> str:
@@ -382,7 +382,7 @@ class AsyncRedstring:
         request = SearchRequest.of(query, self._tenant, k=k, mode=resolved, only=types,
                                    only_name="types", min_confidence=min_confidence)  # fmt: skip
         stores = await self._open("search")
-        answer = await queries.search_entities(stores, self._embeddings, request)
+        answer = await queries.search_entities(stores, self._embeddings, request, self._models)
         if answer.matches or k == 0:
             return answer
         why = empty_hint(stores, self._tenant, passages=False, mode=resolved,
@@ -487,7 +487,7 @@ class AsyncRedstring:
         """
         merge = upkeep.parse_merge_id(merge_event_id)
         stores = await self._open("undo")
-        return await upkeep.undo(stores, self._tenant, merge, self._embeddings)
+        return await upkeep.undo(stores, self._tenant, merge, self._embeddings, self._models)
 
     @held_call
     async def rebuild(self) -> RebuildReport:
@@ -497,4 +497,4 @@ class AsyncRedstring:
         interruption.
         """
         stores = await self._open("rebuild")
-        return await upkeep.rebuild(stores, self._tenant)
+        return await upkeep.rebuild(stores, self._tenant, self._models)

@@ -50,6 +50,22 @@ EMBEDDING_MODEL_FLAGS = (
     "that embedded them, or --embeddings none for lexical search only."
 )
 
+#: How to search entities another embedding model embedded, from Python
+#: (`EmbeddingModelMismatchError.fix`).
+ENTITY_MODEL_ARGUMENT = (
+    "Build the graph again from its documents with this model (`build` embeds every entity "
+    "it extracts; entities of documents not built again keep the other model's vectors), or "
+    'open the client with the embeddings that embedded them; mode="lexical" needs no model.'
+)
+
+#: How to search entities another embedding model embedded, from the command line
+#: (`EmbeddingModelMismatchError.fix`).
+ENTITY_MODEL_FLAGS = (
+    "Run `redstring build` on the documents again with these --embeddings settings (it "
+    "embeds every entity it extracts), or pass the --embeddings settings that embedded "
+    "them, or --embeddings none for lexical search only."
+)
+
 #: How to name a database to the Python client, or make one (`DatabaseNotFoundError.fix`).
 DATABASE_ARGUMENT = (
     "Check `db`, or open the client with `create=True` (the default) to make a new database there."

@@ -4,7 +4,7 @@ Composes the stores of a `StoreSet` with an optional embedding provider into
 `Retriever` and `ChunkRetriever`; with no provider, and for a LEXICAL search
 whatever the provider, both are lexical-only: a lexical search reads no
 vector, so a model of another dimension than the database's does not stop it,
-nor a model other than the one that embedded the passages.
+nor a model other than the one that embedded the passages or the entities.
 Every function takes the tenant explicitly and reads nothing else.
 """
 
@@ -26,9 +26,10 @@ from redstring.client.answers import (
 from redstring.client.errors import (
     EMBEDDING_MODEL_ARGUMENT,
     EMBEDDINGS_FLAGS,
+    ENTITY_MODEL_ARGUMENT,
     MODEL_DIMENSION_ARGUMENT,
 )
-from redstring.client.passage_models import PassageModels
+from redstring.client.passage_models import TenantModels
 from redstring.client.store_set import StoreSet
 from redstring.composition.chunk_retrieval import ChunkRetriever
 from redstring.composition.retrieval import Retriever
@@ -81,15 +82,25 @@ def _embedding(
 
 
 async def search_entities(
-    stores: StoreSet, embeddings: EmbeddingProvider | None, request: SearchRequest
+    stores: StoreSet,
+    embeddings: EmbeddingProvider | None,
+    request: SearchRequest,
+    models: TenantModels,
 ) -> EntitySearchAnswer:
     """The entities `request` asks for (`only`: the entity types kept).
 
     `request` was checked where it was built and its mode resolved by
     `resolve_mode` for these `embeddings`. Raises `ModelDimensionMismatchError`
-    for a search that embeds with a model of another dimension than the vectors'.
+    for a search that embeds with a model of another dimension than the
+    vectors', and `EmbeddingModelMismatchError` for one that embeds with a
+    model none of the tenant's entity vectors came from (`models`: the
+    client's read of them).
     """
     embedding = _embedding(embeddings, request, stores.vectors.dimension)
+    if embedding is not None:
+        await models.entities.require(
+            stores.vectors, request.tenant_id, embedding, fix=ENTITY_MODEL_ARGUMENT
+        )
     retriever = (
         Retriever(embeddings=embedding, vectors=stores.vectors, graph=stores.graph)
         if embedding is not None
@@ -123,7 +134,7 @@ async def search_passages(
     stores: StoreSet,
     embeddings: EmbeddingProvider | None,
     request: SearchRequest,
-    models: PassageModels,
+    models: TenantModels,
 ) -> PassageSearchAnswer:
     """The passages `request` asks for (`only`: the source ids kept).
 
@@ -139,7 +150,7 @@ async def search_passages(
         raise ChunkStoreUnavailableError(backend=stores.backend, command="passages")
     embedding = _embedding(embeddings, request, stores.chunks.dimension)
     if embedding is not None:
-        await models.require(
+        await models.passages.require(
             stores.chunks, request.tenant_id, embedding, fix=EMBEDDING_MODEL_ARGUMENT
         )
     retriever = (

@@ -12,6 +12,7 @@ from uuid import UUID
 from pydantic import BaseModel
 
 from redstring.client.hints import nothing_held
+from redstring.client.passage_models import TenantModels
 from redstring.client.store_set import StoreSet
 from redstring.composition.rebuild import rebuild_stores
 from redstring.composition.rekey import RekeyReport, rekey_graph
@@ -67,30 +68,35 @@ async def undo(
     tenant_id: TenantId,
     merge_event_id: UUID,
     embeddings: EmbeddingProvider | None,
+    models: TenantModels,
 ) -> MergeUndone:
-    """Reverse one merge (`undo_merge`); restored entities are re-embedded with a provider."""
-    return await undo_merge(
-        merge_event_id,
-        tenant_id=tenant_id,
-        log=_log(stores, "undo"),
-        graph=stores.graph,
-        embeddings=embeddings,
-        vectors=None if embeddings is None else stores.vectors,
-        chunks=stores.chunks,
-    )
+    """Reverse one merge (`undo_merge`); restored entities are re-embedded with a provider,
+    so what `models` read is forgotten."""
+    async with models.writing():
+        return await undo_merge(
+            merge_event_id,
+            tenant_id=tenant_id,
+            log=_log(stores, "undo"),
+            graph=stores.graph,
+            embeddings=embeddings,
+            vectors=None if embeddings is None else stores.vectors,
+            chunks=stores.chunks,
+        )
 
 
-async def rebuild(stores: StoreSet, tenant_id: TenantId) -> RebuildReport:
+async def rebuild(stores: StoreSet, tenant_id: TenantId, models: TenantModels) -> RebuildReport:
     """Empty the tenant's graph and vectors, then replay its event log into them.
 
     Passages are not touched (indexing writes them directly, not through the
-    log). Not atomic, but safe to re-run: a rebuild interrupted half-way is
-    finished by the next one.
+    log). Each vector names the model its logged event names, so what
+    `models` read is forgotten. Not atomic, but safe to re-run: a rebuild
+    interrupted half-way is finished by the next one.
     """
     log = _log(stores, "rebuild")
-    await stores.graph.purge_tenant(tenant_id)
-    await stores.vectors.purge_tenant(tenant_id)
-    last = await rebuild_stores(log, tenant_id, graph=stores.graph, vectors=stores.vectors)
+    async with models.writing():
+        await stores.graph.purge_tenant(tenant_id)
+        await stores.vectors.purge_tenant(tenant_id)
+        last = await rebuild_stores(log, tenant_id, graph=stores.graph, vectors=stores.vectors)
     summary = await stores.graph.graph_summary(tenant_id)
     return RebuildReport(
         tenant_id=str(tenant_id),

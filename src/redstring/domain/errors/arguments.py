@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from redstring.domain.errors.base import RedstringError
 
 
@@ -81,30 +83,39 @@ class ModelDimensionMismatchError(DimensionMismatchError):
 
 
 class EmbeddingModelMismatchError(InvalidArgumentError):
-    """The embedding model is none of the models that embedded the stored passages.
+    """The embedding model is none of the models that embedded the stored passages or entities.
 
-    Raised for a passage search that embeds its query (semantic or hybrid; a
-    lexical one needs no model), and by the MCP server at start-up: its
-    vectors would be compared with another model's, which ranks at random
-    even at the same dimension. `stored` maps each model that embedded the
-    tenant's passages to how many it embedded, `model` is the provider's;
-    `name` is `embeddings`, and `fix` says how to choose the model in the
-    caller's terms.
+    Raised for a passage or entity search that embeds its query (semantic or
+    hybrid; a lexical one needs no model), and by the MCP server at start-up:
+    its vectors would be compared with another model's, which ranks at
+    random even at the same dimension. `stored` maps each model that
+    embedded the tenant's `items` (`"passages"` or `"entities"`) to how many
+    it embedded, `model` is the provider's; `name` is `embeddings`, and `fix`
+    says how to choose the model in the caller's terms.
     """
 
-    def __init__(self, *, stored: dict[str, int], model: str, fix: str) -> None:
+    def __init__(
+        self,
+        *,
+        stored: dict[str, int],
+        model: str,
+        fix: str,
+        items: Literal["passages", "entities"] = "passages",
+    ) -> None:
         self.stored = dict(stored)
         self.model = model
         self.fix = fix
+        self.items = items
+        one = "passage" if items == "passages" else "entity"
         listed = ", ".join(
-            f"{name} ({count} passage{'' if count == 1 else 's'})"
+            f"{name} ({count} {one if count == 1 else items})"
             for name, count in sorted(stored.items(), key=lambda item: (-item[1], item[0]))
         )
         super().__init__(
             name="embeddings",
             value=model,
-            requirement=f"one of the models that embedded the passages: {', '.join(stored)}",
-            message=f"the passages of this tenant were embedded by {listed}, and the "
+            requirement=f"one of the models that embedded the {items}: {', '.join(stored)}",
+            message=f"the {items} of this tenant were embedded by {listed}, and the "
             f"embedding model is {model}, so a semantic or hybrid search would compare "
             f"vectors of different models. {fix}",
         )
