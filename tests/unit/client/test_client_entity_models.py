@@ -14,6 +14,7 @@ model is searched as before.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Collection
 from pathlib import Path
 from uuid import UUID
@@ -251,3 +252,27 @@ async def test_a_vector_store_that_cannot_name_models_still_searches_and_is_not_
     ) as rs:  # fmt: skip
         assert (await rs.search("Ada Lovelace")).matches  # nothing says the model differs
         assert (await rs.describe()).entity_models == {}
+
+
+def test_vectors_naming_no_model_are_searched_until_a_rebuild_records_it(tmp_path: Path) -> None:
+    """A file migrated from before vectors named their model: nothing says the model differs,
+    so its searches run; `rebuild` replays the log, whose events name the model, and the
+    client forgets the yes it kept."""
+    db = tmp_path / "g.db"
+    with (
+        serve(script, lifetime=300) as server,
+        Redstring(db, embeddings=FakeEmbeddingProvider(dimension=DIMENSION)) as rs,
+    ):
+        rs.build([ADA], model="m", base_url=server.base_url)
+    with sqlite3.connect(db) as raw:  # as the migration leaves an older file's rows
+        raw.execute("UPDATE vector_records SET model = NULL")
+    with Redstring(db, embeddings=OtherModel(dimension=DIMENSION)) as rs:
+        entities = rs.describe().entities
+        assert rs.describe().entity_models == {"": entities}
+        assert rs.search("Ada Lovelace").matches  # kept: a yes, until the client writes
+        report = rs.rebuild()
+        assert report.vectors == entities
+        assert rs.describe().entity_models == {WROTE: entities}
+        with pytest.raises(EmbeddingModelMismatchError) as refused:
+            rs.search("Ada Lovelace")
+        _assert_refused(refused.value, entities)
