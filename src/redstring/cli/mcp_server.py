@@ -87,7 +87,7 @@ from redstring.client.errors import (
     ENTITY_MODEL_FLAGS,
     MODEL_DIMENSION_FLAGS,
 )
-from redstring.client.passage_models import model_mismatch
+from redstring.client.stored_models import model_mismatch
 from redstring.domain.errors import ModelDimensionMismatchError, RedstringError
 from redstring.domain.retrieval import RetrievalMode
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from redstring.client.passage_models import TenantModels
 from redstring.client.store_set import StoreSet
+from redstring.client.stored_models import TenantModels
 from redstring.domain.chunk import ChunkId, StoredChunk
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.ids import TenantId

@@ -33,7 +33,6 @@ from redstring.client.embeddings import EmbeddingChoice, resolve_embeddings
 from redstring.client.errors import EMBEDDINGS_ARGUMENT
 from redstring.client.hints import empty_hint
 from redstring.client.indexing import index_and_mirror
-from redstring.client.passage_models import TenantModels
 from redstring.client.removal import remove_document, require_document_id_argument
 from redstring.client.store_set import (
     HeldStores,
@@ -42,6 +41,7 @@ from redstring.client.store_set import (
     held_call,
     require_opener,
 )
+from redstring.client.stored_models import TenantModels
 from redstring.client.stores import open_store_set, require_db
 from redstring.client.tenants import client_tenant
 from redstring.client.upkeep import RebuildReport

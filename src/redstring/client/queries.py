@@ -29,8 +29,8 @@ from redstring.client.errors import (
     ENTITY_MODEL_ARGUMENT,
     MODEL_DIMENSION_ARGUMENT,
 )
-from redstring.client.passage_models import TenantModels
 from redstring.client.store_set import StoreSet
+from redstring.client.stored_models import TenantModels
 from redstring.composition.chunk_retrieval import ChunkRetriever
 from redstring.composition.retrieval import Retriever
 from redstring.domain.errors import (

@@ -12,8 +12,8 @@ from uuid import UUID
 from pydantic import BaseModel
 
 from redstring.client.hints import nothing_held
-from redstring.client.passage_models import TenantModels
 from redstring.client.store_set import StoreSet
+from redstring.client.stored_models import TenantModels
 from redstring.composition.rebuild import rebuild_stores
 from redstring.composition.rekey import RekeyReport, rekey_graph
 from redstring.composition.undo import undo_merge
