@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from redstring.domain.errors import BuildFailedError, InvalidArgumentError
-from redstring.domain.validation import require_count, require_share
+from redstring.domain.validation import require_count, require_share, require_storable_text
 from redstring.extraction.domains import AutoDomain, DomainSchema, resolve_domain
 from redstring.extraction.extractor import ChunkFailure
 from redstring.ports.llm_provider import CheckedLlmProvider, LlmProvider
@@ -47,12 +47,18 @@ def check_build_arguments(
     `max_failed_share` must be a number on 0..1 and `pair_questions` a whole
     number of zero or more (neither a `str` nor a `bool`), else
     `InvalidArgumentError` naming it; `domain` must be a `DomainSchema`, `AUTO`
-    or a bundled schema's name (`UnknownDomainError` for another name). The
+    or a bundled schema's name (`UnknownDomainError` for another name), and a
+    `DomainSchema`'s types hold no NUL (no store keeps one as a type). The
     client calls this before it checks the model server; `build_graph` too.
     """
     require_share("max_failed_share", max_failed_share)
     require_count("pair_questions", pair_questions)
-    if isinstance(domain, AutoDomain | DomainSchema):
+    if isinstance(domain, DomainSchema):
+        for field in ("entity_types", "relationship_types"):
+            for index, kind in enumerate(getattr(domain, field)):
+                require_storable_text(f"domain.{field}[{index}]", kind)
+        return
+    if isinstance(domain, AutoDomain):
         return
     if not isinstance(domain, str):
         raise InvalidArgumentError(

@@ -20,7 +20,9 @@ below the boundary re-checks.
 - JSON properties must hold only finite numbers: JSON has no NaN or
   infinity, so a store could not give them back.
 - A value looked up (a filter's item, an id argument) holds no NUL: no
-  PostgreSQL text can, so every store answers it alike (`require_lookup_text`).
+  PostgreSQL text can, so every store answers it alike (`require_lookup_text`);
+  nor does a text a graph write stores (`require_storable_text`,
+  `require_storable_json`), so every store refuses it alike.
 """
 
 from __future__ import annotations
@@ -185,6 +187,22 @@ def require_vector_dimension(given: object, *, or_else: str = "") -> int:
     return dimension
 
 
+def _refuse_nul(name: str, value: str, *, holds: str) -> None:
+    """Refuse `value` if it holds a NUL, naming `name`; `holds` says what else holds none."""
+    position = value.find("\x00")
+    if position >= 0:
+        raise InvalidArgumentError(
+            name=name,
+            value=value,
+            requirement="free of NUL characters",
+            message=(
+                f"{name}={value!r} is not allowed: it holds a NUL character (\\x00) at "
+                f"position {position}, and {holds}; remove it "
+                "(a C string's terminator read along, or bytes decoded as text)."
+            ),
+        )
+
+
 def require_lookup_text(name: str, value: object) -> str:
     """`value` if it is encodable text holding no NUL: a value compared with what a store
     holds (an id argument, a filter's item), refused alike whichever store it would reach.
@@ -195,19 +213,31 @@ def require_lookup_text(name: str, value: object) -> str:
     id stored before document ids were held to none (ADR 0585) is still found.
     """
     text = require_str(name, value)
-    position = text.find("\x00")
-    if position >= 0:
-        raise InvalidArgumentError(
-            name=name,
-            value=value,
-            requirement="free of NUL characters",
-            message=(
-                f"{name}={value!r} is not allowed: it holds a NUL character (\\x00) at "
-                f"position {position}, and no id, type or source holds one; remove it "
-                "(a C string's terminator read along, or bytes decoded as text)."
-            ),
-        )
+    _refuse_nul(name, text, holds="no id, type or source holds one")
     return text
+
+
+#: Why a written text may hold no NUL, as a refusal says it.
+_NO_STORE_HOLDS = "PostgreSQL cannot store one, so no store takes it"
+
+
+def require_storable_text(name: str, value: object) -> str:
+    """`value` if it is encodable text holding no NUL: a text a graph write stores (an
+    entity's type, name or alias, a relationship's type), refused alike in every store
+    (ADR 0645): PostgreSQL cannot store a NUL, which SQLite and memory would keep."""
+    text = require_str(name, value)
+    _refuse_nul(name, text, holds=_NO_STORE_HOLDS)
+    return text
+
+
+def require_storable_json(name: str, value: Any) -> None:
+    """`require_finite_json`, and no NUL in any string or key of `value` (ADR 0645)."""
+    require_finite_json(name, value)
+    for path, leaf in _leaves(name, value):
+        if isinstance(leaf, str):
+            _refuse_nul(path, leaf, holds=_NO_STORE_HOLDS)
+    for path, key in _keys(name, value):
+        _refuse_nul(path, key, holds=_NO_STORE_HOLDS)
 
 
 def require_lookup_items(name: str, values: object) -> list[str] | None:
@@ -267,6 +297,17 @@ def _leaves(path: str, value: Any) -> Iterable[tuple[str, Any]]:
             yield from _leaves(f"{path}[{index}]", item)
     else:
         yield path, value
+
+
+def _keys(path: str, value: Any) -> Iterable[tuple[str, str]]:
+    """Each key of a mapping anywhere in `value`, with the path of the value it keys."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            yield f"{path}[{key!r}]", str(key)
+            yield from _keys(f"{path}[{key!r}]", item)
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            yield from _keys(f"{path}[{index}]", item)
 
 
 def control_character(text: str) -> str | None:

@@ -9,10 +9,31 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 
 
 def _stripped(value: str) -> str:
-    stripped = value.strip()
+    stripped = _no_nul(value).strip()
     if not stripped:
         raise ValueError("must not be blank")
     return stripped
+
+
+def _no_nul(value: str) -> str:
+    """`value` unless it holds a NUL, which no store keeps (PostgreSQL cannot, ADR 0645)."""
+    if "\x00" in value:
+        raise ValueError("must not hold a NUL character (\\x00): no store keeps one")
+    return value
+
+
+def _no_nul_in_json(value: JsonValue) -> JsonValue:
+    """`value` unless a string or key anywhere in it holds a NUL."""
+    if isinstance(value, str):
+        _no_nul(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _no_nul(key)
+            _no_nul_in_json(item)
+    elif isinstance(value, list):
+        for item in value:
+            _no_nul_in_json(item)
+    return value
 
 
 class ExtractedEntity(BaseModel):
@@ -30,6 +51,17 @@ class ExtractedEntity(BaseModel):
     def _not_blank(cls, value: str) -> str:
         return _stripped(value)
 
+    @field_validator("description")
+    @classmethod
+    def _description_storable(cls, value: str) -> str:
+        return _no_nul(value)
+
+    @field_validator("properties")
+    @classmethod
+    def _properties_storable(cls, value: dict[str, JsonValue]) -> dict[str, JsonValue]:
+        _no_nul_in_json(value)
+        return value
+
 
 class ExtractedRelationship(BaseModel):
     """One relationship as the model reports it; ends are entity names from the same answer."""
@@ -45,6 +77,11 @@ class ExtractedRelationship(BaseModel):
     @classmethod
     def _not_blank(cls, value: str) -> str:
         return _stripped(value)
+
+    @field_validator("description")
+    @classmethod
+    def _description_storable(cls, value: str) -> str:
+        return _no_nul(value)
 
 
 class ExtractionAnswer(BaseModel):

@@ -14,7 +14,6 @@ from redstring.chunks.sqlite import SqliteChunkStore
 from redstring.errors import (
     DimensionMismatchError,
     InvalidArgumentError,
-    StoreOperationError,
     StoreUnavailableError,
 )
 from redstring.ports import VectorRecord
@@ -37,21 +36,6 @@ def test_an_in_memory_sqlite_database_is_refused_for_lack_of_wal() -> None:
 def test_a_non_positive_dimension_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="dimension"):
         SqliteVectorStore(SqliteDatabase(tmp_path / "d.db"), dimension=0)
-
-
-@pytest.mark.asyncio
-async def test_a_value_postgres_rejects_is_an_operation_error_and_writes_nothing(
-    postgres_url: str,
-) -> None:
-    stores = await open_postgres(postgres_url, dimension=4, schema=f"t_{uuid.uuid4().hex[:12]}")
-    tenant = new_tenant_id()
-    fine = Entity(tenant_id=tenant, entity_type="person", name="Ada Lovelace")
-    nul = Entity(tenant_id=tenant, entity_type="person", name="Ada\x00Lovelace")
-    with pytest.raises(StoreOperationError) as caught:
-        await stores.graph.upsert([fine, nul])
-    assert caught.value.store.startswith("PostgresGraphStore")
-    assert await stores.graph.list_entities(tenant) == []
-    await stores.close()
 
 
 @pytest.mark.asyncio
