@@ -78,10 +78,12 @@ class PostgresDatabase:
         """
         name = f"PostgresDatabase(schema={schema})"
         timeout = max(1, round(connect_timeout))
-        with _translated(name):
-            async with await psycopg.AsyncConnection.connect(
+        with _translated(name, writing=False):  # nothing was written: say so, and what to check
+            first = await psycopg.AsyncConnection.connect(
                 url, autocommit=True, connect_timeout=timeout
-            ) as connection:
+            )
+        with _translated(name):
+            async with first as connection:
                 for extension in extensions:
                     await connection.execute(
                         sql.SQL("CREATE EXTENSION IF NOT EXISTS {}").format(
@@ -124,7 +126,7 @@ class PostgresDatabase:
         Inside this task's `batch` it reads on the batch's connection, its writes included.
         """
         held = self._held()
-        with _translated(store):
+        with _translated(store, writing=held is not None):
             if held is not None:
                 return await work(held)
             async with self.pool.connection() as connection, connection.transaction():
@@ -295,16 +297,19 @@ class PostgresDatabase:
 
 
 @contextmanager
-def _translated(store: str) -> Iterator[None]:
+def _translated(store: str, *, writing: bool = True) -> Iterator[None]:
     try:
         yield
     except psycopg.Error as error:
-        raise translate_postgres_error(error, store=store) from error
+        raise translate_postgres_error(error, store=store, writing=writing) from error
 
 
-def translate_postgres_error(error: psycopg.Error, *, store: str) -> Exception:
-    """The `StoreError` a psycopg exception (pool timeouts included) stands for."""
+def translate_postgres_error(
+    error: psycopg.Error, *, store: str, writing: bool = True
+) -> Exception:
+    """The `StoreError` a psycopg exception (pool timeouts included) stands for; `writing`
+    is whether a batch was in flight, which an unavailable database's message says."""
     cause = f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error) else ''}"
     if isinstance(error, psycopg.OperationalError | psycopg.InterfaceError):
-        return StoreUnavailableError(store=store, cause=cause)
+        return StoreUnavailableError(store=store, cause=cause, writing=writing)
     return StoreOperationError(store=store, cause=cause)

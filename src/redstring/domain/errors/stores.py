@@ -18,16 +18,22 @@ class StoreUnavailableError(StoreError):
     """The database behind a store cannot be reached, opened, locked or written.
 
     `cause` is the driver's own account. Nothing of the batch in flight was
-    written: every batch is one transaction.
+    written: every batch is one transaction. `writing` is whether a write (a
+    batch) was in flight: when none was (a read, or connecting to a server),
+    the message says nothing was written and to check the URL and the server.
     """
 
-    def __init__(self, *, store: str, cause: str) -> None:
+    def __init__(self, *, store: str, cause: str, writing: bool = True) -> None:
         self.cause = cause
-        super().__init__(
-            f"{store}: the database is unavailable ({cause}). Nothing of the current batch "
-            "was written; check that the database is reachable and writable, then retry.",
-            store=store,
+        self.writing = writing
+        then = (
+            "Nothing of the current batch was written; check that the database is reachable "
+            "and writable, then retry."
+            if writing
+            else "Nothing was written; check the database URL and that the server is running "
+            "and reachable from here, then retry."
         )
+        super().__init__(f"{store}: the database is unavailable ({cause}). {then}", store=store)
 
 
 #: How a caller of `open_sqlite` waits longer for another writer, said by `DatabaseBusyError`.
