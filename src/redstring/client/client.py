@@ -180,11 +180,11 @@ class AsyncRedstring:
     async def close(self) -> None:
         """Close the stores. Closing twice is harmless; any other call then raises.
 
-        A call still opening them is waited for; the calls in flight (of other
-        tasks) are cancelled, and end with `ClientClosedError`, before the
-        stores close. From another event loop than theirs, the stores close on
-        their own loop while it runs, else here (an ended `asyncio.run` closed
-        them).
+        A call still opening them is waited for; the calls in flight are cancelled,
+        and end with `ClientClosedError`, before the stores close (a call that
+        awaits this closes them as it ends). From another event loop than theirs,
+        the stores close on their own loop while it runs, else here (an ended
+        `asyncio.run` closed them).
         """
         await self._held.close()
 

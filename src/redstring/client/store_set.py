@@ -7,6 +7,7 @@ import functools
 import inspect
 from collections.abc import Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Concatenate, Protocol
 
@@ -119,6 +120,7 @@ class HeldStores:
         self._loop: asyncio.AbstractEventLoop | None = None  # of the stores, or of their open
         self._opening: asyncio.Event | None = None  # set when the open under way has ended
         self._calls: dict[asyncio.Task[Any], _Flight] = {}
+        self._deferred: tuple[asyncio.Task[Any], AsyncExitStack, asyncio.Event] | None = None
         self.closed = False
 
     def check(self, method: str) -> None:
@@ -133,13 +135,16 @@ class HeldStores:
 
         `close()` from another task cancels it and waits for it to end before
         the stores close; it then raises `ClientClosedError`, and its task is
-        left uncancelled. A cancellation of the caller's own stays one. A
+        left uncancelled. A `close()` awaited inside it (in its task, or in a
+        task it started) cancels it too, and the stores close as it ends,
+        before it raises. A cancellation of the caller's own stays one. A
         call made inside a call in flight (same task) is part of it.
         """
         task = asyncio.current_task()
         if task is None or task in self._calls:
             return await call
         flight = self._calls[task] = _Flight(task.cancelling())
+        inside = _INSIDE.set((*_INSIDE.get(), (self, task)))
         try:
             return await call
         except asyncio.CancelledError:
@@ -148,10 +153,13 @@ class HeldStores:
                 raise  # cancelled by someone else (too)
             raise ClientClosedError(method=method, client=self._client) from None
         finally:
+            _INSIDE.reset(inside)
             if flight.cancelled:  # the call ended otherwise: take the request back
                 task.uncancel()
             del self._calls[task]
             flight.ended.set()
+            if self._deferred is not None and self._deferred[0] is task:
+                await self._close_deferred(pending=flight.cancelled)
 
     async def stores(self, method: str) -> StoreSet:
         """The stores, opened by this call unless another call opened or is opening them."""
@@ -186,36 +194,79 @@ class HeldStores:
         An open under way in this loop is waited for (it closes what it
         opened). The calls in flight in the stores' loop are cancelled and
         waited for first (they raise `ClientClosedError`), so no store closes
-        under a call. From another event loop than theirs, the stores close on
-        their own loop while it runs, else here (an ended `asyncio.run`
-        closed them, and ended its calls).
+        under a call; from inside a call (ADR 0650), that call is cancelled
+        last and closes the stores as it ends. From another event loop than
+        theirs, the stores close on their own loop while it runs, else here (an
+        ended `asyncio.run` closed them, and ended its calls).
         """
         self.closed = True
         opening, loop = self._opening, self._loop
-        if opening is not None and loop is asyncio.get_running_loop():
-            await opening.wait()
+        if opening is not None and loop is asyncio.get_running_loop() and self._inside() is None:
+            await opening.wait()  # from inside a call, that open may be its own: it closes
         stack, self._stack, self._stores = self._stack, None, None
         if stack is None:
+            if self._deferred is not None and self._deferred[0] is not self._inside():
+                await self._deferred[2].wait()  # a call closing the client ends first
             return
         if loop is None or loop is asyncio.get_running_loop() or not loop.is_running():
             await self._shut(stack)
         else:
             await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self._shut(stack), loop))
 
+    def _inside(self) -> asyncio.Task[Any] | None:
+        """The task of this client's call in flight the running code is part of, if any."""
+        for held, task in _INSIDE.get()[::-1]:
+            if held is self and task in self._calls:
+                return task
+        return None
+
     async def _shut(self, stack: AsyncExitStack) -> None:
-        """End the calls in flight in this loop but the current task's, then close `stack`."""
-        here, current = asyncio.get_running_loop(), asyncio.current_task()
+        """End the calls in flight in this loop but the one the running code is part of
+        (and the current task's), then close `stack`; when inside a call, cancel that
+        call last and leave `stack` for it to close as it ends (`run`): the call cannot
+        be waited for from inside it."""
+        here, current, inside = asyncio.get_running_loop(), asyncio.current_task(), self._inside()
         flights = [
             (task, flight)
             for task, flight in list(self._calls.items())
-            if task is not current and task.get_loop() is here and not task.done()
+            if task not in (current, inside) and task.get_loop() is here and not task.done()
         ]
         for task, flight in flights:
             flight.cancelled = True
             task.cancel()
         for _, flight in flights:
             await flight.ended.wait()
-        await stack.aclose()
+        if inside is None or inside.get_loop() is not here:
+            await stack.aclose()
+            return
+        self._deferred = (inside, stack, asyncio.Event())
+        self._calls[inside].cancelled = True
+        inside.cancel()
+
+    async def _close_deferred(self, *, pending: bool) -> None:
+        """Close the stores a `close()` inside the ending call left to it; `pending` is
+        whether that close's cancel request was never delivered (the call did not pause
+        again), so it arrives here instead, once, and is not the caller's."""
+        assert self._deferred is not None
+        _, stack, closed = self._deferred
+        closing = asyncio.ensure_future(stack.aclose())
+        try:
+            while not closing.done():
+                try:
+                    await asyncio.shield(closing)
+                except asyncio.CancelledError:
+                    if not pending:
+                        raise
+                    pending = False
+        finally:
+            closed.set()
+
+
+#: The calls in flight the running code is part of, each as its client's hold and the
+#: call's task: set by `HeldStores.run` in that task, and seen by the tasks it starts.
+_INSIDE: ContextVar[tuple[tuple[HeldStores, asyncio.Task[Any]], ...]] = ContextVar(
+    "redstring_calls_inside", default=()
+)
 
 
 class _Holder(Protocol):
