@@ -18,6 +18,7 @@ import numpy as np
 from redstring.chunks.sqlite_codec import BLOCK, decode_body, encode_block, encode_terms
 from redstring.domain.tokenize import (
     ANALYSIS_REVISION,
+    LEGACY_REVISION,
     UNANALYSED,
     Analyzer,
     document_length,
@@ -36,15 +37,20 @@ def open_language(database: SqliteDatabase, asked: str | None, *, store: str) ->
 
     A file marked `UNANALYSED`, or a writable one holding chunks analysed at
     another revision (`ANALYSIS_REVISION`), is analysed again in it first. A
-    read-only file of an older revision is searched as it is: its chunks hold
-    no compound terms until it is opened writable once.
+    read-only file holding chunks of an older revision is searched as it is, its
+    queries analysed as revision 2 analysed (`LEGACY_REVISION`: words of letters and
+    digits, no hyphen compound), so they meet the terms it holds; revision 1's
+    chunks hold no compound term, so a compound query term finds none there.
     """
     stored = database.stored_setting(*_SETTING, store=store)
     revision = database.stored_setting(*_REVISION, store=store)
     holds = database.read_now(_holds_chunks, store=store)
-    analyzer = Analyzer(
-        settled_language(asked, stored, holds_chunks=holds, store=store, path=str(database.path))
+    language = settled_language(
+        asked, stored, holds_chunks=holds, store=store, path=str(database.path)
     )
+    if database.read_only and holds and stored != UNANALYSED and revision != ANALYSIS_REVISION:
+        return Analyzer(language, revision=LEGACY_REVISION)
+    analyzer = Analyzer(language)
     if stored == UNANALYSED or (holds and revision != ANALYSIS_REVISION and not database.read_only):
         database.write_now(lambda c: _analyse_again(c, analyzer), store=store)
     elif (analyzer.language != stored or revision != ANALYSIS_REVISION) and not database.read_only:

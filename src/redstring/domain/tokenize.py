@@ -10,6 +10,7 @@ sides meet on the same terms.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Final
 
@@ -75,42 +76,107 @@ ENGLISH_STOPWORDS: Final = frozenset(
     ]
 )
 
-#: A word: a run of Unicode letters and digits (underscore splits words).
-_WORD = re.compile(r"[^\W_]+")
-#: A compound: words joined by `_` and no space, as identifiers are written
-#: (`max_connections`); and a path: words joined by `_ . / : -` with at least one
-#: of `. / :` (`os.path.join`, `docs/how-to/build_policy.md`), which holds its
-#: compounds. A hyphen alone joins no compound (prose writes `silver-white`), nor
-#: do joiners between digits alone (`6.94`, `10:30`). Each starts where a word starts
-#: and takes its words whole (possessive), so a word that joins nothing is tried once,
-#: not once per character with every shorter prefix: the same matches, four times faster.
-_COMPOUND = re.compile(r"(?<![^\W_])[^\W_]++(?:_+[^\W_]++)+")
-_PATH = re.compile(r"(?<![^\W_])[^\W_]++(?:[_./:-]+[^\W_]++)+")
+#: What `_shadow` writes for a combining mark: a noncharacter, itself written as a space.
+_MARK: Final = "\ufdd0"
+#: A word: a Unicode letter or digit, then a run of letters, digits (underscore splits
+#: words) and the combining marks (category M) written with them: a vowel sign or virama
+#: of Devanagari, Tamil or Thai is part of its word (`किताब` is one word, not `क`, `त`,
+#: `ब`), and a mark after a space begins none ("don´t" is `don`, `t`). Read on `_shadow`.
+_W = rf"[^\W_](?:[^\W_]|{_MARK})*+"
+_WORD = re.compile(_W)
+#: Where a word starts: after no letter, digit or mark.
+_START = rf"(?<![^\W_])(?<!{_MARK})"
+#: Revision 2's word: a run of letters and digits, a mark splitting it.
+_LETTERS = re.compile(r"[^\W_]+")
+#: A compound: words joined by `_` or `-` and no space, as identifiers are written
+#: (`max_connections`, `x86-64`), a compound joined by `-` alone counting only when a
+#: word of it holds a digit (`utf-8`, `carbon-14`; prose writes `silver-white` and
+#: `well-known`); and a path: words joined by `_ . / : -` with at least one of `. / :`
+#: (`os.path.join`, `docs/how-to/build_policy.md`), which holds its compounds. Joiners
+#: between digits alone join nothing (`6.94`, `10:30`, `2-3`). Each starts where a word
+#: starts and takes its words whole (possessive), so a word that joins nothing is tried
+#: once, not once per character with every shorter prefix: the same matches, four times faster.
+_COMPOUND = re.compile(rf"{_START}{_W}(?:[_-]+{_W})+")
+_PATH = re.compile(rf"{_START}{_W}(?:[_./:-]+{_W})+")
 _PATH_JOINER = re.compile(r"[./:]")
+#: Words joined by hyphens alone, and a digit.
+_HYPHEN_ONLY = re.compile(r"[^_./:]+")
+_DIGIT = re.compile(r"\d")
 #: Digits and joiners only: a number, a date or a time (`6.94`, `10:30`), no compound.
 _NUMERAL = re.compile(r"[\d_./:-]+")
 #: What joins the words of a compound term.
 COMPOUND_JOINER: Final = "_"
 #: The revision of the analysis an index records beside its language: 2 adds each
-#: compound as a term of its own. An index holding chunks of another is analysed again.
-ANALYSIS_REVISION: Final = "2"
-#: For ASCII text, every character `_WORD` does not match made a space: the words are then
+#: compound as a term of its own; 3 keeps combining marks in their words and joins
+#: words holding a digit by `-` (`x86-64`). An index holding chunks of another is
+#: analysed again.
+ANALYSIS_REVISION: Final = "3"
+#: The revision a file opened read-only that holds chunks of an older one is searched
+#: in: its queries must meet the terms it holds, and it cannot be analysed again.
+LEGACY_REVISION: Final = "2"
+#: The revisions an analyzer can analyse in.
+REVISIONS: Final = frozenset({LEGACY_REVISION, ANALYSIS_REVISION})
+#: For ASCII text, every character `_LETTERS` does not match made a space: the words are then
 #: what `str.split` gives, several times faster than the regex (B101).
-_ASCII_SEPARATORS = {code: " " for code in range(128) if not re.fullmatch(_WORD, chr(code))}
+_ASCII_SEPARATORS = {code: " " for code in range(128) if not _LETTERS.fullmatch(chr(code))}
 #: Words whose stems one analyzer remembers; past this the memory starts again.
 _REMEMBERED_WORDS = 1 << 18
+#: Characters whose kind `_MarksAsLetters` remembers; past this the memory starts again.
+_REMEMBERED_CHARACTERS = 1 << 16
+
+
+class _MarksAsLetters(dict[int, int | str]):
+    """A `str.translate` table writing each combining mark as `_MARK` (and `_MARK` as a
+    space), every other character as itself, filled on first sight: text the patterns
+    above read with marks inside words, at the same offsets."""
+
+    def __missing__(self, code: int) -> int | str:
+        if len(self) >= _REMEMBERED_CHARACTERS:
+            self.clear()
+        character = chr(code)
+        kind: int | str = code
+        if character == _MARK:
+            kind = " "
+        elif unicodedata.category(character).startswith("M"):
+            kind = _MARK
+        self[code] = kind
+        return kind
+
+
+_MARKS_AS_LETTERS = _MarksAsLetters()
 
 
 def words(text: str) -> list[str]:
     """The words of `text`, in order: `normalize_name` (NFKC, casefold), then
-    runs of letters and digits. Total: a blank text gives `[]`."""
+    runs of letters, digits and the combining marks after them. Total: a blank text
+    gives `[]`."""
     return _words_of(normalize_name(text))
+
+
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """Where each word of `text` as written lies: a letter or digit, then letters,
+    digits and combining marks, so a word in decomposed Unicode (`cafe` and a
+    combining acute) is one span whose `normalize_name` is the word `words` gives.
+    Total: a blank text gives `[]`."""
+    return [found.span() for found in _WORD.finditer(_shadow(text))]
+
+
+def _shadow(text: str) -> str:
+    """`text` with each combining mark written as `_MARK`, at the same offsets."""
+    return text if text.isascii() else text.translate(_MARKS_AS_LETTERS)
 
 
 def _words_of(folded: str) -> list[str]:
     if folded.isascii():
         return folded.translate(_ASCII_SEPARATORS).split()
-    return _WORD.findall(folded)
+    return [folded[start:end] for start, end in word_spans(folded)]
+
+
+def _letter_words_of(folded: str) -> list[str]:
+    """Revision 2's words: runs of letters and digits, a combining mark splitting them."""
+    if folded.isascii():
+        return folded.translate(_ASCII_SEPARATORS).split()
+    return _LETTERS.findall(folded)
 
 
 def document_length(counts: Mapping[str, int]) -> int:
@@ -122,11 +188,35 @@ def document_length(counts: Mapping[str, int]) -> int:
 
 def _compounds(folded: str) -> list[list[str]]:
     """The words of each compound and path of `folded` (casefolded) that is not a numeral."""
+    shadow = _shadow(folded)
     found = [
-        *(_COMPOUND.findall(folded) if COMPOUND_JOINER in folded else ()),
-        *(path for path in _PATH.findall(folded) if _PATH_JOINER.search(path)),
+        *(_COMPOUND.finditer(shadow) if "_" in folded or "-" in folded else ()),
+        *(path for path in _PATH.finditer(shadow) if _PATH_JOINER.search(path.group())),
     ]
-    return [_words_of(match) for match in found if not _NUMERAL.fullmatch(match)]
+    return [
+        _words_of(folded[match.start() : match.end()])
+        for match in found
+        if not _NUMERAL.fullmatch(match.group()) and _joins(match.group())
+    ]
+
+
+def _joins(compound: str) -> bool:
+    """Whether `compound` is a term: joined by `_`, `.`, `/` or `:`, or by `-` alone
+    with a digit in it (`x86-64`, not `well-known`)."""
+    return not _HYPHEN_ONLY.fullmatch(compound) or _DIGIT.search(compound) is not None
+
+
+#: Revision 2's compounds: words joined by `_`, and paths; a hyphen alone joined nothing.
+_LETTER_COMPOUND = re.compile(r"(?<![^\W_])[^\W_]++(?:_+[^\W_]++)+")
+_LETTER_PATH = re.compile(r"(?<![^\W_])[^\W_]++(?:[_./:-]+[^\W_]++)+")
+
+
+def _letter_compounds(folded: str) -> list[list[str]]:
+    found = [
+        *(_LETTER_COMPOUND.findall(folded) if "_" in folded else ()),
+        *(path for path in _LETTER_PATH.findall(folded) if _PATH_JOINER.search(path)),
+    ]
+    return [_letter_words_of(match) for match in found if not _NUMERAL.fullmatch(match)]
 
 
 class _Stems(dict[str, str]):
@@ -148,20 +238,34 @@ class _Stems(dict[str, str]):
 class Analyzer:
     """The terms of a text in one language, as an index and its queries count them.
 
-    `language` is a Snowball language (`LANGUAGES`) or `"none"`. Equal when
-    the languages are. Each word's stem is computed once and remembered.
+    `language` is a Snowball language (`LANGUAGES`) or `"none"`; `revision` the
+    analysis's (`REVISIONS`: the current `ANALYSIS_REVISION`, or `LEGACY_REVISION`
+    for a file opened read-only that still holds terms of an older one). Equal when the
+    languages and revisions are. Each word's stem is computed once and remembered.
     """
 
-    __slots__ = ("_stems", "language")
+    __slots__ = ("_compounds", "_stems", "_words", "language", "revision")
 
-    def __init__(self, language: str = DEFAULT_LANGUAGE) -> None:
+    def __init__(
+        self, language: str = DEFAULT_LANGUAGE, *, revision: str = ANALYSIS_REVISION
+    ) -> None:
         if not isinstance(language, str) or language.casefold() not in LANGUAGES:
             raise InvalidArgumentError(
                 name="language",
                 value=language,
                 requirement=f"one of {', '.join(sorted(LANGUAGES))} ({NO_ANALYSIS!r}: no stemming)",
             )
+        if revision not in REVISIONS:
+            raise InvalidArgumentError(
+                name="revision",
+                value=revision,
+                requirement=f"one of {', '.join(sorted(REVISIONS))}",
+            )
         self.language: str = language.casefold()
+        self.revision: str = revision
+        current = revision == ANALYSIS_REVISION
+        self._words = _words_of if current else _letter_words_of
+        self._compounds = _compounds if current else _letter_compounds
         self._stems: _Stems | None = None
         if self.language != NO_ANALYSIS:
             stopwords = ENGLISH_STOPWORDS if self.language == "english" else frozenset()
@@ -169,14 +273,14 @@ class Analyzer:
 
     def terms(self, text: str) -> list[str]:
         """The terms of `text`, repeats kept: its `words` in order, stopwords dropped,
-        each stemmed; then each of its compounds (words joined by `_`) and paths
-        (joined by `. / :` too, and `-` beside them) as one term, its words stemmed
-        (stopwords kept) and joined by `COMPOUND_JOINER`, so an identifier such as
-        `max_connections` or `os.path.join` is matched whole as well as by its
-        words. Total: a blank text gives `[]`."""
+        each stemmed; then each of its compounds (words joined by `_`, or by `-` when
+        one holds a digit) and paths (joined by `. / :` too, and `-` beside them) as one
+        term, its words stemmed (stopwords kept) and joined by `COMPOUND_JOINER`, so an
+        identifier such as `max_connections`, `x86-64` or `os.path.join` is matched
+        whole as well as by its words. Total: a blank text gives `[]`."""
         folded = normalize_name(text)
-        found = _words_of(folded)
-        joined = _compounds(folded) if len(found) > 1 else []
+        found = self._words(folded)
+        joined = self._compounds(folded) if len(found) > 1 else []
         if self._stems is None:
             return found + [COMPOUND_JOINER.join(parts) for parts in joined]
         stems = self._stems
@@ -185,13 +289,19 @@ class Analyzer:
         return terms
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Analyzer) and other.language == self.language
+        return (
+            isinstance(other, Analyzer)
+            and other.language == self.language
+            and other.revision == self.revision
+        )
 
     def __hash__(self) -> int:
-        return hash(self.language)
+        return hash((self.language, self.revision))
 
     def __repr__(self) -> str:
-        return f"Analyzer({self.language!r})"
+        if self.revision == ANALYSIS_REVISION:
+            return f"Analyzer({self.language!r})"
+        return f"Analyzer({self.language!r}, revision={self.revision!r})"
 
 
 def settled_language(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import pytest
 import Stemmer
@@ -24,6 +25,7 @@ from redstring.domain.tokenize import (
     UNANALYSED,
     Analyzer,
     settled_language,
+    word_spans,
     words,
 )
 
@@ -125,8 +127,8 @@ def test_the_remembered_stems_start_again_past_their_bound(
 
 
 def reference_words(text: str) -> list[str]:
-    """`words` as it stood before its ASCII path (B101): the regex over any text."""
-    return re.findall(r"[^\W_]+", normalize_name(text))
+    """`words` as it stands without its ASCII path (B101): one character at a time."""
+    return _oracle_words(normalize_name(text))
 
 
 @settings(max_examples=400)
@@ -181,7 +183,7 @@ def test_a_recorded_value_that_names_no_language_is_corrupt() -> None:
 
 
 #: The compound and path patterns written plainly: every start, every shorter word tried.
-_PLAIN_COMPOUND = re.compile(r"[^\W_]+(?:_+[^\W_]+)+")
+_PLAIN_COMPOUND = re.compile(r"[^\W_]+(?:[_-]+[^\W_]+)+")
 _PLAIN_PATH = re.compile(r"[^\W_]+(?:[_./:-]+[^\W_]+)+")
 
 
@@ -193,3 +195,63 @@ def test_the_compound_patterns_find_what_the_plain_ones_find(text: str) -> None:
 
     assert tokenize._COMPOUND.findall(text) == _PLAIN_COMPOUND.findall(text)
     assert tokenize._PATH.findall(text) == _PLAIN_PATH.findall(text)
+
+
+def test_a_hyphen_joins_a_compound_when_a_word_of_it_holds_a_digit() -> None:
+    assert ENGLISH.terms("x86-64 and UTF-8") == ["x86", "64", "utf", "8", "x86_64", "utf_8"]
+    assert ENGLISH.terms("carbon-14 sha-256-digest") == [
+        *["carbon", "14", "sha", "256", "digest"],
+        *["carbon_14", "sha_256_digest"],
+    ]
+    assert ENGLISH.terms("x86-64") == ENGLISH.terms("X86_64")
+    # Prose hyphenates words of letters: they stay words, and numbers stay numbers.
+    assert ENGLISH.terms("a well-known kube-proxy") == ["well", "known", "kube", "proxi"]
+    assert ENGLISH.terms("pages 2-3 at 10:30") == ["page", "2", "3", "10", "30"]
+    # Beside an underscore a hyphen joins too: the compound is an identifier.
+    assert ENGLISH.terms("max-connections_limit") == [
+        *["max", "connect", "limit"],
+        "max_connect_limit",
+    ]
+
+
+def test_combining_marks_stay_in_their_words() -> None:
+    """A vowel sign or virama (category M) is part of its word, never a split."""
+    assert words("मैं एक किताब पढ़ता हूँ") == ["मैं", "एक", "किताब", "पढ़ता", "हूँ"]
+    assert words("தமிழ் மொழி") == ["தமிழ்", "மொழி"]
+    assert words("ภาษาไทย ที่นี่") == ["ภาษาไทย", "ที่นี่"]
+    assert words("don\u00b4t") == ["don", "t"]  # NFKC: a space, then a lone acute
+    assert ENGLISH.terms("किताब_घर") == ["किताब", "घर", "किताब_घर"]
+    assert NONE.terms("कबूतर तालाब") == ["कबूतर", "तालाब"]
+
+
+def _oracle_words(folded: str) -> list[str]:
+    """A letter or digit, then letters, digits and combining marks; one character at a time."""
+    found: list[str] = []
+    word = ""
+    for ch in folded:
+        if ch.isalnum() or (word and unicodedata.category(ch).startswith("M")):
+            word += ch
+        elif word:
+            found, word = [*found, word], ""
+    return [*found, word] if word else found
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="ab9é_-. \u0301\u093f\u094dकतब\u0e35ท\ufdd0", max_size=30))
+def test_words_are_the_runs_of_letters_digits_and_marks(text: str) -> None:
+    folded = normalize_name(text)
+    assert words(text) == _oracle_words(folded)
+    assert [text[start:end] for start, end in word_spans(text)] == _oracle_words(text)
+
+
+def test_an_older_revision_analyses_as_it_did() -> None:
+    """What a file opened read-only at revision 2 holds: marks split, no hyphen compound."""
+    legacy = Analyzer(revision="2")
+    assert legacy.terms("किताब x86-64 max_connections") == [
+        *["क", "त", "ब", "x86", "64", "max", "connect"],
+        "max_connect",
+    ]
+    assert legacy != ENGLISH
+    assert repr(legacy) == "Analyzer('english', revision='2')"
+    with pytest.raises(InvalidArgumentError, match="revision"):
+        Analyzer(revision="1")

@@ -25,6 +25,7 @@ from redstring.domain.ids import TenantId
 from redstring.domain.tokenize import (
     ANALYSIS_REVISION,
     COMPOUND_JOINER,
+    LEGACY_REVISION,
     Analyzer,
     document_length,
 )
@@ -95,7 +96,7 @@ def test_an_identifier_is_a_term_of_its_own_beside_its_words() -> None:
     assert english.terms("kube-proxy os.path.join docs/how-to/a_b.md") == [
         *["kube", "proxi", "os", "path", "join", "doc", "how", "b", "md"],
         *["a_b", "os_path_join", "doc_how_to_a_b_md"],
-    ]  # a hyphen joins words only inside a path: prose writes "silver-white"
+    ]  # a hyphen of letters joins words only inside a path: prose writes "silver-white"
     assert Analyzer("none").terms("The max_connections") == [
         "the",
         "max",
@@ -123,7 +124,7 @@ async def test_a_sqlite_file_of_revision_one_is_analysed_again_in_its_language(
 
     read_only = open_sqlite(path, read_only=True)
     try:
-        assert read_only.chunks.analyzer == analyzer
+        assert read_only.chunks.analyzer == Analyzer(language, revision=LEGACY_REVISION)
         found = await read_only.chunks.lexical_candidates(analyzer.terms(QUERY), tenant)
         assert len(found.candidates) == 3  # by its words alone; nothing rewritten
     finally:
@@ -187,5 +188,64 @@ async def test_a_postgres_schema_of_revision_one_is_analysed_again_on_open(
         found = await stores.chunks.lexical_candidates(terms, tenant)
         holders = [c.chunk_id for c in found.candidates if c.term_frequencies.get(terms[-1])]
         assert sorted(holders) == sorted(passages(tenant)[n].id for n in (0, 2))
+    finally:
+        await stores.close()
+
+
+#: Passages whose revision-2 terms differ from the current ones: a word with vowel signs
+#: (cut at each sign), a hyphenated identifier holding a digit (no compound).
+SCRIPTS = ["मैं हर दिन एक किताब पढ़ता हूँ", "कबूतर तालाब के पास", "build for x86-64", "x86 and 64"]
+
+
+def _revision_two_terms(analyzer: Analyzer, text: str) -> list[str]:
+    return _CURRENT_TERMS(Analyzer(analyzer.language, revision=LEGACY_REVISION), text)
+
+
+class _RevisionTwo(Analyzer):
+    terms = _revision_two_terms
+
+
+@pytest.mark.asyncio
+async def test_a_sqlite_file_of_revision_two_is_searched_as_it_is_then_analysed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read-only, its queries meet the terms it holds; opened to write, it holds the new ones."""
+    path, tenant = tmp_path / "r2.db", new_tenant_id()
+    live = migration_passages(tenant, SCRIPTS)
+    with monkeypatch.context() as old:
+        old.setattr(Analyzer, "terms", _revision_two_terms)
+        stores = open_sqlite(path, dimension=2)
+        await stores.chunks.upsert_chunks(live)
+        await stores.close()
+    with contextlib.closing(sqlite3.connect(path)) as raw, raw:
+        raw.execute(
+            "UPDATE redstring_settings SET value = ?"
+            " WHERE component = 'chunks' AND name = 'analysis'",
+            (LEGACY_REVISION,),
+        )
+    assert stored_postings(path) == expected_postings(live, _RevisionTwo())
+
+    read_only = open_sqlite(path, read_only=True)
+    try:
+        analyzer = read_only.chunks.analyzer
+        assert analyzer == Analyzer(revision=LEGACY_REVISION)
+        found = await read_only.chunks.lexical_candidates(analyzer.terms("किताब"), tenant)
+        assert sorted(c.chunk_id for c in found.candidates) == sorted(c.id for c in live[:2])
+    finally:
+        await read_only.close()
+    assert revision(path) == [(LEGACY_REVISION,)]
+
+    stores = open_sqlite(path)
+    try:
+        english = Analyzer()
+        assert stores.chunks.analyzer == english
+        assert revision(path) == [(ANALYSIS_REVISION,)]
+        assert stored_postings(path) == expected_postings(live, english)
+        found = await stores.chunks.lexical_candidates(english.terms("किताब"), tenant)
+        assert [c.chunk_id for c in found.candidates] == [live[0].id]
+        terms = english.terms("x86-64")
+        found = await stores.chunks.lexical_candidates(terms, tenant)
+        holders = [c.chunk_id for c in found.candidates if c.term_frequencies.get(terms[-1])]
+        assert holders == [live[2].id]
     finally:
         await stores.close()
