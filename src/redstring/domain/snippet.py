@@ -4,7 +4,10 @@ A passage's word matches a query term when the `Analyzer` of the passages'
 index gives it that term: the same normalisation, stemmer and stopwords the
 lexical channel matched with, so a marked word is one BM25 counted ("Häuser"
 for "Haus" in German, "programs" for "program" in English) and a word BM25
-did not count is not marked. The window of at most `width` characters
+did not count is not marked. Words are read from the text as written, with
+their combining marks (`word_spans`), so a word stored decomposed (`cafe` and
+a combining acute) is analysed as the whole word and marked on its own
+characters, as its composed spelling is. The window of at most `width` characters
 (whitespace runs folded to one space) holding the most distinct terms, then
 the most matches, earliest on a tie, is cut at word boundaries, its matched
 words marked with `MARK` on either side; a word already inside the text's
@@ -15,14 +18,13 @@ from __future__ import annotations
 
 import re
 
-from redstring.domain.tokenize import Analyzer
+from redstring.domain.tokenize import Analyzer, word_spans
 
 #: What marks a matched word, before and after it (Markdown's bold).
 MARK = "**"
 #: What stands for the text cut off at either end.
 ELLIPSIS = "..."
 
-_WORD = re.compile(r"[^\W_]+")
 #: The text's own bold: `**`, then text neither starting nor ending with a space, then `**`.
 _BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
 #: The analysis of an answer that names none: a new index's.
@@ -40,9 +42,9 @@ def best_window(text: str, query: str, width: int, analyzer: Analyzer | None = N
     flat = " ".join(text.split())
     terms = frozenset(analysis.terms(query))
     hits = [
-        (found.start(), found.end(), term)
-        for found in _WORD.finditer(flat)
-        if (term := _matched(analysis.terms(found.group()), terms)) is not None
+        (start, end, term)
+        for start, end in word_spans(flat)
+        if (term := _matched(analysis.terms(flat[start:end]), terms)) is not None
     ]
     start = _best_start(flat, hits, width)
     end = min(len(flat), start + width)

@@ -89,3 +89,19 @@ def test_exactly_the_matched_words_and_the_texts_own_bold_read_bold(
     ]
     shown = best_window(text, " ".join(query), len(text), analyzer)
     assert _bold_words(shown) == expected, shown
+
+
+def test_a_decomposed_word_is_marked_on_its_own_characters() -> None:
+    """ "cafe" and a combining acute is the word BM25 counted for "café": marked whole."""
+    decomposed = "The cafe\u0301 serves e\u0301tude pieces."
+    assert (
+        best_window(decomposed, "café étude", 80)
+        == "The **cafe\u0301** serves **e\u0301tude** pieces."
+    )
+    assert best_window("The caf\u00e9 serves", "cafe\u0301", 80) == "The **caf\u00e9** serves"
+
+
+def test_a_word_with_vowel_signs_is_marked_whole() -> None:
+    text = "मैं हर दिन एक किताब पढ़ता हूँ।"
+    assert best_window(text, "किताब", 80) == "मैं हर दिन एक **किताब** पढ़ता हूँ।"
+    assert MARK not in best_window("कबूतर तालाब के पास", "किताब", 80)
