@@ -1,4 +1,8 @@
-"""Splitting text into overlapping windows that map back onto the source exactly."""
+"""Splitting text into overlapping windows that map back onto the source exactly.
+
+A NUL (`"\\x00"`) in the text is read as a space (ADR 0685): no passage holds
+one, so every chunk store, PostgreSQL's included, stores the same passages.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +24,10 @@ class SlidingWindowChunker:
     A window ends at the last paragraph break inside it if there is one in its
     second half, else at the last sentence end, else at the last whitespace,
     else at `size`. Leading and trailing whitespace is trimmed from each span,
-    and every span satisfies `span.text == text[span.start:span.end]`.
+    and every span satisfies `span.text == text[span.start:span.end]`, with
+    each NUL of `text` read as a space: a stray NUL (a C string's terminator,
+    a byte of a binary format) is whitespace, so no span holds one and the
+    offsets still index `text` as given.
     Raises `InvalidArgumentError` unless `size > 0` and `0 <= overlap < size`.
     """
 
@@ -45,7 +52,8 @@ class SlidingWindowChunker:
             )
 
     def split(self, text: str) -> list[TextSpan]:
-        """The spans of `text`, in order; `[]` for a blank text."""
+        """The spans of `text`, in order; `[]` for a blank text (or one of NULs and space)."""
+        text = readable_text(text)
         spans: list[TextSpan] = []
         start = _skip_space(text, 0)
         while start < len(text):
@@ -76,6 +84,12 @@ class SlidingWindowChunker:
             return start
         match = _SPACE.search(text, start, previous_end)
         return _skip_space(text, match.end()) if match else start
+
+
+def readable_text(text: str) -> str:
+    """`text` with each NUL read as a space: the same length, so offsets into it index
+    the text as given, and a text no store refuses (PostgreSQL's text holds no NUL)."""
+    return text.replace("\x00", " ")
 
 
 def _last_match_end(pattern: re.Pattern[str], window: str, floor: int) -> int | None:

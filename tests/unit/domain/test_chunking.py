@@ -105,3 +105,25 @@ def test_no_overlap_means_windows_abut() -> None:
     text = " ".join(f"word{n}" for n in range(200))
     spans = SlidingWindowChunker(size=100, overlap=0).split(text)
     assert all(b.start >= a.end for a, b in itertools.pairwise(spans))
+
+
+@given(
+    text=st.text(alphabet=st.sampled_from("ab .\n\x00"), max_size=300),
+    size=st.integers(1, 60),
+    overlap_fraction=st.floats(0, 0.9),
+)
+def test_a_nul_is_read_as_a_space_so_no_span_holds_one(
+    text: str, size: int, overlap_fraction: float
+) -> None:
+    overlap = min(size - 1, int(size * overlap_fraction))
+    chunker = SlidingWindowChunker(size=size, overlap=overlap)
+    spans = chunker.split(text)
+    assert all("\x00" not in span.text for span in spans)
+    assert all(text[s.start : s.end].replace("\x00", " ") == s.text for s in spans)
+    assert spans == chunker.split(text.replace("\x00", " "))
+
+
+def test_a_stray_nul_between_words_separates_them_and_a_text_of_nuls_is_blank() -> None:
+    [span] = SlidingWindowChunker().split("\x00Bob\x00Smith wrote.\x00\x00")
+    assert (span.start, span.end, span.text) == (1, 17, "Bob Smith wrote.")
+    assert SlidingWindowChunker().split("\x00 \x00\n") == []
