@@ -352,13 +352,18 @@ def require_document_id(name: str, value: Any) -> None:
 def require_documents(documents: Iterable[Any], *, name: str = "documents") -> None:
     """Every document's id, text, title and metadata is encodable text and finite JSON,
     and its id a document id: a document changed after it was made (`model_copy`, an
-    assignment) skipped the checks its constructor made."""
+    assignment) skipped the checks its constructor made.
+
+    Metadata, which every passage of the document carries, holds no NUL
+    (`require_storable_json`): PostgreSQL's `jsonb` cannot store one. A NUL in the
+    text is no fault: the chunker reads it as a space (ADR 0685).
+    """
     for index, document in enumerate(documents):
         where = f"{name}[{index}]"
         require_document_id(f"{where}.id", document.id)
         require_str(f"{where}.text", document.text)
         require_str(f"{where}.title", document.title)
-        require_finite_json(f"{where}.metadata", document.metadata)
+        require_storable_json(f"{where}.metadata", document.metadata)
 
 
 #: The most characters of an entity's name or of one alias. A name files blocking keys

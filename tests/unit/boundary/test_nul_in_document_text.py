@@ -17,6 +17,7 @@ from uuid import uuid4
 import pytest
 
 from redstring import AsyncRedstring, SourceDocument, index_documents, new_tenant_id
+from redstring.errors import InvalidArgumentError
 from redstring.providers import FakeLlmProvider
 from tests.unit.boundary.conftest import Stores
 
@@ -96,3 +97,28 @@ def test_a_build_of_a_text_holding_a_nul_extracts_and_stores_it_in_every_store(d
             return built.failures, names, [hit.text for hit in found.matches]
 
     assert asyncio.run(scenario()) == ([], ["Bob Smith"], ["Bob Smith wrote the ledger."])
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("metadata", "name"),
+    [
+        ({"author": "Bob\x00"}, "documents[1].metadata['author']"),
+        ({"tags": ["ledger", "x\x00"]}, "documents[1].metadata['tags'][1]"),
+        ({"au\x00thor": "Bob"}, "documents[1].metadata['au\\x00thor']"),
+    ],
+)
+async def test_a_nul_in_a_documents_metadata_is_refused_before_anything_is_written(
+    stores: Stores, metadata: dict[str, object], name: str
+) -> None:
+    tenant = new_tenant_id()
+    documents = [
+        SourceDocument(id="a.txt", text="Ada Lovelace kept notes."),
+        SourceDocument(id="b.txt", text="Bob Smith wrote the ledger.", metadata=metadata),
+    ]
+    with pytest.raises(InvalidArgumentError) as caught:
+        await index_documents(documents, chunks=stores.chunks, tenant_id=tenant)
+    assert caught.value.name == name
+    assert "NUL" in str(caught.value)
+    assert "remove" in str(caught.value)
+    assert await stores.chunks.chunks_of_source("a.txt", tenant) == []
