@@ -6,8 +6,10 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass
+from io import StringIO
 from pathlib import Path
 
+from redstring.cli.main import main
 from tests.hang_guard import HANG_GUARD_SECONDS
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -46,6 +48,13 @@ def redstring(*argv: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -
         check=False,
     )
     return Ran(done.returncode, done.stdout, done.stderr)
+
+
+def in_process(*argv: str, env: dict[str, str]) -> Ran:
+    """`redstring ARGV...` run by `main` in this process, with `env` as its whole environment."""
+    out, err = StringIO(), StringIO()
+    status = main(list(argv), env=env, stdout=out, stderr=err)
+    return Ran(status, out.getvalue(), err.getvalue())
 
 
 def assert_one_error_line(ran: Ran, *, status: int = 1) -> str:

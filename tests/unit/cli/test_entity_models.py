@@ -13,14 +13,12 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
-from io import StringIO
 from pathlib import Path
 from uuid import UUID
 
 import pytest
 
 from redstring import AsyncRedstring, Entity, EntityId
-from redstring.cli.main import main
 from redstring.cli.mcp_server import open_server
 from redstring.client.tenants import DEFAULT_TENANT
 from redstring.domain.events import DocumentExtracted
@@ -30,7 +28,7 @@ from redstring.projections.vectors import VectorProjection, embedded_event
 from redstring.providers import FakeEmbeddingProvider
 from redstring.stores import open_sqlite
 from tests.hang_guard import HANG_GUARD_SECONDS
-from tests.unit.cli.console import ROOT, assert_one_error_line, clean_env
+from tests.unit.cli.console import ROOT, assert_one_error_line, clean_env, in_process
 from tests.unit.cli.console import Ran as Finished
 from tests.unit.written_elsewhere import NOTE
 
@@ -75,12 +73,6 @@ def entities_at_64(tmp_path: Path) -> Path:
     return db
 
 
-def _run(*argv: str, env: dict[str, str]) -> Finished:
-    out, err = StringIO(), StringIO()
-    status = main(list(argv), env=env, stdout=out, stderr=err)
-    return Finished(status, out.getvalue(), err.getvalue())
-
-
 def _names_the_way_out(line: str) -> None:
     assert line.startswith("redstring: error: ")
     assert "the entities of this tenant were embedded by fake-hashed-words (2 entities)" in line
@@ -91,12 +83,12 @@ def _names_the_way_out(line: str) -> None:
 
 
 def test_an_entity_search_under_another_model_fails_on_one_line(entities_at_64: Path) -> None:
-    ran = _run("search", "Lovelace", "--db", str(entities_at_64), env=OPENAI_AT_64)
+    ran = in_process("search", "Lovelace", "--db", str(entities_at_64), env=OPENAI_AT_64)
     _names_the_way_out(assert_one_error_line(ran))
 
 
 def test_a_lexical_entity_search_under_another_model_answers(entities_at_64: Path) -> None:
-    ran = _run(
+    ran = in_process(
         "search", "Ada Lovelace", "--db", str(entities_at_64), "--mode", "lexical", "--json",
         env=OPENAI_AT_64,
     )  # fmt: skip

@@ -9,18 +9,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from io import StringIO
 from pathlib import Path
 
 import pytest
 
 from redstring import AsyncRedstring
-from redstring.cli.main import main
 from redstring.cli.mcp_server import open_server
 from redstring.errors import DimensionMismatchError
 from redstring.providers import FakeEmbeddingProvider
 from tests.hang_guard import HANG_GUARD_SECONDS
-from tests.unit.cli.console import ROOT, assert_one_error_line, clean_env
+from tests.unit.cli.console import ROOT, assert_one_error_line, clean_env, in_process
 from tests.unit.cli.console import Ran as Finished
 from tests.unit.cli.mcp_fixture_server import opener_of
 from tests.unit.cli.world import DIMENSION, HOME, populated_stores
@@ -36,12 +34,6 @@ OPENAI_AT_8 = {
 }
 
 
-def _run(*argv: str, env: dict[str, str] | None = None) -> Finished:
-    out, err = StringIO(), StringIO()
-    status = main(list(argv), env=env or {}, stdout=out, stderr=err)
-    return Finished(status, out.getvalue(), err.getvalue())
-
-
 def _names_the_way_out(line: str, *, stored: int, model: int) -> None:
     assert f"the database holds {stored}-dimension vectors" in line
     assert f"the embedding model makes {model}-dimension ones" in line
@@ -51,7 +43,9 @@ def _names_the_way_out(line: str, *, stored: int, model: int) -> None:
 
 
 def test_a_lexical_passage_search_answers_whatever_the_model(written_at_64: Path) -> None:
-    ran = _run("passages", "Lovelace", "--db", str(written_at_64), "--mode", "lexical", "--json")
+    ran = in_process(
+        "passages", "Lovelace", "--db", str(written_at_64), "--mode", "lexical", "--json", env={}
+    )
     assert ran.status == 0, ran.err
     assert '"source_id": "ada.md"' in ran.out
 
@@ -59,7 +53,7 @@ def test_a_lexical_passage_search_answers_whatever_the_model(written_at_64: Path
 def test_a_passage_search_that_embeds_fails_on_one_line_naming_embeddings_none(
     written_at_64: Path,
 ) -> None:
-    ran = _run("passages", "Lovelace", "--db", str(written_at_64), env=OPENAI_AT_8)
+    ran = in_process("passages", "Lovelace", "--db", str(written_at_64), env=OPENAI_AT_8)
     line = assert_one_error_line(ran)
     _names_the_way_out(line, stored=64, model=8)
 

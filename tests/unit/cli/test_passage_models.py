@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from io import StringIO
 from pathlib import Path
 
 import pytest
 
 from redstring import AsyncRedstring
-from redstring.cli.main import main
 from redstring.cli.mcp_server import open_server
 from redstring.client.stores import open_store_set
 from redstring.errors import EmbeddingModelMismatchError
 from redstring.providers import FakeEmbeddingProvider
 from tests.hang_guard import HANG_GUARD_SECONDS
-from tests.unit.cli.console import ROOT, assert_one_error_line, clean_env
+from tests.unit.cli.console import ROOT, assert_one_error_line, clean_env, in_process
 from tests.unit.cli.console import Ran as Finished
 from tests.unit.written_elsewhere import NOTE
 
@@ -36,12 +34,6 @@ OPENAI_AT_64 = {
 }
 
 
-def _run(*argv: str, env: dict[str, str]) -> Finished:
-    out, err = StringIO(), StringIO()
-    status = main(list(argv), env=env, stdout=out, stderr=err)
-    return Finished(status, out.getvalue(), err.getvalue())
-
-
 def _names_the_way_out(line: str) -> None:
     assert line.startswith("redstring: error: ")
     assert "the passages of this tenant were embedded by fake-hashed-words (1 passage)" in line
@@ -52,12 +44,12 @@ def _names_the_way_out(line: str) -> None:
 
 
 def test_a_passage_search_under_another_model_fails_on_one_line(written_at_64: Path) -> None:
-    ran = _run("passages", "Lovelace", "--db", str(written_at_64), env=OPENAI_AT_64)
+    ran = in_process("passages", "Lovelace", "--db", str(written_at_64), env=OPENAI_AT_64)
     _names_the_way_out(assert_one_error_line(ran))
 
 
 def test_a_lexical_passage_search_under_another_model_answers(written_at_64: Path) -> None:
-    ran = _run(
+    ran = in_process(
         "passages", "Lovelace", "--db", str(written_at_64), "--mode", "lexical", "--json",
         env=OPENAI_AT_64,
     )  # fmt: skip
