@@ -1,13 +1,15 @@
 """Reading text and Markdown files into `SourceDocument`s (ADR 0162).
 
-A folder is read recursively; hidden files and folders (a name starting with
-`.`) are skipped. A document's id is its path, in `/` form, relative to
+A folder is read recursively (`walk`): hidden files and folders (a name
+starting with `.`) are skipped, links to folders are followed, each folder
+read once. A document's id is its path, in `/` form, relative to
 `root` when one is given (every path must then lie under it), and otherwise
 relative to the folder holding the path that was named: indexing `docs`
 gives `docs/a.md`, `docs/sub/b.md`, from whatever working directory, so the
-same files read again find the same sources. Links are not followed into
-ids (`..` collapsed). Files are decoded with `encoding` (UTF-8 by default),
-and a leading byte-order mark is not part of the text. A file that does not
+same files read again find the same sources. Links are not resolved into
+ids (`..` collapsed): a file under a linked folder has the link's path.
+Files are decoded with `encoding` (UTF-8 by default), and a leading
+byte-order mark is not part of the text. A file that does not
 decode, or cannot be read, is skipped and reported, and so is a pipe, socket
 or device found in a folder (or a link to one), which is never opened: a
 pipe would wait for a writer forever, and a device such as /dev/zero never
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from redstring.client.mirrored import SUFFIXES, MirroredFolder, mirrored_folder
+from redstring.client.walk import walk
 from redstring.composition.index_documents import SkippedFile
 from redstring.domain.document import SourceDocument
 from redstring.domain.errors import DocumentPathError, InvalidArgumentError, NoDocumentsError
@@ -36,7 +39,7 @@ Documents = Document | Iterable[Document]
 
 @dataclass(frozen=True)
 class DocumentsRead:
-    """The documents read, in path order, the files skipped, and the folders read.
+    """The documents read, in path order, the files and folders skipped, and the folders read.
 
     `folders` holds each folder named, as the ids it could give
     (`MirroredFolder.claims`): every document it claims that was neither read
@@ -75,6 +78,7 @@ def read_documents(
     base = None if root is None else _root(root)
     files: dict[Path, Path] = {}  # absolute path -> the folder its id is relative to
     folders: list[MirroredFolder] = []
+    skipped_folders: list[SkippedFile] = []
     for raw in paths:
         path = Path(raw)
         named = Path(os.path.abspath(path))
@@ -83,8 +87,10 @@ def read_documents(
             raise DocumentPathError(path=str(raw), detail=f"not under `root` {base}")
         if path.is_dir():
             folders.append(mirrored_folder(named, relative_to))
-            for found in sorted(_walk(path)):
-                files.setdefault(Path(os.path.abspath(found)), relative_to)
+            walked = walk(named, relative_to)
+            for found in walked.files:
+                files.setdefault(found, relative_to)
+            skipped_folders += [file for file in walked.skipped if file not in skipped_folders]
         elif path.is_file():
             if path.suffix.lower() not in SUFFIXES:
                 raise DocumentPathError(path=str(raw), detail="not a text or Markdown file")
@@ -92,9 +98,9 @@ def read_documents(
         else:
             raise DocumentPathError(path=str(raw), detail=_not_readable(path))
     listed = [str(raw) for raw in paths]
-    if not files and not allow_empty:
+    if not files and not skipped_folders and not allow_empty:
         raise NoDocumentsError(paths=listed)
-    read = DocumentsRead(documents=[], folders=folders, paths=listed)
+    read = DocumentsRead(documents=[], skipped=skipped_folders, folders=folders, paths=listed)
     for path, relative_to in files.items():
         source_id = path.relative_to(relative_to).as_posix()
         try:
@@ -204,16 +210,6 @@ def _kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a folder"
     return "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a pipe or socket"
-
-
-def _walk(folder: Path) -> list[Path]:
-    found: list[Path] = []
-    for root, dirs, names in os.walk(folder):
-        dirs[:] = [name for name in dirs if not name.startswith(".")]
-        for name in names:
-            if not name.startswith(".") and Path(name).suffix.lower() in SUFFIXES:
-                found.append(Path(root) / name)
-    return found
 
 
 def _read(path: Path, source_id: str, encoding: str) -> SourceDocument:

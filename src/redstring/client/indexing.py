@@ -2,10 +2,12 @@
 
 Indexing runs first and removal after it (ADR 0310), so a run stopped midway
 removes nothing. A folder that now holds no file at all is still mirrored:
-what it held is removed. Only when nothing was found and nothing was removed
-is the run an error (`NoDocumentsError`): there was nothing to do. A run
-that embedded says when the tenant's passages are left embedded by several
-models (`IndexReport.mixed_models`).
+what it held is removed. What was indexed from a file or folder the walk
+skipped (a folder's id ends in `/`) is kept: it was found, not gone. Only
+when nothing was found and nothing was removed is the run an error
+(`NoDocumentsError`): there was nothing to do. A run that embedded says when
+the tenant's passages are left embedded by several models
+(`IndexReport.mixed_models`).
 """
 
 from __future__ import annotations
@@ -48,8 +50,9 @@ async def index_and_mirror(
         )
     present = {document.id for document in read.documents}
     present.update(file.id for file in read.skipped)
+    kept_under = tuple(file.id for file in read.skipped if file.id.endswith("/"))
     folders = [] if keep_missing else read.folders
-    removed = await remove_missing(chunks, tenant_id, folders, present)
+    removed = await remove_missing(chunks, tenant_id, folders, present, kept_under=kept_under)
     if read.empty and not removed:
         raise NoDocumentsError(paths=read.paths)
     removed = sorted([*report.removed, *removed])  # emptied documents, and those that left

@@ -7,7 +7,7 @@ for `notes`), so every id under `notes/` is one its walk could give. A
 folder that *is* the base gives ids with no name of its own (`a.md`,
 `sub/b.md`), and any file id could look like one of them; such a folder
 claims only the ids its walk could give as it stands now: a file directly in
-it, or a file under one of its subfolders that is still there. The walk's
+it, or a file under one of its subfolders (or links to folders) still there. The walk's
 rules apply too: a hidden part (a name starting with `.`) or a suffix that is
 not read is never a folder's id. A document whose id no folder of a run
 claims is never removed by that run (ADR 0500).
@@ -48,11 +48,17 @@ def mirrored_folder(folder: Path, relative_to: Path) -> MirroredFolder:
         return MirroredFolder(prefix=relative + "/")
     with os.scandir(folder) as entries:
         names = frozenset(
-            entry.name
-            for entry in entries
-            if not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False)
+            entry.name for entry in entries if not entry.name.startswith(".") and _is_dir(entry)
         )
     return MirroredFolder(prefix="", subfolders=names)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    """Whether `entry` is a folder or a link to one (the walk follows both)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def walked(source_id: str) -> bool:

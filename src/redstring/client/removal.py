@@ -57,8 +57,11 @@ async def remove_missing(
     tenant_id: TenantId,
     folders: Sequence[MirroredFolder],
     present: Collection[str],
+    *,
+    kept_under: tuple[str, ...] = (),
 ) -> list[str]:
-    """Remove the documents read from files that one of `folders` claims and are not `present`.
+    """Remove the documents read from files that one of `folders` claims and are not `present`
+    nor under a folder of `kept_under` (ids ending in `/`: folders found but not read).
 
     A document counts as read from a file when its passages carry the file's
     path as their `path` metadata (what reading a folder records), so
@@ -71,7 +74,9 @@ async def remove_missing(
     summary = await chunks.chunk_summary(tenant_id)
     removed: list[str] = []
     for source_id in sorted(summary.sources):
-        if source_id in present or not any(folder.claims(source_id) for folder in folders):
+        if source_id in present or source_id.startswith(kept_under):
+            continue
+        if not any(folder.claims(source_id) for folder in folders):
             continue
         manifest = await chunks.source_manifest(source_id, tenant_id)
         if manifest and manifest[0].metadata.get("path") == source_id:

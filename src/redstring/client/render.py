@@ -13,7 +13,13 @@ from redstring.extraction.extractor import ChunkFailure
 def print_index_report(report: IndexReport, out: TextIO) -> None:
     """The summary of one `redstring index`, naming the first few documents removed."""
     empty = f", {count(report.empty, 'document')} empty (nothing to index)" if report.empty else ""
-    skipped = f", {count(len(report.skipped), 'file')} skipped" if report.skipped else ""
+    folders = sum(1 for file in report.skipped if file.id.endswith("/"))
+    skipped = ", ".join(
+        count(number, noun)
+        for number, noun in ((len(report.skipped) - folders, "file"), (folders, "folder"))
+        if number
+    )
+    skipped = f", {skipped} skipped" if skipped else ""
     removed = ""
     if report.removed:
         named = ", ".join(printable(removed) for removed in report.removed[:_NAMED_REMOVALS])

@@ -62,7 +62,8 @@ DEFAULT_CHUNKER = SlidingWindowChunker()
 
 
 class SkippedFile(BaseModel):
-    """A file the caller's reader found but did not index: its document id and why."""
+    """A file the caller's reader found but did not index: its document id and why; or a
+    folder it did not read, whose id is its path ending in `/`."""
 
     id: str
     reason: str

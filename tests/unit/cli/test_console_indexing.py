@@ -152,3 +152,27 @@ def test_language_chooses_the_analysis_of_a_new_database_which_then_keeps_it(
     assert "language='english'" in line
     unknown = redstring("passages", "x", "--db", str(db), "--language", "klingon", *NONE)
     assert "--language" in assert_one_error_line(unknown, status=2)
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+def test_a_subfolder_linked_back_from_elsewhere_stays_and_a_looping_link_is_named(
+    tmp_path: Path,
+) -> None:
+    corpus = _corpus(tmp_path)
+    db = str(tmp_path / "x.db")
+    assert redstring("index", "corpus", "--db", db, "--quiet", *NONE, cwd=tmp_path).status == 0
+    (tmp_path / "disk").mkdir()
+    (corpus / "sub").rename(tmp_path / "disk" / "sub")
+    (corpus / "sub").symlink_to(Path("..") / "disk" / "sub")
+    (corpus / "sub" / "again").symlink_to(".")
+    ran = redstring("index", "corpus", "--db", db, "--quiet", *NONE, cwd=tmp_path)
+    assert ran.status == 0, ran.err
+    assert ran.out == (
+        "indexed 2 documents: 0 chunks written, 2 documents unchanged, "
+        "0 chunks embedded, 1 folder skipped\n"
+    )
+    assert ran.err == (
+        "redstring: warning: skipped corpus/sub/again/: a link to corpus/sub/, which holds "
+        "it: not followed, it would loop\n"
+    )
+    assert _source_ids(Path(db), tmp_path) == ["corpus/a.md", "corpus/sub/b.txt"]

@@ -55,12 +55,12 @@ def test_a_folder_that_is_its_root_claims_its_files_and_its_subfolders_ids(
     tmp_path: Path,
 ) -> None:
     notes = _tree(tmp_path / "notes")
-    (notes / "linked").symlink_to(tmp_path, target_is_directory=True)  # never walked into
+    (notes / "linked").symlink_to(tmp_path, target_is_directory=True)  # walked into, as a folder
     mirrored = mirrored_folder(notes, notes)
-    assert mirrored == MirroredFolder(prefix="", subfolders=frozenset({"sub"}))
-    for claimed in ("a.md", "gone.md", "sub/c.markdown", "sub/gone/x.md"):
+    assert mirrored == MirroredFolder(prefix="", subfolders=frozenset({"sub", "linked"}))
+    for claimed in ("a.md", "gone.md", "sub/c.markdown", "sub/gone/x.md", "linked/a.md"):
         assert mirrored.claims(claimed), claimed
     # Another folder's ids (rA/a.md from `index rA`), a subfolder no longer there, and
     # what the walk never reads are not this folder's to remove.
-    for unclaimed in ("rA/a.md", "gone/x.md", "linked/a.md", ".hidden/e.md", "sub/image.png"):
+    for unclaimed in ("rA/a.md", "gone/x.md", ".hidden/e.md", "sub/image.png"):
         assert not mirrored.claims(unclaimed), unclaimed
