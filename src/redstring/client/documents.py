@@ -13,7 +13,7 @@ byte-order mark is not part of the text. A file that does not
 decode, or cannot be read, is skipped and reported, and so is a pipe, socket
 or device found in a folder (or a link to one), which is never opened: a
 pipe would wait for a writer forever, and a device such as /dev/zero never
-ends.
+ends. So is a file whose name is not UTF-8: no document id can hold it.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from redstring.client.mirrored import SUFFIXES, MirroredFolder, mirrored_folder
-from redstring.client.walk import walk
+from redstring.client.walk import not_utf8, shown, walk
 from redstring.composition.index_documents import SkippedFile
 from redstring.domain.document import SourceDocument
 from redstring.domain.errors import DocumentPathError, InvalidArgumentError, NoDocumentsError
@@ -106,7 +106,7 @@ def read_documents(
         try:
             read.documents.append(_read(path, source_id, encoding))
         except _Unreadable as unreadable:
-            read.skipped.append(SkippedFile(id=source_id, reason=str(unreadable)))
+            read.skipped.append(SkippedFile(id=shown(source_id), reason=str(unreadable)))
     return read
 
 
@@ -213,6 +213,11 @@ def _kind(mode: int) -> str:
 
 
 def _read(path: Path, source_id: str, encoding: str) -> SourceDocument:
+    if not_utf8(source_id):
+        raise _Unreadable(
+            "its name is not UTF-8 text (the bytes shown as \\x..), which a document id must "
+            "be; rename it"
+        )
     held = control_character(source_id)
     if held is not None:
         raise _Unreadable(

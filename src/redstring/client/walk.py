@@ -15,6 +15,7 @@ documents indexed under it are kept (ADR 0675).
 from __future__ import annotations
 
 import os
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +44,7 @@ def walk(folder: Path, relative_to: Path) -> Walk:
     links: deque[Path] = deque()
 
     def folder_id(path: Path) -> str:
-        relative = path.relative_to(relative_to).as_posix()
+        relative = shown(path.relative_to(relative_to).as_posix())
         return "" if relative == "." else relative + "/"
 
     def skip(path: Path, reason: str) -> None:
@@ -105,3 +106,18 @@ def _read_already(seen_id: str, path: Path, seen: Path) -> str:
     if path.is_relative_to(seen):
         return f"{kind} {named}, which holds it: not followed, it would loop"
     return f"{kind} {named}, read there: not read twice"
+
+
+#: What a byte of a file name that is not UTF-8 becomes in a `str` path (surrogateescape).
+_UNDECODED = re.compile("[\udc80-\udcff]")
+
+
+def not_utf8(path: str) -> bool:
+    """Whether `path`, as read from the file system, holds a byte that is not UTF-8."""
+    return _UNDECODED.search(path) is not None
+
+
+def shown(path: str) -> str:
+    """`path` as text: each byte that is not UTF-8 (a lone surrogate in a `str` path, which
+    no text can carry) written as its escape, `\\xe9`."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace") if not_utf8(path) else path

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -176,3 +177,25 @@ def test_a_subfolder_linked_back_from_elsewhere_stays_and_a_looping_link_is_name
         "it: not followed, it would loop\n"
     )
     assert _source_ids(Path(db), tmp_path) == ["corpus/a.md", "corpus/sub/b.txt"]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="needs file names of any bytes")
+def test_a_file_name_that_is_not_utf8_is_skipped_and_the_rest_indexed(tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path)
+    db = str(tmp_path / "x.db")
+    assert redstring("index", "corpus", "--db", db, "--quiet", *NONE, cwd=tmp_path).status == 0
+    (corpus / "a.md").write_text("# Ada\n\nAda Lovelace wrote the first seal program.\n")
+    with open(os.fsencode(corpus) + b"/caf\xe9.md", "w", encoding="utf-8") as file:
+        file.write("A Latin-1 name about beavers.\n")
+    ran = redstring("index", "corpus", "--db", db, "--quiet", *NONE, cwd=tmp_path)
+    assert ran.status == 0, ran.err
+    assert ran.out == (
+        "indexed 2 documents: 1 chunk written, 1 document unchanged, "
+        "0 chunks embedded, 1 file skipped\n"
+    )
+    assert ran.err == (
+        "redstring: warning: skipped corpus/caf\\xe9.md: its name is not UTF-8 text (the "
+        "bytes shown as \\x..), which a document id must be; rename it\n"
+    )
+    found = redstring("passages", "seal", "--db", db, "--json", *NONE, cwd=tmp_path)
+    assert [hit["source_id"] for hit in json.loads(found.out)["matches"]] == ["corpus/a.md"]

@@ -194,3 +194,22 @@ def test_an_id_changed_past_the_constructor_is_refused_by_index_and_build(
         with pytest.raises(InvalidArgumentError, match="control character"):
             rs.build([document], model=FakeLlmProvider(), domain="general")
         assert rs.describe().sources == {}
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="needs file names of any bytes")
+def test_a_file_whose_name_is_not_utf8_is_skipped_named_printably_and_the_rest_read(
+    tmp_path: Path,
+) -> None:
+    """A Latin-1 name from an old archive: no document id can hold it, so it is skipped."""
+    folder = _folder(tmp_path)
+    with open(os.fsencode(folder) + b"/caf\xe9.md", "w", encoding="utf-8") as file:
+        file.write("Beavers.")
+    read = read_documents([folder])
+    assert [document.id for document in read.documents] == ["notes/a.md"]
+    [skipped] = read.skipped
+    assert skipped.id == "notes/caf\\xe9.md"
+    assert skipped.id.isprintable()
+    assert skipped.reason == (
+        "its name is not UTF-8 text (the bytes shown as \\x..), which a document id "
+        "must be; rename it"
+    )
