@@ -227,14 +227,13 @@ class EntityAnswer(_Rows[Neighbour]):
 
     def _print(self, out: io.StringIO) -> None:
         entity = self.entity
-        out.write(f"{entity.name} ({entity.type}) {entity.id}\n")
+        out.write(f"{printable(entity.name)} ({printable(entity.type)}) {printable(entity.id)}\n")
         if entity.description:
-            out.write(f"  {entity.description}\n")
+            out.write(f"  {printable(entity.description)}\n")
         for neighbour in self.neighbours:
             arrow = "->" if neighbour.direction == "outgoing" else "<-"
-            out.write(
-                f"  {arrow} {neighbour.relationship_type} {neighbour.name} ({neighbour.type})\n"
-            )
+            kind, name = printable(neighbour.relationship_type), printable(neighbour.name)
+            out.write(f"  {arrow} {kind} {name} ({printable(neighbour.type)})\n")
 
 
 class TenantStats(BaseModel):
@@ -290,8 +289,8 @@ def count(number: int, noun: str, plural: str | None = None) -> str:
 def printable(text: str) -> str:
     """`text` with each control character (a newline, a tab, NUL, ESC) written as its escape.
 
-    Ids and names stored before such characters were refused would otherwise
-    break a printed row in two, or drive the terminal.
+    Ids and names stored before such characters were refused, and passages,
+    would otherwise break a printed row in two, or drive the terminal.
     """
     if text.isprintable():
         return text
@@ -346,7 +345,8 @@ def print_entities(answer: EntitySearchAnswer, out: TextIO) -> None:
 def print_passages(answer: PassageSearchAnswer, out: TextIO, *, width: int = 96) -> None:
     """Each passage: rank, scores and source on one line, then the window of its text that
     matched the query best, matched words marked (`best_window`, in the answer's `language`),
-    indented."""
+    indented. The window's line breaks and tabs print as spaces, and its other control
+    characters (ESC, NUL) as their escapes, so a passage cannot drive the terminal."""
     found = count(len(answer.matches), "passage")
     analyzer = Analyzer(answer.language)
     out.write(f"{found} for {answer.query!r} ({answer.mode.value})\n")
@@ -359,7 +359,7 @@ def print_passages(answer: PassageSearchAnswer, out: TextIO, *, width: int = 96)
             f"semantic {_score(hit.semantic)}  lexical {_score(hit.lexical)} (bm25 {bm25})  "
             f"{printable(hit.source_id)} #{hit.index}\n"
         )
-        excerpt = best_window(hit.text, answer.query, width * 2, analyzer)
+        excerpt = printable(best_window(hit.text, answer.query, width * 2, analyzer))
         out.write(textwrap.indent(textwrap.fill(excerpt, width=width), "   ") + "\n")
 
 

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import io
+import unicodedata
 from pathlib import Path
 
 from redstring import Redstring, SourceDocument
 from redstring.cli.main import main
-from redstring.client.answers import printable
+from redstring.client.answers import (
+    EntityAnswer,
+    EntityDetail,
+    Neighbour,
+    print_passages,
+    printable,
+)
 from redstring.client.tenants import DEFAULT_TENANT
 from redstring.composition.sqlite_stores import open_sqlite
 from redstring.domain.chunk import StoredChunk
@@ -53,3 +60,54 @@ def test_a_stored_id_holding_control_characters_prints_escaped_on_one_line(
 def test_printable_text_is_printed_as_it_is() -> None:
     assert printable("notes/été 東京.md") == "notes/été 東京.md"
     assert printable("a\tb\x85") == "a\\tb\\x85"
+
+
+#: A passage written to drive a terminal: a title change, a screen clear, colours, a NUL, a
+#: C1 control sequence introducer, and a tab and line breaks, which print as spaces.
+HOSTILE = (
+    "Harmless note about llamas \x1b]0;PWNED\x07 and \x1b[2J\x1b[31mred\x1b[0m, a NUL\x00here,"
+    " a \x9b2J there,\ta tab and\r\nlines."
+)
+
+
+def _no_control_but_line_breaks(printed: str) -> None:
+    assert [c for c in printed if unicodedata.category(c) == "Cc" and c != "\n"] == []
+
+
+def test_a_passage_that_would_drive_the_terminal_prints_escaped(tmp_path: Path) -> None:
+    db = str(tmp_path / "x.db")
+    with Redstring(db, embeddings="none") as rs:
+        rs.index([SourceDocument(id="evil.md", text=HOSTILE)])
+        answer = rs.passages("llamas")
+        shown = io.StringIO()
+        print_passages(answer, shown, width=400)
+        for printed in (str(answer), repr(answer), shown.getvalue()):
+            _no_control_but_line_breaks(printed)
+        assert answer.matches[0].text == HOSTILE  # the data is the passage as indexed
+    window = shown.getvalue().splitlines()[2].strip()
+    assert window == (
+        "Harmless note about **llamas** \\x1b]0;PWNED\\x07 and \\x1b[2J\\x1b[31mred\\x1b[0m, a "
+        "NUL\\x00here, a \\x9b2J there, a tab and lines."
+    )
+    status, printed = _run("passages", "llamas", "--db", db, "--embeddings", "none")
+    assert status == 0, printed
+    _no_control_but_line_breaks(printed)
+    assert "\\x1b]0;PWNED\\x07" in printed
+
+
+def test_an_entity_that_would_drive_the_terminal_prints_escaped() -> None:
+    """An entity's description comes from a model's answer, and its names from the text."""
+    entity = EntityDetail(
+        id="e1", name="Ada\x1b[31m", type="person", description="wrote\x1b]0;PWNED\x07 notes",
+        aliases=[], properties={}, confidence=1.0, source_document_ids=[],
+    )  # fmt: skip
+    neighbour = Neighbour(
+        relationship_id="r1", relationship_type="knows\x00", direction="outgoing",
+        description="", confidence=1.0, entity_id="e2", name="Bab\x9bbage", type="person\x07",
+    )  # fmt: skip
+    printed = str(EntityAnswer(tenant_id="t", entity=entity, neighbours=[neighbour]))
+    _no_control_but_line_breaks(printed)
+    assert printed == (
+        "Ada\\x1b[31m (person) e1\n  wrote\\x1b]0;PWNED\\x07 notes\n"
+        "  -> knows\\x00 Bab\\x9bbage (person\\x07)"
+    )
