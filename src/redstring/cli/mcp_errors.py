@@ -113,6 +113,6 @@ class EmptyTenantError(RedstringError, ValueError):
         held = ", ".join(others) if others else "none"
         super().__init__(
             f"tenant {tenant} holds no entities and no passages in this database, so the MCP "
-            f"server would answer every search with nothing. Tenants holding entities: {held}. "
+            f"server would answer every search with nothing. Tenants holding data: {held}. "
             "Check --tenant (the name as given to index/build), or index documents into it first."
         )

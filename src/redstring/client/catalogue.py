@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from redstring.client.hints import other_tenants
 from redstring.client.store_set import StoreSet
 from redstring.client.stored_models import TenantModels
 from redstring.domain.chunk import ChunkId, StoredChunk
@@ -25,7 +26,7 @@ class TenantCatalogue(BaseModel):
     (casefolded), to its entity count; `sources` maps each source id,
     exactly as stored at index time, to its passage count. `passages` is
     `None` where the backend keeps no passages. `other_tenants` lists the
-    other tenants of the database holding entities, by id string.
+    other tenants of the database holding entities or passages, by id string.
     `dimension` is the length of the database's vectors (entity vectors and
     passage embeddings alike): an embedding model of another makes searches
     that embed their query fail. `passage_models` maps each embedding model
@@ -63,7 +64,7 @@ async def describe_tenant(
     """
     graph = await stores.graph.graph_summary(tenant_id)
     chunks = None if stores.chunks is None else await stores.chunks.chunk_summary(tenant_id)
-    others = [str(tenant) for tenant in await stores.graph.list_tenants() if tenant != tenant_id]
+    others = await other_tenants(stores, tenant_id)
     return TenantCatalogue(
         tenant_id=str(tenant_id),
         entities=graph.entities,

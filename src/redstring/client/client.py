@@ -438,7 +438,7 @@ class AsyncRedstring:
     async def describe(self) -> TenantCatalogue:
         """What the client's tenant holds: entity types and sources with their counts.
 
-        Also names the other tenants holding entities, and the embedding models that
+        Also names the other tenants holding data, and the embedding models that
         embedded its passages; an unknown tenant gives zeros.
         """
         stores = await self._open("describe")

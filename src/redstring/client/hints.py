@@ -37,11 +37,16 @@ async def nothing_held(stores: StoreSet, tenant_id: TenantId) -> str | None:
     return await _others_hold(stores, tenant_id)
 
 
-async def _others_hold(stores: StoreSet, tenant_id: TenantId) -> str:
+async def other_tenants(stores: StoreSet, tenant_id: TenantId) -> list[str]:
+    """The tenants other than `tenant_id` holding entities or passages, by id string, sorted."""
     tenants = set(await stores.graph.list_tenants())
     if stores.chunks is not None:
         tenants.update(await stores.chunks.list_tenants())
-    others = sorted(str(tenant) for tenant in tenants if tenant != tenant_id)
+    return sorted(str(tenant) for tenant in tenants if tenant != tenant_id)
+
+
+async def _others_hold(stores: StoreSet, tenant_id: TenantId) -> str:
+    others = await other_tenants(stores, tenant_id)
     if not others:
         return f"tenant {tenant_id} holds nothing, nor does any other: index or build first."
     return (

@@ -10,11 +10,13 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from importlib.metadata import version
 from io import StringIO
+from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp.server.mcpserver import MCPServer
 
+from redstring import Redstring, SourceDocument
 from redstring.cli import mcp_schema, mcp_server
 from redstring.cli.main import main
 from redstring.cli.mcp_errors import EmptyTenantError
@@ -515,6 +517,25 @@ def test_redstring_mcp_for_an_empty_tenant_exits_with_the_error() -> None:
     assert status == 1
     assert "holds no entities and no passages" in err.getvalue()
     assert str(HOME) in err.getvalue()
+
+
+def test_redstring_mcp_for_a_mistyped_tenant_names_the_tenants_holding_only_passages(
+    tmp_path: Path,
+) -> None:
+    """What `redstring passages` says of the same mistake: not "holding entities: none"."""
+    db = str(tmp_path / "x.db")
+    with Redstring(db, tenant="acme", embeddings="none") as rs:
+        rs.index([SourceDocument(id="ada.md", text="Ada Lovelace wrote the first program.")])
+    err = StringIO()
+    status = main(["mcp", "--db", db, "--tenant", "acm", "--embeddings", "none"],
+                  stdout=StringIO(), stderr=err)  # fmt: skip
+    assert status == 1
+    assert err.getvalue() == (
+        f"redstring: error: tenant {parse_tenant('acm')} holds no entities and no passages in "
+        "this database, so the MCP server would answer every search with nothing. Tenants "
+        f"holding data: {parse_tenant('acme')}. Check --tenant (the name as given to "
+        "index/build), or index documents into it first.\n"
+    )
 
 
 @pytest.mark.asyncio

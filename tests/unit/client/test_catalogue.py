@@ -29,8 +29,8 @@ def test_describe_counts_the_tenants_sources_and_names_the_other_tenants(tmp_pat
     assert (catalogue.passages, catalogue.sources, catalogue.entities) == (1, {"a.md": 1}, 0)
     assert not catalogue.is_empty
     assert catalogue.tenant_id == str(tenant_id_for("home"))
-    # Only tenants holding entities are listed, and neither here holds any.
-    assert catalogue.other_tenants == []
+    # Every other tenant holding data is listed: "other" holds passages only.
+    assert catalogue.other_tenants == [str(tenant_id_for("other"))]
     assert catalogue.dimension == UNEMBEDDED_DIMENSION  # made with no model
     assert passage.text == ADA.text
 
