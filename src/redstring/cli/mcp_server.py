@@ -79,7 +79,7 @@ from redstring.cli.mcp_schema import (
     names_argument,
     retyped,
 )
-from redstring.cli.mcp_transport import unicode_safe_lines
+from redstring.cli.mcp_transport import named_params, unicode_safe_lines
 from redstring.client.catalogue import TenantCatalogue
 from redstring.client.client import AsyncRedstring
 from redstring.client.errors import (
@@ -217,6 +217,7 @@ def build_server(client: AsyncRedstring, catalogue: TenantCatalogue) -> MCPServe
         version=version("redstring"),
         instructions=INSTRUCTIONS,
         log_level="WARNING",
+        middleware=[named_params],
     )
 
     def note(what: str, found: bool, k: int, filtered: bool, threshold: float | None) -> str | None:

@@ -9,6 +9,17 @@ makes for bytes that are not UTF-8, and the request then answers like any other.
 A frame with an id that is no JSON-RPC message the SDK reads (no `method`,
 `params` that is not an object) would be dropped the same way; it is answered
 with error -32600 (Invalid Request) and its id instead (`invalid_frame_reply`).
+So is every other frame the SDK would drop, as JSON-RPC 2.0 asks, with a
+`null` id since none can be read (ADR 0680): a line that is not JSON (-32700,
+Parse error), a batch (MCP has none since 2025-06-18), a value that is no
+object, an id that is neither a string nor an integer (an array, a float,
+`null`). A blank line is no frame and is passed over; a malformed response
+(`result` or `error`, no `method`, no id to answer) is never answered, so two
+peers cannot answer each other's refusals forever.
+
+`named_params` turns the SDK's bare -32602 ("Invalid request parameters",
+empty data) for a request whose params do not fit the method (`arguments`
+that are no object) into one naming each parameter and what it must be.
 """
 
 from __future__ import annotations
@@ -16,8 +27,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
+from typing import Any, cast
 
-from mcp_types import INVALID_REQUEST, ErrorData, JSONRPCError, jsonrpc_message_adapter
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    jsonrpc_message_adapter,
+)
 from pydantic import ValidationError
 
 #: Where a refusal of an invalid frame goes: the server's outgoing messages.
@@ -56,34 +77,101 @@ def without_lone_surrogates(line: str) -> str:
     return json.dumps(cleaned) + "\n"
 
 
-def invalid_frame_reply(line: str) -> JSONRPCError | None:
-    """The -32600 answer to `line` when it carries an id but is no valid JSON-RPC message.
+def _refusal(code: int, message: str, frame_id: str | int | None = None) -> JSONRPCError:
+    return JSONRPCError(jsonrpc="2.0", id=frame_id, error=ErrorData(code=code, message=message))
 
-    `None` for a valid message, and for a line without a usable id (not JSON,
-    no `id`, a `null` one): the SDK handles those as it always has.
+
+_UNREAD_ID = (
+    "Invalid Request: the id must be a string or an integer (MCP ids are never null), so "
+    "this frame cannot be answered by its id; send it again with one."
+)
+
+
+def invalid_frame_reply(line: str) -> JSONRPCError | None:
+    """The answer to `line` when it is no JSON-RPC message the SDK reads; `None` otherwise.
+
+    -32700 (id `null`) for a line that is not JSON; -32600 for the rest: with
+    the frame's id when it has a usable one (a string or an integer), with
+    `null` when it has none (a batch, a value that is no object, an array,
+    float or `null` id). `None` for a valid message, and for a malformed
+    response without a usable id (one is never answered).
     """
     try:
         message = json.loads(line)
     except ValueError:
-        return None
-    if not isinstance(message, dict) or "id" not in message:
-        return None
-    frame_id = message["id"]
-    if isinstance(frame_id, bool) or not isinstance(frame_id, str | int):
-        return None
+        return _refusal(PARSE_ERROR, "Parse error: a frame must be one JSON object per line.")
+    if isinstance(message, list):
+        return _refusal(
+            INVALID_REQUEST,
+            "Invalid Request: a batch (a JSON array) is not supported; send each message as "
+            "its own line.",
+        )
+    if not isinstance(message, dict):
+        return _refusal(INVALID_REQUEST, "Invalid Request: a frame must be a JSON object.")
+    frame_id = message.get("id")
+    usable = isinstance(frame_id, str | int) and not isinstance(frame_id, bool)
+    if "id" in message and not usable and "method" in message:
+        return _refusal(INVALID_REQUEST, _UNREAD_ID)  # the SDK would read a notification
     try:
         jsonrpc_message_adapter.validate_python(message, by_name=False)
     except ValidationError:
-        return JSONRPCError(
-            jsonrpc="2.0",
-            id=frame_id,
-            error=ErrorData(
-                code=INVALID_REQUEST,
-                message="Invalid Request: a frame with an id must be a request (a string "
-                "`method`, `params` an object if given) or a response (`result` or `error`).",
-            ),
+        if usable:
+            return _refusal(
+                INVALID_REQUEST,
+                "Invalid Request: a frame with an id must be a request (a string `method`, "
+                "`params` an object if given) or a response (`result` or `error`).",
+                cast("str | int", frame_id),
+            )
+        if "method" not in message and ("result" in message or "error" in message):
+            return None  # a malformed response: never answered
+        if "id" in message:
+            return _refusal(INVALID_REQUEST, _UNREAD_ID)
+        return _refusal(
+            INVALID_REQUEST,
+            "Invalid Request: a frame must be a request or notification (a string `method`, "
+            "`params` an object if given) or a response (`result` or `error`).",
         )
     return None
+
+
+async def named_params(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    """`call_next(ctx)`, with params that do not fit the request refused naming each one.
+
+    A server middleware: the SDK's check of a request's params raises a pydantic
+    `ValidationError`, which it would answer -32602 with no word of which.
+    """
+    try:
+        return await call_next(ctx)
+    except ValidationError as error:
+        refused = [_param_problem(item) for item in error.errors()]
+        said = " ".join(f"`{param}` {problem}{got}." for param, problem, got in refused)
+        raise MCPError(
+            code=INVALID_PARAMS,
+            message=f"Invalid params: {said} Change it and send again.",
+            data=[{"param": param, "problem": problem} for param, problem, _ in refused],
+        ) from None
+
+
+def _param_problem(item: Any) -> tuple[str, str, str]:
+    """One refused parameter: its path below `params`, what it must be, and what came."""
+    location = [str(part) for part in item["loc"]]
+    if location[:1] == ["params"]:
+        location = location[1:]
+    param = ".".join(location) or "params"
+    kind = item["type"]
+    if kind == "missing":
+        return param, "is required", ""
+    problem = {
+        "dict_type": "must be an object",
+        "model_type": "must be an object",
+        "string_type": "must be a string",
+        "list_type": "must be an array",
+        "int_type": "must be an integer",
+        "bool_type": "must be true or false",
+    }.get(kind, str(item["msg"]).rstrip(".").lower())
+    shown = repr(item.get("input"))
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return param, problem, f" (got {shown})"
 
 
 async def unicode_safe_lines(lines: AsyncIterable[str], reply: Reply) -> AsyncIterator[str]:
@@ -92,6 +180,8 @@ async def unicode_safe_lines(lines: AsyncIterable[str], reply: Reply) -> AsyncIt
     A line `invalid_frame_reply` refuses is answered through `reply` and not passed on.
     """
     async for line in lines:
+        if not line.strip():
+            continue  # no frame
         cleaned = without_lone_surrogates(line)
         refusal = invalid_frame_reply(cleaned)
         if refusal is None:

@@ -53,12 +53,22 @@ class RawServer:
 
     def frame(self, message: dict[str, Any]) -> dict[str, Any]:
         """The next line the server writes after `message` is sent as it is."""
-        self._send(message)
+        return self.line(json.dumps(message))
+
+    def write(self, text: str) -> None:
+        """Send `text` as one line, byte for byte, reading nothing."""
+        assert self._process.stdin is not None
+        self._process.stdin.write(text.encode() + b"\n")
+        self._process.stdin.flush()
+
+    def line(self, text: str) -> dict[str, Any]:
+        """The next line the server writes after `text` is sent as one line, byte for byte."""
+        self.write(text)
         assert self._process.stdout is not None
         with selectors.DefaultSelector() as selector:
             selector.register(self._process.stdout, selectors.EVENT_READ)
             if not selector.select(HANG_GUARD_SECONDS):
-                raise AssertionError(f"no answer to {message!r}")
+                raise AssertionError(f"no answer to {text!r}")
         reply: dict[str, Any] = json.loads(self._process.stdout.readline())
         return reply
 
