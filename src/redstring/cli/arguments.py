@@ -18,7 +18,7 @@ from redstring.cli.providers import EMBEDDING_KINDS, positive_float, positive_in
 from redstring.client.client import DEFAULT_DB
 from redstring.client.documents import require_encoding
 from redstring.client.stores import require_db
-from redstring.client.tenants import DEFAULT_TENANT, DEFAULT_TENANT_NAME
+from redstring.client.tenants import DEFAULT_TENANT, DEFAULT_TENANT_NAME, parse_tenant
 from redstring.domain.errors import InvalidArgumentError
 from redstring.domain.retrieval import RetrievalMode
 from redstring.domain.tokenize import Analyzer
@@ -99,6 +99,7 @@ def _parents() -> dict[str, _Parser]:
     db.add_argument(
         "--tenant",
         default=DEFAULT_TENANT_NAME,
+        type=_kept_as_text(parse_tenant),
         help=f"a tenant UUID or name (default: {DEFAULT_TENANT_NAME!r}, id {DEFAULT_TENANT})",
     )
     migrate = _Parser(add_help=False)

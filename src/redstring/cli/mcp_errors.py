@@ -24,12 +24,28 @@ def _shown(value: object) -> str:
     return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 3] + "..."
 
 
-def _requirement(error: Any) -> str:
+#: What pydantic says of a value that is no whole number: a fraction, or past any integer.
+_NOT_WHOLE = frozenset({"int_from_float", "int_parsing", "int_parsing_size", "int_type"})
+
+
+def _whole_number(schema: dict[str, Any]) -> str:
+    """What a whole number argument must be, with the bounds its JSON `schema` states."""
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if low is not None and high is not None:
+        return f"must be a whole number from {low} to {high}"
+    if low is not None:
+        return f"must be a whole number from {low}"
+    return "must be a whole number" if high is None else f"must be a whole number up to {high}"
+
+
+def _requirement(error: Any, properties: dict[str, Any]) -> str:
     kind = error["type"]
     context = error.get("ctx", {})
     argument = str(error["loc"][0]) if error["loc"] else "arguments"
     if kind == "missing":
         return "is required"
+    if kind in _NOT_WHOLE:
+        return _whole_number(properties.get(argument, {}))
     if kind == "literal_error":
         return f"must be one of {context.get('expected', '')}"
     if kind in {"less_than_equal", "greater_than_equal"}:
@@ -50,15 +66,21 @@ def _requirement(error: Any) -> str:
     return str(error["msg"]).rstrip(".").lower()
 
 
-def argument_error(tool: str, error: ValidationError) -> str:
-    """One sentence per refused argument of `tool`, each naming the argument first."""
+def argument_error(
+    tool: str, error: ValidationError, properties: dict[str, Any] | None = None
+) -> str:
+    """One sentence per refused argument of `tool`, each naming the argument first.
+
+    `properties` are the tool's JSON schema properties: the bounds a whole number
+    argument is said to need come from them.
+    """
     sentences = []
     for item in error.errors():
         location = [str(part) for part in item["loc"]]
         argument = location[0] if location else "arguments"
         where = argument + "".join(f"[{part}]" for part in location[1:])
         got = "" if item["type"] == "missing" else f" (got {_shown(item.get('input'))})"
-        sentences.append(f"Argument `{where}` {_requirement(item)}{got}.")
+        sentences.append(f"Argument `{where}` {_requirement(item, properties or {})}{got}.")
     return f"{tool}: " + " ".join(sentences) + " Change it and call again."
 
 
@@ -98,6 +120,9 @@ def undeclared_arguments(tool: str, undeclared: list[str], declared: list[str]) 
         return f"Argument `{_shown(argument)[1:-1]}` is not declared by this tool{closest}."
 
     sentences = " ".join(refused(argument) for argument in undeclared)
+    if not declared:
+        none = f"{tool} takes no arguments: call it with {{}}."
+        return f"{tool}: {sentences} Nothing was applied. {none}"
     return (
         f"{tool}: {sentences} Nothing was applied. Its arguments are: "
         f"{', '.join(declared)}. Call again without it."

@@ -158,7 +158,8 @@ class _Server(MCPServer):
         except ToolError as error:
             cause = error.__cause__
             if isinstance(cause, ValidationError):
-                text = argument_error(name, cause)
+                properties = {} if tool is None else tool.parameters.get("properties", {})
+                text = argument_error(name, cause, properties)
             elif isinstance(cause, _Refusal):
                 text = str(cause)
             else:

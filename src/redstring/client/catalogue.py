@@ -91,7 +91,9 @@ async def read_passage(stores: StoreSet, tenant_id: TenantId, passage_id: str) -
     """The stored passage `passage_id` of `tenant_id` (a `chunk_id` from a passage search),
     checked already (`require_lookup_text`, before any store opens).
 
-    Raises `InvalidArgumentError` naming `passage_id` when the tenant holds no such passage.
+    Raises `InvalidArgumentError` naming `passage_id` when the tenant holds no such passage:
+    its id is well formed (checked before), so it most likely came from a search and its
+    passage has gone since, removed or replaced by indexing its document again.
     """
     found = (
         []
@@ -103,5 +105,7 @@ async def read_passage(stores: StoreSet, tenant_id: TenantId, passage_id: str) -
             name="passage_id",
             value=passage_id,
             requirement="the `passage_id` of a passage a search returned in this tenant",
+            message=f"passage_id {passage_id} names no passage held now: it was removed, or "
+            "its document indexed again, since the search. Search again for its current id.",
         )
     return found[0]

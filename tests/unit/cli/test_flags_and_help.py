@@ -206,6 +206,17 @@ def test_a_blank_db_is_a_usage_error_naming_the_flag(tmp_path: Path, blank: str)
         assert "db=" not in err
 
 
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_a_blank_tenant_is_a_usage_error_naming_the_flag(tmp_path: Path, blank: str) -> None:
+    for argv in (["stats"], ["passages", "ada", *NONE], ["mcp", *NONE]):
+        status, out, err = _run(*argv, "--tenant", blank, cwd=tmp_path)
+        assert (status, out) == (2, ""), argv
+        assert err == (
+            f"redstring {argv[0]}: usage error: argument --tenant: must be a tenant name or a "
+            f"UUID, got {blank!r} (see redstring {argv[0]} --help)\n"
+        )
+
+
 def test_a_db_naming_a_folder_is_said_of_the_flag(tmp_path: Path) -> None:
     status, _, err = _run("stats", "--db", str(tmp_path), cwd=tmp_path)
     assert status == 1

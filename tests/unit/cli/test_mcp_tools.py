@@ -318,6 +318,36 @@ BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("read_passage", {"passage_id": "c:" + "0" * 32, "offset": "5"}, "`offset` must be a whole"),
     ("search_entities", {"query": "x" * 2001}, "Argument `query` is too long (at most 2000)"),
     ("search_entities", {"query": "Ada", "k": "five"}, "Argument `k` must be a whole number"),
+    # A number that is no whole number, or past any integer: the argument's range, said once.
+    (
+        "search_entities",
+        {"query": "Ada", "k": 1e30},
+        "Argument `k` must be a whole number from 0 to 50 (got 1e+30). Change it",
+    ),
+    (
+        "search_passages",
+        {"query": "Ada", "k": 5.5},
+        "Argument `k` must be a whole number from 0 to 50 (got 5.5). Change it",
+    ),
+    (
+        "read_passage",
+        {"passage_id": "c:" + "0" * 32, "offset": 1e30},
+        "Argument `offset` must be a whole number from 0 (got 1e+30)",
+    ),
+    (
+        "describe_tenant",
+        {"tenant": "acme"},
+        "describe_tenant: Argument `tenant` is not declared "
+        "by this tool. Nothing was applied. describe_tenant takes no arguments: call it with {}.",
+    ),
+    # Well formed but not held: gone since the search (removed, or indexed again), or made up.
+    (
+        "read_passage",
+        {"passage_id": "c:" + "0" * 32},
+        "read_passage: Argument `passage_id`: passage_id c:00000000000000000000000000000000 "
+        "names no passage held now: it was removed, or its document indexed again, since the "
+        "search. Search again for its current id.",
+    ),
     ("search_entities", {"query": "Ada", "k": "5"}, "Argument `k` must be a whole number"),
     ("search_entities", {"query": "Ada", "k": True}, "Argument `k` must be a whole number"),
     ("search_passages", {"query": "Ada", "k": False}, "Argument `k` must be a whole number"),
