@@ -211,7 +211,6 @@ BUILD = ["--llm-base-url", "http://127.0.0.1:1/v1", "--llm-model", "m"]
             ["passages", "Ada", "--db", "x", "--mode", "hybrid", *LEXICAL],
             "hybrid retrieval needs an embedding provider",
         ),
-        (["search", "Ada", "--db", "x", "--tenant", " "], "--tenant must not be blank"),
         (["index", "/no/such/dir", "--db", "x", *LEXICAL], "/no/such/dir: no such file"),
         (["search", "Ada", "--db", "x", "--embeddings", "openai"], "needs --embed-base-url"),
         (["build", "docs", "--db", "x"], "needs --llm-base-url"),
