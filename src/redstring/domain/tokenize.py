@@ -98,6 +98,10 @@ _LETTERS = re.compile(r"[^\W_]+")
 #: once, not once per character with every shorter prefix: the same matches, four times faster.
 _COMPOUND = re.compile(rf"{_START}{_W}(?:[_-]+{_W})+")
 _PATH = re.compile(rf"{_START}{_W}(?:[_./:-]+{_W})+")
+#: The same compounds and paths in text holding no combining mark (the common case): a
+#: word is a plain run of letters and digits, matched several times faster.
+_PLAIN_COMPOUND = re.compile(r"(?<![^\W_])[^\W_]++(?:[_-]+[^\W_]++)+")
+_PLAIN_PATH = re.compile(r"(?<![^\W_])[^\W_]++(?:[_./:-]+[^\W_]++)+")
 _PATH_JOINER = re.compile(r"[./:]")
 #: Words joined by hyphens alone, and a digit.
 _HYPHEN_ONLY = re.compile(r"[^_./:]+")
@@ -166,13 +170,17 @@ def _shadow(text: str) -> str:
     return text if text.isascii() else text.translate(_MARKS_AS_LETTERS)
 
 
-def _words_of(folded: str) -> list[str]:
+def _words_of(folded: str, shadow: str | None = None) -> list[str]:
+    """The words of `folded`; `shadow` is its `_shadow`, when already made."""
     if folded.isascii():
         return folded.translate(_ASCII_SEPARATORS).split()
-    return [folded[start:end] for start, end in word_spans(folded)]
+    shadow = _shadow(folded) if shadow is None else shadow
+    if _MARK not in shadow:
+        return _LETTERS.findall(folded)
+    return [folded[found.start() : found.end()] for found in _WORD.finditer(shadow)]
 
 
-def _letter_words_of(folded: str) -> list[str]:
+def _letter_words_of(folded: str, _shadow: str | None = None) -> list[str]:
     """Revision 2's words: runs of letters and digits, a combining mark splitting them."""
     if folded.isascii():
         return folded.translate(_ASCII_SEPARATORS).split()
@@ -186,12 +194,17 @@ def document_length(counts: Mapping[str, int]) -> int:
     return sum(n for term, n in counts.items() if COMPOUND_JOINER not in term)
 
 
-def _compounds(folded: str) -> list[list[str]]:
-    """The words of each compound and path of `folded` (casefolded) that is not a numeral."""
-    shadow = _shadow(folded)
+def _compounds(folded: str, shadow: str | None = None) -> list[list[str]]:
+    """The words of each compound and path of `folded` (casefolded) that is not a numeral;
+    `shadow` is its `_shadow`, when already made."""
+    shadow = _shadow(folded) if shadow is None else shadow
+    marked = _MARK in shadow
+    compound, path = (_COMPOUND, _PATH) if marked else (_PLAIN_COMPOUND, _PLAIN_PATH)
+    # A hyphen joins only words holding a digit: no digit, no hyphen compound to look for.
+    joined = "_" in folded or ("-" in folded and _DIGIT.search(folded) is not None)
     found = [
-        *(_COMPOUND.finditer(shadow) if "_" in folded or "-" in folded else ()),
-        *(path for path in _PATH.finditer(shadow) if _PATH_JOINER.search(path.group())),
+        *(compound.finditer(shadow) if joined else ()),
+        *(match for match in path.finditer(shadow) if _PATH_JOINER.search(match.group())),
     ]
     return [
         _words_of(folded[match.start() : match.end()])
@@ -211,7 +224,7 @@ _LETTER_COMPOUND = re.compile(r"(?<![^\W_])[^\W_]++(?:_+[^\W_]++)+")
 _LETTER_PATH = re.compile(r"(?<![^\W_])[^\W_]++(?:[_./:-]+[^\W_]++)+")
 
 
-def _letter_compounds(folded: str) -> list[list[str]]:
+def _letter_compounds(folded: str, _shadow: str | None = None) -> list[list[str]]:
     found = [
         *(_LETTER_COMPOUND.findall(folded) if "_" in folded else ()),
         *(path for path in _LETTER_PATH.findall(folded) if _PATH_JOINER.search(path)),
@@ -279,8 +292,9 @@ class Analyzer:
         identifier such as `max_connections`, `x86-64` or `os.path.join` is matched
         whole as well as by its words. Total: a blank text gives `[]`."""
         folded = normalize_name(text)
-        found = self._words(folded)
-        joined = self._compounds(folded) if len(found) > 1 else []
+        shadow = folded if self.revision != ANALYSIS_REVISION else _shadow(folded)
+        found = self._words(folded, shadow)
+        joined = self._compounds(folded, shadow) if len(found) > 1 else []
         if self._stems is None:
             return found + [COMPOUND_JOINER.join(parts) for parts in joined]
         stems = self._stems
