@@ -87,3 +87,16 @@ def test_passages_into_a_closed_pipe_exit_141_and_say_nothing(tmp_path: Path) ->
     assert redstring("index", "ada.md", "--db", db, "--quiet", *LEXICAL, cwd=tmp_path).status == 0
     done = _with_stdout_closed("passages", "ada", "--db", db, *LEXICAL, cwd=tmp_path)
     assert (done.returncode, done.stderr) == (READER_GONE, "")
+
+
+def test_a_reader_gone_from_a_stdout_without_a_descriptor_is_quiet_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`sys.stdout` replaced by an object with no file descriptor (as a test runner or an
+    embedding program does): nothing to point at the null device, the exit stays quiet."""
+    gone = _GoneOnWrite()
+    monkeypatch.setattr(sys, "stdout", gone)
+    stores, _ = asyncio.run(populated_stores())
+    err = io.StringIO()
+    status = main(["stats", "--db", "x.db", *LEXICAL], env={}, opener=opener_of(stores), stderr=err)
+    assert (status, err.getvalue()) == (READER_GONE, "")

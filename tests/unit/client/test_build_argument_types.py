@@ -18,6 +18,7 @@ from redstring import Redstring
 from redstring.composition.build_graph import build_graph
 from redstring.composition.build_policy import check_build_arguments, check_build_model
 from redstring.errors import InvalidArgumentError, UnknownDomainError
+from redstring.extraction.domains import AUTO, DomainSchema
 from redstring.extraction.extractor import Extractor
 from redstring.providers import FakeLlmProvider
 from redstring.stores import InMemoryGraphStore
@@ -127,3 +128,18 @@ def test_a_model_name_without_base_url_is_refused_naming_it() -> None:
         check_build_model(5, "http://localhost:8000/v1")
     assert wrong.value.name == "model"
     check_build_model(FakeLlmProvider([]), None)  # a provider needs no URL
+
+
+@pytest.mark.parametrize(
+    "domain",
+    [
+        AUTO,
+        "general",
+        DomainSchema(
+            name="lab", description="Lab notes.", entity_types=("sample",),
+            relationship_types=("taken_from",),
+        ),
+    ],
+)  # fmt: skip
+def test_the_automatic_domain_a_bundled_name_and_a_schema_pass(domain: object) -> None:
+    check_build_arguments(max_failed_share=0.5, pair_questions=0, domain=domain)

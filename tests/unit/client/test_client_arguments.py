@@ -216,6 +216,13 @@ def test_an_opener_of_another_signature_is_named_with_the_one_it_needs(tmp_path:
         assert raised.value.name == "opener"
 
 
+def test_an_opener_whose_signature_cannot_be_read_is_taken_as_given(tmp_path: Path) -> None:
+    """A callable `inspect` cannot read (a class implemented in C) is not refused for its
+    signature: it is called when the client opens its stores, and what it raises is its own."""
+    with pytest.raises(TypeError, match=r"int\(\) takes"):
+        Redstring(tmp_path / "x.db", embeddings="none", opener=int)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("codec", ["rot13", "base64", "hex", "zlib"])
 def test_a_codec_that_is_no_text_encoding_is_refused_as_an_unknown_one(
     tmp_path: Path, codec: str

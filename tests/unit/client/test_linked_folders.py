@@ -18,6 +18,7 @@ import pytest
 
 from redstring import Redstring
 from redstring.client.documents import read_documents
+from redstring.errors import DocumentPathError
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
 
@@ -156,3 +157,23 @@ def test_a_subfolder_that_cannot_be_listed_is_skipped_and_its_documents_kept(
     assert [(file.id, file.reason) for file in report.skipped] == [
         ("notes/sub/", "a folder that cannot be read (Permission denied)")
     ]
+
+
+def test_the_named_folder_that_cannot_be_listed_is_refused_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes = _notes(tmp_path)
+    listing = os.scandir
+
+    def scandir(path: str | os.PathLike[str]) -> Any:
+        if Path(path) == notes:
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return listing(path)
+
+    with Redstring(tmp_path / "x.db", embeddings="none") as rs:
+        rs.index(notes)
+        monkeypatch.setattr(os, "scandir", scandir)
+        with pytest.raises(DocumentPathError, match="cannot be read"):
+            rs.index(notes)
+        monkeypatch.undo()
+        assert set(rs.describe().sources) == {"notes/a.md", "notes/sub/b.md"}  # nothing lost

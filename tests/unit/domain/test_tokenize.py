@@ -255,3 +255,11 @@ def test_an_older_revision_analyses_as_it_did() -> None:
     assert repr(legacy) == "Analyzer('english', revision='2')"
     with pytest.raises(InvalidArgumentError, match="revision"):
         Analyzer(revision="1")
+
+
+def test_words_keep_their_marks_after_the_character_memory_starts_again() -> None:
+    """The table of which characters are marks is bounded: past its size it is emptied
+    and filled again, and words read the same."""
+    many = "".join(chr(code) for code in range(0x20000, 0x20000 + 70_000))  # CJK ext. B on
+    assert len(words(many)) > 0
+    assert words("किताब தமிழ்") == ["किताब", "தமிழ்"]
