@@ -177,3 +177,46 @@ def test_the_named_folder_that_cannot_be_listed_is_refused_naming_it(
             rs.index(notes)
         monkeypatch.undo()
         assert set(rs.describe().sources) == {"notes/a.md", "notes/sub/b.md"}  # nothing lost
+
+
+class _Unstatable:
+    """A folder entry whose kind cannot be looked up (its `stat` fails, as on a file
+    removed or a mount gone between the listing and the look)."""
+
+    def __init__(self, entry: os.DirEntry[str]) -> None:
+        self.name, self.path = entry.name, entry.path
+
+    def is_symlink(self) -> bool:
+        raise OSError(5, "Input/output error", self.path)
+
+    def is_dir(self) -> bool:
+        raise OSError(5, "Input/output error", self.path)
+
+
+class _Listing(list[Any]):
+    def __enter__(self) -> _Listing:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def test_an_entry_that_cannot_be_looked_at_is_read_as_a_file_and_is_no_subfolder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The walk reads such an entry as a file (reading it then says what is wrong), and a
+    folder that is its own root does not count it as a subfolder it mirrors."""
+    notes = _notes(tmp_path)
+    listing = os.scandir
+
+    def scandir(path: str | os.PathLike[str]) -> Any:
+        with listing(path) as entries:
+            return _Listing(
+                _Unstatable(entry) if entry.name == "a.md" else entry for entry in entries
+            )
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    with Redstring(tmp_path / "x.db", embeddings="none") as rs:
+        report = rs.index(notes, root=notes)
+        assert report.skipped == []
+        assert set(rs.describe().sources) == {"a.md", "sub/b.md"}
