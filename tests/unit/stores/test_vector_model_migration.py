@@ -60,6 +60,34 @@ def _sqlite_file_of_version_one(path: Path, tenants: list[TenantId]) -> None:
         database.close()
 
 
+async def _holds_the_old_rows_and_takes_a_model(
+    store: SqliteVectorStore | PgVectorStore, tenant: TenantId, other: TenantId
+) -> None:
+    """A migrated store still searches the rows it held, which name no model, and a row
+    written again names its model in its own tenant only."""
+    for t in (tenant, other):
+        assert await store.embedding_models(t) == {None: ROWS}
+        assert await store.embeds_with(t, {None})
+        assert not await store.embeds_with(t, {"m-new"})
+    [best] = await store.search(list(_vectors()[2]), tenant, k=1)
+    assert best.entity_id == _ids()[2]
+    first = _ids()[0]
+    await store.upsert(
+        [
+            VectorRecord(
+                tenant_id=tenant, entity_id=first, entity_type="person",
+                vector=list(_vectors()[0]), model="m-new",
+            )
+        ]
+    )  # fmt: skip
+    assert await store.embedding_models(tenant) == {None: ROWS - 1, "m-new": 1}
+    assert await store.embeds_with(tenant, {"m-new"})
+    assert not await store.embeds_with(other, {"m-new"})
+    assert await store.embedding_models(other) == {None: ROWS}
+    [kept] = await store.get([first], other)
+    assert kept.model is None
+
+
 @pytest.mark.asyncio
 async def test_a_sqlite_file_of_vectors_naming_no_model_migrates_and_keeps_them(
     tmp_path: Path,
@@ -72,27 +100,7 @@ async def test_a_sqlite_file_of_vectors_naming_no_model_migrates_and_keeps_them(
         with pytest.raises(SchemaMigrationRequiredError):
             SqliteVectorStore(database, dimension=DIMENSION)
         store = SqliteVectorStore(database, dimension=DIMENSION, migrate=True)
-        for t in (tenant, other):
-            assert await store.embedding_models(t) == {None: ROWS}
-            assert await store.embeds_with(t, {None})
-            assert not await store.embeds_with(t, {"m-new"})
-        [best] = await store.search(list(_vectors()[2]), tenant, k=1)
-        assert best.entity_id == _ids()[2]
-        first = _ids()[0]
-        await store.upsert(
-            [
-                VectorRecord(
-                    tenant_id=tenant, entity_id=first, entity_type="person",
-                    vector=list(_vectors()[0]), model="m-new",
-                )
-            ]
-        )  # fmt: skip
-        assert await store.embedding_models(tenant) == {None: ROWS - 1, "m-new": 1}
-        assert await store.embeds_with(tenant, {"m-new"})
-        assert not await store.embeds_with(other, {"m-new"})
-        assert await store.embedding_models(other) == {None: ROWS}
-        [kept] = await store.get([first], other)
-        assert kept.model is None
+        await _holds_the_old_rows_and_takes_a_model(store, tenant, other)
     finally:
         database.close()
 
@@ -145,25 +153,7 @@ async def test_a_postgres_schema_of_vectors_naming_no_model_migrates_and_keeps_t
         with pytest.raises(SchemaMigrationRequiredError):
             await PgVectorStore.open(database, dimension=DIMENSION)
         store = await PgVectorStore.open(database, dimension=DIMENSION, migrate=True)
-        for t in (tenant, other):
-            assert await store.embedding_models(t) == {None: ROWS}
-            assert await store.embeds_with(t, {None})
-            assert not await store.embeds_with(t, {"m-new"})
-        [best] = await store.search(list(_vectors()[2]), tenant, k=1)
-        assert best.entity_id == _ids()[2]
-        first = _ids()[0]
-        await store.upsert(
-            [
-                VectorRecord(
-                    tenant_id=tenant, entity_id=first, entity_type="person",
-                    vector=list(_vectors()[0]), model="m-new",
-                )
-            ]
-        )  # fmt: skip
-        assert await store.embedding_models(tenant) == {None: ROWS - 1, "m-new": 1}
-        assert not await store.embeds_with(other, {"m-new"})
-        [kept] = await store.get([first], other)
-        assert kept.model is None
+        await _holds_the_old_rows_and_takes_a_model(store, tenant, other)
     finally:
         await database.close()
 
